@@ -1,0 +1,38 @@
+/** tollgate's command line: run | emulator | rules. Every failure is one line and an exit code. */
+import { toolVersion } from "../tool-version.js";
+import { runCommand } from "./run.js";
+import { emulatorCommand } from "./emulator.js";
+import { rulesCommand } from "./rules.js";
+import { USAGE, UsageError } from "./usage.js";
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "run":
+        return await runCommand(rest);
+      case "emulator":
+        return await emulatorCommand(rest);
+      case "rules":
+        return rulesCommand(rest);
+      case "--version":
+      case "version":
+        console.log(`tollgate ${toolVersion}`);
+        return 0;
+      case "--help":
+      case "-h":
+      case "help":
+        console.log(USAGE);
+        return 0;
+      default:
+        throw new UsageError(command ? `unknown command "${command}"` : "no command given");
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`tollgate: ${e.message}\n${USAGE}`);
+      return 2;
+    }
+    console.error(`tollgate: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+}

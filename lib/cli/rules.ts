@@ -1,0 +1,38 @@
+/** `tollgate rules coverage`: the catalog rules no suite names yet. */
+import { fileURLToPath } from "node:url";
+import { allRules } from "../spec/catalog.js";
+import { computeCoverage } from "../spec/coverage.js";
+import { parseOptions, UsageError } from "./usage.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export function rulesCommand(argv: string[]): number {
+  const [sub, ...rest] = argv;
+  if (sub !== "coverage") throw new UsageError(sub ? `unknown rules command "${sub}"` : "rules needs a command: coverage");
+  const { values } = parseOptions({
+    args: rest,
+    options: { doc: { type: "string" }, json: { type: "boolean", default: false } },
+    allowPositionals: false,
+  });
+  const doc = values.doc as string | undefined;
+  if (doc !== undefined && !["doc1", "doc2", "doc3"].includes(doc)) throw new UsageError(`--doc must be doc1, doc2 or doc3, not "${doc}"`);
+  const rules = doc ? allRules.filter((r) => r.doc === doc) : allRules;
+  const cov = computeCoverage(rules, `${ROOT}suites`, ROOT);
+  const unknown = doc ? cov.unknown.filter((u) => u.id.startsWith(`${doc}.`)) : cov.unknown;
+  if (values.json) {
+    console.log(JSON.stringify({ total: rules.length, tested: cov.tested.size, untested: cov.untested.map((r) => r.id), unknown }, null, 2));
+  } else {
+    let section = "";
+    for (const r of cov.untested) {
+      const head = `${r.doc} § ${r.section}`;
+      if (head !== section) {
+        console.log(`\n${head}`);
+        section = head;
+      }
+      console.log(`  ${r.id}  [${r.level}]  ${r.title}`);
+    }
+    for (const u of unknown) console.log(`unknown rule id ${u.id} named in ${u.file}`);
+    console.log(`\n${cov.untested.length} of ${rules.length} rules untested (${cov.tested.size} tested)`);
+  }
+  return unknown.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,20 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** Bad command lines end with one line on stderr and exit code 2, never a stack trace. */
+export class UsageError extends Error {}
+
+export const USAGE = `usage:
+  tollgate run [--target URL | --kubeconfig FILE [--context NAME]] [--token TOKEN]
+               [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
+  tollgate emulator [--port N] [--host H]
+  tollgate rules coverage [--doc doc1|doc2|doc3] [--json]
+  tollgate --version`;
+
+/** parseArgs with its errors turned into usage errors. */
+export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (e) {
+    throw new UsageError((e as Error).message.split("\n")[0] ?? "bad arguments");
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * What one suite file holds while it runs: a client for the target, the resource types
+ * under the spec settings, and the namespaces it created. A suite works only inside its
+ * own namespaces and removes them when it ends, pass or fail.
+ */
+import { ApiClient, ApiError } from "./client.js";
+import type { KubeObject } from "./objects.js";
+import { resourceTypes, type ResourceTypes } from "./resources.js";
+import type { SpecSettings, Target } from "./target.js";
+
+/** Everything a worker needs to reach the target; plain data so it crosses process boundaries. */
+export interface RunSettings {
+  target: Target;
+  runId: string;
+  spec: SpecSettings;
+}
+
+export const RUN_LABEL = "tollgate.dev/run-id";
+export const SUITE_LABEL = "tollgate.dev/suite";
+export const NAMESPACE_PREFIX = "tollgate-";
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-").toLowerCase();
+  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** Label values allow [A-Za-z0-9._-], at most 63 characters, alphanumeric at both ends. */
+export function labelValue(s: string): string {
+  const v = s.replace(/[^A-Za-z0-9._-]+/g, "-").slice(-63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
+  return v || "x";
+}
+
+export class Session {
+  readonly client: ApiClient;
+  readonly types: ResourceTypes;
+  private readonly namespaces: string[] = [];
+
+  constructor(readonly settings: RunSettings) {
+    this.client = new ApiClient(settings.target);
+    this.types = resourceTypes(settings.spec);
+  }
+
+  /** A fresh namespace with a generated `tollgate-` name, labelled with the run and the suite. */
+  async createNamespace(suite: string): Promise<string> {
+    const ns = await this.client.create<KubeObject>(this.types.namespaces, undefined, {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        generateName: NAMESPACE_PREFIX,
+        labels: { [RUN_LABEL]: labelValue(this.settings.runId), [SUITE_LABEL]: labelValue(suite) },
+      },
+    });
+    const name = ns.metadata.name;
+    if (!name) throw new Error(`the target created a namespace without a name: ${JSON.stringify(ns).slice(0, 200)}`);
+    this.namespaces.push(name);
+    return name;
+  }
+
+  /** Deletes the namespaces this session created; a namespace already gone is fine. */
+  async cleanup(): Promise<void> {
+    const names = this.namespaces.splice(0, this.namespaces.length);
+    await Promise.all(names.map((n) => deleteIgnoringMissing(this.client, this.types, n)));
+    await this.client.close();
+  }
+}
+
+async function deleteIgnoringMissing(client: ApiClient, types: ResourceTypes, name: string): Promise<void> {
+  try {
+    await client.delete(types.namespaces, undefined, name);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 404) return;
+    throw e;
+  }
+}
+
+/**
+ * Run-wide safety net: deletes every namespace labelled with this run id (those of suites
+ * that crashed before their own cleanup). Touches nothing else.
+ */
+export async function deleteRunNamespaces(settings: RunSettings): Promise<number> {
+  const client = new ApiClient(settings.target);
+  const types = resourceTypes(settings.spec);
+  try {
+    const list = await client.list(types.namespaces, undefined, {
+      labelSelector: `${RUN_LABEL}=${labelValue(settings.runId)}`,
+    });
+    const live = list.items.filter((n) => !n.metadata.deletionTimestamp && n.metadata.name?.startsWith(NAMESPACE_PREFIX));
+    await Promise.all(live.map((n) => deleteIgnoringMissing(client, types, n.metadata.name as string)));
+    return live.length;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * A streaming reader of a JSON watch response: one `{"type","object"}` document per line.
+ * Events are queued as they arrive so a suite can act (write) and then read what the watch
+ * saw, with a timeout instead of a hang when the target sends nothing.
+ */
+import { request, type Dispatcher } from "undici";
+import { isStatus } from "../wire/status.js";
+import type { ApiClient, Query } from "./client.js";
+import { ApiError, UnreachableError, describeTransportError } from "./client.js";
+import type { KubeObject, WatchEvent } from "./objects.js";
+
+export class WatchTimeout extends Error {}
+export class WatchProtocolError extends Error {}
+
+const WATCH_TYPES = new Set(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
+
+export interface WatchStream<T extends KubeObject = KubeObject> {
+  readonly contentType: string;
+  readonly headers: Record<string, string>;
+  /** The next event; rejects with WatchTimeout after timeoutMs, or with the reason the stream failed. Resolves undefined when the stream ended. */
+  next(timeoutMs?: number): Promise<WatchEvent<T> | undefined>;
+  /** Reads until `count` events arrived (ignores nothing). */
+  take(count: number, timeoutMs?: number): Promise<WatchEvent<T>[]>;
+  /** Events that arrived and were not yet read, without waiting. */
+  drain(): WatchEvent<T>[];
+  /** True once the server closed the stream. */
+  readonly ended: boolean;
+  close(): void;
+}
+
+export async function openWatch<T extends KubeObject>(client: ApiClient, path: string, query: Query): Promise<WatchStream<T>> {
+  const abort = new AbortController();
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(client.url(path, query), {
+      method: "GET",
+      headers: { accept: "application/json", ...client.authHeaders() },
+      dispatcher: client.dispatcher,
+      signal: abort.signal,
+      // A server that never sends headers must not hang the suite; events may still be far apart.
+      headersTimeout: 30_000,
+      bodyTimeout: 0,
+    });
+  } catch (e) {
+    throw new UnreachableError(`cannot reach ${client.target.url}: ${describeTransportError(e)}`);
+  }
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+  if (res.statusCode !== 200) {
+    const text = await res.body.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    throw new ApiError("GET", path, res.statusCode, isStatus(json) ? json : undefined, text);
+  }
+
+  const queue: WatchEvent<T>[] = [];
+  let failure: Error | undefined;
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buf = "";
+    const handleLine = (line: string): void => {
+      if (line.trim() === "") return;
+      let doc: unknown;
+      try {
+        doc = JSON.parse(line);
+      } catch {
+        throw new WatchProtocolError(`watch frame is not JSON: ${line.slice(0, 200)}`);
+      }
+      const ev = doc as { type?: unknown; object?: unknown };
+      if (typeof ev.type !== "string" || !WATCH_TYPES.has(ev.type) || typeof ev.object !== "object" || ev.object === null) {
+        throw new WatchProtocolError(`watch frame is not a watch event: ${line.slice(0, 200)}`);
+      }
+      queue.push(ev as WatchEvent<T>);
+    };
+    try {
+      for await (const chunk of res.body) {
+        buf += decoder.decode(chunk as Uint8Array, { stream: true });
+        let nl: number;
+        while ((nl = buf.indexOf("\n")) >= 0) {
+          handleLine(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+        }
+        notify();
+      }
+      handleLine(buf + decoder.decode());
+    } catch (e) {
+      if (!abort.signal.aborted) failure = e instanceof Error ? e : new Error(String(e));
+    } finally {
+      ended = true;
+      notify();
+    }
+  })();
+
+  const next = async (timeoutMs = 5_000): Promise<WatchEvent<T> | undefined> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const ev = queue.shift();
+      if (ev) return ev;
+      if (failure) throw failure;
+      if (ended) return undefined;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new WatchTimeout(`no watch event within ${timeoutMs} ms on ${path}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  };
+
+  return {
+    contentType: headers["content-type"] ?? "",
+    headers,
+    next,
+    async take(count, timeoutMs = 5_000) {
+      const out: WatchEvent<T>[] = [];
+      const deadline = Date.now() + timeoutMs;
+      while (out.length < count) {
+        const ev = await next(Math.max(1, deadline - Date.now()));
+        if (!ev) throw new WatchProtocolError(`watch ended after ${out.length} of ${count} events on ${path}`);
+        out.push(ev);
+      }
+      return out;
+    },
+    drain: () => queue.splice(0, queue.length),
+    get ended() {
+      return ended;
+    },
+    close() {
+      abort.abort();
+    },
+  };
+}

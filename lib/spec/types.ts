@@ -1,0 +1,28 @@
+/** A normative statement of one of the three spec documents, as the suites check it. */
+export type RuleLevel = "required" | "optional" | "gated";
+
+export type SpecDoc = "doc1" | "doc2" | "doc3";
+
+export interface FeatureGate {
+  name: string;
+  /** Default state of the gate in release 1.35, as the spec gives it. */
+  default: boolean;
+}
+
+export interface Rule {
+  /** Stable id: `<doc>.<section-slug>.<rule-slug>`, lowercase, digits and dashes. Never renamed once published. */
+  id: string;
+  /** One line, imperative or declarative, in our own words. */
+  title: string;
+  doc: SpecDoc;
+  /** The heading the statement sits under, exactly as written in the document (without the leading #s). */
+  section: string;
+  level: RuleLevel;
+  /** Set exactly when level is "gated". */
+  gate?: FeatureGate;
+  /**
+   * Where a real 1.35 server differs from, or fills in, the spec text (facts from
+   * ../shared/docs/wire-facts.md). The suites expect what the real server does.
+   */
+  realServer?: string;
+}

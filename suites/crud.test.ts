@@ -1,0 +1,112 @@
+/** The CRUD round trip of doc1 "Verbs" and "Path shapes", on a core and a group resource. */
+import { describe, expect } from "vitest";
+import { configMap, event } from "../fixtures/objects.js";
+import type { KubeObject } from "../lib/harness/objects.js";
+import type { ResourceType } from "../lib/harness/resources.js";
+import { apiVersionOf, resourcePath } from "../lib/harness/resources.js";
+import { check, expectFailure, uniqueName, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("crud");
+
+interface Subject {
+  label: string;
+  type: () => ResourceType;
+  make: (ns: string, name: string) => KubeObject;
+  change: (o: KubeObject) => KubeObject;
+  qualified: string;
+}
+
+const subjects: Subject[] = [
+  {
+    label: "ConfigMap (core group)",
+    type: () => suite.session.types.configmaps,
+    make: (ns, name) => configMap(suite.session.types, ns, name, { k: "v" }),
+    change: (o) => ({ ...o, data: { k: "v2" } }),
+    qualified: "configmaps",
+  },
+  {
+    label: "Event (events group)",
+    type: () => suite.session.types.events,
+    make: (ns, name) => event(suite.session.types, ns, name),
+    change: (o) => ({ ...o, metadata: { ...o.metadata, labels: { touched: "yes" } } }),
+    qualified: "events.events.k8s.io",
+  },
+];
+
+describe.each(subjects)("$label", (s) => {
+  check("create, get, list, update and delete round trip", ["doc1.verbs.crud", "doc1.paths.namespaced", "doc1.fields.server-set-metadata"], async () => {
+    const { session, ns } = suite;
+    const t = s.type();
+    const name = uniqueName("crud");
+    const created = await session.client.create(t, ns, s.make(ns, name));
+    expect(created.kind).toBe(t.kind);
+    expect(created.apiVersion).toBe(apiVersionOf(t));
+    expect(created.metadata.name).toBe(name);
+    expect(created.metadata.namespace).toBe(ns);
+    expect(created.metadata.uid, "uid is set by the server").toMatch(/\S/);
+    expect(created.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(created.metadata.resourceVersion).toMatch(/\S/);
+
+    const got = await session.client.get(t, ns, name);
+    expect(got).toEqual(created);
+
+    const list = await session.client.list(t, ns);
+    expect(list.kind).toBe(`${t.kind}List`);
+    expect(list.apiVersion).toBe(apiVersionOf(t));
+    expect(list.items.map((i) => i.metadata.name)).toContain(name);
+
+    const updated = await session.client.update(t, ns, s.change(got));
+    expect(updated.metadata.uid).toBe(created.metadata.uid);
+    expect(updated.metadata.creationTimestamp).toBe(created.metadata.creationTimestamp);
+    expect(updated.metadata.resourceVersion).not.toBe(created.metadata.resourceVersion);
+    expect(await session.client.get(t, ns, name)).toEqual(updated);
+
+    await session.client.delete(t, ns, name);
+    const err = await expectFailure(session.client.get(t, ns, name), 404);
+    expect(err.status?.reason).toBe("NotFound");
+  });
+
+  check("a missing object gives 404 with a NotFound Status naming it", ["doc1.errors.status-body", "doc1.verbs.get"], async () => {
+    const { session, ns } = suite;
+    const name = uniqueName("missing");
+    const err = await expectFailure(session.client.get(s.type(), ns, name), 404);
+    expect(err.status).toMatchObject({
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Failure",
+      reason: "NotFound",
+      code: 404,
+      message: `${s.qualified} "${name}" not found`,
+      details: { name, kind: s.type().resource },
+    });
+  });
+
+  check("the all-namespaces path lists objects of every namespace", ["doc1.paths.all-namespaces-list"], async () => {
+    const { session, ns } = suite;
+    const t = s.type();
+    const other = await session.createNamespace("crud");
+    const a = uniqueName("all");
+    await session.client.create(t, ns, s.make(ns, a));
+    await session.client.create(t, other, s.make(other, a));
+    const all = await session.client.list(t, undefined);
+    const found = all.items.filter((i) => i.metadata.name === a).map((i) => i.metadata.namespace).sort();
+    expect(found).toEqual([ns, other].sort());
+  });
+
+  check("a delete answers with a Success Status or the object", ["doc1.verbs.crud", "doc1.errors.status-body"], async () => {
+    const { session, ns } = suite;
+    const t = s.type();
+    const name = uniqueName("del");
+    const created = await session.client.create(t, ns, s.make(ns, name));
+    const res = await session.client.raw("DELETE", resourcePath(t, ns, name));
+    expect(res.code).toBe(200);
+    const body = res.json as { kind?: string; status?: string; details?: { name?: string; uid?: string } };
+    if (body.kind === "Status") {
+      expect(body.status).toBe("Success");
+      expect(body.details?.name).toBe(name);
+      expect(body.details?.uid).toBe(created.metadata.uid);
+    } else {
+      expect(body.kind).toBe(t.kind);
+    }
+  });
+});

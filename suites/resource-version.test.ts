@@ -1,0 +1,124 @@
+/** doc1 "Versioning": the form and order of resourceVersion, checked on every write a suite makes. */
+import fc from "fast-check";
+import { describe, expect } from "vitest";
+import { configMap } from "../fixtures/objects.js";
+import { ApiError } from "../lib/harness/client.js";
+import type { KubeObject } from "../lib/harness/objects.js";
+import { compareResourceVersions, isDecimalResourceVersion } from "../lib/wire/resource-version.js";
+import { check, uniqueName, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("resource-version");
+
+function rvOf(o: KubeObject): string {
+  const rv = o.metadata.resourceVersion;
+  if (typeof rv !== "string") throw new Error(`object without metadata.resourceVersion: ${JSON.stringify(o).slice(0, 200)}`);
+  return rv;
+}
+
+describe("resourceVersion", () => {
+  check("every object and list version is a decimal with first digit 1-9", ["doc1.versioning.rv-decimal-form"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const o = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("form")));
+    const list = await session.client.list(t, ns);
+    for (const rv of [rvOf(o), list.metadata.resourceVersion ?? "", ...list.items.map(rvOf)]) {
+      expect(isDecimalResourceVersion(rv), `resourceVersion ${JSON.stringify(rv)}`).toBe(true);
+    }
+  });
+
+  check("successive writes of one resource type get strictly increasing versions, across namespaces", ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-compare"], async () => {
+    const { session, ns } = suite;
+    const other = await session.createNamespace("resource-version");
+    const t = session.types.configmaps;
+    const seen: string[] = [];
+    const name = uniqueName("order");
+    for (const n of [ns, other, ns, other]) {
+      const made = await session.client.create(t, n, configMap(session.types, n, `${name}-${seen.length}`));
+      seen.push(rvOf(made));
+      const changed = await session.client.update(t, n, { ...made, data: { x: "1" } });
+      seen.push(rvOf(changed));
+    }
+    for (let i = 1; i < seen.length; i++) {
+      expect(compareResourceVersions(seen[i] as string, seen[i - 1] as string), `write ${i}: ${seen[i - 1]} then ${seen[i]}`).toBeGreaterThan(0);
+    }
+  });
+
+  check("no item of a list is newer than the list itself", ["doc1.versioning.item-not-newer-than-list"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    for (let i = 0; i < 3; i++) await session.client.create(t, ns, configMap(session.types, ns, uniqueName("item")));
+    const list = await session.client.list(t, ns);
+    const listRv = list.metadata.resourceVersion ?? "";
+    for (const item of list.items) expect(compareResourceVersions(rvOf(item), listRv)).toBeLessThanOrEqual(0);
+  });
+
+  type Op = { op: "create" | "update" | "delete"; key: number; value: string };
+  const opArb: fc.Arbitrary<Op> = fc.record({
+    op: fc.constantFrom("create", "update", "delete"),
+    key: fc.integer({ min: 0, max: 3 }),
+    value: fc.string({ maxLength: 8 }),
+  }) as fc.Arbitrary<Op>;
+
+  check(
+    "property: after random creates, updates and deletes the list equals the model, and every write's version is newer than the last",
+    ["doc1.versioning.rv-ordered-per-type", "doc1.names.unique-in-namespace", "doc1.names.reuse-after-delete", "doc1.verbs.crud"],
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 12 }), async (ops) => {
+          run += 1;
+          const prefix = `${uniqueName("p")}-${run}`;
+          const model = new Map<string, string>();
+          let last: string | undefined;
+          const expectNewer = (o: KubeObject, what: string): void => {
+            const rv = rvOf(o);
+            if (last !== undefined && compareResourceVersions(rv, last) <= 0) {
+              throw new Error(`${what} returned resourceVersion ${rv}, not newer than the previous write's ${last}`);
+            }
+            last = rv;
+          };
+          for (const { op, key, value } of ops) {
+            const name = `${prefix}-${key}`;
+            const exists = model.has(name);
+            try {
+              if (op === "create") {
+                const o = await session.client.create(t, ns, configMap(session.types, ns, name, { v: value }));
+                if (exists) throw new Error(`create of existing ${name} succeeded`);
+                expectNewer(o, `create ${name}`);
+                model.set(name, value);
+              } else if (op === "update") {
+                const cur = await session.client.get(t, ns, name).catch((e: unknown) => {
+                  if (e instanceof ApiError && e.code === 404 && !exists) return undefined;
+                  throw e;
+                });
+                if (!cur) continue;
+                const o = await session.client.update(t, ns, { ...cur, data: { v: value } });
+                // A no-op update may keep the version; any real change must move it forward.
+                if (model.get(name) !== value) expectNewer(o, `update ${name}`);
+                model.set(name, value);
+              } else {
+                await session.client.delete(t, ns, name);
+                if (!exists) throw new Error(`delete of missing ${name} succeeded`);
+                model.delete(name);
+              }
+            } catch (e) {
+              const expected = e instanceof ApiError && ((op === "create" && exists && e.code === 409) || (op !== "create" && !exists && e.code === 404));
+              if (!expected) throw e;
+            }
+          }
+          const list = await session.client.list(t, ns);
+          const actual = new Map(
+            list.items
+              .filter((i) => i.metadata.name?.startsWith(`${prefix}-`))
+              .map((i) => [i.metadata.name as string, (i.data as Record<string, string> | undefined)?.v ?? ""]),
+          );
+          expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(model));
+        }),
+        { numRuns: 15 },
+      );
+    },
+    { timeout: 120_000 },
+  );
+});

@@ -1,0 +1,71 @@
+/**
+ * The contract between a suite file and the runner (in the spirit of test262's harness
+ * notes): every test is declared with `check(title, ruleIds, fn)`, gets a Session for the
+ * target that the runner provided, works in namespaces it creates, and cleans up in
+ * afterAll whatever happened. The rule ids travel in the task meta to the reporters.
+ */
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import "../../lib/report/task-meta.js";
+import "../../lib/runner/settings.js";
+import { ApiError } from "../../lib/harness/client.js";
+import { Session } from "../../lib/harness/session.js";
+
+export interface SuiteHandle {
+  /** The session; valid inside tests and hooks. */
+  readonly session: Session;
+  /** The suite's first namespace, created in beforeAll. */
+  readonly ns: string;
+}
+
+/** Opens a session for this file, with one namespace made in beforeAll and everything removed in afterAll. */
+export function useSuite(name: string): SuiteHandle {
+  let session: Session | undefined;
+  let ns: string | undefined;
+  beforeAll(async () => {
+    session = new Session(inject("tollgate"));
+    ns = await session.createNamespace(name);
+  });
+  afterAll(async () => {
+    await session?.cleanup();
+  });
+  return {
+    get session(): Session {
+      if (!session) throw new Error("the suite session is only available inside tests and hooks");
+      return session;
+    },
+    get ns(): string {
+      if (!ns) throw new Error("the suite namespace is only available inside tests and hooks");
+      return ns;
+    },
+  };
+}
+
+export interface CheckOptions {
+  timeout?: number;
+}
+
+/** Declares a conformance test and the catalog rules it checks (at least one). */
+export function check(title: string, rules: readonly string[], fn: () => Promise<void>, opts: CheckOptions = {}): void {
+  if (rules.length === 0) throw new Error(`test "${title}" names no rule`);
+  it(title, { meta: { rules: [...rules] }, timeout: opts.timeout }, fn);
+}
+
+/** Awaits a request that must fail with `code`; returns the error for further checks of its Status. */
+export async function expectFailure(p: Promise<unknown>, code: number): Promise<ApiError> {
+  let result: unknown;
+  try {
+    result = await p;
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    expect(e.code, e.message).toBe(code);
+    return e;
+  }
+  throw new Error(`expected HTTP ${code}, but the request succeeded with ${JSON.stringify(result).slice(0, 300)}`);
+}
+
+let counter = 0;
+/** A name unique within this worker, valid as a DNS-1123 label and subdomain. */
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${counter}`;
+}

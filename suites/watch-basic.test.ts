@@ -1,0 +1,87 @@
+/** doc1 "Events" and "Resource version semantics for watch": what a watch reports, in order. */
+import { describe, expect } from "vitest";
+import { configMap } from "../fixtures/objects.js";
+import { compareResourceVersions } from "../lib/wire/resource-version.js";
+import { check, uniqueName, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("watch-basic");
+
+describe("watch", () => {
+  check("a watch from a version sees create, update and delete after it, in order", ["doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type", "doc1.watch-rv.specific-start-exact"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const start = (await session.client.list(t, ns)).metadata.resourceVersion;
+    const w = await session.client.watch(t, ns, { resourceVersion: start });
+    try {
+      const name = uniqueName("w");
+      const created = await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
+      const updated = await session.client.update(t, ns, { ...created, data: { a: "2" } });
+      await session.client.delete(t, ns, name);
+      const events = (await w.take(3)).map((e) => ({ type: e.type, name: e.object.metadata.name, rv: e.object.metadata.resourceVersion ?? "" }));
+      expect(events.map((e) => [e.type, e.name])).toEqual([
+        ["ADDED", name],
+        ["MODIFIED", name],
+        ["DELETED", name],
+      ]);
+      expect(events[0]?.rv).toBe(created.metadata.resourceVersion);
+      expect(events[1]?.rv).toBe(updated.metadata.resourceVersion);
+      expect(compareResourceVersions(events[2]?.rv ?? "", updated.metadata.resourceVersion ?? ""), "DELETED carries the deletion's new version").toBeGreaterThan(0);
+    } finally {
+      w.close();
+    }
+  });
+
+  check("a watch without a version starts with a synthetic ADDED for each existing object", ["doc1.watch-rv.unset-synthetic-added", "doc1.watch-events.added"], async () => {
+    const { session } = suite;
+    const ns = await session.createNamespace("watch-basic");
+    const t = session.types.configmaps;
+    const names = [uniqueName("pre"), uniqueName("pre")];
+    for (const n of names) await session.client.create(t, ns, configMap(session.types, ns, n));
+    const w = await session.client.watch(t, ns);
+    try {
+      const initial = await w.take(names.length);
+      expect(initial.map((e) => e.type)).toEqual(names.map(() => "ADDED"));
+      expect(initial.map((e) => e.object.metadata.name).sort()).toEqual([...names].sort());
+      const later = uniqueName("post");
+      await session.client.create(t, ns, configMap(session.types, ns, later));
+      const next = await w.next();
+      expect([next?.type, next?.object.metadata.name]).toEqual(["ADDED", later]);
+    } finally {
+      w.close();
+    }
+  });
+
+  check("a watch from the current version sends no synthetic events", ["doc1.watch-rv.specific-start-exact"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    await session.client.create(t, ns, configMap(session.types, ns, uniqueName("old")));
+    const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
+    const w = await session.client.watch(t, ns, { resourceVersion: rv });
+    try {
+      const fresh = uniqueName("new");
+      await session.client.create(t, ns, configMap(session.types, ns, fresh));
+      const first = await w.next();
+      expect([first?.type, first?.object.metadata.name]).toEqual(["ADDED", fresh]);
+    } finally {
+      w.close();
+    }
+  });
+
+  check("watch events carry full objects of the watched kind", ["doc1.watch-event.object-of-requested-kind"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.events;
+    const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
+    const w = await session.client.watch(t, ns, { resourceVersion: rv });
+    try {
+      const { event } = await import("../fixtures/objects.js");
+      const name = uniqueName("ev");
+      await session.client.create(t, ns, event(session.types, ns, name, "watched"));
+      const ev = await w.next();
+      expect(ev?.type).toBe("ADDED");
+      expect(ev?.object).toMatchObject({ kind: "Event", apiVersion: `events.${session.settings.spec.groupDomain}/v1`, note: "watched" });
+      expect(w.contentType).toMatch(/^application\/json/);
+    } finally {
+      w.close();
+    }
+  });
+});
