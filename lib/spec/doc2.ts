@@ -1,0 +1,185 @@
+/**
+ * Rule catalog for document 2 (the Event resource, events.{group_domain}/v1).
+ * Validation rules of the real server (wire-facts §7, rules L1-L10 and C1-C9, immutability on
+ * update) are separate rules whose `realServer` cites the wire-facts rule number.
+ * Ids are stable: never rename a published id.
+ */
+import type { Rule } from "./types.js";
+
+// Section headings, exactly as written in doc2-event-resource.md.
+const SVC = "What the service does";
+const EVENT = "Event";
+const LIST = "EventList";
+const EP = "Endpoints";
+
+const WF7 = "wire-facts §7";
+
+export const doc2Rules: Rule[] = [
+  // ── What the service does ───────────────────────────────────────────────────────────
+  { id: "doc2.service.retention-limited", doc: "doc2", section: SVC, level: "required", title: "Events are kept only for a limited time",
+    realServer: "Each Event is stored with the apiserver --event-ttl lease (default 1h); expiry deletes it and watchers see DELETED (wire-facts §7)" },
+  { id: "doc2.service.consumers-no-stable-trigger", doc: "doc2", section: SVC, level: "optional", title: "Consumers must not assume an event reason has a stable trigger or that events persist" },
+  { id: "doc2.service.best-effort", doc: "doc2", section: SVC, level: "optional", title: "Events are informational, best-effort supplementary data" },
+  { id: "doc2.service.api-version-kind", doc: "doc2", section: SVC, level: "required", title: "Events are served as apiVersion events.{group_domain}/v1, kind Event",
+    realServer: "Discovery: name events, singularName event, shortNames [ev], verbs create, delete, deletecollection, get, list, patch, update, watch; storageVersionHash r2yiGXH7wu8= (wire-facts §6.2)" },
+  { id: "doc2.service.list-kind", doc: "doc2", section: SVC, level: "required", title: "The list kind of Event is EventList" },
+  { id: "doc2.service.namespaced", doc: "doc2", section: SVC, level: "required", title: "Events are namespaced", realServer: "Discovery reports namespaced: true (wire-facts §6.2)" },
+  { id: "doc2.service.shared-with-core", doc: "doc2", section: SVC, level: "optional", title: "Relation to core v1 Events (spec: not stated)",
+    realServer: "core/v1 and events.k8s.io/v1 Events are the same stored objects (same names, same resourceVersion space); regarding↔involvedObject, note↔message, deprecatedSource↔source, deprecatedFirstTimestamp↔firstTimestamp, deprecatedLastTimestamp↔lastTimestamp, deprecatedCount↔count, reportingController↔reportingComponent (wire-facts §7)" },
+
+  // ── Event: field rules ──────────────────────────────────────────────────────────────
+  { id: "doc2.event.event-time-required", doc: "doc2", section: EVENT, level: "required", title: "eventTime, the time the event was first observed, is required",
+    realServer: `On create via events.k8s.io/v1 a missing eventTime gives 422 \`eventTime: Required value\` (rule C4, ${WF7})` },
+  { id: "doc2.event.event-time-microtime", doc: "doc2", section: EVENT, level: "required", title: "eventTime is a MicroTime with microsecond precision",
+    realServer: "JSON form always has exactly 6 fractional digits in UTC; any other text form is rejected with 400 BadRequest (wire-facts §1.2, §7)" },
+  { id: "doc2.event.action-required", doc: "doc2", section: EVENT, level: "required", title: "A new event has a non-empty action",
+    realServer: `Required when eventTime is set (rule L7, ${WF7})` },
+  { id: "doc2.event.action-max-128", doc: "doc2", section: EVENT, level: "required", title: "action is at most 128 characters",
+    realServer: `At most 128 bytes; error \`action: Invalid value: "": can have at most 128 characters\` (rule L7, ${WF7})` },
+  { id: "doc2.event.reason-required", doc: "doc2", section: EVENT, level: "required", title: "A new event has a non-empty reason",
+    realServer: `Required when eventTime is set (rule L8, ${WF7})` },
+  { id: "doc2.event.reason-max-128", doc: "doc2", section: EVENT, level: "required", title: "reason is at most 128 characters",
+    realServer: `At most 128 bytes; error \`reason: Invalid value: "": can have at most 128 characters\` (rule L8, ${WF7})` },
+  { id: "doc2.event.note-max-1kb", doc: "doc2", section: EVENT, level: "required", title: "note is at most 1 kB",
+    realServer: `At most 1024 bytes (bytes, not runes), reported at path \`message\`: \`message: Invalid value: "": can have at most 1024 characters\` (rule L9, ${WF7})` },
+  { id: "doc2.event.note-readers-64kb", doc: "doc2", section: EVENT, level: "optional", title: "Libraries reading events cope with note values up to 64 kB" },
+  { id: "doc2.event.type-normal-warning", doc: "doc2", section: EVENT, level: "required", title: "type is Normal or Warning",
+    realServer: `Must be exactly Normal or Warning on create: \`type: Invalid value: "": has invalid value: <type>\` (rule C5, ${WF7})` },
+  { id: "doc2.event.type-required", doc: "doc2", section: EVENT, level: "required", title: "A new event has a non-empty type",
+    realServer: `An empty type fails the Normal/Warning check (rule C5, ${WF7})` },
+  { id: "doc2.event.type-open-set", doc: "doc2", section: EVENT, level: "optional", title: "Readers tolerate type values added later besides Normal and Warning" },
+  { id: "doc2.event.regarding-reference", doc: "doc2", section: EVENT, level: "required", title: "regarding is an ObjectReference to the object the event is about" },
+  { id: "doc2.event.related-reference", doc: "doc2", section: EVENT, level: "required", title: "related is an optional ObjectReference to a secondary object" },
+  { id: "doc2.event.reporting-controller-required", doc: "doc2", section: EVENT, level: "required", title: "A new event has a non-empty reportingController",
+    realServer: `Required when eventTime is set; error path reportingController for events.k8s.io (reportingComponent for core v1) (rule L4, ${WF7})` },
+  { id: "doc2.event.reporting-controller-form", doc: "doc2", section: EVENT, level: "required", title: "reportingController has the form <domain>/<component>",
+    realServer: `Must be a qualified name: optional DNS-subdomain prefix (≤253) and '/', then a name part ≤63 matching ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]; an empty value gives 3 errors (rule L5, ${WF7})` },
+  { id: "doc2.event.reporting-instance-required", doc: "doc2", section: EVENT, level: "required", title: "A new event has a non-empty reportingInstance",
+    realServer: `Required when eventTime is set (rule L6, ${WF7})` },
+  { id: "doc2.event.reporting-instance-max-128", doc: "doc2", section: EVENT, level: "required", title: "reportingInstance is at most 128 characters",
+    realServer: `At most 128 bytes (rule L6, ${WF7})` },
+  { id: "doc2.event.series-null-single", doc: "doc2", section: EVENT, level: "required", title: "series is null for a single, non-repeating event",
+    realServer: "series is omitempty in JSON and a pointer (absent when nil) in protobuf (wire-facts §1.3)" },
+  { id: "doc2.event.deprecated-count", doc: "doc2", section: EVENT, level: "required", title: "deprecatedCount exists only for compatibility with the core Event",
+    realServer: `On create via events.k8s.io/v1 it must be 0: path \`count\`, "needs to be unset" (rule C8, ${WF7})` },
+  { id: "doc2.event.deprecated-first-timestamp", doc: "doc2", section: EVENT, level: "required", title: "deprecatedFirstTimestamp exists only for compatibility with the core Event",
+    realServer: `On create it must be unset: path \`firstTimestamp\`, "needs to be unset" (rule C6, ${WF7})` },
+  { id: "doc2.event.deprecated-last-timestamp", doc: "doc2", section: EVENT, level: "required", title: "deprecatedLastTimestamp exists only for compatibility with the core Event",
+    realServer: `On create it must be unset: path \`lastTimestamp\`, "needs to be unset" (rule C7, ${WF7})` },
+  { id: "doc2.event.deprecated-source", doc: "doc2", section: EVENT, level: "required", title: "deprecatedSource (component, host) exists only for compatibility with the core Event",
+    realServer: `On create component and host must be empty: path \`source\`, "needs to be unset" (rule C9, ${WF7})` },
+  // EventSeries
+  { id: "doc2.event.series-count-required", doc: "doc2", section: EVENT, level: "required", title: "series.count (occurrences up to the last heartbeat) is required in a series",
+    realServer: "count is always written in JSON (wire-facts §1.3); see doc2.event.series-count-min-2" },
+  { id: "doc2.event.series-count-min-2", doc: "doc2", section: EVENT, level: "required", title: "Lower bound of series.count (spec: not stated)",
+    realServer: `If series is set, series.count must be at least 2: \`series.count: Invalid value: "": should be at least 2\` (rule C2, ${WF7})` },
+  { id: "doc2.event.series-last-observed-required", doc: "doc2", section: EVENT, level: "required", title: "series.lastObservedTime (a MicroTime) is required in a series",
+    realServer: `\`series.lastObservedTime: Required value\` (rule C3, ${WF7})` },
+  { id: "doc2.event.series-cadence-reporter", doc: "doc2", section: EVENT, level: "optional", title: "The reporter decides how often a series is updated" },
+  // Namespace and name rules of the real server
+  { id: "doc2.event.namespace-l1", doc: "doc2", section: EVENT, level: "required", title: "Event namespace when eventTime is zero and regarding.namespace is empty (spec: not stated)",
+    realServer: `metadata.namespace must be "" or default, else \`involvedObject.namespace: Invalid value: "<ns>": does not match event.namespace\` (rule L1, ${WF7})` },
+  { id: "doc2.event.namespace-l2", doc: "doc2", section: EVENT, level: "required", title: "Event namespace when eventTime is zero and regarding.namespace is set (spec: not stated)",
+    realServer: `metadata.namespace must equal involvedObject (regarding) namespace (rule L2, ${WF7})` },
+  { id: "doc2.event.namespace-l3", doc: "doc2", section: EVENT, level: "required", title: "Event namespace when eventTime is set and regarding.namespace is empty (spec: not stated)",
+    realServer: `metadata.namespace must be default or kube-system; a set regarding.namespace is not compared (rule L3, ${WF7})` },
+  { id: "doc2.event.namespace-dns-subdomain", doc: "doc2", section: EVENT, level: "required", title: "Form of the Event namespace (spec: not stated)",
+    realServer: `metadata.namespace must be a DNS-1123 subdomain, error path \`namespace\` (rule L10, ${WF7})` },
+  { id: "doc2.event.name-dns-subdomain", doc: "doc2", section: EVENT, level: "required", title: "Form of the Event name (spec: not stated)",
+    realServer: `On create metadata.name must be a DNS-1123 subdomain (lowercase, ≤253) (rule C1, ${WF7})` },
+  { id: "doc2.event.namespace-required", doc: "doc2", section: EVENT, level: "required", title: "Presence of the Event namespace (spec: not stated)",
+    realServer: `On create the namespace is required: \`metadata.namespace: Required value\` (rule C1, ${WF7})` },
+  { id: "doc2.event.invalid-internal-names", doc: "doc2", section: EVENT, level: "required", title: "Naming in validation errors for Events (spec: not stated)",
+    realServer: "Validation runs on the internal core Event: `Event \"x\" is invalid: ...`, details.kind Event with no group, core field paths (involvedObject, message, source, firstTimestamp, lastTimestamp, count) (wire-facts §4)" },
+  { id: "doc2.event.invalid-value-empty", doc: "doc2", section: EVENT, level: "required", title: "Bad value quoted in length and type errors (spec: not stated)",
+    realServer: `Length and type errors report the value as "" rather than the real value (${WF7})` },
+  // Updates
+  { id: "doc2.event.update-legacy-rules", doc: "doc2", section: EVENT, level: "required", title: "Validation applied on update (spec: not stated)",
+    realServer: `Updates re-run the legacy rules L1-L10 plus ObjectMeta update rules (${WF7})` },
+  { id: "doc2.event.update-series-checked-if-changed", doc: "doc2", section: EVENT, level: "required", title: "Series checks on update (spec: not stated)",
+    realServer: `C2/C3 run on update only if series changed (${WF7})` },
+  { id: "doc2.event.update-mutable-fields", doc: "doc2", section: EVENT, level: "required", title: "Fields an update may change (spec: not stated)",
+    realServer: `Only series and metadata (labels, annotations, ...) may change; the other fields are immutable (${WF7})` },
+  { id: "doc2.event.immutable-regarding", doc: "doc2", section: EVENT, level: "required", title: "regarding cannot change on update", realServer: `\`involvedObject: Invalid value: <new>: field is immutable\` (${WF7})` },
+  { id: "doc2.event.immutable-related", doc: "doc2", section: EVENT, level: "required", title: "related cannot change on update", realServer: `field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-reason", doc: "doc2", section: EVENT, level: "required", title: "reason cannot change on update", realServer: `field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-note", doc: "doc2", section: EVENT, level: "required", title: "note cannot change on update", realServer: `path \`message\`: field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-action", doc: "doc2", section: EVENT, level: "required", title: "action cannot change on update", realServer: `field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-type", doc: "doc2", section: EVENT, level: "required", title: "type cannot change on update", realServer: `field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-event-time", doc: "doc2", section: EVENT, level: "required", title: "eventTime cannot change on update",
+    realServer: `field is immutable; eventTime counts as changed only if it differs after truncation to microseconds (${WF7})` },
+  { id: "doc2.event.immutable-reporting-controller", doc: "doc2", section: EVENT, level: "required", title: "reportingController cannot change on update", realServer: `field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-reporting-instance", doc: "doc2", section: EVENT, level: "required", title: "reportingInstance cannot change on update", realServer: `field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-deprecated-source", doc: "doc2", section: EVENT, level: "required", title: "deprecatedSource cannot change on update", realServer: `path \`source\`: field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-deprecated-first-timestamp", doc: "doc2", section: EVENT, level: "required", title: "deprecatedFirstTimestamp cannot change on update", realServer: `path \`firstTimestamp\`: field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-deprecated-last-timestamp", doc: "doc2", section: EVENT, level: "required", title: "deprecatedLastTimestamp cannot change on update", realServer: `path \`lastTimestamp\`: field is immutable (${WF7})` },
+  { id: "doc2.event.immutable-deprecated-count", doc: "doc2", section: EVENT, level: "required", title: "deprecatedCount cannot change on update", realServer: `path \`count\`: field is immutable (${WF7})` },
+  { id: "doc2.event.generation-unset", doc: "doc2", section: EVENT, level: "required", title: "metadata.generation of Events (spec: not stated)",
+    realServer: `PrepareForCreate/PrepareForUpdate do nothing, so generation stays unset (${WF7})` },
+
+  // ── EventList ───────────────────────────────────────────────────────────────────────
+  { id: "doc2.list.items-required", doc: "doc2", section: LIST, level: "required", title: "EventList always has items, an array of Event",
+    realServer: "items is always written, [] when empty (wire-facts §1.3)" },
+  { id: "doc2.list.standard-metadata", doc: "doc2", section: LIST, level: "required", title: "EventList carries the standard collection metadata of document 1" },
+
+  // ── Endpoints ───────────────────────────────────────────────────────────────────────
+  { id: "doc2.endpoints.pretty-string", doc: "doc2", section: EP, level: "required", title: "Every Event operation accepts pretty as a string query parameter",
+    realServer: "pretty=true gives 2-space indented JSON without trailing newline (wire-facts §10)" },
+  // get
+  { id: "doc2.endpoints.get-path", doc: "doc2", section: EP, level: "required", title: "get: GET /apis/events.{group_domain}/v1/namespaces/{namespace}/events/{name}" },
+  { id: "doc2.endpoints.get-params", doc: "doc2", section: EP, level: "required", title: "get takes name and namespace (path, string, required) and pretty" },
+  { id: "doc2.endpoints.get-200", doc: "doc2", section: EP, level: "required", title: "get answers 200 with an Event",
+    realServer: "A missing name gives 404 NotFound `events.events.k8s.io \"<name>\" not found`, details kind events (wire-facts §4)" },
+  { id: "doc2.endpoints.get-401", doc: "doc2", section: EP, level: "required", title: "get answers 401 to an unauthenticated caller" },
+  // list in one namespace
+  { id: "doc2.endpoints.list-ns-path", doc: "doc2", section: EP, level: "required", title: "list/watch in one namespace: GET /apis/events.{group_domain}/v1/namespaces/{namespace}/events" },
+  { id: "doc2.endpoints.list-ns-params", doc: "doc2", section: EP, level: "required", title: "namespaced list takes namespace (path, required), continue (string), limit (integer), pretty and watch (boolean)" },
+  { id: "doc2.endpoints.list-ns-200", doc: "doc2", section: EP, level: "required", title: "namespaced list answers 200 with an EventList",
+    realServer: "With watch the 200 response is a chunked event stream (wire-facts §2)" },
+  { id: "doc2.endpoints.list-ns-401", doc: "doc2", section: EP, level: "required", title: "namespaced list answers 401 to an unauthenticated caller" },
+  // list across namespaces
+  { id: "doc2.endpoints.list-all-path", doc: "doc2", section: EP, level: "required", title: "list/watch across namespaces: GET /apis/events.{group_domain}/v1/events" },
+  { id: "doc2.endpoints.list-all-params", doc: "doc2", section: EP, level: "required", title: "all-namespaces list takes continue, limit, pretty and watch" },
+  { id: "doc2.endpoints.list-all-200", doc: "doc2", section: EP, level: "required", title: "all-namespaces list answers 200 with an EventList",
+    realServer: "Continue tokens of an all-namespaces list start at <namespace>/<name>\\u0000 (wire-facts §9)" },
+  { id: "doc2.endpoints.list-all-401", doc: "doc2", section: EP, level: "required", title: "all-namespaces list answers 401 to an unauthenticated caller" },
+  { id: "doc2.endpoints.list-field-selectors", doc: "doc2", section: EP, level: "required", title: "Field selectors on Event lists (spec: not stated)",
+    realServer: "Allowed labels: reason, regarding.{kind,namespace,name,uid,apiVersion,resourceVersion,fieldPath}, reportingController, source, type, metadata.name, metadata.namespace; others give 400 `field label not supported: <label>` (wire-facts §7)" },
+  // create
+  { id: "doc2.endpoints.create-path", doc: "doc2", section: EP, level: "required", title: "create: POST /apis/events.{group_domain}/v1/namespaces/{namespace}/events with an Event body" },
+  { id: "doc2.endpoints.create-params", doc: "doc2", section: EP, level: "required", title: "create takes namespace (required; listed as query though it is a path segment), dryRun (string) and pretty" },
+  { id: "doc2.endpoints.create-success", doc: "doc2", section: EP, level: "required", title: "create answers 200, 201 or 202 with the Event",
+    realServer: "A real server answers 201 Created on success (cf. wire-facts §6.1: 201 when the server creates)" },
+  { id: "doc2.endpoints.create-401", doc: "doc2", section: EP, level: "required", title: "create answers 401 to an unauthenticated caller" },
+  { id: "doc2.endpoints.create-namespace-mismatch", doc: "doc2", section: EP, level: "required", title: "Body namespace differing from the URL namespace (spec: not stated)",
+    realServer: "400 BadRequest `the namespace of the provided object does not match the namespace sent on the request`, checked before validation (422) (wire-facts §4, §7)" },
+  // update
+  { id: "doc2.endpoints.update-path", doc: "doc2", section: EP, level: "required", title: "update: PUT /apis/events.{group_domain}/v1/namespaces/{namespace}/events/{name} with an Event body" },
+  { id: "doc2.endpoints.update-params", doc: "doc2", section: EP, level: "required", title: "update takes name and namespace (path, string, required), dryRun (listed as required, untyped) and pretty",
+    realServer: "dryRun is not actually required: without it the PUT executes normally (doc1 Query parameters)" },
+  { id: "doc2.endpoints.update-success", doc: "doc2", section: EP, level: "required", title: "update answers 200 or 201 with the Event" },
+  { id: "doc2.endpoints.update-401", doc: "doc2", section: EP, level: "required", title: "update answers 401 to an unauthenticated caller" },
+  { id: "doc2.endpoints.update-creates-missing", doc: "doc2", section: EP, level: "required", title: "PUT to a missing Event name (spec: not stated)",
+    realServer: `AllowCreateOnUpdate: the PUT creates the Event (${WF7})` },
+  { id: "doc2.endpoints.update-unconditional", doc: "doc2", section: EP, level: "required", title: "PUT of an Event without resourceVersion (spec: not stated)",
+    realServer: `AllowUnconditionalUpdate: accepted as an unconditional update (${WF7})` },
+  // patch
+  { id: "doc2.endpoints.patch-path", doc: "doc2", section: EP, level: "required", title: "patch: PATCH /apis/events.{group_domain}/v1/namespaces/{namespace}/events/{name} with a patch document" },
+  { id: "doc2.endpoints.patch-params", doc: "doc2", section: EP, level: "required", title: "patch takes name and namespace (path, string, required), dryRun (string), force (boolean) and pretty" },
+  { id: "doc2.endpoints.patch-success", doc: "doc2", section: EP, level: "required", title: "patch answers 200 or 201 with the Event",
+    realServer: "201 when an apply patch creates, 200 when it updates (wire-facts §6.1)" },
+  { id: "doc2.endpoints.patch-401", doc: "doc2", section: EP, level: "required", title: "patch answers 401 to an unauthenticated caller" },
+  // delete
+  { id: "doc2.endpoints.delete-path", doc: "doc2", section: EP, level: "required", title: "delete: DELETE /apis/events.{group_domain}/v1/namespaces/{namespace}/events/{name}" },
+  { id: "doc2.endpoints.delete-params", doc: "doc2", section: EP, level: "required", title: "delete takes name (path, string, required), dryRun and pretty" },
+  { id: "doc2.endpoints.delete-success", doc: "doc2", section: EP, level: "required", title: "delete answers 200 or 202 with a Status",
+    realServer: "200 with {kind:Status, apiVersion:v1, metadata:{}, status:Success, details:{name, group:events.k8s.io, kind:events, uid}} and no code field (wire-facts §4)" },
+  { id: "doc2.endpoints.delete-401", doc: "doc2", section: EP, level: "required", title: "delete answers 401 to an unauthenticated caller" },
+  // deletecollection
+  { id: "doc2.endpoints.deletecollection-path", doc: "doc2", section: EP, level: "required", title: "deletecollection: DELETE /apis/events.{group_domain}/v1/namespaces/{namespace}/events" },
+  { id: "doc2.endpoints.deletecollection-params", doc: "doc2", section: EP, level: "required", title: "deletecollection takes continue (string), dryRun (string), limit (integer) and pretty" },
+  { id: "doc2.endpoints.deletecollection-200", doc: "doc2", section: EP, level: "required", title: "deletecollection answers 200 with a Status" },
+  { id: "doc2.endpoints.deletecollection-401", doc: "doc2", section: EP, level: "required", title: "deletecollection answers 401 to an unauthenticated caller" },
+  { id: "doc2.endpoints.status-shape", doc: "doc2", section: EP, level: "required", title: "Shape of the Status response body (spec: not shown)",
+    realServer: "kind Status, apiVersion v1, metadata {}, status, message, reason, details, code; code omitted on a successful delete (wire-facts §4)" },
+];
