@@ -1,0 +1,29 @@
+/** What every resource handler gets: the emulator's parts and the parsed request. */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { GenericRegistry } from "../generic-registry.js";
+import type { NamespaceLifecycle } from "../namespace-lifecycle.js";
+import type { ObjectStorage } from "../object-storage.js";
+import type { EmulatorSettings } from "../options.js";
+import type { ResourceRegistry } from "../resources.js";
+import type { ResourceRoute } from "../router.js";
+
+/** Closers of open watches, so close() can end them all. */
+export type WatchRegistry = Set<() => void>;
+
+export interface EmulatorParts {
+  readonly registry: ResourceRegistry;
+  readonly storage: ObjectStorage;
+  readonly generic: GenericRegistry;
+  readonly lifecycle: NamespaceLifecycle;
+  readonly settings: EmulatorSettings;
+  readonly watches: WatchRegistry;
+}
+
+export interface RequestContext {
+  readonly parts: EmulatorParts;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly url: URL;
+  readonly route: ResourceRoute;
+  readonly pretty: boolean;
+}

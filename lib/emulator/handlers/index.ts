@@ -1,0 +1,56 @@
+/**
+ * Method dispatch for resource paths: which verb a method means on a collection or a resource,
+ * 405 for the combinations a route does not serve, 404 for subresources (none served yet).
+ * PATCH is not served yet either (405 until the patch work lands).
+ */
+import { methodNotAllowed, pathNotFound } from "../api-errors.js";
+import { readBody } from "../http-io.js";
+import { parseListOptions, validateListOptions } from "../list-options.js";
+import { negotiateOutput } from "../negotiation.js";
+import type { RequestContext } from "./context.js";
+import { handleCreate } from "./create.js";
+import { handleDeleteCollection } from "./delete-collection.js";
+import { handleDelete } from "./delete.js";
+import { handleGet } from "./get.js";
+import { handleList } from "./list.js";
+import { handleUpdate } from "./update.js";
+import { handleWatch } from "./watch.js";
+
+export async function handleResource(ctx: RequestContext): Promise<void> {
+  const { route, req, url } = ctx;
+  const { strategy } = route;
+  const method = req.method ?? "GET";
+  const name = route.name;
+  if (route.subresource !== undefined) throw pathNotFound();
+
+  const verbs = new Set<string>(strategy.verbs);
+  const collectionPath = name === undefined && !route.allNamespaces;
+  const readsOnly = route.watchPath || (name === undefined && route.allNamespaces);
+  const allowed =
+    method === "GET" ||
+    (!readsOnly &&
+      ((method === "POST" && collectionPath && verbs.has("create")) ||
+        (method === "PUT" && name !== undefined && verbs.has("update")) ||
+        (method === "DELETE" && name !== undefined && verbs.has("delete")) ||
+        (method === "DELETE" && collectionPath && verbs.has("deletecollection"))));
+  if (!allowed) throw methodNotAllowed();
+  negotiateOutput(req);
+
+  if (method === "GET") {
+    const nameSelector = name !== undefined ? `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}` : undefined;
+    const parsed = parseListOptions(url.searchParams, strategy, nameSelector);
+    const options = route.watchPath ? { ...parsed, watch: true } : parsed;
+    if (options.watch) {
+      validateListOptions(options);
+      return handleWatch(ctx, options);
+    }
+    if (name !== undefined) return handleGet(ctx, name, options.resourceVersion);
+    validateListOptions(options);
+    return handleList(ctx, options);
+  }
+  const body = await readBody(req, ctx.parts.settings.maxRequestBodyBytes);
+  if (method === "POST") return handleCreate(ctx, body);
+  if (method === "PUT" && name !== undefined) return handleUpdate(ctx, name, body);
+  if (name !== undefined) return handleDelete(ctx, name, body);
+  return handleDeleteCollection(ctx, parseListOptions(url.searchParams, strategy), body);
+}

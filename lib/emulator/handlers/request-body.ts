@@ -1,0 +1,107 @@
+/**
+ * Turning a create/update body into an object of the endpoint's type, with the real server's
+ * error order: 413, 415, then the decode errors (400): unreadable JSON, a kind or apiVersion
+ * the endpoint cannot take, wrong field types, and unknown fields under fieldValidation=Strict.
+ */
+import { badRequest, invalid } from "../api-errors.js";
+import { goJsonSyntaxError, summarizeBody } from "../go-json-errors.js";
+import { notSupported } from "../field-errors.js";
+import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../json.js";
+import { checkBodyContentType } from "../negotiation.js";
+import { asKubeObject } from "../object-meta.js";
+import { groupVersionOf, type ResourceStrategy } from "../resources.js";
+import { DecodeError, decodeObject, jsonTypeName } from "../typed-json.js";
+import type { RequestContext } from "./context.js";
+
+const TYPE_META_STRUCT =
+  'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+/**
+ * Other group-versions that hold the same internal type: the decoder accepts them, then the
+ * handler refuses the version (events.k8s.io/v1 and core v1 events share core.Event).
+ */
+const SAME_INTERNAL_TYPE: Record<string, readonly string[]> = {
+  "events.k8s.io/v1:Event": ["v1", "events.k8s.io/v1beta1"],
+};
+
+/** Kinds a real server has registered, so a mismatch is a conversion error rather than "no kind". */
+const REGISTERED_KINDS: Record<string, readonly string[]> = {
+  v1: ["ConfigMap", "Event", "Namespace", "Node", "Pod", "Secret", "Service", "ServiceAccount"],
+  "events.k8s.io/v1": ["Event"],
+  "events.k8s.io/v1beta1": ["Event"],
+  "coordination.k8s.io/v1": ["Lease"],
+};
+
+export type FieldValidation = "Ignore" | "Warn" | "Strict";
+
+export interface DecodedBody {
+  readonly object: KubeObject;
+  /** Warning header values (`299 - "unknown field \"x\""`). */
+  readonly warnings: string[];
+}
+
+export function fieldValidationOf(url: URL): FieldValidation {
+  const v = url.searchParams.get("fieldValidation");
+  if (v === null || v === "") return "Warn";
+  if (v === "Ignore" || v === "Warn" || v === "Strict") return v;
+  throw invalid({ group: "meta.k8s.io", kind: "CreateOptions" }, "", [notSupported("fieldValidation", v, ["Ignore", "Warn", "Strict"])]);
+}
+
+const versionPart = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf("/") + 1);
+
+function checkTypeMeta(strategy: ResourceStrategy, kind: string, apiVersion: string): void {
+  const expected = groupVersionOf(strategy);
+  if (kind === strategy.kind && apiVersion === expected) return;
+  const prefix = `${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}`;
+  if (kind === strategy.kind && SAME_INTERNAL_TYPE[`${expected}:${kind}`]?.includes(apiVersion)) {
+    throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
+  }
+  if (REGISTERED_KINDS[apiVersion]?.includes(kind)) {
+    const pkg = apiVersion.includes("/") ? versionPart(apiVersion) : apiVersion;
+    throw badRequest(`${prefix}: converting (${pkg}.${kind}) to (core.${strategy.kind}): unknown conversion`);
+  }
+  throw badRequest(`${prefix}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
+}
+
+/** Decodes a body of the endpoint's type; kind and apiVersion come out set to the endpoint's. */
+export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidation): DecodedBody {
+  checkBodyContentType(ctx.req);
+  const strategy = ctx.route.strategy;
+  const unrecognized = (detail: string): Error =>
+    badRequest(
+      `the object provided is unrecognized (must be of type ${strategy.kind}): couldn't get version/kind; json parse error: ${detail} (${summarizeBody(body)})`,
+    );
+  const text = body.toString("utf8");
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(text) as Json;
+  } catch (e) {
+    throw unrecognized(goJsonSyntaxError(text, e));
+  }
+  if (!isJsonObject(parsed)) {
+    throw unrecognized(`json: cannot unmarshal ${jsonTypeName(parsed)} into Go value of type ${TYPE_META_STRUCT}`);
+  }
+  for (const key of ["kind", "apiVersion"] as const) {
+    const v = parsed[key];
+    if (v !== undefined && v !== null && typeof v !== "string") {
+      throw unrecognized(`json: cannot unmarshal ${jsonTypeName(v)} into Go struct field .${key} of type string`);
+    }
+  }
+  const kind = typeof parsed["kind"] === "string" && parsed["kind"] ? parsed["kind"] : strategy.kind;
+  const apiVersion = typeof parsed["apiVersion"] === "string" && parsed["apiVersion"] ? parsed["apiVersion"] : groupVersionOf(strategy);
+  checkTypeMeta(strategy, kind, apiVersion);
+
+  let decoded;
+  try {
+    decoded = decodeObject({ ...parsed, kind: strategy.kind, apiVersion: groupVersionOf(strategy) } satisfies JsonObject, strategy.shape);
+  } catch (e) {
+    if (e instanceof DecodeError) throw badRequest(`${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}: ${e.message}`);
+    throw e;
+  }
+  const unknown = decoded.unknownFields.map((f) => `unknown field "${f}"`);
+  if (mode === "Strict" && unknown.length) {
+    throw badRequest(`${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}: strict decoding error: ${unknown.join(", ")}`);
+  }
+  const warnings = mode === "Warn" ? unknown.map((u) => `299 - ${JSON.stringify(u)}`) : [];
+  return { object: asKubeObject(decoded.value), warnings };
+}

@@ -1,0 +1,32 @@
+/**
+ * The reference emulator of the resource API: an in-process HTTP server with namespaces,
+ * configmaps and events.k8s.io/v1 events. The public entry point of lib/emulator.
+ */
+import { resolveSettings } from "./options.js";
+import { createEmulatorServer } from "./server.js";
+
+export interface EmulatorOptions {
+  host?: string;
+  /** 0 = a free port. */
+  port?: number;
+  /** Interval between BOOKMARK events on watches with allowWatchBookmarks (default 60000). */
+  bookmarkIntervalMs?: number;
+  /** Watch history window; older resourceVersions get 410 (default 300000, 5 minutes). */
+  retentionMs?: number;
+  /** Delay before a terminating namespace is emptied (default 0). */
+  namespaceCleanupDelayMs?: number;
+  /** Request body limit (default 3 MiB). */
+  maxRequestBodyBytes?: number;
+}
+
+export interface RunningEmulator {
+  /** Base URL, e.g. http://127.0.0.1:PORT */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const emulator = createEmulatorServer(resolveSettings(opts));
+  const url = await emulator.listen(opts.host ?? "127.0.0.1", opts.port ?? 0);
+  return { url, close: () => emulator.close() };
+}

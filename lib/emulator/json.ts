@@ -1,0 +1,68 @@
+/**
+ * JSON value types shared by the emulator, and the byte form a Go API server writes.
+ */
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+export interface JsonObject {
+  [key: string]: Json;
+}
+
+/** An API object after decoding: a JSON object whose metadata is an object. */
+export interface KubeObject extends JsonObject {
+  metadata: JsonObject;
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function cloneJson<T extends Json>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Parses text that is known to be JSON written by this process (stored values). */
+export function parseStored(text: string): JsonObject {
+  const value: unknown = JSON.parse(text);
+  if (!isJsonObject(value)) throw new TypeError("stored value is not a JSON object");
+  return value;
+}
+
+/**
+ * Go's encoding/json escapes <, > and & (and U+2028/U+2029) inside strings. Those characters
+ * can only occur inside string literals of JSON.stringify output, so a global replace is safe.
+ */
+function escapeLikeGo(text: string): string {
+  return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Compact JSON plus a trailing newline, as json.Encoder writes it (wire-facts §10). */
+export function compactJson(value: unknown): string {
+  return escapeLikeGo(JSON.stringify(value)) + "\n";
+}
+
+/** 2-space indented JSON without a trailing newline, as json.MarshalIndent writes it. */
+export function prettyJson(value: unknown): string {
+  return escapeLikeGo(JSON.stringify(value, null, 2));
+}
+
+export function str(obj: JsonObject | undefined, key: string): string {
+  const v = obj?.[key];
+  return typeof v === "string" ? v : "";
+}
+
+export function obj(parent: JsonObject | undefined, key: string): JsonObject | undefined {
+  const v = parent?.[key];
+  return isJsonObject(v) ? v : undefined;
+}
+
+export function stringMap(parent: JsonObject | undefined, key: string): Record<string, string> {
+  const v = obj(parent, key);
+  const out: Record<string, string> = {};
+  if (!v) return out;
+  for (const [k, val] of Object.entries(v)) if (typeof val === "string") out[k] = val;
+  return out;
+}
+
+export function stringList(parent: JsonObject | undefined, key: string): string[] {
+  const v = parent?.[key];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+}

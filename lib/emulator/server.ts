@@ -1,0 +1,114 @@
+/**
+ * The HTTP front: routing, the non-resource endpoints, and the one place where every error
+ * becomes a Status response (an unexpected throw is a 500 InternalError, never a crash).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ApiError, internalError, methodNotAllowed, pathNotFound } from "./api-errors.js";
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.js";
+import { GenericRegistry } from "./generic-registry.js";
+import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
+import { handleResource } from "./handlers/index.js";
+import { writeJson, writeStatus, writeText } from "./http-io.js";
+import { NamespaceLifecycle } from "./namespace-lifecycle.js";
+import { negotiateOutput, wantsPretty } from "./negotiation.js";
+import { ObjectStorage } from "./object-storage.js";
+import type { EmulatorSettings } from "./options.js";
+import { ResourceRegistry } from "./resources.js";
+import { route } from "./router.js";
+import { MemoryStore } from "./store.js";
+import { defaultStrategies } from "./strategies/index.js";
+
+export interface EmulatorServer {
+  readonly server: Server;
+  readonly parts: EmulatorParts;
+  /** Listens and resolves with the base URL. */
+  listen(host: string, port: number): Promise<string>;
+  /** Ends every watch and connection, stops the controllers, and closes the server. */
+  close(): Promise<void>;
+}
+
+function respondError(res: ServerResponse, error: unknown, pretty: boolean): void {
+  if (res.headersSent) {
+    // A watch already streaming: nothing more can be said on this response.
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  const status = error instanceof ApiError ? error.status : internalError(error instanceof Error ? error.message : String(error)).status;
+  // A failed negotiation is always answered with indented JSON (wire-facts §4, 406 row).
+  writeStatus(res, status, { pretty: pretty || status.code === 406 });
+}
+
+async function handle(parts: EmulatorParts, address: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://emulator.invalid");
+  const pretty = wantsPretty(req, url);
+  try {
+    const r = route(url.pathname, parts.registry);
+    if (r.kind === "notFound") throw pathNotFound();
+    if (r.kind === "resource") {
+      await handleResource({ parts, req, res, url, route: r, pretty });
+      return;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed();
+    if (r.kind === "health") {
+      writeText(res, 200, "ok");
+      return;
+    }
+    negotiateOutput(req);
+    const body =
+      r.kind === "version"
+        ? VERSION_INFO
+        : r.kind === "apiVersions"
+          ? apiVersions(address())
+          : r.kind === "apiGroupList"
+            ? apiGroupList(parts.registry)
+            : r.kind === "apiGroup"
+              ? apiGroup(parts.registry, r.group)
+              : apiResourceList(parts.registry, r.group, r.version);
+    writeJson(res, 200, body, { pretty });
+  } catch (e) {
+    respondError(res, e, pretty);
+  }
+}
+
+export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer {
+  const store = new MemoryStore({ retentionMs: settings.retentionMs });
+  const storage = new ObjectStorage(store);
+  const registry = new ResourceRegistry(defaultStrategies());
+  const generic = new GenericRegistry(storage);
+  const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs });
+  const watches: WatchRegistry = new Set();
+  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches };
+  lifecycle.seed();
+
+  const server = createServer();
+  const address = (): string => {
+    const a = server.address() as AddressInfo | null;
+    return a ? `${a.family === "IPv6" ? `[${a.address}]` : a.address}:${a.port}` : "";
+  };
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    res.on("error", () => {});
+    req.on("error", () => {});
+    handle(parts, address, req, res).catch((e: unknown) => respondError(res, e, false));
+  });
+  server.on("clientError", (_err, socket) => socket.destroy());
+
+  return {
+    server,
+    parts,
+    listen: (host, port) =>
+      new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve(`http://${address()}`);
+        });
+      }),
+    close: async () => {
+      lifecycle.stop();
+      for (const end of [...watches]) end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,260 @@
+/**
+ * In-memory key-value store with etcd's MVCC model, so an etcd backend can replace it later:
+ * one cluster-wide revision counter bumped by every write, keys kept in byte order, each entry
+ * carrying createRevision/modRevision, and a change log (etcd's watch history) kept for a
+ * retention window and cut by compact(). Everything is synchronous: a write, its log entry and
+ * the notification of every watcher happen in the same tick, which is what gives list-then-watch
+ * and the bookmark revision their consistency.
+ */
+
+export interface KeyValue {
+  readonly key: string;
+  /** The stored object as JSON text (without metadata.resourceVersion, like etcd's value). */
+  readonly value: string;
+  readonly createRevision: number;
+  readonly modRevision: number;
+}
+
+/** One change, shaped like an etcd watch event: the new kv for a put, the previous kv always when there was one. */
+export interface ChangeEvent {
+  readonly type: "put" | "delete";
+  readonly key: string;
+  readonly revision: number;
+  readonly kv?: KeyValue;
+  readonly prevKv?: KeyValue;
+  /** Wall-clock time of the write, for the retention window. */
+  readonly at: number;
+}
+
+export type StoreErrorCode = "KeyExists" | "KeyNotFound" | "Conflict" | "Compacted" | "FutureRevision";
+
+export class StoreError extends Error {
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    readonly key?: string,
+  ) {
+    super(message);
+    this.name = "StoreError";
+  }
+}
+
+export interface StoreOptions {
+  /** How long the change log keeps entries (the watch history window). Default 5 minutes. */
+  retentionMs?: number;
+  now?: () => number;
+}
+
+export interface RangeOptions {
+  /** Read the state as of this revision (must not be compacted). Default: current. */
+  revision?: number;
+  /** First key to return (inclusive); must lie under the prefix to have an effect. */
+  startKey?: string;
+  /** Maximum number of entries; 0 or absent means all. */
+  limit?: number;
+}
+
+export interface RangeResult {
+  readonly kvs: KeyValue[];
+  /** The revision the range was read at. */
+  readonly revision: number;
+  /** True when entries remain after the returned ones. */
+  readonly more: boolean;
+  /** Number of entries from startKey to the end of the prefix (like etcd's count). */
+  readonly count: number;
+}
+
+export interface WriteOptions {
+  /** 0: the key must not exist. n > 0: the key's modRevision must equal n. */
+  expectModRevision?: number;
+}
+
+export interface PutResult {
+  readonly revision: number;
+  readonly kv: KeyValue;
+  readonly prevKv?: KeyValue;
+}
+
+export interface DeleteResult {
+  readonly revision: number;
+  readonly prevKv: KeyValue;
+}
+
+export type WatchListener = (event: ChangeEvent) => void;
+
+interface Watcher {
+  readonly prefix: string;
+  readonly afterRevision: number;
+  readonly listener: WatchListener;
+}
+
+export const DEFAULT_RETENTION_MS = 5 * 60 * 1000;
+
+export class MemoryStore {
+  private rev = 1;
+  private compacted = 0;
+  private readonly entries = new Map<string, KeyValue>();
+  /** Sorted keys; binary search keeps writes O(log n) for the lookup. */
+  private readonly keys: string[] = [];
+  private log: ChangeEvent[] = [];
+  private readonly watchers = new Set<Watcher>();
+  private readonly retentionMs: number;
+  private readonly now: () => number;
+
+  constructor(options: StoreOptions = {}) {
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The revision of the last write (the store's current revision). */
+  get revision(): number {
+    return this.rev;
+  }
+
+  /** Revisions at or after this one can still be read and watched from. */
+  get compactRevision(): number {
+    return this.compacted;
+  }
+
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  get(key: string): KeyValue | undefined {
+    return this.entries.get(key);
+  }
+
+  range(prefix: string, options: RangeOptions = {}): RangeResult {
+    this.expire();
+    const revision = options.revision ?? this.rev;
+    const all = revision === this.rev ? this.currentUnder(prefix) : this.snapshotUnder(prefix, revision);
+    const start = options.startKey !== undefined && options.startKey > prefix ? options.startKey : prefix;
+    const from = lowerBound(all, start, (kv) => kv.key);
+    const count = all.length - from;
+    const limit = options.limit && options.limit > 0 ? options.limit : count;
+    const kvs = all.slice(from, from + limit);
+    return { kvs, revision, more: count > kvs.length, count };
+  }
+
+  put(key: string, value: string, options: WriteOptions = {}): PutResult {
+    const prevKv = this.entries.get(key);
+    this.checkExpectation(key, prevKv, options.expectModRevision);
+    const revision = ++this.rev;
+    const kv: KeyValue = { key, value, createRevision: prevKv?.createRevision ?? revision, modRevision: revision };
+    if (!prevKv) this.keys.splice(lowerBound(this.keys, key, (k) => k), 0, key);
+    this.entries.set(key, kv);
+    this.record({ type: "put", key, revision, kv, prevKv, at: this.now() });
+    return { revision, kv, prevKv };
+  }
+
+  delete(key: string, options: WriteOptions = {}): DeleteResult {
+    const prevKv = this.entries.get(key);
+    if (!prevKv) throw new StoreError("KeyNotFound", `key not found: ${key}`, key);
+    this.checkExpectation(key, prevKv, options.expectModRevision);
+    const revision = ++this.rev;
+    this.entries.delete(key);
+    this.keys.splice(lowerBound(this.keys, key, (k) => k), 1);
+    this.record({ type: "delete", key, revision, prevKv, at: this.now() });
+    return { revision, prevKv };
+  }
+
+  /**
+   * Calls listener for every change under prefix with revision > afterRevision: first the ones
+   * still in the log, then live ones. Throws Compacted when the log no longer reaches back that
+   * far. Returns the cancel function.
+   */
+  watch(prefix: string, afterRevision: number, listener: WatchListener): () => void {
+    this.expire();
+    if (afterRevision < this.compacted) {
+      throw new StoreError("Compacted", `required revision ${afterRevision} has been compacted (${this.compacted})`);
+    }
+    for (const event of this.log) {
+      if (event.revision > afterRevision && event.key.startsWith(prefix)) listener(event);
+    }
+    const watcher: Watcher = { prefix, afterRevision, listener };
+    this.watchers.add(watcher);
+    return () => {
+      this.watchers.delete(watcher);
+    };
+  }
+
+  /** Drops history up to and including rev: later reads and watches need revision >= rev. */
+  compact(rev: number): void {
+    if (rev <= this.compacted) return;
+    const target = Math.min(rev, this.rev);
+    this.log = this.log.filter((e) => e.revision > target);
+    this.compacted = target;
+  }
+
+  private checkExpectation(key: string, current: KeyValue | undefined, expect: number | undefined): void {
+    if (expect === undefined) return;
+    if (expect === 0 && current) throw new StoreError("KeyExists", `key exists: ${key}`, key);
+    if (expect > 0 && current?.modRevision !== expect) {
+      throw new StoreError("Conflict", `modRevision of ${key} is ${current?.modRevision ?? "none"}, expected ${expect}`, key);
+    }
+  }
+
+  private record(event: ChangeEvent): void {
+    this.log.push(event);
+    for (const w of [...this.watchers]) {
+      if (event.revision <= w.afterRevision || !event.key.startsWith(w.prefix) || !this.watchers.has(w)) continue;
+      try {
+        w.listener(event);
+      } catch {
+        // A failing watcher must not break the write or the other watchers; its owner cleans up.
+      }
+    }
+    this.expire();
+  }
+
+  /** Compacts away log entries older than the retention window (lazily, on use). */
+  private expire(): void {
+    const cutoff = this.now() - this.retentionMs;
+    let last = -1;
+    for (let i = 0; i < this.log.length && (this.log[i]?.at ?? Infinity) < cutoff; i++) last = i;
+    const entry = this.log[last];
+    if (entry) this.compact(entry.revision);
+  }
+
+  private currentUnder(prefix: string): KeyValue[] {
+    const out: KeyValue[] = [];
+    for (let i = lowerBound(this.keys, prefix, (k) => k); i < this.keys.length; i++) {
+      const key = this.keys[i];
+      if (key === undefined || !key.startsWith(prefix)) break;
+      const kv = this.entries.get(key);
+      if (kv) out.push(kv);
+    }
+    return out;
+  }
+
+  /** The entries under prefix as of revision, rebuilt by undoing later log entries. */
+  private snapshotUnder(prefix: string, revision: number): KeyValue[] {
+    if (revision > this.rev) throw new StoreError("FutureRevision", `revision ${revision} is in the future (current ${this.rev})`);
+    if (revision < this.compacted) {
+      throw new StoreError("Compacted", `required revision ${revision} has been compacted (${this.compacted})`);
+    }
+    const state = new Map<string, KeyValue>();
+    for (const kv of this.currentUnder(prefix)) state.set(kv.key, kv);
+    for (let i = this.log.length - 1; i >= 0; i--) {
+      const e = this.log[i];
+      if (!e || e.revision <= revision) break;
+      if (!e.key.startsWith(prefix)) continue;
+      if (e.prevKv) state.set(e.key, e.prevKv);
+      else state.delete(e.key);
+    }
+    return [...state.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+}
+
+/** Index of the first element whose key is >= target. */
+function lowerBound<T>(items: readonly T[], target: string, keyOf: (item: T) => string): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const item = items[mid];
+    if (item !== undefined && keyOf(item) < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

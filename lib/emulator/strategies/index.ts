@@ -1,0 +1,11 @@
+/** The served types, in the order discovery lists their group-versions. */
+import type { ResourceStrategy } from "../resources.js";
+import { configMapStrategy } from "./configmap.js";
+import { eventStrategy } from "./event.js";
+import { namespaceStrategy } from "./namespace.js";
+
+export function defaultStrategies(): ResourceStrategy[] {
+  return [namespaceStrategy, configMapStrategy, eventStrategy];
+}
+
+export { configMapStrategy, eventStrategy, namespaceStrategy };
