@@ -1,8 +1,8 @@
-/** tollgate's command line: run | emulator | rules. Every failure is one line and an exit code. */
+/**
+ * tollgate's command line: run | emulator | rules. Every failure is one line and an exit code.
+ * Commands load lazily: `rules coverage` should not pay for vitest or the emulator.
+ */
 import { toolVersion } from "../tool-version.js";
-import { runCommand } from "./run.js";
-import { emulatorCommand } from "./emulator.js";
-import { rulesCommand } from "./rules.js";
 import { USAGE, UsageError } from "./usage.js";
 
 export async function main(argv: string[]): Promise<number> {
@@ -10,11 +10,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case "run":
-        return await runCommand(rest);
+        return await (await import("./run.js")).runCommand(rest);
       case "emulator":
-        return await emulatorCommand(rest);
+        return await (await import("./emulator.js")).emulatorCommand(rest);
       case "rules":
-        return rulesCommand(rest);
+        return (await import("./rules.js")).rulesCommand(rest);
       case "--version":
       case "version":
         console.log(`tollgate ${toolVersion}`);

@@ -37,6 +37,7 @@ export default class SummaryReporter implements Reporter {
           state,
           durationMs: Math.round(test.diagnostic()?.duration ?? 0),
           errors: result.state === "failed" ? result.errors.map((e) => e.message.split("\n")[0] ?? "failed") : [],
+          ...(result.state === "skipped" && result.note ? { note: result.note } : {}),
         });
       }
     }

@@ -15,6 +15,8 @@ export interface TestOutcome {
   state: TestState;
   durationMs: number;
   errors: string[];
+  /** Why a skipped test did not apply (for example a shortcut the target does not offer). */
+  note?: string;
 }
 
 export interface RuleVerdict {
@@ -28,6 +30,8 @@ export interface RuleVerdict {
   status: RuleStatus;
   tests: number;
   failures: { test: string; message: string }[];
+  /** Reasons given by tests of this rule that did not apply to the target. */
+  notApplicable?: { test: string; reason: string }[];
 }
 
 export interface Summary {
@@ -90,6 +94,8 @@ export function buildSummary(input: SummaryInput): Summary {
       tests: tests.length,
       failures: failed.map((t) => ({ test: t.name, message: t.errors[0] ?? "failed" })),
     };
+    const notes = tests.filter((t) => t.state === "skipped" && t.note).map((t) => ({ test: t.name, reason: t.note as string }));
+    if (notes.length) v.notApplicable = notes;
     if (r.gate) v.gate = r.gate;
     if (r.realServer) v.realServer = r.realServer;
     return v;

@@ -1,0 +1,46 @@
+/** The command line as a user meets it: one-line errors, exit codes, the emulator banner. */
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const BIN = resolve(import.meta.dirname, "../../bin/tollgate.js");
+const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 60_000 });
+
+describe("tollgate CLI", () => {
+  it("an unreachable target exits 2 with one line naming it, and no stack trace", () => {
+    const r = run("run", "--target", "http://127.0.0.1:1");
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^tollgate: cannot reach http:\/\/127\.0\.0\.1:1: ECONNREFUSED/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("bad usage exits 2 with the reason and the usage text", () => {
+    for (const args of [["nope"], ["run", "--bogus"], ["run", "--target", "not a url"], ["emulator", "--port", "x"], ["rules", "coverage", "--doc", "doc9"]]) {
+      const r = run(...args);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toMatch(/^tollgate: /);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it("tollgate emulator prints where it listens once it accepts connections, and stops on SIGTERM", async () => {
+    const child = spawn(process.execPath, [BIN, "emulator", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    const line = await new Promise<string>((resolveLine, reject) => {
+      child.stdout.on("data", (d: string) => {
+        out += d;
+        const m = out.match(/listening on (http:\/\/\S+)/);
+        if (m) resolveLine(m[1] as string);
+      });
+      child.once("exit", () => reject(new Error(`emulator exited early: ${out}`)));
+    });
+    const res = await fetch(`${line}/version`);
+    expect(res.status).toBe(200);
+    child.kill("SIGTERM");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+  });
+});

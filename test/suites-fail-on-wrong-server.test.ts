@@ -1,0 +1,101 @@
+/**
+ * The suites must be able to fail. Each case puts a proxy that breaks one rule in front of
+ * the emulator, runs one suite through the real CLI, and expects exit 1 with that rule
+ * failed in summary.json.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type RunningEmulator } from "../lib/emulator/index.js";
+import type { Summary } from "../lib/report/summary.js";
+import { startMutantProxy, type Mutant } from "./support/mutant-proxy.js";
+
+const BIN = resolve(import.meta.dirname, "../bin/tollgate.js");
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+function runSuite(target: string, suite: string): Promise<{ code: number | null; summary: Summary; output: string }> {
+  const out = mkdtempSync(join(tmpdir(), "tollgate-mutant-"));
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [BIN, "run", "--target", target, "--suite", suite, "--no-html", "--output", out], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      try {
+        resolveRun({ code, output, summary: JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary });
+      } catch (e) {
+        reject(new Error(`no summary.json (${(e as Error).message}); output:\n${output}`));
+      }
+    });
+  });
+}
+
+const editJson = (body: string, edit: (o: Record<string, unknown>) => void): string => {
+  const o = JSON.parse(body) as Record<string, unknown>;
+  edit(o);
+  return JSON.stringify(o);
+};
+
+const cases: { mutant: Mutant; suite: string; rule: string }[] = [
+  {
+    mutant: {
+      name: "accepts a duplicate name",
+      response: (r) => (r.method === "POST" && r.code === 409 ? { ...r, code: 201, body: "{}" } : r),
+    },
+    suite: "suites/object-names",
+    rule: "doc1.names.unique-in-namespace",
+  },
+  {
+    mutant: { name: "never reports deletions in a watch", watchLine: (l) => (l.includes('"type":"DELETED"') ? undefined : l) },
+    suite: "suites/watch-basic",
+    rule: "doc1.watch-events.deleted-type",
+  },
+  {
+    mutant: {
+      name: "lists carry resourceVersion 0",
+      response: (r) =>
+        r.method === "GET" && r.code === 200 && r.body.includes('"kind":"ConfigMapList"')
+          ? { ...r, body: editJson(r.body, (o) => ((o.metadata as Record<string, unknown>).resourceVersion = "0")) }
+          : r,
+    },
+    suite: "suites/resource-version",
+    rule: "doc1.versioning.rv-decimal-form",
+  },
+];
+
+describe("suites fail against a wrong server", () => {
+  it.each(cases)("$mutant.name → $rule fails", { timeout: 90_000 }, async ({ mutant, suite, rule }) => {
+    const proxy = await startMutantProxy(emulator.url, mutant);
+    try {
+      const { code, summary, output } = await runSuite(proxy.url, suite);
+      const verdict = summary.rules.find((r) => r.id === rule);
+      expect(verdict?.status, output).toBe("failed");
+      expect(code, output).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("and the same suites pass through a proxy that changes nothing", { timeout: 90_000 }, async () => {
+    const proxy = await startMutantProxy(emulator.url, { name: "faithful" });
+    try {
+      const { code, summary, output } = await runSuite(proxy.url, "suites/watch-basic");
+      expect(summary.totals.tests.failed, output).toBe(0);
+      expect(code, output).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
