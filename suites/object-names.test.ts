@@ -6,7 +6,7 @@ import { check, expectFailure, uniqueName, useSuite } from "./support/conformanc
 const suite = useSuite("object-names");
 
 describe("object names", () => {
-  check("a second create with the same name in a namespace is refused with 409 AlreadyExists", ["doc1.names.unique-in-namespace", "doc1.errors.status-body"], async () => {
+  check("a second create with the same name in a namespace is refused with 409 AlreadyExists", ["doc1.names.unique-in-namespace", "doc1.names.unique-in-scope", "doc1.errors.409-already-exists", "doc1.errors.status-details"], async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const name = uniqueName("dup");

@@ -16,7 +16,7 @@ function rvOf(o: KubeObject): string {
 }
 
 describe("resourceVersion", () => {
-  check("every object and list version is a decimal with first digit 1-9", ["doc1.versioning.rv-decimal-form"], async () => {
+  check("every object and list version is a decimal with first digit 1-9", ["doc1.versioning.rv-decimal-form", "doc1.versioning.rv-string"], async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const o = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("form")));
@@ -43,7 +43,7 @@ describe("resourceVersion", () => {
     }
   });
 
-  check("no item of a list is newer than the list itself", ["doc1.versioning.item-not-newer-than-list"], async () => {
+  check("no item of a list is newer than the list itself", ["doc1.fields.list-rv", "doc1.fields.rv-last-modified"], async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     for (let i = 0; i < 3; i++) await session.client.create(t, ns, configMap(session.types, ns, uniqueName("item")));
@@ -61,7 +61,7 @@ describe("resourceVersion", () => {
 
   check(
     "property: after random creates, updates and deletes the list equals the model, and every write's version is newer than the last",
-    ["doc1.versioning.rv-ordered-per-type", "doc1.names.unique-in-namespace", "doc1.names.reuse-after-delete", "doc1.verbs.crud"],
+    ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-orderable-conformance", "doc1.names.unique-in-namespace", "doc1.names.reuse-after-delete"],
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;

@@ -7,7 +7,7 @@ import { check, uniqueName, useSuite } from "./support/conformance.js";
 const suite = useSuite("watch-basic");
 
 describe("watch", () => {
-  check("a watch from a version sees create, update and delete after it, in order", ["doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type", "doc1.watch-rv.specific-start-exact"], async () => {
+  check("a watch from a version sees create, update and delete after it, in order", ["doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type", "doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"], async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const start = (await session.client.list(t, ns)).metadata.resourceVersion;
@@ -31,7 +31,7 @@ describe("watch", () => {
     }
   });
 
-  check("a watch without a version starts with a synthetic ADDED for each existing object", ["doc1.watch-rv.unset-synthetic-added", "doc1.watch-events.added"], async () => {
+  check("a watch without a version starts with a synthetic ADDED for each existing object", ["doc1.watch-rv.unset-state-most-recent", "doc1.watch-rv.most-recent-initial-added", "doc1.watch-events.added"], async () => {
     const { session } = suite;
     const ns = await session.createNamespace("watch-basic");
     const t = session.types.configmaps;
@@ -51,7 +51,7 @@ describe("watch", () => {
     }
   });
 
-  check("a watch from the current version sends no synthetic events", ["doc1.watch-rv.specific-start-exact"], async () => {
+  check("a watch from the current version sends no synthetic events", ["doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"], async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     await session.client.create(t, ns, configMap(session.types, ns, uniqueName("old")));
@@ -67,7 +67,7 @@ describe("watch", () => {
     }
   });
 
-  check("watch events carry full objects of the watched kind", ["doc1.watch-event.object-of-requested-kind"], async () => {
+  check("watch events carry full objects of the watched kind", ["doc1.watch-event.object-kind", "doc1.watch-event.type-and-object", "doc1.watch-events.stream-documents", "doc1.verbs.watch-param", "doc1.query.watch-list-path"], async () => {
     const { session, ns } = suite;
     const t = session.types.events;
     const rv = (await session.client.list(t, ns)).metadata.resourceVersion;

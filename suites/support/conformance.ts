@@ -4,7 +4,7 @@
  * target that the runner provided, works in namespaces it creates, and cleans up in
  * afterAll whatever happened. The rule ids travel in the task meta to the reporters.
  */
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, inject, it, type TestContext } from "vitest";
 import "../../lib/report/task-meta.js";
 import "../../lib/runner/settings.js";
 import { ApiError } from "../../lib/harness/client.js";
@@ -44,8 +44,16 @@ export interface CheckOptions {
   timeout?: number;
 }
 
-/** Declares a conformance test and the catalog rules it checks (at least one). */
-export function check(title: string, rules: readonly string[], fn: () => Promise<void>, opts: CheckOptions = {}): void {
+/**
+ * Declares a conformance test and the catalog rules it checks (at least one). A test that
+ * cannot apply to the target calls `ctx.skip(reason)`: the reason goes into the report.
+ */
+export function check(
+  title: string,
+  rules: readonly string[],
+  fn: (ctx: TestContext) => Promise<void>,
+  opts: CheckOptions = {},
+): void {
   if (rules.length === 0) throw new Error(`test "${title}" names no rule`);
   it(title, { meta: { rules: [...rules] }, timeout: opts.timeout }, fn);
 }

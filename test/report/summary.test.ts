@@ -9,7 +9,8 @@ const rules: Rule[] = [
   { id: "doc1.a.four", title: "four", doc: "doc1", section: "A", level: "required" },
 ];
 
-const t = (name: string, ruleIds: string[], state: TestOutcome["state"], errors: string[] = []): TestOutcome => ({
+const t = (name: string, ruleIds: string[], state: TestOutcome["state"], errors: string[] = [], note?: string): TestOutcome => ({
+  ...(note ? { note } : {}),
   name,
   file: "suites/x.test.ts",
   rules: ruleIds,
@@ -41,7 +42,7 @@ describe("summary: verdicts per rule", () => {
   });
 
   it("passed, skipped and untested are told apart, and only required failures fail the run", () => {
-    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("s", ["doc1.a.three"], "skipped"), t("f", ["doc1.a.two"], "failed")]);
+    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("s", ["doc1.a.three"], "skipped", [], "gate G is off"), t("f", ["doc1.a.two"], "failed")]);
     expect(Object.fromEntries(s.rules.map((r) => [r.id, r.status]))).toEqual({
       "doc1.a.one": "passed",
       "doc1.a.two": "failed",
@@ -50,7 +51,7 @@ describe("summary: verdicts per rule", () => {
     });
     expect(s.totals.rules).toEqual({ passed: 1, failed: 1, skipped: 1, untested: 1, total: 4 });
     expect(s.totals.tests).toEqual({ passed: 1, failed: 1, skipped: 1, total: 3 });
-    expect(s.rules.find((r) => r.id === "doc1.a.three")?.gate).toEqual({ name: "G", default: false });
+    expect(s.rules.find((r) => r.id === "doc1.a.three")).toMatchObject({ gate: { name: "G", default: false }, notApplicable: [{ test: "s", reason: "gate G is off" }] });
     expect(exitCodeFor(s)).toBe(0);
   });
 
