@@ -73,6 +73,19 @@ const cases: { mutant: Mutant; suite: string; rule: string }[] = [
     suite: "suites/resource-version",
     rule: "doc1.versioning.rv-decimal-form",
   },
+  {
+    mutant: {
+      name: "ignores resourceVersionMatch on lists",
+      request: (method, path) => (method === "GET" ? path.replace(/([?&])resourceVersionMatch=[^&]*&?/, "$1") : path),
+    },
+    suite: "suites/list-semantics",
+    rule: "doc1.list-rv.exact-limit-unset-rv-other-exact",
+  },
+  {
+    mutant: { name: "reports some changes twice in a watch", watchLine: (l) => (l.includes('"type":"MODIFIED"') ? `${l}\n${l}` : l) },
+    suite: "suites/watch-history",
+    rule: "doc1.watch-events.reports-all-outcomes",
+  },
 ];
 
 describe("suites fail against a wrong server", () => {

@@ -16,9 +16,12 @@ export function stripAnalytics(html: string): string {
   return out;
 }
 
+/** The allure CLI script; its package exports no package.json, so walk up from the entry point. */
 function allureBin(): string {
   const require = createRequire(import.meta.url);
-  const pkgPath = require.resolve("allure/package.json");
+  let dir = dirname(require.resolve("allure"));
+  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
+  const pkgPath = join(dir, "package.json");
   const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { bin?: string | Record<string, string> };
   const rel = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.allure;
   if (!rel) throw new Error("the allure package has no allure binary");

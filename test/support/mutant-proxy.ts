@@ -15,6 +15,8 @@ export interface ProxiedResponse {
 
 export interface Mutant {
   name: string;
+  /** Rewrites the request path and query before it goes upstream. */
+  request?: (method: string, path: string) => string;
   /** Rewrites a whole (non-watch) response. */
   response?: (r: ProxiedResponse) => ProxiedResponse;
   /** Rewrites or drops (undefined) one line of a watch stream. */
@@ -36,7 +38,7 @@ export async function startMutantProxy(upstream: string, mutant: Mutant): Promis
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
-      const path = req.url ?? "/";
+      const path = mutant.request ? mutant.request(req.method ?? "GET", req.url ?? "/") : (req.url ?? "/");
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host" && k !== "connection") headers[k] = v;
       const up = await request(`${upstream}${path}`, {

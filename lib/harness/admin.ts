@@ -1,0 +1,37 @@
+/**
+ * Test-only shortcuts a target may offer (the emulator does when started with --admin):
+ * compacting history and advancing the clock, so 410 cases run in seconds. A suite asks
+ * first and, when the target offers nothing, waits or reports "not applicable". Never
+ * needed against a real cluster.
+ *
+ * Contract: GET /tollgate/admin → 200 {"compact":true,"clock":true} when enabled (404 or
+ * anything else: not offered); POST /tollgate/admin/compact → {"compactedRevision":"N"}
+ * (history older than the current revision is dropped); POST /tollgate/admin/clock with
+ * {"advanceSeconds":N} → {"now":"<RFC 3339>"}.
+ */
+import type { ApiClient } from "./client.js";
+
+export const ADMIN_PATH = "/tollgate/admin";
+
+export interface AdminCapabilities {
+  compact: boolean;
+  clock: boolean;
+}
+
+export async function detectAdmin(client: ApiClient): Promise<AdminCapabilities | undefined> {
+  const res = await client.raw("GET", ADMIN_PATH);
+  const body = res.json as Partial<AdminCapabilities> | undefined;
+  if (res.code !== 200 || typeof body !== "object" || body === null) return undefined;
+  return { compact: body.compact === true, clock: body.clock === true };
+}
+
+/** Compacts the target's history up to its current revision; returns that revision. */
+export async function compactHistory(client: ApiClient): Promise<string> {
+  const body = await client.call<{ compactedRevision?: string }>("POST", `${ADMIN_PATH}/compact`, { body: {} });
+  if (typeof body.compactedRevision !== "string") throw new Error(`admin compact answered without compactedRevision: ${JSON.stringify(body)}`);
+  return body.compactedRevision;
+}
+
+export async function advanceClock(client: ApiClient, seconds: number): Promise<void> {
+  await client.call("POST", `${ADMIN_PATH}/clock`, { body: { advanceSeconds: seconds } });
+}

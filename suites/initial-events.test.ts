@@ -1,0 +1,89 @@
+/** doc1 "Streaming the initial state" (gate WatchList, on by default in 1.35) and its invalid combinations. */
+import { describe, expect } from "vitest";
+import { configMap } from "../fixtures/objects.js";
+import type { ApiResponse } from "../lib/harness/client.js";
+import { resourcePath } from "../lib/harness/resources.js";
+import { compareResourceVersions } from "../lib/wire/resource-version.js";
+import { check, uniqueName, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("initial-events");
+const END = "k8s.io/initial-events-end";
+
+function expectListOptionsInvalid(res: ApiResponse, field: string): void {
+  expect(res.code, res.text.slice(0, 300)).toBe(422);
+  expect(res.json).toMatchObject({ kind: "Status", reason: "Invalid", code: 422, details: { kind: "ListOptions", group: "meta.k8s.io" } });
+  const fields = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
+  expect(fields).toContain(field);
+}
+
+describe("streaming the initial state", () => {
+  check(
+    "ADDED for every object, one annotated BOOKMARK, then live changes",
+    ["doc1.initial-events.step1-synthetic-added", "doc1.initial-events.step2-bookmark", "doc1.initial-events.step3-continue", "doc1.initial-events.step4-rv-empty", "doc1.versioning.cap-streaming-initial-state"],
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("initial-events");
+      const t = session.types.configmaps;
+      const names = [uniqueName("i"), uniqueName("i"), uniqueName("i")];
+      let lastRv = "";
+      for (const n of names) lastRv = (await session.client.create(t, ns, configMap(session.types, ns, n))).metadata.resourceVersion ?? "";
+      const w = await session.client.watch(t, ns, { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true });
+      try {
+        const initial = await w.take(3);
+        expect(initial.map((e) => e.type)).toEqual(["ADDED", "ADDED", "ADDED"]);
+        expect(initial.map((e) => e.object.metadata.name).sort()).toEqual([...names].sort());
+        let ev = await w.next();
+        while (ev?.type === "BOOKMARK" && ev.object.metadata.annotations?.[END] !== "true") ev = await w.next();
+        expect(ev?.type).toBe("BOOKMARK");
+        expect(ev?.object.metadata.annotations?.[END]).toBe("true");
+        expect(compareResourceVersions(ev?.object.metadata.resourceVersion ?? "", lastRv), "synced to at least the last write").toBeGreaterThanOrEqual(0);
+        const later = uniqueName("live");
+        await session.client.create(t, ns, configMap(session.types, ns, later));
+        let live = await w.next();
+        while (live?.type === "BOOKMARK") live = await w.next();
+        expect([live?.type, live?.object.metadata.name]).toEqual(["ADDED", later]);
+      } finally {
+        w.close();
+      }
+    },
+  );
+
+  check("with a version given, the end bookmark is not older than it", ["doc1.initial-events.step4-rv-given"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const rv = (await session.client.create(t, ns, configMap(session.types, ns, uniqueName("g")))).metadata.resourceVersion ?? "";
+    const w = await session.client.watch(t, ns, { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true, resourceVersion: rv });
+    try {
+      let ev = await w.next();
+      while (ev && !(ev.type === "BOOKMARK" && ev.object.metadata.annotations?.[END] === "true")) ev = await w.next();
+      expect(ev, "an end bookmark arrives").toBeDefined();
+      expect(compareResourceVersions(ev?.object.metadata.resourceVersion ?? "", rv)).toBeGreaterThanOrEqual(0);
+    } finally {
+      w.close();
+    }
+  });
+
+  check("without allowWatchBookmarks there is no end bookmark, only the ADDED events", ["doc1.initial-events.step2-no-bookmark-without-allow"], async () => {
+    const { session } = suite;
+    const ns = await session.createNamespace("initial-events");
+    const t = session.types.configmaps;
+    const name = uniqueName("n");
+    await session.client.create(t, ns, configMap(session.types, ns, name));
+    const w = await session.client.watch(t, ns, { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" });
+    try {
+      const ev = await w.next();
+      expect([ev?.type, ev?.object.metadata.name]).toEqual(["ADDED", name]);
+      await expect(w.next(1_500)).rejects.toThrow(/no watch event/);
+    } finally {
+      w.close();
+    }
+  });
+
+  check("invalid combinations give 422 on ListOptions", ["doc1.query.initial-events-needs-not-older-than", "doc1.query.initial-events-watch-only", "doc1.query.rvm-watch-needs-initial-events", "doc1.errors.invalid-list-combinations"], async () => {
+    const { session, ns } = suite;
+    const path = resourcePath(session.types.configmaps, ns);
+    expectListOptionsInvalid(await session.client.raw("GET", path, { query: { sendInitialEvents: true } }), "sendInitialEvents");
+    expectListOptionsInvalid(await session.client.raw("GET", path, { query: { watch: true, sendInitialEvents: true } }), "resourceVersionMatch");
+    expectListOptionsInvalid(await session.client.raw("GET", path, { query: { watch: true, resourceVersionMatch: "NotOlderThan", resourceVersion: "0" } }), "resourceVersionMatch");
+  });
+});

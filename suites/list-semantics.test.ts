@@ -1,0 +1,168 @@
+/**
+ * doc1 "Resource version semantics for list": every cell of the table, row by row, with
+ * the Invalid cells as a real 1.35 server answers them (422 Invalid on ListOptions; 400 for
+ * continue with a non-zero resourceVersion, wire-facts §9).
+ */
+import { beforeAll, describe, expect } from "vitest";
+import { configMap } from "../fixtures/objects.js";
+import type { ApiResponse, Query } from "../lib/harness/client.js";
+import type { KubeList } from "../lib/harness/objects.js";
+import { resourcePath } from "../lib/harness/resources.js";
+import { compareResourceVersions } from "../lib/wire/resource-version.js";
+import { check, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("list-semantics");
+
+/** Versions taken while setting up: after the first object, and after all three. */
+let rvFirst = "";
+let rvLast = "";
+const NAMES = ["a-first", "b-second", "c-third"];
+
+beforeAll(async () => {
+  const { session, ns } = suite;
+  const t = session.types.configmaps;
+  for (const name of NAMES) {
+    const o = await session.client.create(t, ns, configMap(session.types, ns, name));
+    if (!rvFirst) rvFirst = o.metadata.resourceVersion ?? "";
+    rvLast = o.metadata.resourceVersion ?? "";
+  }
+});
+
+async function list(query: Query): Promise<ApiResponse> {
+  const { session, ns } = suite;
+  return session.client.raw("GET", resourcePath(session.types.configmaps, ns), { query });
+}
+
+function asList(res: ApiResponse): KubeList {
+  expect(res.code, res.text.slice(0, 300)).toBe(200);
+  const l = res.json as KubeList;
+  expect(l.kind).toBe("ConfigMapList");
+  expect(Array.isArray(l.items)).toBe(true);
+  return l;
+}
+
+const names = (l: KubeList): string[] => l.items.map((i) => i.metadata.name ?? "");
+const rvOf = (l: KubeList): string => l.metadata.resourceVersion ?? "";
+
+/** A continue token of a first page of one item, for the Continuation cells. */
+async function firstPageToken(): Promise<string> {
+  const l = asList(await list({ limit: 1 }));
+  expect(l.metadata.continue, "a first page of 1 of 3 items carries a continue token").toBeTruthy();
+  return l.metadata.continue as string;
+}
+
+function expectMostRecent(l: KubeList): void {
+  expect(names(l)).toEqual(expect.arrayContaining(NAMES.slice(0, l.items.length)));
+  expect(compareResourceVersions(rvOf(l), rvLast)).toBeGreaterThanOrEqual(0);
+}
+
+function expectExactAtFirst(l: KubeList): void {
+  expect(rvOf(l), "the collection version equals the requested one").toBe(rvFirst);
+  expect(names(l), "the items are those that existed at that version").toEqual(["a-first"]);
+}
+
+function expectNotOlderThanFirst(l: KubeList): void {
+  expect(compareResourceVersions(rvOf(l), rvFirst)).toBeGreaterThanOrEqual(0);
+}
+
+function expectListOptionsInvalid(res: ApiResponse, field: string): void {
+  expect(res.code, res.text.slice(0, 300)).toBe(422);
+  expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", code: 422, details: { kind: "ListOptions", group: "meta.k8s.io" } });
+  const causes = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
+  expect(causes).toContain(field);
+}
+
+describe("list: resourceVersionMatch unset", () => {
+  check("limit unset, resourceVersion unset: most recent", ["doc1.list-rv.nomatch-limit-unset-rv-unset-most-recent", "doc1.list-rv.most-recent"], async () => {
+    const l = asList(await list({}));
+    expect(names(l)).toEqual(NAMES);
+    expectMostRecent(l);
+  });
+  check("limit unset, resourceVersion 0: any version", ["doc1.list-rv.nomatch-limit-unset-rv-0-any", "doc1.list-rv.any"], async () => {
+    asList(await list({ resourceVersion: "0" }));
+  });
+  check("limit unset, another resourceVersion: not older than it", ["doc1.list-rv.nomatch-limit-unset-rv-other-not-older-than", "doc1.list-rv.not-older-than", "doc1.list-rv.not-older-than-list-rv-only"], async () => {
+    expectNotOlderThanFirst(asList(await list({ resourceVersion: rvFirst })));
+  });
+  check("limit=n, resourceVersion unset: most recent, at most n items", ["doc1.list-rv.nomatch-limit-no-continue-rv-unset-most-recent"], async () => {
+    const l = asList(await list({ limit: 2 }));
+    expect(names(l)).toEqual(NAMES.slice(0, 2));
+    expectMostRecent(l);
+  });
+  check("limit=n, resourceVersion 0: any version", ["doc1.list-rv.nomatch-limit-no-continue-rv-0-any"], async () => {
+    expect(asList(await list({ limit: 2, resourceVersion: "0" })).items.length).toBeLessThanOrEqual(2);
+  });
+  check("limit=n, another resourceVersion: exactly that version", ["doc1.list-rv.nomatch-limit-no-continue-rv-other-exact", "doc1.list-rv.exact"], async () => {
+    expectExactAtFirst(asList(await list({ limit: 10, resourceVersion: rvFirst })));
+  });
+  check("limit=n with continue, resourceVersion unset: the next page", ["doc1.list-rv.nomatch-limit-continue-rv-unset-continuation", "doc1.list-rv.continuation"], async () => {
+    const l = asList(await list({ limit: 1, continue: await firstPageToken() }));
+    expect(names(l)).toEqual(["b-second"]);
+  });
+  check("limit=n with continue, resourceVersion 0: the next page", ["doc1.list-rv.nomatch-limit-continue-rv-0-continuation"], async () => {
+    const l = asList(await list({ limit: 1, continue: await firstPageToken(), resourceVersion: "0" }));
+    expect(names(l)).toEqual(["b-second"]);
+  });
+  check("limit=n with continue and another resourceVersion: 400", ["doc1.list-rv.nomatch-limit-continue-rv-other-invalid", "doc1.errors.400-continue-with-rv"], async () => {
+    const res = await list({ limit: 1, continue: await firstPageToken(), resourceVersion: rvFirst });
+    expect(res.code, res.text.slice(0, 300)).toBe(400);
+    expect(res.json).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
+    expect((res.json as { message?: string }).message).toMatch(/specifying resource version is not allowed when using continue/);
+  });
+});
+
+describe("list: resourceVersionMatch=Exact", () => {
+  const invalid = ["doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"];
+  check("limit unset, resourceVersion unset: invalid", ["doc1.list-rv.exact-limit-unset-rv-unset-invalid", ...invalid], async () => {
+    expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact" }), "resourceVersionMatch");
+  });
+  check("limit unset, resourceVersion 0: invalid", ["doc1.list-rv.exact-limit-unset-rv-0-invalid", "doc1.errors.invalid-list-combinations"], async () => {
+    expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact", resourceVersion: "0" }), "resourceVersionMatch");
+  });
+  check("limit unset, another resourceVersion: exactly that version", ["doc1.list-rv.exact-limit-unset-rv-other-exact", "doc1.list-rv.exact-collection-rv", "doc1.list-rv.client-exact-verify"], async () => {
+    expectExactAtFirst(asList(await list({ resourceVersionMatch: "Exact", resourceVersion: rvFirst })));
+  });
+  check("limit=n, resourceVersion unset: invalid", ["doc1.list-rv.exact-limit-no-continue-rv-unset-invalid", ...invalid], async () => {
+    expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact", limit: 1 }), "resourceVersionMatch");
+  });
+  check("limit=n, resourceVersion 0: invalid", ["doc1.list-rv.exact-limit-no-continue-rv-0-invalid", "doc1.errors.invalid-list-combinations"], async () => {
+    expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact", resourceVersion: "0", limit: 1 }), "resourceVersionMatch");
+  });
+  check("limit=n, another resourceVersion: exactly that version", ["doc1.list-rv.exact-limit-no-continue-rv-other-exact"], async () => {
+    expectExactAtFirst(asList(await list({ resourceVersionMatch: "Exact", resourceVersion: rvFirst, limit: 5 })));
+  });
+});
+
+describe("list: resourceVersionMatch=NotOlderThan", () => {
+  const invalid = ["doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"];
+  check("limit unset, resourceVersion unset: invalid", ["doc1.list-rv.notolderthan-limit-unset-rv-unset-invalid", ...invalid], async () => {
+    expectListOptionsInvalid(await list({ resourceVersionMatch: "NotOlderThan" }), "resourceVersionMatch");
+  });
+  check("limit unset, resourceVersion 0: any version", ["doc1.list-rv.notolderthan-limit-unset-rv-0-any"], async () => {
+    asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0" }));
+  });
+  check("limit unset, another resourceVersion: not older than it", ["doc1.list-rv.notolderthan-limit-unset-rv-other-not-older-than", "doc1.query.rvm-values"], async () => {
+    expectNotOlderThanFirst(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst })));
+  });
+  check("limit=n, resourceVersion unset: invalid", ["doc1.list-rv.notolderthan-limit-no-continue-rv-unset-invalid", ...invalid], async () => {
+    expectListOptionsInvalid(await list({ resourceVersionMatch: "NotOlderThan", limit: 1 }), "resourceVersionMatch");
+  });
+  check("limit=n, resourceVersion 0: any version", ["doc1.list-rv.notolderthan-limit-no-continue-rv-0-any"], async () => {
+    expect(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0", limit: 2 })).items.length).toBeLessThanOrEqual(2);
+  });
+  check("limit=n, another resourceVersion: not older than it", ["doc1.list-rv.notolderthan-limit-no-continue-rv-other-not-older-than"], async () => {
+    const l = asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst, limit: 2 }));
+    expect(l.items.length).toBeLessThanOrEqual(2);
+    expectNotOlderThanFirst(l);
+  });
+});
+
+describe("list: combinations the table leaves out", () => {
+  check("resourceVersionMatch together with continue: invalid", ["doc1.list-rv.match-with-continue-invalid", "doc1.errors.invalid-list-combinations"], async () => {
+    const token = await firstPageToken();
+    expectListOptionsInvalid(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0", limit: 1, continue: token }), "resourceVersionMatch");
+  });
+  check("an unknown resourceVersionMatch value: invalid", ["doc1.query.rvm-values", "doc1.errors.invalid-list-combinations"], async () => {
+    expectListOptionsInvalid(await list({ resourceVersionMatch: "Newest", resourceVersion: rvFirst }), "resourceVersionMatch");
+  });
+});

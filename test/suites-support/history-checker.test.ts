@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { History } from "../../lib/harness/history.js";
+import { checkHistory } from "../../suites/support/history-checker.js";
+
+/** A sound history: three writes, two watchers (one from the start, one after the create). */
+function sound(): History {
+  const h = new History();
+  const w0 = h.startWatcher("10");
+  h.recordWrite("create", "ns/a", "11");
+  const w1 = h.startWatcher("11");
+  h.recordWrite("update", "ns/a", "12");
+  h.recordWrite("delete", "ns/a");
+  h.recordWrite("create", "ns/b", "14");
+  w0.events.push({ type: "ADDED", key: "ns/a", rv: "11" }, { type: "MODIFIED", key: "ns/a", rv: "12" }, { type: "DELETED", key: "ns/a", rv: "13" }, { type: "ADDED", key: "ns/b", rv: "14" });
+  w1.events.push({ type: "MODIFIED", key: "ns/a", rv: "12" }, { type: "BOOKMARK", key: "/", rv: "12" }, { type: "DELETED", key: "ns/a", rv: "13" }, { type: "ADDED", key: "ns/b", rv: "14" });
+  return h;
+}
+
+describe("history checker", () => {
+  it("accepts a sound history, bookmarks included", () => {
+    expect(checkHistory(sound())).toEqual([]);
+  });
+
+  it("finds a missed write", () => {
+    const h = sound();
+    h.watchers[1]!.events.splice(2, 1);
+    expect(checkHistory(h).join("\n")).toMatch(/watcher 1 .*event 1 is ADDED ns\/b@14, expected DELETED/);
+  });
+
+  it("finds a write reported twice", () => {
+    const h = sound();
+    h.watchers[0]!.events.push({ type: "ADDED", key: "ns/b", rv: "14" });
+    expect(checkHistory(h).join("\n")).toMatch(/not newer than event 3/);
+  });
+
+  it("finds events out of order", () => {
+    const h = sound();
+    const ev = h.watchers[0]!.events;
+    [ev[1], ev[2]] = [ev[2]!, ev[1]!];
+    expect(checkHistory(h).length).toBeGreaterThan(0);
+  });
+
+  it("finds a deletion reported with the object's old version", () => {
+    const h = sound();
+    h.watchers[0]!.events[2] = { type: "DELETED", key: "ns/a", rv: "12" };
+    h.watchers[1]!.events[2] = { type: "DELETED", key: "ns/a", rv: "12" };
+    expect(checkHistory(h).join("\n")).toMatch(/does not carry a version newer than update ns\/a@12/);
+  });
+
+  it("finds a wrong event type and a wrong version", () => {
+    const h = sound();
+    h.watchers[0]!.events[1] = { type: "ADDED", key: "ns/a", rv: "12" };
+    expect(checkHistory(h).join("\n")).toMatch(/expected MODIFIED/);
+    const h2 = sound();
+    h2.watchers[0]!.events[3] = { type: "ADDED", key: "ns/b", rv: "15" };
+    expect(checkHistory(h2).join("\n")).toMatch(/carries another version/);
+  });
+
+  it("finds events replayed from before the start, and unexpected extra events", () => {
+    const h = sound();
+    h.watchers[1]!.events.unshift({ type: "ADDED", key: "ns/a", rv: "11" });
+    expect(checkHistory(h).join("\n")).toMatch(/not newer than the start version/);
+    const h2 = sound();
+    h2.watchers[0]!.events.push({ type: "ADDED", key: "ns/c", rv: "20" });
+    expect(checkHistory(h2).join("\n")).toMatch(/1 event\(s\) beyond the recorded writes/);
+  });
+
+  it("finds watchers that disagree on what a version was", () => {
+    const h = sound();
+    h.watchers[1]!.events[3] = { type: "ADDED", key: "ns/x", rv: "14" };
+    expect(checkHistory(h).join("\n")).toMatch(/disagree on version 14/);
+  });
+
+  it("finds an ERROR event, and a no-op update is not owed an event", () => {
+    const h = sound();
+    h.watchers[0]!.events.push({ type: "ERROR", key: "/", rv: "99" });
+    expect(checkHistory(h).join("\n")).toMatch(/ERROR event/);
+    const h2 = new History();
+    const w = h2.startWatcher("1");
+    h2.recordWrite("create", "ns/a", "2");
+    h2.recordWrite("update", "ns/a", "2");
+    w.events.push({ type: "ADDED", key: "ns/a", rv: "2" });
+    expect(h2.due(w)).toBe(1);
+    expect(checkHistory(h2)).toEqual([]);
+  });
+});
