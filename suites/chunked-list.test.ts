@@ -48,7 +48,7 @@ const namesOf = (pages: KubeList[]): string[] => pages.flatMap((p) => p.items.ma
 describe("chunked lists", () => {
   check(
     "pages of at most n items, in key order, without duplicates or gaps, all at the first page's version",
-    ["doc1.chunking.step1-up-to-n", "doc1.chunking.step1-continue-if-more", "doc1.chunking.step2-next-chunk", "doc1.chunking.step2-rv-constant", "doc1.chunking.step3-empty-at-end", "doc1.fields.continue-token", "doc1.fields.continue-empty-at-end", "doc1.query.limit", "doc1.query.continue"],
+    ["doc1.chunking.step1-up-to-n", "doc1.chunking.step1-continue-if-more", "doc1.chunking.step2-next-chunk", "doc1.chunking.step2-rv-constant", "doc1.chunking.step3-empty-at-end", "doc1.fields.continue-token", "doc1.fields.continue-empty-at-end", "doc1.query.limit", "doc1.query.continue", "doc1.versioning.cap-chunked-lists"],
     async () => {
       const pages = await pageAll(3);
       expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);

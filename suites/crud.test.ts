@@ -34,7 +34,7 @@ const subjects: Subject[] = [
 ];
 
 describe.each(subjects)("$label", (s) => {
-  check("create, get, list, update and delete round trip", ["doc1.verbs.create-post", "doc1.verbs.get-single", "doc1.verbs.list-collection", "doc1.verbs.update-put-existing", "doc1.verbs.delete-single", "doc1.paths.core-prefix", "doc1.paths.group-prefix", "doc1.paths.list-namespaced", "doc1.paths.get-namespaced", "doc1.paths.create-post-collection", "doc1.paths.replace-put-resource", "doc1.paths.delete-resource", "doc1.fields.kind-api-version-present", "doc1.fields.api-version-form", "doc1.fields.list-kind-suffix", "doc1.fields.namespace-set", "doc1.fields.uid-unique", "doc1.fields.creation-timestamp", "doc1.fields.items-array", "doc1.fields.rv-last-modified"], async () => {
+  check("create, get, list, update and delete round trip", ["doc1.verbs.create-post", "doc1.verbs.get-single", "doc1.versioning.core-api-path", "doc1.versioning.group-version-path", "doc1.watch-events.event-resources", "doc1.verbs.list-collection", "doc1.verbs.update-put-existing", "doc1.verbs.delete-single", "doc1.paths.core-prefix", "doc1.paths.group-prefix", "doc1.paths.list-namespaced", "doc1.paths.get-namespaced", "doc1.paths.create-post-collection", "doc1.paths.replace-put-resource", "doc1.paths.delete-resource", "doc1.fields.kind-api-version-present", "doc1.fields.api-version-form", "doc1.fields.list-kind-suffix", "doc1.fields.namespace-set", "doc1.fields.uid-unique", "doc1.fields.creation-timestamp", "doc1.fields.items-array", "doc1.fields.rv-last-modified"], async () => {
     const { session, ns } = suite;
     const t = s.type();
     const name = uniqueName("crud");

@@ -63,7 +63,7 @@ describe("watch start and resume", () => {
 
   check(
     "a version older than the retained history gives 410 Expired",
-    ["doc1.watch-events.gone-410", "doc1.errors.410-history-gone", "doc1.watch-events.error-type", "doc1.limits.watch-history-5m"],
+    ["doc1.watch-events.gone-410", "doc1.errors.410-history-gone", "doc1.watch-events.error-type", "doc1.limits.watch-history-5m", "doc1.watch-events.gone-client-relist", "doc1.limits.old-rv-not-required"],
     async (ctx) => {
       const { session, ns } = suite;
       const admin = await detectAdmin(session.client);
@@ -93,8 +93,44 @@ describe("watch start and resume", () => {
       } finally {
         w.close();
       }
+      // The client's way out: list again and watch from the list's version.
+      const fresh = (await session.client.list(t, ns)).metadata.resourceVersion;
+      const again = await session.client.watch(t, ns, { resourceVersion: fresh });
+      try {
+        const name = uniqueName("after");
+        await session.client.create(t, ns, configMap(session.types, ns, name));
+        expect(brief(await again.next())).toEqual(["ADDED", name]);
+      } finally {
+        again.close();
+      }
     },
   );
+
+  check("a watch from a version the server has not reached yet reports nothing older, and may wait", ["doc1.errors.watch-unrecognized-rv-waits"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const now = (await session.client.list(t, ns)).metadata.resourceVersion ?? "1";
+    const future = `${now}000000`;
+    let w;
+    try {
+      w = await session.client.watch(t, ns, { resourceVersion: future, timeoutSeconds: 2 });
+    } catch (e) {
+      // Refusing it outright (504, or 410 for an unknown version) is a correct answer too.
+      expect(e).toBeInstanceOf(ApiError);
+      expect([410, 504]).toContain((e as ApiError).code);
+      return;
+    }
+    try {
+      await session.client.create(t, ns, configMap(session.types, ns, uniqueName("now")));
+      for (;;) {
+        const ev = await w.next(4_000).catch(() => undefined);
+        if (!ev) break;
+        expect(ev.type, "only an ERROR or a BOOKMARK may come before the version is reached").toMatch(/^(ERROR|BOOKMARK)$/);
+      }
+    } finally {
+      w.close();
+    }
+  });
 });
 
 describe("watch with selectors", () => {
