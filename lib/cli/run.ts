@@ -4,7 +4,7 @@
  * Exit codes: 0 no required rule failed, 1 one did (or the run was unsound), 2 bad usage or
  * an unreachable target.
  */
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startVitest } from "vitest/node";
@@ -14,6 +14,7 @@ import { newRunId } from "../harness/session.js";
 import { resolveTarget, TargetError } from "../harness/target.js";
 import RuleAwareAllureReporter from "../report/allure-reporter.js";
 import { writeHtmlReport } from "../report/html.js";
+import { rulesPage } from "../report/rules-page.js";
 import { exitCodeFor, type Summary } from "../report/summary.js";
 import SummaryReporter from "../report/summary-reporter.js";
 import { ENV } from "../runner/settings.js";
@@ -107,6 +108,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const done = summary as Summary;
+  writeFileSync(join(outDir, "rules.html"), rulesPage(done));
   if (!values["no-html"] && existsSync(resultsDir)) {
     writeHtmlReport(resultsDir, outDir, `tollgate conformance — ${done.target.url}`);
     rmSync(resultsDir, { recursive: true, force: true });

@@ -32,7 +32,7 @@ function allureBin(): string {
 export function writeHtmlReport(resultsDir: string, outDir: string, name: string): string {
   const tmp = join(outDir, ".allure-report");
   rmSync(tmp, { recursive: true, force: true });
-  const res = spawnSync(process.execPath, [allureBin(), "awesome", resultsDir, "-o", tmp, "--single-file", "--name", name], {
+  const res = spawnSync(process.execPath, [allureBin(), "awesome", resultsDir, "-o", tmp, "--single-file", "--name", name, "--group-by", "epic,feature"], {
     encoding: "utf8",
     env: { ...process.env, ALLURE_NO_ANALYTICS: "true" },
   });
