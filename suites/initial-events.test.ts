@@ -1,20 +1,12 @@
 /** doc1 "Streaming the initial state" (gate WatchList, on by default in 1.35) and its invalid combinations. */
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
-import type { ApiResponse } from "../lib/harness/client.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
-import { check, uniqueName, useSuite } from "./support/conformance.js";
+import { check, expectListOptionsInvalid, uniqueName, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("initial-events");
 const END = "k8s.io/initial-events-end";
-
-function expectListOptionsInvalid(res: ApiResponse, field: string): void {
-  expect(res.code, res.text.slice(0, 300)).toBe(422);
-  expect(res.json).toMatchObject({ kind: "Status", reason: "Invalid", code: 422, details: { kind: "ListOptions", group: "meta.k8s.io" } });
-  const fields = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
-  expect(fields).toContain(field);
-}
 
 describe("streaming the initial state", () => {
   check(

@@ -9,8 +9,8 @@ import type { ApiResponse, Query } from "../lib/harness/client.js";
 import type { KubeList } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
-import { compactHistory, detectAdmin } from "../lib/harness/admin.js";
-import { check, useSuite } from "./support/conformance.js";
+import { compactHistory } from "../lib/harness/admin.js";
+import { canCompact, check, expectListOptionsInvalid, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("list-semantics");
 
@@ -64,13 +64,6 @@ function expectExactAtFirst(l: KubeList): void {
 
 function expectNotOlderThanFirst(l: KubeList): void {
   expect(compareResourceVersions(rvOf(l), rvFirst)).toBeGreaterThanOrEqual(0);
-}
-
-function expectListOptionsInvalid(res: ApiResponse, field: string): void {
-  expect(res.code, res.text.slice(0, 300)).toBe(422);
-  expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", code: 422, details: { kind: "ListOptions", group: "meta.k8s.io" } });
-  const causes = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
-  expect(causes).toContain(field);
 }
 
 describe("list: resourceVersionMatch unset", () => {
@@ -164,11 +157,7 @@ describe("list: versions no longer retained", () => {
     ["doc1.list-rv.exact-unavailable-410", "doc1.list-rv.snapshot-retention", "doc1.errors.410-history-gone", "doc1.limits.old-rv-not-required"],
     async (ctx) => {
       const { session } = suite;
-      const admin = await detectAdmin(session.client);
-      if (!admin?.compact) {
-        ctx.skip("the target offers no history compaction (tollgate's admin endpoint); real history lasts 5 minutes");
-        return;
-      }
+      if (!(await canCompact(ctx, session))) return;
       const ns = await session.createNamespace("list-semantics");
       const t = session.types.configmaps;
       const old = (await session.client.create(t, ns, configMap(session.types, ns, "old"))).metadata.resourceVersion ?? "";

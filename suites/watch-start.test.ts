@@ -4,10 +4,10 @@
  */
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
-import { compactHistory, detectAdmin } from "../lib/harness/admin.js";
+import { compactHistory } from "../lib/harness/admin.js";
 import { ApiError } from "../lib/harness/client.js";
 import type { KubeObject, WatchEvent } from "../lib/harness/objects.js";
-import { check, uniqueName, useSuite } from "./support/conformance.js";
+import { canCompact, check, uniqueName, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("watch-start");
 
@@ -66,11 +66,7 @@ describe("watch start and resume", () => {
     ["doc1.watch-events.gone-410", "doc1.errors.410-history-gone", "doc1.watch-events.error-type", "doc1.limits.watch-history-5m", "doc1.watch-events.gone-client-relist", "doc1.limits.old-rv-not-required"],
     async (ctx) => {
       const { session, ns } = suite;
-      const admin = await detectAdmin(session.client);
-      if (!admin?.compact) {
-        ctx.skip("the target offers no history compaction (tollgate's admin endpoint); real history lasts 5 minutes");
-        return;
-      }
+      if (!(await canCompact(ctx, session))) return;
       const t = session.types.configmaps;
       const old = (await session.client.create(t, ns, configMap(session.types, ns, uniqueName("old")))).metadata.resourceVersion;
       await session.client.create(t, ns, configMap(session.types, ns, uniqueName("newer")));

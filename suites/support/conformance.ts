@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, expect, inject, it, type TestContext } from "vitest";
 import "../../lib/report/task-meta.js";
 import "../../lib/runner/settings.js";
-import { ApiError } from "../../lib/harness/client.js";
+import { detectAdmin } from "../../lib/harness/admin.js";
+import { ApiError, type ApiResponse } from "../../lib/harness/client.js";
 import { Session } from "../../lib/harness/session.js";
 
 export interface SuiteHandle {
@@ -76,4 +77,24 @@ let counter = 0;
 export function uniqueName(prefix: string): string {
   counter += 1;
   return `${prefix}-${Date.now().toString(36)}-${counter}`;
+}
+
+/**
+ * True when the target can compact its history on request (the admin contract of
+ * lib/harness/admin.ts); otherwise skips the test with the reason, since reaching a 410 on
+ * a real server means waiting out its 5-minute history.
+ */
+export async function canCompact(ctx: TestContext, session: Session): Promise<boolean> {
+  const admin = await detectAdmin(session.client);
+  if (admin?.compact) return true;
+  ctx.skip("the target offers no history compaction (tollgate's admin endpoint); on a real server this takes 5 minutes of waiting");
+  return false;
+}
+
+/** A real server refuses bad list/watch option combinations with 422 Invalid on meta.k8s.io ListOptions (wire-facts §2). */
+export function expectListOptionsInvalid(res: ApiResponse, field: string): void {
+  expect(res.code, res.text.slice(0, 300)).toBe(422);
+  expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", code: 422, details: { kind: "ListOptions", group: "meta.k8s.io" } });
+  const fields = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
+  expect(fields).toContain(field);
 }
