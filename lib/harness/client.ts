@@ -26,6 +26,8 @@ export interface RequestOptions {
 export interface ApiResponse {
   code: number;
   headers: Record<string, string>;
+  /** The body as received (still compressed when the server sent content-encoding). */
+  bytes: Uint8Array;
   text: string;
   /** The parsed JSON body, or undefined when the body is not JSON. */
   json: unknown;
@@ -107,14 +109,15 @@ export class ApiClient {
     } catch (e) {
       throw new UnreachableError(`cannot reach ${this.target.url}: ${describeTransportError(e)}`);
     }
-    const text = await res.body.text();
+    const bytes = new Uint8Array(await res.body.arrayBuffer());
+    const text = Buffer.from(bytes).toString("utf8");
     let json: unknown;
     try {
       json = text === "" ? undefined : JSON.parse(text);
     } catch {
       json = undefined;
     }
-    return { code: res.statusCode, headers: flattenHeaders(res.headers), text, json };
+    return { code: res.statusCode, headers: flattenHeaders(res.headers), bytes, text, json };
   }
 
   /** A request that must succeed (2xx); otherwise throws ApiError with the server's Status. */

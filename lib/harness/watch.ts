@@ -28,13 +28,61 @@ export interface WatchStream<T extends KubeObject = KubeObject> {
   close(): void;
 }
 
-export async function openWatch<T extends KubeObject>(client: ApiClient, path: string, query: Query): Promise<WatchStream<T>> {
+/** Splits a watch response body into decoded watch-event documents. */
+export interface FrameDecoder {
+  push(chunk: Uint8Array): unknown[];
+  /** Whatever the stream left when it ended. */
+  end(): unknown[];
+}
+
+/** JSON watch framing: one compact document per line (wire-facts §2). */
+export class JsonLineDecoder implements FrameDecoder {
+  private readonly text = new TextDecoder();
+  private buf = "";
+
+  push(chunk: Uint8Array): unknown[] {
+    this.buf += this.text.decode(chunk, { stream: true });
+    const out: unknown[] = [];
+    let nl: number;
+    while ((nl = this.buf.indexOf("\n")) >= 0) {
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + 1);
+      if (line.trim() !== "") out.push(JsonLineDecoder.parse(line));
+    }
+    return out;
+  }
+
+  end(): unknown[] {
+    const rest = this.buf + this.text.decode();
+    this.buf = "";
+    return rest.trim() === "" ? [] : [JsonLineDecoder.parse(rest)];
+  }
+
+  private static parse(line: string): unknown {
+    try {
+      return JSON.parse(line);
+    } catch {
+      throw new WatchProtocolError(`watch frame is not JSON: ${line.slice(0, 200)}`);
+    }
+  }
+}
+
+/** The decoder for a watch response's media type. */
+function frameDecoderFor(_contentType: string): FrameDecoder {
+  return new JsonLineDecoder();
+}
+
+export interface WatchOptions {
+  accept?: string;
+}
+
+export async function openWatch<T extends KubeObject>(client: ApiClient, path: string, query: Query, opts: WatchOptions = {}): Promise<WatchStream<T>> {
   const abort = new AbortController();
   let res: Dispatcher.ResponseData;
   try {
     res = await request(client.url(path, query), {
       method: "GET",
-      headers: { accept: "application/json", ...client.authHeaders() },
+      headers: { accept: opts.accept ?? "application/json", ...client.authHeaders() },
       dispatcher: client.dispatcher,
       signal: abort.signal,
       // A server that never sends headers must not hang the suite; events may still be far apart.
@@ -66,35 +114,22 @@ export async function openWatch<T extends KubeObject>(client: ApiClient, path: s
     wake = undefined;
     w?.();
   };
+  const decoder = frameDecoderFor(headers["content-type"] ?? "");
 
   void (async () => {
-    const decoder = new TextDecoder();
-    let buf = "";
-    const handleLine = (line: string): void => {
-      if (line.trim() === "") return;
-      let doc: unknown;
-      try {
-        doc = JSON.parse(line);
-      } catch {
-        throw new WatchProtocolError(`watch frame is not JSON: ${line.slice(0, 200)}`);
-      }
+    const accept = (doc: unknown): void => {
       const ev = doc as { type?: unknown; object?: unknown };
       if (typeof ev.type !== "string" || !WATCH_TYPES.has(ev.type) || typeof ev.object !== "object" || ev.object === null) {
-        throw new WatchProtocolError(`watch frame is not a watch event: ${line.slice(0, 200)}`);
+        throw new WatchProtocolError(`watch frame is not a watch event: ${JSON.stringify(doc).slice(0, 200)}`);
       }
       queue.push(ev as WatchEvent<T>);
     };
     try {
       for await (const chunk of res.body) {
-        buf += decoder.decode(chunk as Uint8Array, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          handleLine(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-        }
+        for (const doc of decoder.push(chunk as Uint8Array)) accept(doc);
         notify();
       }
-      handleLine(buf + decoder.decode());
+      for (const doc of decoder.end()) accept(doc);
     } catch (e) {
       if (!abort.signal.aborted) failure = e instanceof Error ? e : new Error(String(e));
     } finally {
