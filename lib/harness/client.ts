@@ -8,7 +8,7 @@ import { isStatus, type Status } from "../wire/status.js";
 import type { KubeList, KubeObject } from "./objects.js";
 import { resourcePath, type ResourceType } from "./resources.js";
 import type { Target } from "./target.js";
-import { openWatch, type WatchStream } from "./watch.js";
+import { openWatch, type WatchOptions, type WatchStream } from "./watch.js";
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -166,8 +166,13 @@ export class ApiClient {
     return this.call<unknown>("DELETE", resourcePath(t, namespace), { query });
   }
 
-  watch<T extends KubeObject = KubeObject>(t: ResourceType, namespace: string | undefined, query: Query = {}): Promise<WatchStream<T>> {
-    return openWatch<T>(this, resourcePath(t, namespace), { ...query, watch: "true" });
+  watch<T extends KubeObject = KubeObject>(
+    t: ResourceType,
+    namespace: string | undefined,
+    query: Query = {},
+    opts: WatchOptions = {},
+  ): Promise<WatchStream<T>> {
+    return openWatch<T>(this, resourcePath(t, namespace), { ...query, watch: "true" }, opts);
   }
 
   async close(): Promise<void> {

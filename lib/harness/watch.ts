@@ -67,13 +67,10 @@ export class JsonLineDecoder implements FrameDecoder {
   }
 }
 
-/** The decoder for a watch response's media type. */
-function frameDecoderFor(_contentType: string): FrameDecoder {
-  return new JsonLineDecoder();
-}
-
 export interface WatchOptions {
   accept?: string;
+  /** Picks the framing from the response's Content-Type; JSON lines when absent. */
+  decoderFor?: (contentType: string) => FrameDecoder;
 }
 
 export async function openWatch<T extends KubeObject>(client: ApiClient, path: string, query: Query, opts: WatchOptions = {}): Promise<WatchStream<T>> {
@@ -114,7 +111,7 @@ export async function openWatch<T extends KubeObject>(client: ApiClient, path: s
     wake = undefined;
     w?.();
   };
-  const decoder = frameDecoderFor(headers["content-type"] ?? "");
+  const decoder = opts.decoderFor ? opts.decoderFor(headers["content-type"] ?? "") : new JsonLineDecoder();
 
   void (async () => {
     const accept = (doc: unknown): void => {
