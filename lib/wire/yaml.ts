@@ -1,0 +1,206 @@
+/**
+ * `application/yaml` bodies (doc1 "Media types and negotiation"; wire-facts §10).
+ *
+ * The server writes YAML by converting its JSON output, and the YAML writer it uses sorts the
+ * keys of every mapping. `toYaml` follows the same path: the value goes through
+ * `JSON.stringify` first (so what JSON drops or converts, YAML does too), then js-yaml writes
+ * it in block style with the adjustments below, each there to match the server's text:
+ *  - key order: the server's YAML writer orders string keys "naturally", not by code unit.
+ *    At the first differing character: two letters compare by code point; a non-letter
+ *    sorts before a letter; otherwise runs of ASCII digits compare by numeric value (so
+ *    `k9` < `k10`), then by run length, then by code point. A key that is a prefix of
+ *    another comes first. For plain lowercase/camelCase keys this is ordinary sorting.
+ *  - sequences are not indented under their key (`- item` at the key's column);
+ *  - a string that would read back as another type (`"true"`, `"1"`, a timestamp, `"y"`)
+ *    is double-quoted; one that is only unsafe as a plain scalar (`'x: y'`) is
+ *    single-quoted; a string with a line break is a literal block; long lines are not
+ *    folded (the server wraps long plain strings over several lines; both read back the same);
+ *  - a non-integral number is written like Go's shortest `%g` (`1e-07`, `1.2345675e+06`);
+ *  - no anchors or aliases (repeated objects are written out again).
+ * Against the golden `.yaml` files of the real serializer (k8s-api-testdata v1.35.0) the
+ * text is identical for all 16 types; test/wire/yaml.test.ts checks that.
+ *
+ * `fromYaml` reads a request or response body: exactly one document whose root is a mapping,
+ * with the YAML 1.2 core schema (js-yaml 5's default), so `yes`, `on` and `2020-01-01` stay
+ * strings and `<<` merge keys are not applied.
+ */
+import {
+  DEFAULT_SCALAR_STYLE_RULES,
+  DUMP_SCHEMA,
+  SCALAR_STYLE,
+  YAMLException,
+  defineScalarTag,
+  dump,
+  load,
+  loadAll,
+  visit,
+  type ScalarLayout,
+  type ScalarTagDefinition,
+} from "js-yaml";
+
+/** Thrown by `fromYaml` for text that is not one YAML mapping. */
+export class YamlDecodeError extends Error {
+  override name = "YamlDecodeError";
+  constructor(
+    message: string,
+    /** 1-based line and column of the problem, when known. */
+    readonly line?: number,
+    readonly column?: number,
+  ) {
+    super(message);
+  }
+}
+
+const isLetter = (c: string): boolean => /\p{L}/u.test(c);
+const isDigit = (c: string): boolean => c >= "0" && c <= "9";
+
+/** The ASCII digit run around index i of s (extending back into digits before i). */
+function digitRun(s: readonly string[], i: number): { value: bigint; length: number } {
+  let start = i;
+  while (start > 0 && isDigit(s[start - 1] as string)) start--;
+  let end = i;
+  while (end < s.length && isDigit(s[end] as string)) end++;
+  const digits = s.slice(start, end).join("");
+  return { value: digits ? BigInt(digits) : 0n, length: end - i };
+}
+
+/** Key order of the server's YAML writer; see the module comment. */
+export function compareYamlKeys(a: string, b: string): number {
+  const ar = Array.from(a);
+  const br = Array.from(b);
+  const n = Math.min(ar.length, br.length);
+  for (let i = 0; i < n; i++) {
+    const ca = ar[i] as string;
+    const cb = br[i] as string;
+    if (ca === cb) continue;
+    const la = isLetter(ca);
+    const lb = isLetter(cb);
+    if (la && lb) return (ca.codePointAt(0) as number) - (cb.codePointAt(0) as number);
+    if (la !== lb) return la ? 1 : -1;
+    // Neither is a letter: compare the whole numbers these positions belong to.
+    const ra = digitRun(ar, i);
+    const rb = digitRun(br, i);
+    if (ra.value !== rb.value) return ra.value < rb.value ? -1 : 1;
+    if (ra.length !== rb.length) return ra.length - rb.length;
+    return (ca.codePointAt(0) as number) - (cb.codePointAt(0) as number);
+  }
+  return ar.length - br.length;
+}
+
+/** Go's shortest `%g`: exponent form when the decimal exponent is < -4 or >= 6, with at
+ * least two exponent digits; otherwise plain decimal. */
+export function formatGoFloat(x: number): string {
+  if (Number.isNaN(x)) return ".nan";
+  if (!Number.isFinite(x)) return x > 0 ? ".inf" : "-.inf";
+  const [mantissa = "0", expText = "0"] = x.toExponential().split("e");
+  const exp = Number(expText);
+  if (exp < -4 || exp >= 6) {
+    const sign = exp < 0 ? "-" : "+";
+    return `${mantissa}e${sign}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  return String(x);
+}
+
+const FLOAT_TAG = "tag:yaml.org,2002:float";
+const baseFloat = DUMP_SCHEMA.tags.find((t): t is ScalarTagDefinition => t.nodeKind === "scalar" && t.tagName === FLOAT_TAG);
+if (!baseFloat) throw new Error("js-yaml DUMP_SCHEMA has no float tag");
+// Same resolution as js-yaml's float (so quoting decisions do not change), Go's printing.
+const goFloatTag = defineScalarTag<number>(FLOAT_TAG, {
+  implicit: baseFloat.implicit,
+  matchByTagPrefix: baseFloat.matchByTagPrefix,
+  implicitFirstChars: baseFloat.implicitFirstChars,
+  resolve: baseFloat.resolve as ScalarTagDefinition<number>["resolve"],
+  identify: baseFloat.identify,
+  represent: (v: number) => formatGoFloat(v),
+});
+const WRITE_SCHEMA = DUMP_SCHEMA.withTags(goFloatTag);
+
+/** Would this text, written plain, read back as something other than a string? */
+function readsAsNonString(text: string): boolean {
+  if (text === "") return true; // an empty plain scalar is null
+  try {
+    const v = load(text, { schema: DUMP_SCHEMA });
+    // Collections mean "unsafe syntax", not "another scalar type".
+    return v === null || typeof v === "number" || typeof v === "boolean" || v instanceof Date;
+  } catch {
+    return false;
+  }
+}
+
+/** For a string that cannot be plain: double quotes when it would read as another type,
+ * single quotes when it is only a syntax problem (what the server's writer does). */
+function quoteLikeServer(layout: ScalarLayout): void {
+  if (layout.style !== SCALAR_STYLE.PLAIN || layout.allowedStylesMask & (1 << SCALAR_STYLE.PLAIN)) return;
+  const single = (layout.allowedStylesMask & (1 << SCALAR_STYLE.SINGLE_QUOTED)) !== 0;
+  layout.style = single && !readsAsNonString(layout.node.value) ? SCALAR_STYLE.SINGLE_QUOTED : SCALAR_STYLE.DOUBLE_QUOTED;
+}
+
+const R = DEFAULT_SCALAR_STYLE_RULES;
+const SCALAR_RULES = [
+  R.doubleQuoteForInvisibles,
+  R.doubleQuoteWhitespaceOnly,
+  R.tryLongOrMultilineAsBlock,
+  quoteLikeServer,
+  R.quoteInvalidPlain,
+  R.fallbackToDoubleQuoted,
+];
+
+/** The YAML text the server would write for this object (see the module comment). */
+export function toYaml(obj: unknown): string {
+  const json = JSON.stringify(obj);
+  if (json === undefined) throw new TypeError(`toYaml: ${typeof obj} has no JSON form`);
+  const value: unknown = JSON.parse(json);
+  return dump(value, {
+    schema: WRITE_SCHEMA,
+    seqNoIndent: true,
+    lineWidth: -1,
+    noRefs: true,
+    quoteStyle: "double",
+    scalarStyleRules: SCALAR_RULES,
+    transform: (docs) =>
+      visit(docs, (node) => {
+        if (node.kind !== "mapping") return;
+        node.items.sort((x, y) => compareYamlKeys(x.key.kind === "scalar" ? x.key.value : "", y.key.kind === "scalar" ? y.key.value : ""));
+      }),
+  });
+}
+
+export interface FromYamlOptions {
+  /**
+   * Repeated keys in one mapping. Default false: an error, as a strict decode reports it.
+   * True: the last value wins, as the server does under `fieldValidation=Ignore`.
+   */
+  allowDuplicateKeys?: boolean;
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a sequence";
+  return `a ${typeof v}`;
+}
+
+/** Parses one YAML document whose root is a mapping; see the module comment. */
+export function fromYaml(text: string, options: FromYamlOptions = {}): Record<string, unknown> {
+  let docs: unknown[];
+  try {
+    docs = loadAll(text, { json: options.allowDuplicateKeys ?? false });
+  } catch (e) {
+    if (e instanceof YAMLException) {
+      const line = e.mark ? e.mark.line + 1 : undefined;
+      const column = e.mark ? e.mark.column + 1 : undefined;
+      const at = line !== undefined ? ` at line ${line}, column ${column}` : "";
+      throw new YamlDecodeError(`invalid YAML${at}: ${e.reason}`, line, column);
+    }
+    throw e;
+  }
+  if (docs.length !== 1) {
+    throw new YamlDecodeError(
+      docs.length === 0 ? "YAML input holds no document; expected one mapping" : `YAML input holds ${docs.length} documents; a body must hold exactly one`,
+    );
+  }
+  const root = docs[0];
+  if (typeof root !== "object" || root === null || Array.isArray(root)) {
+    throw new YamlDecodeError(`the YAML document's root is ${kindOf(root)}; an object body must be a mapping`);
+  }
+  return root as Record<string, unknown>;
+}
