@@ -1,0 +1,139 @@
+/**
+ * Turns the protobufjs reflection of schema.ts into the small, typed description table the
+ * codec walks. Done once at module load; a schema mistake (unknown option, unsupported type)
+ * fails loudly here instead of producing wrong bytes later.
+ */
+import protobuf from "protobufjs";
+import { loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
+
+export type ScalarKind = "string" | "bool" | "int32" | "int64" | "bytes";
+
+/** Messages whose JSON form is not a JSON object of their fields. */
+export type SpecialMessage = "time" | "microTime" | "fieldsV1" | "rawExtension";
+
+/**
+ * How the JSON side treats the field (see schema.ts for the option spelling):
+ * - always: written even when zero (repeated/map: `[]` / `{}` when empty);
+ * - omitempty: left out when zero/empty (non-pointer scalars, repeated fields, maps);
+ * - omitzero: left out when zero (creationTimestamp).
+ * Pointer fields are left out when unset, whatever this says.
+ */
+export type JsonMode = "always" | "omitempty" | "omitzero";
+
+export type FieldType =
+  | { kind: "scalar"; scalar: ScalarKind }
+  | { kind: "message"; message: MessageDesc }
+  | { kind: "map"; value: "string" | "bytes" };
+
+export interface FieldDesc {
+  /** The JSON key; also the proto field name (Kubernetes protos use the JSON names). */
+  readonly name: string;
+  readonly number: number;
+  readonly type: FieldType;
+  readonly repeated: boolean;
+  /** Go pointer: protobuf writes it only when set; JSON leaves it out when unset. */
+  readonly pointer: boolean;
+  readonly json: JsonMode;
+}
+
+export interface MessageDesc {
+  /** Full protobuf name without the leading dot, e.g. k8s.io.api.core.v1.ConfigMap. */
+  readonly fullName: string;
+  readonly special: SpecialMessage | undefined;
+  /** In declaration order = Go struct order = JSON key order. */
+  readonly fields: readonly FieldDesc[];
+  /** Ascending field number: protobuf emission order. */
+  readonly byNumber: readonly FieldDesc[];
+  readonly fieldForNumber: ReadonlyMap<number, FieldDesc>;
+}
+
+const SPECIAL: Readonly<Record<string, SpecialMessage>> = {
+  [`${META_PACKAGE}.Time`]: "time",
+  [`${META_PACKAGE}.MicroTime`]: "microTime",
+  [`${META_PACKAGE}.FieldsV1`]: "fieldsV1",
+  [`${RUNTIME_PACKAGE}.RawExtension`]: "rawExtension",
+};
+
+const SCALARS: ReadonlySet<string> = new Set<ScalarKind>(["string", "bool", "int32", "int64", "bytes"]);
+
+function stripDot(name: string): string {
+  return name.startsWith(".") ? name.slice(1) : name;
+}
+
+function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
+  const table = new Map<string, MessageDesc>();
+  interface Building {
+    fullName: string;
+    special: SpecialMessage | undefined;
+    fields: FieldDesc[];
+    byNumber: FieldDesc[];
+    fieldForNumber: Map<number, FieldDesc>;
+  }
+  const pending: { type: protobuf.Type; desc: Building }[] = [];
+
+  const collect = (ns: protobuf.NamespaceBase): void => {
+    for (const nested of ns.nestedArray) {
+      if (nested instanceof protobuf.Type) {
+        const fullName = stripDot(nested.fullName);
+        const fields: FieldDesc[] = [];
+        const desc: Building = {
+          fullName,
+          special: SPECIAL[fullName],
+          fields,
+          byNumber: [],
+          fieldForNumber: new Map<number, FieldDesc>(),
+        };
+        table.set(fullName, desc);
+        pending.push({ type: nested, desc });
+      }
+      if (nested instanceof protobuf.Namespace || nested instanceof protobuf.Type) collect(nested);
+    }
+  };
+  collect(root);
+
+  for (const { type, desc } of pending) {
+    for (const field of type.fieldsArray) {
+      const options: Record<string, unknown> = { ...(field.options ?? {}) };
+      const ptr = options["(ptr)"] === true;
+      const jsonOption = options["(json)"];
+      delete options["(ptr)"];
+      delete options["(json)"];
+      const where = `${type.fullName}.${field.name}`;
+      if (Object.keys(options).length > 0) throw new Error(`schema: unexpected options on ${where}: ${JSON.stringify(options)}`);
+      if (jsonOption !== undefined && jsonOption !== "omitempty" && jsonOption !== "omitzero") {
+        throw new Error(`schema: bad (json) option on ${where}`);
+      }
+      const json: JsonMode = jsonOption ?? "always";
+
+      let fieldType: FieldType;
+      if (field instanceof protobuf.MapField) {
+        if (field.keyType !== "string" || (field.type !== "string" && field.type !== "bytes")) {
+          throw new Error(`schema: unsupported map on ${where}`);
+        }
+        fieldType = { kind: "map", value: field.type };
+      } else if (SCALARS.has(field.type)) {
+        fieldType = { kind: "scalar", scalar: field.type as ScalarKind };
+      } else if (field.resolvedType instanceof protobuf.Type) {
+        const target = table.get(stripDot(field.resolvedType.fullName));
+        if (!target) throw new Error(`schema: unresolved type on ${where}`);
+        fieldType = { kind: "message", message: target };
+      } else {
+        throw new Error(`schema: unsupported type ${field.type} on ${where}`);
+      }
+      if (ptr && (field.repeated || field instanceof protobuf.MapField)) throw new Error(`schema: (ptr) on a repeated field ${where}`);
+      desc.fields.push({ name: field.name, number: field.id, type: fieldType, repeated: field.repeated, pointer: ptr, json });
+    }
+    desc.byNumber.push(...[...desc.fields].sort((a, b) => a.number - b.number));
+    for (const f of desc.fields) desc.fieldForNumber.set(f.number, f);
+  }
+  return table;
+}
+
+const TABLE = buildTable(loadRoot());
+
+/** The description of a message, by full name (without leading dot). Throws if unknown. */
+export function messageDesc(fullName: string): MessageDesc {
+  const desc = TABLE.get(fullName);
+  if (!desc) throw new Error(`schema: no message ${fullName}`);
+  return desc;
+}

@@ -1,0 +1,59 @@
+/**
+ * Which apiVersion/kind pairs have a protobuf form, and with which message. Anything not
+ * listed (Table, custom resources, kinds the emulator does not serve) has none: encoding it
+ * throws ProtobufFormatError, which the server answers with 406 (wire-facts §1.0, §1.5).
+ */
+import { messageDesc, type MessageDesc } from "./descriptors.js";
+import { COORDINATION_PACKAGE, CORE_PACKAGE, EVENTS_PACKAGE, META_PACKAGE } from "./schema.js";
+
+export interface KindEntry {
+  readonly message: MessageDesc;
+  /**
+   * meta.v1 WatchEvent has no TypeMeta in Go (its GetObjectKind is the empty kind), so the
+   * real serializer writes an envelope with apiVersion "" and kind "" (golden
+   * core.v1.WatchEvent.pb), and its JSON form has no kind/apiVersion either.
+   */
+  readonly emptyTypeMeta: boolean;
+}
+
+/**
+ * Group-versions that register the meta.v1 option kinds and WatchEvent. Upstream
+ * `metav1.AddToGroupVersion` adds them to every group-version, and meta.k8s.io/v1 has its own
+ * copy; only the group-versions of the kinds below are listed here.
+ */
+const OPTION_VERSIONS = ["v1", "meta.k8s.io/v1", "events.k8s.io/v1", "events.k8s.io/v1beta1", "coordination.k8s.io/v1"];
+const OPTION_KINDS = ["DeleteOptions", "ListOptions", "GetOptions", "CreateOptions", "UpdateOptions", "PatchOptions"];
+
+const ENTRIES = new Map<string, KindEntry>();
+
+function key(apiVersion: string, kind: string): string {
+  return `${apiVersion}\u0000${kind}`;
+}
+
+function add(apiVersion: string, kind: string, message: string, emptyTypeMeta = false): void {
+  ENTRIES.set(key(apiVersion, kind), { message: messageDesc(message), emptyTypeMeta });
+}
+
+for (const gv of ["events.k8s.io/v1", "events.k8s.io/v1beta1"]) {
+  add(gv, "Event", `${EVENTS_PACKAGE}.Event`);
+  add(gv, "EventList", `${EVENTS_PACKAGE}.EventList`);
+}
+for (const kind of ["Event", "EventList", "Namespace", "NamespaceList", "ConfigMap", "ConfigMapList"]) {
+  add("v1", kind, `${CORE_PACKAGE}.${kind}`);
+}
+add("coordination.k8s.io/v1", "Lease", `${COORDINATION_PACKAGE}.Lease`);
+add("coordination.k8s.io/v1", "LeaseList", `${COORDINATION_PACKAGE}.LeaseList`);
+// Status, APIGroup and APIVersions are "unversioned" types, served as apiVersion "v1" only.
+for (const kind of ["Status", "APIGroup", "APIVersions"]) add("v1", kind, `${META_PACKAGE}.${kind}`);
+add("meta.k8s.io/v1", "PartialObjectMetadata", `${META_PACKAGE}.PartialObjectMetadata`);
+add("meta.k8s.io/v1", "PartialObjectMetadataList", `${META_PACKAGE}.PartialObjectMetadataList`);
+for (const gv of OPTION_VERSIONS) {
+  for (const kind of OPTION_KINDS) add(gv, kind, `${META_PACKAGE}.${kind}`);
+  add(gv, "WatchEvent", `${META_PACKAGE}.WatchEvent`, true);
+}
+// What an envelope without TypeMeta holds: a WatchEvent, the one kind written that way.
+add("", "", `${META_PACKAGE}.WatchEvent`, true);
+
+export function lookupKind(apiVersion: string, kind: string): KindEntry | undefined {
+  return ENTRIES.get(key(apiVersion, kind));
+}

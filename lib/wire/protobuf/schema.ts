@@ -1,0 +1,422 @@
+/**
+ * The protobuf schema of the kinds the codec knows, written for this project from the field
+ * tables of ../shared/docs/wire-facts.md §1.1-§1.4 (proto2, as every Kubernetes generated.proto
+ * is). It is the single source of truth for the codec: protobufjs parses it, and the reflection
+ * data (field numbers, types, repeated/map) plus two custom options drive both directions.
+ *
+ * Why the custom options: a .proto file cannot say what the Kubernetes wire form depends on,
+ * namely whether the Go field is a pointer and what its JSON tag is. They are spelled as
+ * custom field options, which protobufjs keeps verbatim in `field.options` without needing
+ * the extension to be declared:
+ *
+ *   (ptr) = true                 the Go field is a pointer. Protobuf: written only when set.
+ *                                JSON: left out when unset (every Kubernetes pointer is omitempty).
+ *   (json) = "omitempty"         JSON tag omitempty on a non-pointer field. Protobuf still
+ *                                ALWAYS writes the field, zero or not (wire-facts §1.0).
+ *   (json) = "omitzero"          JSON tag omitzero (only metadata.creationTimestamp, since 1.34).
+ *   (no option)                  not a pointer, JSON always written. For a repeated field or a
+ *                                map: JSON `[]` / `{}` when empty (lists: `"items":[]`).
+ *
+ * Message declaration order = Go struct order = JSON key order of the served object; the
+ * field numbers give the protobuf emission order (always ascending, wire-facts §1.0). The
+ * two differ, e.g. OwnerReference (apiVersion=5 first in JSON) and ConfigMap (immutable=4
+ * first in JSON).
+ *
+ * omitempty on a struct-typed field (Time, ObjectReference, ...) changes nothing in Go's
+ * encoding/json (structs are never "empty"), so those fields carry no option: a zero
+ * Time/MicroTime is then written as JSON `null`, a struct as `{}`.
+ *
+ * Four message types have a special JSON form, recognised by full name in codec.ts:
+ * meta.v1 Time, MicroTime (RFC 3339 strings), FieldsV1 (raw JSON text inline) and
+ * runtime.RawExtension (an embedded object).
+ */
+import protobuf from "protobufjs";
+
+const RUNTIME = `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.runtime;
+
+// The envelope TypeMeta: apiVersion=1, kind=2 (the reverse of meta.v1 TypeMeta).
+message TypeMeta {
+  optional string apiVersion = 1;
+  optional string kind = 2;
+}
+
+message Unknown {
+  optional TypeMeta typeMeta = 1;
+  optional bytes raw = 2;
+  optional string contentEncoding = 3;
+  optional string contentType = 4;
+}
+
+// raw holds a serialized object: a full protobuf body (magic + Unknown) or JSON text.
+message RawExtension {
+  optional bytes raw = 1;
+}
+`;
+
+const META = `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.apis.meta.v1;
+
+import "runtime.proto";
+
+// Time: nanos are never written (always 0) and ignored when read. MicroTime: nanos
+// truncated to microseconds. Both: the zero time is an empty message.
+message Time {
+  optional int64 seconds = 1;
+  optional int32 nanos = 2;
+}
+
+message MicroTime {
+  optional int64 seconds = 1;
+  optional int32 nanos = 2;
+}
+
+// Raw is JSON text (e.g. "{}"); in JSON the value appears inline.
+message FieldsV1 {
+  optional bytes Raw = 1;
+}
+
+message TypeMeta {
+  optional string kind = 1;
+  optional string apiVersion = 2;
+}
+
+message ObjectMeta {
+  optional string name = 1 [(json) = "omitempty"];
+  optional string generateName = 2 [(json) = "omitempty"];
+  optional string namespace = 3 [(json) = "omitempty"];
+  optional string selfLink = 4 [(json) = "omitempty"];
+  optional string uid = 5 [(json) = "omitempty"];
+  optional string resourceVersion = 6 [(json) = "omitempty"];
+  optional int64 generation = 7 [(json) = "omitempty"];
+  optional Time creationTimestamp = 8 [(json) = "omitzero"];
+  optional Time deletionTimestamp = 9 [(ptr) = true];
+  optional int64 deletionGracePeriodSeconds = 10 [(ptr) = true];
+  map<string, string> labels = 11 [(json) = "omitempty"];
+  map<string, string> annotations = 12 [(json) = "omitempty"];
+  repeated OwnerReference ownerReferences = 13 [(json) = "omitempty"];
+  repeated string finalizers = 14 [(json) = "omitempty"];
+  repeated ManagedFieldsEntry managedFields = 17 [(json) = "omitempty"];
+}
+
+message OwnerReference {
+  optional string apiVersion = 5;
+  optional string kind = 1;
+  optional string name = 3;
+  optional string uid = 4;
+  optional bool controller = 6 [(ptr) = true];
+  optional bool blockOwnerDeletion = 7 [(ptr) = true];
+}
+
+message ManagedFieldsEntry {
+  optional string manager = 1 [(json) = "omitempty"];
+  optional string operation = 2 [(json) = "omitempty"];
+  optional string apiVersion = 3 [(json) = "omitempty"];
+  optional Time time = 4 [(ptr) = true];
+  optional string fieldsType = 6 [(json) = "omitempty"];
+  optional FieldsV1 fieldsV1 = 7 [(ptr) = true];
+  optional string subresource = 8 [(json) = "omitempty"];
+}
+
+message ListMeta {
+  optional string selfLink = 1 [(json) = "omitempty"];
+  optional string resourceVersion = 2 [(json) = "omitempty"];
+  optional string continue = 3 [(json) = "omitempty"];
+  optional int64 remainingItemCount = 4 [(ptr) = true];
+}
+
+message Status {
+  optional ListMeta metadata = 1;
+  optional string status = 2 [(json) = "omitempty"];
+  optional string message = 3 [(json) = "omitempty"];
+  optional string reason = 4 [(json) = "omitempty"];
+  optional StatusDetails details = 5 [(ptr) = true];
+  optional int32 code = 6 [(json) = "omitempty"];
+}
+
+message StatusDetails {
+  optional string name = 1 [(json) = "omitempty"];
+  optional string group = 2 [(json) = "omitempty"];
+  optional string kind = 3 [(json) = "omitempty"];
+  optional string uid = 6 [(json) = "omitempty"];
+  repeated StatusCause causes = 4 [(json) = "omitempty"];
+  optional int32 retryAfterSeconds = 5 [(json) = "omitempty"];
+}
+
+// JSON "reason" is the Go field Type.
+message StatusCause {
+  optional string reason = 1 [(json) = "omitempty"];
+  optional string message = 2 [(json) = "omitempty"];
+  optional string field = 3 [(json) = "omitempty"];
+}
+
+message WatchEvent {
+  optional string type = 1;
+  optional k8s.io.apimachinery.pkg.runtime.RawExtension object = 2;
+}
+
+message DeleteOptions {
+  optional int64 gracePeriodSeconds = 1 [(ptr) = true];
+  optional Preconditions preconditions = 2 [(ptr) = true];
+  optional bool orphanDependents = 3 [(ptr) = true];
+  optional string propagationPolicy = 4 [(ptr) = true];
+  repeated string dryRun = 5 [(json) = "omitempty"];
+  optional bool ignoreStoreReadErrorWithClusterBreakingPotential = 6 [(ptr) = true];
+}
+
+message Preconditions {
+  optional string uid = 1 [(ptr) = true];
+  optional string resourceVersion = 2 [(ptr) = true];
+}
+
+message ListOptions {
+  optional string labelSelector = 1 [(json) = "omitempty"];
+  optional string fieldSelector = 2 [(json) = "omitempty"];
+  optional bool watch = 3 [(json) = "omitempty"];
+  optional bool allowWatchBookmarks = 9 [(json) = "omitempty"];
+  optional string resourceVersion = 4 [(json) = "omitempty"];
+  optional string resourceVersionMatch = 10 [(json) = "omitempty"];
+  optional int64 timeoutSeconds = 5 [(ptr) = true];
+  optional int64 limit = 7 [(json) = "omitempty"];
+  optional string continue = 8 [(json) = "omitempty"];
+  optional bool sendInitialEvents = 11 [(ptr) = true];
+}
+
+message GetOptions {
+  optional string resourceVersion = 1 [(json) = "omitempty"];
+}
+
+message CreateOptions {
+  repeated string dryRun = 1 [(json) = "omitempty"];
+  optional string fieldManager = 3 [(json) = "omitempty"];
+  optional string fieldValidation = 4 [(json) = "omitempty"];
+}
+
+message UpdateOptions {
+  repeated string dryRun = 1 [(json) = "omitempty"];
+  optional string fieldManager = 2 [(json) = "omitempty"];
+  optional string fieldValidation = 3 [(json) = "omitempty"];
+}
+
+message PatchOptions {
+  repeated string dryRun = 1 [(json) = "omitempty"];
+  optional bool force = 2 [(ptr) = true];
+  optional string fieldManager = 3 [(json) = "omitempty"];
+  optional string fieldValidation = 4 [(json) = "omitempty"];
+}
+
+message GroupVersionForDiscovery {
+  optional string groupVersion = 1;
+  optional string version = 2;
+}
+
+message ServerAddressByClientCIDR {
+  optional string clientCIDR = 1;
+  optional string serverAddress = 2;
+}
+
+message APIGroup {
+  optional string name = 1;
+  repeated GroupVersionForDiscovery versions = 2;
+  optional GroupVersionForDiscovery preferredVersion = 3;
+  repeated ServerAddressByClientCIDR serverAddressByClientCIDRs = 4 [(json) = "omitempty"];
+}
+
+message APIVersions {
+  repeated string versions = 1;
+  repeated ServerAddressByClientCIDR serverAddressByClientCIDRs = 2;
+}
+
+message PartialObjectMetadata {
+  optional ObjectMeta metadata = 1;
+}
+
+message PartialObjectMetadataList {
+  optional ListMeta metadata = 1;
+  repeated PartialObjectMetadata items = 2;
+}
+`;
+
+const CORE = `
+syntax = "proto2";
+package k8s.io.api.core.v1;
+
+import "meta.proto";
+
+message ObjectReference {
+  optional string kind = 1 [(json) = "omitempty"];
+  optional string namespace = 2 [(json) = "omitempty"];
+  optional string name = 3 [(json) = "omitempty"];
+  optional string uid = 4 [(json) = "omitempty"];
+  optional string apiVersion = 5 [(json) = "omitempty"];
+  optional string resourceVersion = 6 [(json) = "omitempty"];
+  optional string fieldPath = 7 [(json) = "omitempty"];
+}
+
+message EventSource {
+  optional string component = 1 [(json) = "omitempty"];
+  optional string host = 2 [(json) = "omitempty"];
+}
+
+message EventSeries {
+  optional int32 count = 1 [(json) = "omitempty"];
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime lastObservedTime = 2;
+}
+
+// reportingComponent and reportingInstance are not omitempty in JSON.
+message Event {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ObjectReference involvedObject = 2;
+  optional string reason = 3 [(json) = "omitempty"];
+  optional string message = 4 [(json) = "omitempty"];
+  optional EventSource source = 5;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.Time firstTimestamp = 6;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.Time lastTimestamp = 7;
+  optional int32 count = 8 [(json) = "omitempty"];
+  optional string type = 9 [(json) = "omitempty"];
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime eventTime = 10;
+  optional EventSeries series = 11 [(ptr) = true];
+  optional string action = 12 [(json) = "omitempty"];
+  optional ObjectReference related = 13 [(ptr) = true];
+  optional string reportingComponent = 14;
+  optional string reportingInstance = 15;
+}
+
+message EventList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Event items = 2;
+}
+
+message Namespace {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional NamespaceSpec spec = 2;
+  optional NamespaceStatus status = 3;
+}
+
+message NamespaceSpec {
+  repeated string finalizers = 1 [(json) = "omitempty"];
+}
+
+message NamespaceStatus {
+  optional string phase = 1 [(json) = "omitempty"];
+  repeated NamespaceCondition conditions = 2 [(json) = "omitempty"];
+}
+
+// There is no field 3.
+message NamespaceCondition {
+  optional string type = 1;
+  optional string status = 2;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.Time lastTransitionTime = 4;
+  optional string reason = 5 [(json) = "omitempty"];
+  optional string message = 6 [(json) = "omitempty"];
+}
+
+message NamespaceList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Namespace items = 2;
+}
+
+// JSON order immutable, data, binaryData; emission order 1, 2, 3, 4. binaryData values are
+// base64 in JSON.
+message ConfigMap {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional bool immutable = 4 [(ptr) = true];
+  map<string, string> data = 2 [(json) = "omitempty"];
+  map<string, bytes> binaryData = 3 [(json) = "omitempty"];
+}
+
+message ConfigMapList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ConfigMap items = 2;
+}
+`;
+
+const EVENTS = `
+syntax = "proto2";
+package k8s.io.api.events.v1;
+
+import "core.proto";
+
+// events.k8s.io/v1beta1 Event has the same numbers and JSON tags (golden v1beta1 file).
+message Event {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime eventTime = 2;
+  optional EventSeries series = 3 [(ptr) = true];
+  optional string reportingController = 4 [(json) = "omitempty"];
+  optional string reportingInstance = 5 [(json) = "omitempty"];
+  optional string action = 6 [(json) = "omitempty"];
+  optional string reason = 7 [(json) = "omitempty"];
+  optional k8s.io.api.core.v1.ObjectReference regarding = 8;
+  optional k8s.io.api.core.v1.ObjectReference related = 9 [(ptr) = true];
+  optional string note = 10 [(json) = "omitempty"];
+  optional string type = 11 [(json) = "omitempty"];
+  optional k8s.io.api.core.v1.EventSource deprecatedSource = 12;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.Time deprecatedFirstTimestamp = 13;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.Time deprecatedLastTimestamp = 14;
+  optional int32 deprecatedCount = 15 [(json) = "omitempty"];
+}
+
+// Unlike core EventSeries, both fields are always written in JSON.
+message EventSeries {
+  optional int32 count = 1;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime lastObservedTime = 2;
+}
+
+message EventList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Event items = 2;
+}
+`;
+
+const COORDINATION = `
+syntax = "proto2";
+package k8s.io.api.coordination.v1;
+
+import "meta.proto";
+
+message Lease {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional LeaseSpec spec = 2;
+}
+
+// Every LeaseSpec field is a pointer.
+message LeaseSpec {
+  optional string holderIdentity = 1 [(ptr) = true];
+  optional int32 leaseDurationSeconds = 2 [(ptr) = true];
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime acquireTime = 3 [(ptr) = true];
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime renewTime = 4 [(ptr) = true];
+  optional int32 leaseTransitions = 5 [(ptr) = true];
+  optional string strategy = 6 [(ptr) = true];
+  optional string preferredHolder = 7 [(ptr) = true];
+}
+
+message LeaseList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Lease items = 2;
+}
+`;
+
+/** The .proto sources, by file name (the imports above refer to these names). */
+export const PROTO_SOURCES: Readonly<Record<string, string>> = {
+  "runtime.proto": RUNTIME,
+  "meta.proto": META,
+  "core.proto": CORE,
+  "events.proto": EVENTS,
+  "coordination.proto": COORDINATION,
+};
+
+export const RUNTIME_PACKAGE = "k8s.io.apimachinery.pkg.runtime";
+export const META_PACKAGE = "k8s.io.apimachinery.pkg.apis.meta.v1";
+export const CORE_PACKAGE = "k8s.io.api.core.v1";
+export const EVENTS_PACKAGE = "k8s.io.api.events.v1";
+export const COORDINATION_PACKAGE = "k8s.io.api.coordination.v1";
+
+/** Parses all sources into one protobufjs Root (each source keeps its own package). */
+export function loadRoot(): protobuf.Root {
+  const root = new protobuf.Root();
+  for (const source of Object.values(PROTO_SOURCES)) protobuf.parse(source, root, { keepCase: true });
+  root.resolveAll();
+  return root;
+}
