@@ -6,7 +6,8 @@ export class UsageError extends Error {}
 export const USAGE = `usage:
   tollgate run [--target URL | --kubeconfig FILE [--context NAME]] [--token TOKEN]
                [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
-  tollgate emulator [--port N] [--host H]
+  tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
+                    [--retention S] [--continue-lifetime S]
   tollgate rules coverage [--doc doc1|doc2|doc3] [--json]
   tollgate --version`;
 

@@ -2,7 +2,16 @@
  * List continue tokens (wire-facts §9): base64url without padding of the compact JSON
  * {"v":"meta.k8s.io/v1","rv":<list revision>,"start":"<last key relative to the list prefix>\u0000"}.
  * rv -1 means "continue from start at the latest revision" (handed out with a 410).
+ *
+ * The emulator's own tokens carry two more keys after those three: "issued" (the emulator
+ * clock at issue, ms) and "sig" (a MAC over rv, start and issued). A real server's token
+ * lifetime is a side effect of etcd compacting every 5 minutes; the emulator compacts by
+ * retention instead, so it needs the issue time to give doc1's 5-minute token lifetime, and
+ * the MAC so that an edited time is a 400 rather than a way around the expiry or a crash.
+ * Go's decoder ignores unknown keys, so these tokens still have the real shape, and tokens
+ * without the two keys (the real format, or hand-made) are accepted and simply do not age.
  */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { posix } from "node:path";
 
 const VERSION = "meta.k8s.io/v1";
@@ -12,6 +21,35 @@ export interface ContinuePosition {
   readonly rv: number;
   /** Absolute store key to resume at (inclusive). */
   readonly startKey: string;
+  /** Emulator clock (ms) when the token was issued; absent for tokens in the plain format. */
+  readonly issuedAt?: number;
+}
+
+const MAC_BYTES = 16;
+
+/** Signs and checks the issue stamp; one key per emulator, so only its own stamps verify. */
+export class ContinueTokenSigner {
+  constructor(private readonly key: Buffer = randomBytes(32)) {}
+
+  sign(rv: number, start: string, issuedAt: number): string {
+    return this.mac(rv, start, issuedAt).toString("base64url");
+  }
+
+  verify(rv: number, start: string, issuedAt: number, sig: string): boolean {
+    const given = Buffer.from(sig, "base64url");
+    const expected = this.mac(rv, start, issuedAt);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  private mac(rv: number, start: string, issuedAt: number): Buffer {
+    // A JSON array keeps the three values apart whatever characters start holds.
+    return createHmac("sha256", this.key).update(JSON.stringify([rv, start, issuedAt])).digest().subarray(0, MAC_BYTES);
+  }
+}
+
+export interface ContinueStamp {
+  readonly issuedAt: number;
+  readonly signer: ContinueTokenSigner;
 }
 
 export class ContinueTokenError extends Error {
@@ -21,16 +59,28 @@ export class ContinueTokenError extends Error {
   }
 }
 
-/** Token that resumes right after lastKey (which lies under keyPrefix, a path ending in "/"). */
-export function encodeContinue(lastKey: string, keyPrefix: string, rv: number): string {
-  const start = `${lastKey.slice(keyPrefix.length)}\u0000`;
-  const json = `{"v":${JSON.stringify(VERSION)},"rv":${rv},"start":${JSON.stringify(start)}}`;
+/**
+ * Token that resumes right after lastKey (which lies under keyPrefix, a path ending in "/").
+ * Without a stamp it is exactly the real server's format.
+ */
+export function encodeContinue(lastKey: string, keyPrefix: string, rv: number, stamp?: ContinueStamp): string {
+  return encodeContinueFrom(`${lastKey}\u0000`, keyPrefix, rv, stamp);
+}
+
+/** Token that resumes at startKey itself (a decoded position, as the 410's fresh token does). */
+export function encodeContinueFrom(startKey: string, keyPrefix: string, rv: number, stamp?: ContinueStamp): string {
+  const start = startKey.slice(keyPrefix.length);
+  const stamped = stamp
+    ? `,"issued":${stamp.issuedAt},"sig":${JSON.stringify(stamp.signer.sign(rv, start, stamp.issuedAt))}`
+    : "";
+  const json = `{"v":${JSON.stringify(VERSION)},"rv":${rv},"start":${JSON.stringify(start)}${stamped}}`;
   return Buffer.from(json, "utf8").toString("base64url");
 }
 
 const INVALID = "continue key is not valid";
 
-export function decodeContinue(token: string, keyPrefix: string): ContinuePosition {
+/** Decodes and checks a token; a stamped one needs the signer of the emulator that issued it. */
+export function decodeContinue(token: string, keyPrefix: string, signer?: ContinueTokenSigner): ContinuePosition {
   const badChar = /[^A-Za-z0-9_-]/.exec(token);
   if (badChar || token.length % 4 === 1) {
     throw new ContinueTokenError(`${INVALID}: illegal base64 data at input byte ${badChar ? badChar.index : token.length - 1}`);
@@ -44,7 +94,7 @@ export function decodeContinue(token: string, keyPrefix: string): ContinuePositi
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new ContinueTokenError(`${INVALID}: json: cannot unmarshal into continueToken`);
   }
-  const { v, rv, start } = parsed as { v?: unknown; rv?: unknown; start?: unknown };
+  const { v, rv, start, issued, sig } = parsed as { v?: unknown; rv?: unknown; start?: unknown; issued?: unknown; sig?: unknown };
   if (v !== VERSION) {
     throw new ContinueTokenError(`${INVALID} server does not recognize this encoded version ${JSON.stringify(String(v ?? ""))}`);
   }
@@ -59,5 +109,13 @@ export function decodeContinue(token: string, keyPrefix: string): ContinuePositi
   if (posix.normalize(key) !== key || (key.length > 1 && key.endsWith("/"))) {
     throw new ContinueTokenError(`${INVALID}: ${start}`);
   }
-  return { rv, startKey: keyPrefix + key.slice(1) };
+  const startKey = keyPrefix + key.slice(1);
+  if (issued === undefined && sig === undefined) return { rv, startKey };
+  if (typeof issued !== "number" || !Number.isSafeInteger(issued) || issued < 0) {
+    throw new ContinueTokenError(`${INVALID}: incorrect encoded issue time`);
+  }
+  if (typeof sig !== "string" || signer === undefined || !signer.verify(rv, start, issued, sig)) {
+    throw new ContinueTokenError(`${INVALID}: the token was not issued by this server or has been altered`);
+  }
+  return { rv, startKey, issuedAt: issued };
 }

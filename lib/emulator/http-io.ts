@@ -40,6 +40,92 @@ export function writeJson(res: ServerResponse, code: number, body: unknown, opti
   res.end(bytes);
 }
 
+/**
+ * A body this size or smaller goes out in one piece with Content-Length, like writeJson (and
+ * like Go's net/http, which only switches to chunked encoding once its buffer overflows).
+ */
+const STREAM_THRESHOLD_BYTES = 64 * 1024;
+/** Pieces are joined into chunks of about this size: one 1 KB chunk per item costs more in framing than in data. */
+const STREAM_CHUNK_BYTES = 64 * 1024;
+
+/** Resolves when the response can take more (true) or has closed (false). */
+function writable(res: ServerResponse): Promise<boolean> {
+  if (res.destroyed || res.writableEnded) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const finish = (ok: boolean): void => {
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(ok);
+    };
+    const onDrain = (): void => finish(true);
+    const onClose = (): void => finish(false);
+    res.on("drain", onDrain);
+    res.on("close", onClose);
+  });
+}
+
+function nextTurn(res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => setImmediate(() => resolve(!res.destroyed)));
+}
+
+/**
+ * Writes a JSON body given as text pieces (see collectionJsonPieces). Small bodies are sent
+ * exactly as writeJson sends them; larger ones are streamed with chunked encoding, waiting for
+ * 'drain' whenever the socket buffer is full, so the body is never held whole in memory. The
+ * pieces are pulled lazily: work per item happens only as fast as the client reads. A client
+ * that goes away stops the iteration.
+ */
+export async function writeJsonPieces(res: ServerResponse, code: number, pieces: Iterable<string>, options: WriteOptions): Promise<void> {
+  const headers = { ...options.headers, "Cache-Control": "no-cache, private", "Content-Type": "application/json" };
+  const iterator = pieces[Symbol.iterator]();
+  let pending: string[] = [];
+  let size = 0;
+  for (let step = iterator.next(); ; step = iterator.next()) {
+    if (step.done) {
+      const bytes = Buffer.from(pending.join(""), "utf8");
+      res.writeHead(code, { ...headers, "Content-Length": String(bytes.length) });
+      res.end(bytes);
+      return;
+    }
+    pending.push(step.value);
+    size += step.value.length;
+    if (size > STREAM_THRESHOLD_BYTES) break;
+  }
+  res.writeHead(code, headers);
+  let more = true;
+  while (more) {
+    for (let step = iterator.next(); ; step = iterator.next()) {
+      if (step.done) {
+        more = false;
+        break;
+      }
+      pending.push(step.value);
+      size += step.value.length;
+      if (size >= STREAM_CHUNK_BYTES) break;
+    }
+    if (res.destroyed || res.writableEnded) {
+      iterator.return?.();
+      return;
+    }
+    const chunk = pending.join("");
+    pending = [];
+    size = 0;
+    if (!more) {
+      res.end(chunk);
+      return;
+    }
+    // Wait for 'drain' when the buffer is full, and yield to the event loop after every chunk
+    // either way: on loopback the kernel takes each write at once and 'drain' comes on
+    // process.nextTick, so awaiting it alone never leaves the current task, and one large
+    // list would hold up every other request and watch until it was done.
+    const open = (res.write(chunk) || (await writable(res))) && (await nextTurn(res));
+    if (!open) {
+      iterator.return?.();
+      return;
+    }
+  }
+}
+
 /** Writes a Status; a retryAfterSeconds in its details also goes out as Retry-After. */
 export function writeStatus(res: ServerResponse, status: Status, options: WriteOptions): void {
   const retry = status.details?.retryAfterSeconds;

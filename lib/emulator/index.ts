@@ -17,6 +17,13 @@ export interface EmulatorOptions {
   namespaceCleanupDelayMs?: number;
   /** Request body limit (default 3 MiB). */
   maxRequestBodyBytes?: number;
+  /** Age after which a continue token answers 410 Expired (default 300000, 5 minutes; emulator clock). */
+  continueTokenLifetimeMs?: number;
+  /**
+   * Serves the test-only /tollgate/admin endpoint: compact the history, advance the clock
+   * (default false: the path is a plain 404, as on a real server).
+   */
+  admin?: boolean;
 }
 
 export interface RunningEmulator {

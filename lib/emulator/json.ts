@@ -44,6 +44,38 @@ export function prettyJson(value: unknown): string {
   return escapeLikeGo(JSON.stringify(value, null, 2));
 }
 
+/**
+ * A collection body (head keys, then an array under itemsKey) as a sequence of text pieces
+ * whose concatenation is exactly compactJson / prettyJson of the whole object, so a large list
+ * can go out item by item without ever existing as one string. Items come as their compact
+ * JSON.stringify text. The Go escaping is applied per piece; that is safe because a piece
+ * boundary never falls inside a string literal.
+ */
+export function* collectionJsonPieces(head: JsonObject, itemsKey: string, itemTexts: Iterable<string>, pretty: boolean): Generator<string> {
+  const key = JSON.stringify(itemsKey);
+  let count = 0;
+  if (!pretty) {
+    const open = JSON.stringify(head);
+    yield escapeLikeGo(`${open.length > 2 ? `${open.slice(0, -1)},` : "{"}${key}:[`);
+    for (const text of itemTexts) yield escapeLikeGo(count++ === 0 ? text : `,${text}`);
+    yield "]}\n";
+    return;
+  }
+  // JSON.stringify indents an element of a top-level key's array by two levels (4 spaces).
+  const open = JSON.stringify(head, null, 2);
+  yield escapeLikeGo(`${open.length > 2 ? `${open.slice(0, -2)},\n` : "{\n"}  ${key}: [`);
+  for (const text of itemTexts) {
+    const indented = JSON.stringify(JSON.parse(text), null, 2).replace(/\n/g, "\n    ");
+    yield escapeLikeGo(`${count++ === 0 ? "" : ","}\n    ${indented}`);
+  }
+  yield count > 0 ? "\n  ]\n}" : "]\n}";
+}
+
+/** One watch event line, {"type":…,"object":…} plus the newline, from the object's compact JSON text. */
+export function watchEventLine(type: string, objectText: string): string {
+  return `${escapeLikeGo(`{"type":${JSON.stringify(type)},"object":${objectText}}`)}\n`;
+}
+
 export function str(obj: JsonObject | undefined, key: string): string {
   const v = obj?.[key];
   return typeof v === "string" ? v : "";

@@ -39,8 +39,85 @@ export class ObjectStorage {
     return object;
   }
 
+  /**
+   * The object's compact JSON text with resourceVersion = revision: the same text as
+   * JSON.stringify(decode(kv, revision)), made by splicing the field into the stored text
+   * instead of parsing and re-encoding it. Lists and watch fan-out write many objects, and
+   * the round trip through objects is most of their cost. Stored values are encode()'s output,
+   * so their text is what JSON.stringify writes; one whose head does not have the expected
+   * simple form (escaped keys, non-string fields before resourceVersion) takes the decode path.
+   */
+  objectJson(kv: KeyValue, revision: number = kv.modRevision): string {
+    const value = kv.value;
+    const at = resourceVersionSlot(value);
+    if (at === undefined) return JSON.stringify(this.decode(kv, revision));
+    const field = `"resourceVersion":"${revision}"`;
+    if (!at.first) return value.slice(0, at.index) + "," + field + value.slice(at.index);
+    return value.slice(0, at.index) + field + (value[at.index] === "}" ? "" : ",") + value.slice(at.index);
+  }
+
   get(strategy: ResourceStrategy, namespace: string, name: string): StoredObject | undefined {
     const kv = this.store.get(this.key(strategy, namespace, name));
     return kv ? { object: this.decode(kv), kv } : undefined;
   }
+}
+
+/** ObjectMeta fields that come before resourceVersion in its Go order; all are strings. */
+const BEFORE_RESOURCE_VERSION: ReadonlySet<string> = new Set(["name", "generateName", "namespace", "selfLink", "uid"]);
+
+/** End (exclusive) of the JSON string starting at i, or -1 when there is none. */
+function stringEnd(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 34) return -1;
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 92) j++;
+    else if (c === 34) return j + 1;
+  }
+  return -1;
+}
+
+/** A key at i without escapes (every key the canonical form writes), or undefined. */
+function plainKey(text: string, i: number): { name: string; end: number } | undefined {
+  const end = stringEnd(text, i);
+  if (end < 0 || text.charCodeAt(end) !== 58) return undefined;
+  const name = text.slice(i + 1, end - 1);
+  return name.includes("\\") ? undefined : { name, end: end + 1 };
+}
+
+/**
+ * Where resourceVersion goes in a stored value written by encode(): top-level members with
+ * string values (kind, apiVersion), then "metadata":{, then its leading string fields in Go
+ * order. Returns the index after the last of those fields (first: false; a "," is needed
+ * before the new field) or just after the metadata brace (first: true). Anything else, or a
+ * resourceVersion already there, is undefined: the caller falls back to decoding.
+ */
+function resourceVersionSlot(text: string): { index: number; first: boolean } | undefined {
+  if (text.charCodeAt(0) !== 123) return undefined;
+  let i = 1;
+  for (;;) {
+    const key = plainKey(text, i);
+    if (!key) return undefined;
+    i = key.end;
+    if (key.name === "metadata") break;
+    const end = stringEnd(text, i);
+    if (end < 0 || text.charCodeAt(end) !== 44) return undefined;
+    i = end + 1;
+  }
+  if (text.charCodeAt(i) !== 123) return undefined;
+  const open = i + 1;
+  let slot = { index: open, first: true };
+  i = open;
+  while (text.charCodeAt(i) !== 125) {
+    const key = plainKey(text, i);
+    if (!key || key.name === "resourceVersion") return undefined;
+    if (!BEFORE_RESOURCE_VERSION.has(key.name)) return slot;
+    const end = stringEnd(text, key.end);
+    if (end < 0) return undefined;
+    slot = { index: end, first: false };
+    const next = text.charCodeAt(end);
+    if (next === 125) return slot;
+    if (next !== 44) return undefined;
+    i = end + 1;
+  }
+  return slot;
 }

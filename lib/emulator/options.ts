@@ -11,24 +11,43 @@ export interface EmulatorSettings {
   readonly namespaceCleanupDelayMs: number;
   /** Request body limit (413 above it). */
   readonly maxRequestBodyBytes: number;
+  /** Age (by the emulator clock) after which a continue token answers 410 Expired. */
+  readonly continueTokenLifetimeMs: number;
+  /** Serves the test-only /tollgate/admin endpoint (compaction, clock). */
+  readonly admin: boolean;
 }
+
+type NumericSetting = Exclude<keyof EmulatorSettings, "admin">;
+
+/** doc1 "Limits": a continue token lives 5 minutes by default. */
+export const DEFAULT_CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
+
+/** setInterval turns a longer delay into 1 ms, so a longer bookmark interval would flood. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const DEFAULT_SETTINGS: EmulatorSettings = {
   bookmarkIntervalMs: 60_000,
   retentionMs: DEFAULT_RETENTION_MS,
   namespaceCleanupDelayMs: 0,
   maxRequestBodyBytes: DEFAULT_MAX_BODY_BYTES,
+  continueTokenLifetimeMs: DEFAULT_CONTINUE_TOKEN_LIFETIME_MS,
+  admin: false,
 };
 
+const TIMER_SETTINGS: ReadonlySet<NumericSetting> = new Set(["bookmarkIntervalMs", "namespaceCleanupDelayMs"]);
+
 export function resolveSettings(partial: Partial<EmulatorSettings>): EmulatorSettings {
-  const pick = (key: keyof EmulatorSettings): number => {
+  const pick = (key: NumericSetting): number => {
     const v = partial[key];
-    return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : DEFAULT_SETTINGS[key];
+    const max = TIMER_SETTINGS.has(key) ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
+    return typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= max ? v : DEFAULT_SETTINGS[key];
   };
   return {
     bookmarkIntervalMs: pick("bookmarkIntervalMs"),
     retentionMs: pick("retentionMs"),
     namespaceCleanupDelayMs: pick("namespaceCleanupDelayMs"),
     maxRequestBodyBytes: pick("maxRequestBodyBytes"),
+    continueTokenLifetimeMs: pick("continueTokenLifetimeMs"),
+    admin: partial.admin === true,
   };
 }

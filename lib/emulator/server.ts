@@ -4,7 +4,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { handleAdmin, isAdminPath } from "./admin.js";
 import { ApiError, internalError, methodNotAllowed, pathNotFound } from "./api-errors.js";
+import { EmulatorClock } from "./clock.js";
+import { ContinueTokenSigner } from "./continue-token.js";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.js";
 import { GenericRegistry } from "./generic-registry.js";
 import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
@@ -43,6 +46,11 @@ async function handle(parts: EmulatorParts, address: () => string, req: Incoming
   const url = new URL(req.url ?? "/", "http://emulator.invalid");
   const pretty = wantsPretty(req, url);
   try {
+    // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
+    if (parts.settings.admin && isAdminPath(url.pathname)) {
+      await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });
+      return;
+    }
     const r = route(url.pathname, parts.registry);
     if (r.kind === "notFound") throw pathNotFound();
     if (r.kind === "resource") {
@@ -72,13 +80,15 @@ async function handle(parts: EmulatorParts, address: () => string, req: Incoming
 }
 
 export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer {
-  const store = new MemoryStore({ retentionMs: settings.retentionMs });
+  const clock = new EmulatorClock();
+  const store = new MemoryStore({ retentionMs: settings.retentionMs, now: () => clock.now() });
   const storage = new ObjectStorage(store);
   const registry = new ResourceRegistry(defaultStrategies());
-  const generic = new GenericRegistry(storage);
-  const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs });
+  const generic = new GenericRegistry(storage, () => clock.date());
+  const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs }, () => clock.date());
   const watches: WatchRegistry = new Set();
-  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches };
+  const continueTokens = new ContinueTokenSigner();
+  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens };
   lifecycle.seed();
 
   const server = createServer();

@@ -22,7 +22,7 @@ export interface ChangeEvent {
   readonly revision: number;
   readonly kv?: KeyValue;
   readonly prevKv?: KeyValue;
-  /** Wall-clock time of the write, for the retention window. */
+  /** Time of the write (the store's clock, ms), for the retention window. */
   readonly at: number;
 }
 
@@ -42,6 +42,7 @@ export class StoreError extends Error {
 export interface StoreOptions {
   /** How long the change log keeps entries (the watch history window). Default 5 minutes. */
   retentionMs?: number;
+  /** The clock the retention window is measured on (the emulator's clock, so it can be advanced). */
   now?: () => number;
 }
 
@@ -96,7 +97,7 @@ export class MemoryStore {
   private readonly entries = new Map<string, KeyValue>();
   /** Sorted keys; binary search keeps writes O(log n) for the lookup. */
   private readonly keys: string[] = [];
-  private log: ChangeEvent[] = [];
+  private readonly log: ChangeEvent[] = [];
   private readonly watchers = new Set<Watcher>();
   private readonly retentionMs: number;
   private readonly now: () => number;
@@ -111,8 +112,18 @@ export class MemoryStore {
     return this.rev;
   }
 
-  /** Revisions at or after this one can still be read and watched from. */
+  /**
+   * Revisions at or after this one can still be read and watched from. Retention is applied
+   * first: the answer depends on the time of asking, and a caller deciding between 410 texts
+   * must see the same compaction the read itself would hit.
+   */
   get compactRevision(): number {
+    return this.applyRetention();
+  }
+
+  /** Compacts away what the retention window no longer covers now; returns the compaction revision. */
+  applyRetention(): number {
+    this.expire();
     return this.compacted;
   }
 
@@ -182,7 +193,16 @@ export class MemoryStore {
   compact(rev: number): void {
     if (rev <= this.compacted) return;
     const target = Math.min(rev, this.rev);
-    this.log = this.log.filter((e) => e.revision > target);
+    // The log is in revision order, so the dropped entries are a prefix; retention trims one or
+    // two entries per write at steady state, where a full filter of the log would be quadratic.
+    let drop = 0;
+    let hi = this.log.length;
+    while (drop < hi) {
+      const mid = (drop + hi) >>> 1;
+      if ((this.log[mid]?.revision ?? Infinity) <= target) drop = mid + 1;
+      else hi = mid;
+    }
+    if (drop > 0) this.log.splice(0, drop);
     this.compacted = target;
   }
 

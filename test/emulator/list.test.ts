@@ -103,7 +103,11 @@ describe("paging", () => {
     const token: string = first.json.metadata.continue;
     expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
     const decoded = JSON.parse(Buffer.from(token, "base64url").toString());
-    expect(decoded).toEqual({ v: "meta.k8s.io/v1", rv: Number(first.json.metadata.resourceVersion), start: "b\u0000" });
+    // The real server's three keys first, in its order; then the emulator's issue stamp.
+    expect(Object.keys(decoded)).toEqual(["v", "rv", "start", "issued", "sig"]);
+    expect(decoded).toMatchObject({ v: "meta.k8s.io/v1", rv: Number(first.json.metadata.resourceVersion), start: "b\u0000" });
+    expect(decoded.issued).toBeGreaterThan(Date.now() - 60_000);
+    expect(decoded.sig).toMatch(/^[A-Za-z0-9_-]{22}$/);
 
     // A write between pages does not show up: the pages read one snapshot.
     await call("POST", cms(ns), configMapBody("bb"));

@@ -1,5 +1,7 @@
 /** What every resource handler gets: the emulator's parts and the parsed request. */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { EmulatorClock } from "../clock.js";
+import type { ContinueTokenSigner } from "../continue-token.js";
 import type { GenericRegistry } from "../generic-registry.js";
 import type { NamespaceLifecycle } from "../namespace-lifecycle.js";
 import type { ObjectStorage } from "../object-storage.js";
@@ -17,6 +19,10 @@ export interface EmulatorParts {
   readonly lifecycle: NamespaceLifecycle;
   readonly settings: EmulatorSettings;
   readonly watches: WatchRegistry;
+  /** The one clock of the emulator (advanced by the admin endpoint). */
+  readonly clock: EmulatorClock;
+  /** Stamps this emulator's continue tokens with their issue time. */
+  readonly continueTokens: ContinueTokenSigner;
 }
 
 export interface RequestContext {

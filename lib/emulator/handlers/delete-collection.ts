@@ -3,23 +3,23 @@
  * its own write (its own revision and DELETED event); the answer is the list of what was
  * listed for deletion, as the generic registry returns it.
  */
-import { writeJson } from "../http-io.js";
 import type { ListOptions } from "../list-options.js";
 import { nameOf, namespaceOf } from "../object-meta.js";
 import type { RequestContext } from "./context.js";
 import { parseDeleteOptions } from "./delete-options.js";
-import { listBody, readPage } from "./list.js";
+import { pageItems, readPage, writeList } from "./list.js";
 
-export function handleDeleteCollection(ctx: RequestContext, options: ListOptions, body: Buffer): void {
+export function handleDeleteCollection(ctx: RequestContext, options: ListOptions, body: Buffer): Promise<void> {
   const { strategy } = ctx.route;
   const { generic } = ctx.parts;
   const deleteOptions = parseDeleteOptions(ctx, body);
   const page = readPage(ctx, { ...options, limit: 0, continueToken: "" });
-  for (const item of page.items) {
+  for (const item of pageItems(ctx, page)) {
     const current = generic.storage.get(strategy, namespaceOf(item), nameOf(item));
     // Gone already, or changed since the list: the real server skips NotFound and reports nothing else here.
     if (!current) continue;
     generic.delete(strategy, current, deleteOptions);
   }
-  writeJson(ctx.res, 200, listBody(strategy, page), { pretty: ctx.pretty });
+  // The page holds the entries as listed (store entries never change), so this writes the objects as they were before the deletes.
+  return writeList(ctx, page);
 }

@@ -1,20 +1,23 @@
 /**
  * GET of a collection: items in key order (namespace/name), label and field selectors,
  * limit/continue paging with tokens that pin the first page's revision (the store rebuilds
- * that snapshot from its history; a compacted one is 410 Expired), and resourceVersion reads.
+ * that snapshot from its history; a compacted one, or a token older than the token lifetime,
+ * is 410 Expired), and resourceVersion reads. The body is streamed item by item, so a large
+ * list costs memory per chunk written, not per list.
  */
 import { ApiError, badRequest, details, expired } from "../api-errors.js";
-import { ContinueTokenError, decodeContinue, encodeContinue } from "../continue-token.js";
-import { writeJson } from "../http-io.js";
-import type { KubeObject } from "../json.js";
+import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueFrom, type ContinuePosition } from "../continue-token.js";
+import { writeJsonPieces } from "../http-io.js";
+import { collectionJsonPieces, type JsonObject, type KubeObject } from "../json.js";
 import { objectFilter, parseResourceVersionParam, type ListOptions } from "../list-options.js";
 import { groupVersionOf, type ResourceStrategy } from "../resources.js";
-import { StoreError } from "../store.js";
+import { StoreError, type KeyValue } from "../store.js";
 import { failure } from "../../wire/status.js";
 import type { RequestContext } from "./context.js";
 
 export interface ListPage {
-  readonly items: KubeObject[];
+  /** The selected entries in key order. Decoded only when written: a page may be the whole store. */
+  readonly kvs: readonly KeyValue[];
   readonly revision: number;
   readonly continueToken?: string;
   readonly remainingItemCount?: number;
@@ -25,6 +28,16 @@ const CONTINUE_EXPIRED =
 
 function tooOld(strategy: ResourceStrategy, rv: number, oldest: number): ApiError {
   return expired(strategy.watchCache ? `too old resource version: ${rv} (${oldest})` : "The resourceVersion for the provided list is too old.");
+}
+
+/**
+ * The 410 for a continue token whose snapshot is gone (wire-facts §9): types served from the
+ * watch cache answer without a token; the others (storage path, events) hand out a fresh rv -1
+ * token for the rest of the list at the latest state.
+ */
+function continueExpired(strategy: ResourceStrategy, position: ContinuePosition, prefix: string): ApiError {
+  if (strategy.watchCache) return expired(`too old resource version: ${position.rv}`);
+  return expired(CONTINUE_EXPIRED, { continue: encodeContinueFrom(position.startKey, prefix, -1) });
 }
 
 /** 504 Timeout for a version the store has not reached (the real server gives up after ~3 s). */
@@ -41,29 +54,26 @@ export function tooLargeResourceVersion(rv: number, current: number): ApiError {
 /** Reads one page of the collection the route names. */
 export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
   const { strategy, namespace, allNamespaces } = ctx.route;
-  const { storage } = ctx.parts;
+  const { storage, clock, settings, continueTokens } = ctx.parts;
   const store = storage.store;
   const prefix = storage.prefix(strategy, allNamespaces ? undefined : namespace);
   const filter = objectFilter(options, strategy);
 
   let revision: number | undefined;
-  let startKey: string | undefined;
+  let position: ContinuePosition | undefined;
   const requestedRv = parseResourceVersionParam(options.resourceVersion);
   if (options.continueToken) {
     if (requestedRv !== undefined) throw badRequest("specifying resource version is not allowed when using continue");
     try {
-      const position = decodeContinue(options.continueToken, prefix);
-      startKey = position.startKey;
-      revision = position.rv > 0 ? position.rv : undefined;
+      position = decodeContinue(options.continueToken, prefix, continueTokens);
     } catch (e) {
       if (e instanceof ContinueTokenError) throw badRequest(`invalid continue token: ${e.message}`);
       throw e;
     }
-    if (revision !== undefined && revision < store.compactRevision) {
-      if (strategy.watchCache) throw expired(`too old resource version: ${revision}`);
-      const fresh = encodeContinue(startKey.slice(0, -1), prefix, -1);
-      throw expired(CONTINUE_EXPIRED, { continue: fresh });
-    }
+    revision = position.rv > 0 ? position.rv : undefined;
+    // An aged token goes the way of a compacted one: on a real server the two are the same event.
+    const aged = position.issuedAt !== undefined && clock.now() - position.issuedAt > settings.continueTokenLifetimeMs;
+    if (aged || (revision !== undefined && revision < store.compactRevision)) throw continueExpired(strategy, position, prefix);
   } else if (requestedRv !== undefined) {
     if (requestedRv > store.revision) throw tooLargeResourceVersion(requestedRv, store.revision);
     // An exact read: resourceVersionMatch=Exact, or a first page with limit (doc1 list table).
@@ -76,40 +86,57 @@ export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
 
   let range;
   try {
-    range = store.range(prefix, { revision, startKey });
+    range = store.range(prefix, { revision, startKey: position?.startKey });
   } catch (e) {
-    if (e instanceof StoreError && e.code === "Compacted") throw tooOld(strategy, revision ?? 0, store.compactRevision);
-    throw e;
+    if (!(e instanceof StoreError && e.code === "Compacted")) throw e;
+    throw position ? continueExpired(strategy, position, prefix) : tooOld(strategy, revision ?? 0, store.compactRevision);
   }
-  const items: KubeObject[] = [];
+  const kvs: KeyValue[] = [];
   let lastKey: string | undefined;
   let hasMore = false;
   for (const kv of range.kvs) {
-    if (options.limit > 0 && items.length >= options.limit) {
+    if (options.limit > 0 && kvs.length >= options.limit) {
       hasMore = true;
       break;
     }
     lastKey = kv.key;
-    const o = storage.decode(kv);
-    if (filter.matches(o)) items.push(o);
+    // Without selectors nothing needs decoding until the item is written.
+    if (filter.empty || filter.matches(storage.decode(kv))) kvs.push(kv);
   }
-  if (!hasMore || lastKey === undefined) return { items, revision: range.revision };
+  if (!hasMore || lastKey === undefined) return { kvs, revision: range.revision };
   return {
-    items,
+    kvs,
     revision: range.revision,
-    continueToken: encodeContinue(lastKey, prefix, range.revision),
+    continueToken: encodeContinue(lastKey, prefix, range.revision, { issuedAt: clock.now(), signer: continueTokens }),
     // Only without selectors: with them the count of matches ahead is unknown.
-    remainingItemCount: filter.empty ? range.count - items.length : undefined,
+    remainingItemCount: filter.empty ? range.count - kvs.length : undefined,
   };
 }
 
-export function listBody(strategy: ResourceStrategy, page: ListPage): Record<string, unknown> {
-  const metadata: Record<string, unknown> = { resourceVersion: String(page.revision) };
+/** kind, apiVersion and metadata of the list object: everything that precedes the items. */
+export function listHead(strategy: ResourceStrategy, page: ListPage): JsonObject {
+  const metadata: JsonObject = { resourceVersion: String(page.revision) };
   if (page.continueToken) metadata["continue"] = page.continueToken;
   if (page.remainingItemCount !== undefined) metadata["remainingItemCount"] = page.remainingItemCount;
-  return { kind: strategy.listKind, apiVersion: groupVersionOf(strategy), metadata, items: page.items };
+  return { kind: strategy.listKind, apiVersion: groupVersionOf(strategy), metadata };
 }
 
-export function handleList(ctx: RequestContext, options: ListOptions): void {
-  writeJson(ctx.res, 200, listBody(ctx.route.strategy, readPage(ctx, options)), { pretty: ctx.pretty });
+/** The page's objects, decoded one at a time. */
+export function* pageItems(ctx: RequestContext, page: ListPage): Generator<KubeObject> {
+  for (const kv of page.kvs) yield ctx.parts.storage.decode(kv);
+}
+
+/** The page's objects as JSON text, made one at a time as the writer pulls them. */
+function* pageItemTexts(ctx: RequestContext, page: ListPage): Generator<string> {
+  for (const kv of page.kvs) yield ctx.parts.storage.objectJson(kv);
+}
+
+/** Writes the page as the list object, in the same bytes as one JSON encoding of it. */
+export function writeList(ctx: RequestContext, page: ListPage): Promise<void> {
+  const pieces = collectionJsonPieces(listHead(ctx.route.strategy, page), "items", pageItemTexts(ctx, page), ctx.pretty);
+  return writeJsonPieces(ctx.res, 200, pieces, { pretty: ctx.pretty });
+}
+
+export function handleList(ctx: RequestContext, options: ListOptions): Promise<void> {
+  return writeList(ctx, readPage(ctx, options));
 }

@@ -4,16 +4,21 @@
  * state; a specific version replays the store history after it (410 as an ERROR event when
  * the history no longer reaches it). Selectors turn an object leaving the selection into
  * DELETED and one entering it into ADDED. BOOKMARKs only with allowWatchBookmarks.
+ *
+ * Fan-out: each store change is decoded and encoded once for all its watchers (ChangeView),
+ * and lines reach the socket through watch-outbox.ts, which writes each stream's pending lines
+ * in one socket write per flush.
  */
 import type { Status } from "../../wire/status.js";
 import { expired } from "../api-errors.js";
-import { compactJson, type JsonObject, type KubeObject } from "../json.js";
+import { compactJson, watchEventLine, type JsonObject, type KubeObject } from "../json.js";
 import { objectFilter, parseResourceVersionParam, type ListOptions, type ObjectFilter } from "../list-options.js";
 import type { ObjectStorage } from "../object-storage.js";
 import { groupVersionOf, type ResourceStrategy } from "../resources.js";
 import { StoreError, type ChangeEvent } from "../store.js";
 import { zeroValue } from "../typed-json.js";
 import type { RequestContext } from "./context.js";
+import { watchOutbox } from "./watch-outbox.js";
 
 /** Annotation of the BOOKMARK that ends the initial events (wire-facts §2). */
 export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
@@ -26,17 +31,94 @@ export interface WatchEvent {
 }
 
 /**
+ * One store change as every watcher of it sees it. The store hands the same ChangeEvent to all
+ * its listeners, so the decoding and the encoded line of each event type are done once per
+ * change, not once per watcher: with a thousand watchers the fan-out is then one filter check
+ * and one socket write each. The decoded objects are shared and must not be changed.
+ */
+class ChangeView {
+  private beforeObject?: KubeObject | null;
+  private afterObject?: KubeObject | null;
+  /** Encoded once: the same bytes go to every watcher that sees this type. */
+  private readonly lines = new Map<WatchEventType, Buffer>();
+
+  constructor(
+    private readonly storage: ObjectStorage,
+    readonly change: ChangeEvent,
+  ) {}
+
+  /** The previous content with the revision of the change (etcd and watch-cache behaviour for DELETED). */
+  before(): KubeObject | undefined {
+    if (this.beforeObject === undefined) {
+      const prev = this.change.prevKv;
+      this.beforeObject = prev ? this.storage.decode(prev, this.change.revision) : null;
+    }
+    return this.beforeObject ?? undefined;
+  }
+
+  after(): KubeObject | undefined {
+    if (this.afterObject === undefined) {
+      const kv = this.change.type === "put" ? this.change.kv : undefined;
+      this.afterObject = kv ? this.storage.decode(kv) : null;
+    }
+    return this.afterObject ?? undefined;
+  }
+
+  /** The type of event a watcher with this filter sees, or nothing. */
+  type(filter: ObjectFilter): "ADDED" | "MODIFIED" | "DELETED" | undefined {
+    const { change } = this;
+    // Without selectors the entries alone decide; nothing needs decoding.
+    const wasIn = filter.empty ? change.prevKv !== undefined : this.matches(filter, this.before());
+    const isIn = filter.empty ? change.type === "put" && change.kv !== undefined : this.matches(filter, this.after());
+    if (isIn) return wasIn ? "MODIFIED" : "ADDED";
+    return wasIn ? "DELETED" : undefined;
+  }
+
+  event(filter: ObjectFilter): WatchEvent | undefined {
+    const type = this.type(filter);
+    const object = type === undefined ? undefined : type === "DELETED" ? this.before() : this.after();
+    return type && object ? { type, object } : undefined;
+  }
+
+  /** The event's line on the wire; the same type always carries the same object, so it keys the cache. */
+  line(filter: ObjectFilter): Buffer | undefined {
+    const type = this.type(filter);
+    if (type === undefined) return undefined;
+    let bytes = this.lines.get(type);
+    if (bytes === undefined) {
+      const { change, storage } = this;
+      const kv = type === "DELETED" ? change.prevKv : change.kv;
+      if (!kv) return undefined;
+      const text = watchEventLine(type, type === "DELETED" ? storage.objectJson(kv, change.revision) : storage.objectJson(kv));
+      bytes = Buffer.from(text, "utf8");
+      this.lines.set(type, bytes);
+    }
+    return bytes;
+  }
+
+  private matches(filter: ObjectFilter, o: KubeObject | undefined): boolean {
+    return o !== undefined && filter.matches(o);
+  }
+}
+
+/**
+ * The store notifies all watchers of a change in one synchronous loop, so remembering only the
+ * latest change's view catches the whole fan-out. Keeping views for longer (say, per entry of
+ * the history log) would hold decoded copies of every change for the retention window.
+ */
+let latest: ChangeView | undefined;
+
+function viewOf(storage: ObjectStorage, change: ChangeEvent): ChangeView {
+  if (latest?.change !== change) latest = new ChangeView(storage, change);
+  return latest;
+}
+
+/**
  * What a watcher with this filter sees for one store change, or nothing. DELETED carries the
  * previous content with the revision of the change (etcd and watch-cache behaviour).
  */
 export function toWatchEvent(storage: ObjectStorage, filter: ObjectFilter, change: ChangeEvent): WatchEvent | undefined {
-  const before = change.prevKv ? storage.decode(change.prevKv, change.revision) : undefined;
-  const after = change.type === "put" && change.kv ? storage.decode(change.kv) : undefined;
-  const wasIn = before !== undefined && filter.matches(before);
-  const isIn = after !== undefined && filter.matches(after);
-  if (isIn && after) return { type: wasIn ? "MODIFIED" : "ADDED", object: after };
-  if (wasIn && before) return { type: "DELETED", object: before };
-  return undefined;
+  return viewOf(storage, change).event(filter);
 }
 
 /** A BOOKMARK object: the zero object of the watched kind with only the resourceVersion set. */
@@ -71,8 +153,13 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     closed = true;
     watches.delete(close);
     for (const c of cleanups.splice(0)) c();
-    if (!res.writableEnded) res.end();
+    if (!res.writableEnded) {
+      // Queued lines (an ERROR event, the last changes) go out before the end of the stream.
+      outbox.flush();
+      res.end();
+    }
   };
+  const outbox = watchOutbox(res, close);
   // A cleanup registered after the stream closed runs at once, so nothing outlives it.
   const addCleanup = (cleanup: () => void): void => {
     if (closed) cleanup();
@@ -81,9 +168,10 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   watches.add(close);
   res.on("close", close);
   res.on("error", close);
-  const send = (event: WatchEvent): void => {
-    if (!closed) res.write(compactJson(event));
+  const sendLine = (line: Buffer | string): void => {
+    if (!closed) outbox.send(line);
   };
+  const send = (event: WatchEvent): void => sendLine(compactJson(event));
 
   let from: number;
   // Initial state: asked for with sendInitialEvents, or implied by an unset/"0" version.
@@ -92,8 +180,11 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     // The current state is at least as new as any version given (NotOlderThan).
     const snapshot = store.range(prefix);
     for (const kv of snapshot.kvs) {
-      const o = storage.decode(kv);
-      if (filter.matches(o)) send({ type: "ADDED", object: o });
+      if (filter.empty) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
+      else {
+        const o = storage.decode(kv);
+        if (filter.matches(o)) send({ type: "ADDED", object: o });
+      }
     }
     from = snapshot.revision;
     if (options.sendInitialEvents && options.allowWatchBookmarks) {
@@ -111,8 +202,8 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   let cancel: () => void;
   try {
     cancel = store.watch(prefix, from, (change) => {
-      const event = toWatchEvent(storage, filter, change);
-      if (event) send(event);
+      const line = viewOf(storage, change).line(filter);
+      if (line !== undefined) sendLine(line);
     });
   } catch (e) {
     if (!(e instanceof StoreError && e.code === "Compacted")) throw e;

@@ -1,0 +1,188 @@
+/**
+ * The server side of the benchmarks, run in its own process by bench-support's startChild:
+ *
+ *   list-emulator COUNT NAMESPACES  the emulator, filled with COUNT events.k8s.io Events written
+ *                                   through its generic registry (validation, canonical form,
+ *                                   store), the same path a POST takes after HTTP decoding and
+ *                                   namespace admission; HTTP would only add the client's time.
+ *   list-plain URL                  a plain server that fetches the list at URL once, keeps the
+ *                                   items as objects, and streams JSON.stringify of each
+ *                                   (the baseline for list throughput).
+ *   watch-emulator                  the emulator, empty, with its default settings.
+ *
+ * The child reports "ready" with its URL and its memory after setup (after a full GC), and on
+ * request samples its own memory every 2 ms.
+ */
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { request } from "undici";
+import { formatMicroTime } from "../lib/emulator/api-time.js";
+import type { KubeObject } from "../lib/emulator/json.js";
+import { resolveSettings } from "../lib/emulator/options.js";
+import { watchOutboxStats } from "../lib/emulator/handlers/watch-outbox.js";
+import { createEmulatorServer } from "../lib/emulator/server.js";
+import { eventStrategy, namespaceStrategy } from "../lib/emulator/strategies/index.js";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { loopDelay, maxSample, memorySample, type ChildMessage, type MemorySample, type ParentMessage } from "./bench-support.js";
+
+const send = (m: ChildMessage): void => {
+  process.send?.(m);
+};
+
+function fullGc(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("run with --expose-gc");
+  gc();
+  gc();
+}
+
+let sampler: NodeJS.Timeout | undefined;
+let peak: MemorySample = memorySample();
+let samples = 0;
+let delay = monitorEventLoopDelay({ resolution: 1 });
+let countersAtStart: Record<string, number> = { ...watchOutboxStats };
+
+process.on("message", (m: ParentMessage) => {
+  if (m.type === "sample-start") {
+    peak = memorySample();
+    samples = 1;
+    delay.disable();
+    delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
+    countersAtStart = { ...watchOutboxStats };
+    clearInterval(sampler);
+    sampler = setInterval(() => {
+      peak = maxSample(peak, memorySample());
+      samples++;
+    }, 2);
+    send({ type: "sampling" });
+  } else if (m.type === "sample-stop") {
+    clearInterval(sampler);
+    peak = maxSample(peak, memorySample());
+    delay.disable();
+    const counters = Object.fromEntries(Object.entries(watchOutboxStats).map(([k, v]) => [k, v - (countersAtStart[k] ?? 0)]));
+    send({ type: "sampled", peak, samples: samples + 1, loopDelayMs: loopDelay(delay), counters });
+  } else if (m.type === "gc") {
+    fullGc();
+    send({ type: "gced", memory: memorySample() });
+  }
+});
+
+/** A note that brings the stored Event to about 1 KB. */
+const NOTE = "Benchmark event: the quick brown fox jumps over the lazy dog. ".repeat(9).slice(0, 540);
+
+function benchEvent(i: number, namespace: string, eventTime: string): KubeObject {
+  const id = String(i).padStart(6, "0");
+  return {
+    apiVersion: "events.k8s.io/v1",
+    kind: "Event",
+    metadata: { name: `bench-${id}`, namespace, labels: { app: "tollgate-bench", shard: String(i % 16) } },
+    eventTime,
+    reportingController: "tollgate.dev/bench",
+    reportingInstance: "bench-instance-1",
+    action: "Measure",
+    reason: "Benchmark",
+    regarding: { kind: "ConfigMap", namespace, name: `subject-${id}`, apiVersion: "v1" },
+    note: `${NOTE} #${id}`,
+    type: "Normal",
+  };
+}
+
+async function listEmulator(count: number, namespaces: number): Promise<void> {
+  const started = performance.now();
+  // Retention longer than the run: the history log holds every write, as it would on a fresh server.
+  const emu = createEmulatorServer(resolveSettings({ retentionMs: 3_600_000 }));
+  const { generic } = emu.parts;
+  const eventTime = formatMicroTime(new Date());
+  for (let n = 0; n < namespaces; n++) {
+    generic.create(namespaceStrategy, { apiVersion: "v1", kind: "Namespace", metadata: { name: `bench-${n}` } });
+  }
+  let storedBytes = 0;
+  for (let i = 0; i < count; i++) {
+    const created = generic.create(eventStrategy, benchEvent(i, `bench-${i % namespaces}`, eventTime));
+    if (i === 0) storedBytes = JSON.stringify(created).length;
+  }
+  const setupMs = performance.now() - started;
+  fullGc();
+  const baseline = memorySample();
+  const url = await emu.listen("127.0.0.1", 0);
+  process.once("SIGTERM", () => void emu.close().then(() => process.exit(0)));
+  send({ type: "ready", url, baseline, setupMs, detail: { events: count, namespaces, firstEventJsonBytes: storedBytes } });
+}
+
+const CHUNK = 64 * 1024;
+
+function drained(res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const ok = (): void => finish(true);
+    const gone = (): void => finish(false);
+    function finish(v: boolean): void {
+      res.off("drain", ok);
+      res.off("close", gone);
+      resolve(v);
+    }
+    res.on("drain", ok);
+    res.on("close", gone);
+  });
+}
+
+/** The baseline: JSON.stringify per object, batched into 64 KB writes, with backpressure. */
+async function streamPlain(res: ServerResponse, head: string, items: unknown[]): Promise<void> {
+  res.writeHead(200, { "Content-Type": "application/json" });
+  let pending = head;
+  for (let i = 0; i < items.length; i++) {
+    pending += (i === 0 ? "" : ",") + JSON.stringify(items[i]);
+    if (pending.length < CHUNK) continue;
+    const more = res.write(pending);
+    pending = "";
+    if (!more && !(await drained(res))) return;
+    if (more) await new Promise((r) => setImmediate(r));
+  }
+  res.end(`${pending}]}\n`);
+}
+
+async function listPlain(sourceUrl: string): Promise<void> {
+  const started = performance.now();
+  const res = await request(sourceUrl);
+  const list = JSON.parse(await res.body.text()) as { kind: string; apiVersion: string; metadata: unknown; items: unknown[] };
+  const head = `${JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata }).slice(0, -1)},"items":[`;
+  const items = list.items;
+  const setupMs = performance.now() - started;
+  fullGc();
+  const baseline = memorySample();
+  const server = createServer((_req, out) => {
+    out.on("error", () => {});
+    void streamPlain(out, head, items);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  process.once("SIGTERM", () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+  send({ type: "ready", url: `http://127.0.0.1:${port}`, baseline, setupMs, detail: { items: items.length } });
+}
+
+async function watchEmulator(): Promise<void> {
+  const started = performance.now();
+  const emu = createEmulatorServer(resolveSettings({}));
+  const url = await emu.listen("127.0.0.1", 0);
+  process.once("SIGTERM", () => void emu.close().then(() => process.exit(0)));
+  fullGc();
+  send({ type: "ready", url, baseline: memorySample(), setupMs: performance.now() - started, detail: {} });
+}
+
+const [role, ...args] = process.argv.slice(2);
+const main =
+  role === "list-emulator"
+    ? listEmulator(Number(args[0] ?? 100_000), Number(args[1] ?? 10))
+    : role === "list-plain"
+      ? listPlain(args[0] ?? "")
+      : role === "watch-emulator"
+        ? watchEmulator()
+        : Promise.reject(new Error(`unknown role ${role}`));
+main.catch((e: unknown) => {
+  send({ type: "error", message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+  // Leave the IPC message time to go out.
+  setTimeout(() => process.exit(1), 200);
+});

@@ -1,0 +1,136 @@
+/**
+ * List benchmark: the emulator (in a child process) holds 100,000 events.k8s.io Events of about
+ * 1 KB, written through its registry; this process GETs the all-namespaces list over loopback
+ * HTTP and measures bytes, time and throughput, while the child samples its own memory (and this
+ * process samples the child's VmRSS from /proc). The baseline is a second child that streams
+ * JSON.stringify of the very same objects (fetched from the emulator once) to the socket.
+ *
+ *   npx tsx scripts/bench-list.ts [--events N] [--runs N]
+ *
+ * Targets: memory growth while serving < 64 MB; throughput >= half the plain stream's.
+ * Bounded: seeding and every run have deadlines; loopback only.
+ */
+import { parseArgs } from "node:util";
+import { Agent, request } from "undici";
+import { deadline, mb, report, startChild, watchRss, type Child } from "./bench-support.js";
+
+const { values } = parseArgs({
+  options: { events: { type: "string", default: "100000" }, runs: { type: "string", default: "3" }, namespaces: { type: "string", default: "10" } },
+});
+const EVENTS = Number(values.events);
+const RUNS = Number(values.runs);
+const NAMESPACES = Number(values.namespaces);
+const LIST_PATH = "/apis/events.k8s.io/v1/events";
+/** Items begin with their kind; the list's own kind is "EventList", which this does not match. */
+const ITEM_MARK = '{"kind":"Event","apiVersion"';
+
+interface RunFigures {
+  bytes: number;
+  items: number;
+  ttfbMs: number;
+  totalMs: number;
+  mbPerSec: number;
+  /** Peak minus the after-setup baseline, sampled inside the child. */
+  rssGrowthMb: number;
+  heapGrowthMb: number;
+  /** Peak VmRSS minus baseline, sampled from outside. */
+  procRssGrowthMb: number;
+  samples: number;
+}
+
+const agent = new Agent({ connections: 1, bodyTimeout: 120_000, headersTimeout: 120_000 });
+
+async function measure(child: Child, url: string): Promise<RunFigures> {
+  const before = await child.ask({ type: "gc" }, "gced");
+  await child.ask({ type: "sample-start" }, "sampling");
+  const outside = watchRss(child.process.pid ?? 0);
+  const start = performance.now();
+  const res = await request(url, { dispatcher: agent });
+  let ttfb = 0;
+  let bytes = 0;
+  let items = 0;
+  let tail = "";
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    if (bytes === 0) ttfb = performance.now() - start;
+    bytes += chunk.length;
+    // Count item starts across chunk boundaries by carrying the last few characters over.
+    const text = tail + chunk.toString("latin1");
+    for (let at = text.indexOf(ITEM_MARK); at >= 0; at = text.indexOf(ITEM_MARK, at + 1)) items++;
+    tail = text.slice(-(ITEM_MARK.length - 1));
+  }
+  const totalMs = performance.now() - start;
+  const peakRss = outside.stop();
+  const sampled = await child.ask({ type: "sample-stop" }, "sampled");
+  if (res.statusCode !== 200) throw new Error(`list answered ${res.statusCode}`);
+  return {
+    bytes,
+    items,
+    ttfbMs: Math.round(ttfb),
+    totalMs: Math.round(totalMs),
+    mbPerSec: Number((bytes / 2 ** 20 / (totalMs / 1000)).toFixed(1)),
+    rssGrowthMb: Number(mb(sampled.peak.rss - before.memory.rss)),
+    heapGrowthMb: Number(mb(sampled.peak.heapUsed - before.memory.heapUsed)),
+    procRssGrowthMb: Number(mb(peakRss - before.memory.rss)),
+    samples: sampled.samples,
+  };
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+async function main(): Promise<void> {
+  const limit = deadline(15 * 60_000, "bench-list");
+  const children: Child[] = [];
+  try {
+    const run = async (): Promise<void> => {
+      console.error(`seeding ${EVENTS} events in ${NAMESPACES} namespaces …`);
+      const emulator = await startChild("list-emulator", [String(EVENTS), String(NAMESPACES)], 10 * 60_000);
+      children.push(emulator);
+      console.error(`seeded in ${(emulator.ready.setupMs / 1000).toFixed(1)} s; baseline rss ${mb(emulator.ready.baseline.rss)} MB, heap ${mb(emulator.ready.baseline.heapUsed)} MB`);
+      // Warm up the code paths once on a small page.
+      await (await request(`${emulator.ready.url}${LIST_PATH}?limit=100`, { dispatcher: agent })).body.text();
+      const emu: RunFigures[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        emu.push(await measure(emulator, emulator.ready.url + LIST_PATH));
+        console.error(`emulator run ${i + 1}: ${JSON.stringify(emu.at(-1))}`);
+      }
+      const plain = await startChild("list-plain", [emulator.ready.url + LIST_PATH], 5 * 60_000);
+      children.push(plain);
+      await (await request(plain.ready.url, { dispatcher: agent })).body.text();
+      const base: RunFigures[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        base.push(await measure(plain, plain.ready.url));
+        console.error(`plain run ${i + 1}: ${JSON.stringify(base.at(-1))}`);
+      }
+      const emuMbs = median(emu.map((r) => r.mbPerSec));
+      const baseMbs = median(base.map((r) => r.mbPerSec));
+      const growth = Math.max(...emu.map((r) => Math.max(r.rssGrowthMb, r.procRssGrowthMb)));
+      report("bench-list", {
+        method:
+          "events written through the emulator's generic registry in a child process; all-namespaces GET over loopback HTTP/1.1 (undici), body counted and discarded; memory sampled every 2 ms in the child (rss, heapUsed) and every 5 ms from /proc/<pid>/status, growth relative to the after-GC baseline",
+        setup: { ...emulator.ready.detail, seedSeconds: Number((emulator.ready.setupMs / 1000).toFixed(1)), baselineRssMb: Number(mb(emulator.ready.baseline.rss)), baselineHeapMb: Number(mb(emulator.ready.baseline.heapUsed)) },
+        emulator: emu,
+        plainStringify: base,
+        summary: {
+          listBytes: emu[0]?.bytes,
+          listMb: Number(mb(emu[0]?.bytes ?? 0)),
+          items: emu[0]?.items,
+          emulatorMedianMbPerSec: emuMbs,
+          plainMedianMbPerSec: baseMbs,
+          throughputRatio: Number((emuMbs / baseMbs).toFixed(2)),
+          worstMemoryGrowthMb: growth,
+          targets: { memoryGrowthUnder64Mb: growth < 64, throughputAtLeastHalfOfPlain: emuMbs >= baseMbs / 2 },
+        },
+      });
+    };
+    await Promise.race([run(), limit.promise]);
+  } finally {
+    limit.clear();
+    for (const c of children) await c.stop();
+    await agent.close();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exitCode = 1;
+});
