@@ -86,6 +86,17 @@ const cases: { mutant: Mutant; suite: string; rule: string }[] = [
     suite: "suites/watch-history",
     rule: "doc1.watch-events.reports-all-outcomes",
   },
+  {
+    mutant: {
+      name: "drops the note length limit on Events",
+      response: (r) =>
+        r.method === "POST" && r.code === 422 && r.body.includes('"field":"message"')
+          ? { ...r, code: 201, body: "{}" }
+          : r,
+    },
+    suite: "suites/events/validation",
+    rule: "doc2.event.note-max-1kb",
+  },
 ];
 
 describe("suites fail against a wrong server", () => {

@@ -1,0 +1,155 @@
+/**
+ * doc2 "Event" field rules with the real 1.35 validation (wire-facts §7): table-driven
+ * boundaries, then a property: random Events, valid or with violations, must be accepted
+ * exactly when the suite's own oracle says so, and refused with 422 naming every violated
+ * field. A failure shrinks to a minimal Event.
+ */
+import fc from "fast-check";
+import { describe, expect } from "vitest";
+import { microTime } from "../../fixtures/objects.js";
+import type { ApiResponse } from "../../lib/harness/client.js";
+import { apiVersionOf, resourcePath } from "../../lib/harness/resources.js";
+import { check, useSuite } from "../support/conformance.js";
+import { expectedCreateViolations, violatedFields } from "../support/event-oracle.js";
+
+const suite = useSuite("event-validation");
+type Obj = Record<string, unknown>;
+
+let seq = 0;
+function base(ns: string): Obj {
+  seq += 1;
+  return {
+    apiVersion: apiVersionOf(suite.session.types.events),
+    kind: "Event",
+    metadata: { name: `v-${Date.now().toString(36)}-${seq}`, namespace: ns },
+    eventTime: microTime(new Date()),
+    reportingController: "tollgate.dev/validation",
+    reportingInstance: "tollgate-1",
+    action: "Validate",
+    reason: "Checking",
+    type: "Normal",
+    regarding: { apiVersion: "v1", kind: "ConfigMap", namespace: ns, name: "subject" },
+    note: "validation case",
+  };
+}
+
+async function post(event: Obj, ns: string): Promise<ApiResponse> {
+  return suite.session.client.raw("POST", resourcePath(suite.session.types.events, ns), { body: event });
+}
+
+function causeFields(res: ApiResponse): string[] {
+  const causes = (res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? [];
+  return [...new Set(causes.map((c) => c.field ?? ""))].sort();
+}
+
+/** Posts an Event and checks the answer against the oracle; returns a description of any disagreement. */
+async function judge(event: Obj, ns: string): Promise<string | undefined> {
+  const want = violatedFields(expectedCreateViolations(event, ns));
+  const res = await post(event, ns);
+  if (want.length === 0) return res.code === 201 ? undefined : `valid Event refused with ${res.code}: ${res.text.slice(0, 300)}`;
+  if (res.code !== 422) return `invalid Event (${want.join(", ")}) answered ${res.code}: ${res.text.slice(0, 200)}`;
+  const got = causeFields(res);
+  const body = res.json as { kind?: string; reason?: string; details?: { kind?: string; group?: string } };
+  if (body.reason !== "Invalid" || body.details?.kind !== "Event" || body.details.group) return `422 body is not an Invalid Status for kind Event without group: ${res.text.slice(0, 200)}`;
+  return JSON.stringify(got) === JSON.stringify(want) ? undefined : `causes name ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
+}
+
+const x = (n: number): string => "x".repeat(n);
+const e = (n: number): string => "é".repeat(n);
+
+const cases: { title: string; rules: string[]; patch: (ev: Obj, ns: string) => Obj }[] = [
+  { title: "a valid Event", rules: ["doc2.endpoints.create-success", "doc2.service.api-version-kind"], patch: (ev) => ev },
+  { title: "eventTime missing", rules: ["doc2.event.event-time-required", "doc1.errors.missing-required-field"], patch: (ev) => ({ ...ev, eventTime: undefined }) },
+  { title: "eventTime missing and regarding in another namespace", rules: ["doc2.event.namespace-l2"], patch: (ev) => ({ ...ev, eventTime: undefined, regarding: { kind: "Pod", name: "p", namespace: "elsewhere" } }) },
+  { title: "eventTime missing and regarding without namespace", rules: ["doc2.event.namespace-l1"], patch: (ev) => ({ ...ev, eventTime: undefined, regarding: { kind: "Node", name: "n" } }) },
+  { title: "regarding without namespace outside default and kube-system", rules: ["doc2.event.namespace-l3", "doc2.event.regarding-reference"], patch: (ev) => ({ ...ev, regarding: { kind: "Node", name: "n" } }) },
+  { title: "regarding in another namespace is fine once eventTime is set", rules: ["doc2.event.regarding-reference", "doc2.event.related-reference"], patch: (ev) => ({ ...ev, regarding: { kind: "Pod", name: "p", namespace: "elsewhere" }, related: { kind: "Pod", name: "q", namespace: "elsewhere" } }) },
+  { title: "reportingController empty", rules: ["doc2.event.reporting-controller-required"], patch: (ev) => ({ ...ev, reportingController: "" }) },
+  { title: "reportingController not a qualified name", rules: ["doc2.event.reporting-controller-form"], patch: (ev) => ({ ...ev, reportingController: "Not/A/Name" }) },
+  { title: "reportingInstance 128 bytes", rules: ["doc2.event.reporting-instance-max-128"], patch: (ev) => ({ ...ev, reportingInstance: x(128) }) },
+  { title: "reportingInstance 129 bytes", rules: ["doc2.event.reporting-instance-max-128"], patch: (ev) => ({ ...ev, reportingInstance: x(129) }) },
+  { title: "reportingInstance empty", rules: ["doc2.event.reporting-instance-required"], patch: (ev) => ({ ...ev, reportingInstance: "" }) },
+  { title: "action 127 bytes", rules: ["doc2.event.action-max-128"], patch: (ev) => ({ ...ev, action: x(127) }) },
+  { title: "action 129 bytes", rules: ["doc2.event.action-max-128"], patch: (ev) => ({ ...ev, action: x(129) }) },
+  { title: "action empty", rules: ["doc2.event.action-required"], patch: (ev) => ({ ...ev, action: "" }) },
+  { title: "reason 128 bytes of two-byte characters", rules: ["doc2.event.reason-max-128"], patch: (ev) => ({ ...ev, reason: e(64) }) },
+  { title: "reason 129 bytes with two-byte characters", rules: ["doc2.event.reason-max-128"], patch: (ev) => ({ ...ev, reason: `${e(64)}x` }) },
+  { title: "reason empty", rules: ["doc2.event.reason-required"], patch: (ev) => ({ ...ev, reason: "" }) },
+  { title: "note 1023 bytes", rules: ["doc2.event.note-max-1kb"], patch: (ev) => ({ ...ev, note: x(1023) }) },
+  { title: "note 1024 bytes", rules: ["doc2.event.note-max-1kb"], patch: (ev) => ({ ...ev, note: x(1024) }) },
+  { title: "note 1025 bytes", rules: ["doc2.event.note-max-1kb", "doc2.event.invalid-internal-names"], patch: (ev) => ({ ...ev, note: x(1025) }) },
+  { title: "note of 342 three-byte characters (1026 bytes)", rules: ["doc2.event.note-max-1kb"], patch: (ev) => ({ ...ev, note: "€".repeat(342) }) },
+  { title: "type Warning", rules: ["doc2.event.type-normal-warning"], patch: (ev) => ({ ...ev, type: "Warning" }) },
+  { title: "type Info", rules: ["doc2.event.type-normal-warning"], patch: (ev) => ({ ...ev, type: "Info" }) },
+  { title: "type empty", rules: ["doc2.event.type-required"], patch: (ev) => ({ ...ev, type: "" }) },
+  { title: "series with count 2", rules: ["doc2.event.series-count-required", "doc2.event.series-count-min-2"], patch: (ev) => ({ ...ev, series: { count: 2, lastObservedTime: microTime(new Date()) } }) },
+  { title: "series with count 1", rules: ["doc2.event.series-count-min-2"], patch: (ev) => ({ ...ev, series: { count: 1, lastObservedTime: microTime(new Date()) } }) },
+  { title: "series without lastObservedTime", rules: ["doc2.event.series-last-observed-required"], patch: (ev) => ({ ...ev, series: { count: 3 } }) },
+  { title: "deprecated fields set", rules: ["doc2.event.deprecated-count", "doc2.event.deprecated-first-timestamp", "doc2.event.deprecated-last-timestamp", "doc2.event.deprecated-source", "doc2.event.invalid-internal-names"], patch: (ev) => ({ ...ev, deprecatedCount: 2, deprecatedFirstTimestamp: "2026-01-01T00:00:00Z", deprecatedLastTimestamp: "2026-01-01T00:00:00Z", deprecatedSource: { component: "c" } }) },
+  { title: "name not a DNS subdomain", rules: ["doc2.event.name-dns-subdomain"], patch: (ev) => ({ ...ev, metadata: { ...(ev.metadata as Obj), name: "Bad_Name" } }) },
+  { title: "several violations at once", rules: ["doc2.event.invalid-value-empty", "doc1.errors.422-invalid"], patch: (ev) => ({ ...ev, action: "", reason: x(200), type: "Info", series: { count: 0 } }) },
+];
+
+describe("Event validation, case by case", () => {
+  for (const c of cases) {
+    check(c.title, c.rules, async () => {
+      const { ns } = suite;
+      const problem = await judge(c.patch(base(ns), ns), ns);
+      expect(problem).toBeUndefined();
+    });
+  }
+
+  check("the message of a 422 reads `Event \"<name>\" is invalid: …` with the bad value of a length error shown as \"\"", ["doc2.event.invalid-value-empty", "doc2.event.invalid-internal-names"], async () => {
+    const { ns } = suite;
+    const ev: Obj = { ...base(ns), reason: x(129) };
+    const res = await post(ev, ns);
+    expect(res.code).toBe(422);
+    const name = (ev.metadata as Obj).name as string;
+    expect((res.json as { message?: string }).message).toBe(`Event "${name}" is invalid: reason: Invalid value: "": can have at most 128 characters`);
+  });
+
+  check("eventTime without exactly six fractional digits is a 400 decode error", ["doc2.event.event-time-microtime"], async () => {
+    const { ns } = suite;
+    for (const t of ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00.123Z", "2026-01-01T00:00:00.123456789Z"]) {
+      const res = await post({ ...base(ns), eventTime: t }, ns);
+      expect(res.code, t).toBe(400);
+      expect(res.json).toMatchObject({ kind: "Status", reason: "BadRequest" });
+    }
+  });
+});
+
+/** A valid Event, then zero or more violations; the oracle decides what the server must say. */
+function eventArb(ns: string): fc.Arbitrary<Obj> {
+  const str = (min: number, max: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom("a", "Z", "0", "-", "é", "€", " "), minLength: min, maxLength: max });
+  const mutation: fc.Arbitrary<(ev: Obj) => Obj> = fc.oneof(
+    fc.constant((ev: Obj) => ({ ...ev, eventTime: undefined })),
+    str(0, 140).map((s) => (ev: Obj) => ({ ...ev, action: s })),
+    str(0, 140).map((s) => (ev: Obj) => ({ ...ev, reason: s })),
+    str(0, 140).map((s) => (ev: Obj) => ({ ...ev, reportingInstance: s })),
+    fc.integer({ min: 1000, max: 1100 }).map((n) => (ev: Obj) => ({ ...ev, note: "n".repeat(n) })),
+    fc.constantFrom("", "Info", "normal", "Warning").map((t) => (ev: Obj) => ({ ...ev, type: t })),
+    fc.constantFrom("", "a/b/c", "UPPER.io/x", "ok.io/fine", "-x").map((c) => (ev: Obj) => ({ ...ev, reportingController: c })),
+    fc.record({ count: fc.integer({ min: 0, max: 4 }), withTime: fc.boolean() }).map(({ count, withTime }) => (ev: Obj) => ({ ...ev, series: withTime ? { count, lastObservedTime: microTime(new Date()) } : { count } })),
+    fc.constantFrom("deprecatedCount", "deprecatedSource", "deprecatedFirstTimestamp").map((k) => (ev: Obj) => ({ ...ev, [k]: k === "deprecatedCount" ? 4 : k === "deprecatedSource" ? { host: "h" } : "2026-01-01T00:00:00Z" })),
+    fc.constantFrom("", "other-ns").map((r) => (ev: Obj) => ({ ...ev, regarding: { kind: "Pod", name: "p", ...(r ? { namespace: r } : {}) } })),
+  );
+  return fc.array(mutation, { maxLength: 3 }).map((ms) => ms.reduce((ev, m) => m(ev), base(ns)));
+}
+
+describe("Event validation, property", () => {
+  check(
+    "property: the target accepts exactly the Events the oracle accepts, and names every violated field",
+    ["doc2.event.action-required", "doc2.event.action-max-128", "doc2.event.reason-required", "doc2.event.reason-max-128", "doc2.event.reporting-instance-max-128", "doc2.event.note-max-1kb", "doc2.event.type-normal-warning", "doc2.event.reporting-controller-form", "doc2.event.series-count-min-2", "doc2.event.series-last-observed-required", "doc2.event.namespace-l3", "doc2.event.invalid-internal-names"],
+    async () => {
+      const { ns } = suite;
+      await fc.assert(
+        fc.asyncProperty(eventArb(ns), async (ev) => {
+          const problem = await judge(ev, ns);
+          if (problem) throw new Error(`${problem}\nEvent: ${JSON.stringify(ev)}`);
+        }),
+        { numRuns: 60 },
+      );
+    },
+    { timeout: 120_000 },
+  );
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { expectedCreateViolations, isQualifiedName, violatedFields } from "../../suites/support/event-oracle.js";
+
+const NS = "tollgate-x";
+const valid = (): Record<string, unknown> => ({
+  apiVersion: "events.k8s.io/v1",
+  kind: "Event",
+  metadata: { name: "e-1", namespace: NS },
+  eventTime: "2026-01-01T00:00:00.000000Z",
+  reportingController: "tollgate.dev/suite",
+  reportingInstance: "i-1",
+  action: "Check",
+  reason: "Because",
+  type: "Normal",
+  regarding: { kind: "Pod", namespace: NS, name: "p" },
+  note: "fine",
+});
+const fields = (patch: Record<string, unknown>, ns = NS): string[] => violatedFields(expectedCreateViolations({ ...valid(), ...patch }, ns));
+const rules = (patch: Record<string, unknown>, ns = NS): string[] => expectedCreateViolations({ ...valid(), ...patch }, ns).map((v) => v.rule);
+
+describe("Event validation oracle", () => {
+  it("accepts a valid event, with or without a well-formed series", () => {
+    expect(fields({})).toEqual([]);
+    expect(fields({ series: { count: 2, lastObservedTime: "2026-01-01T00:00:01.000000Z" } })).toEqual([]);
+  });
+
+  it("eventTime missing: only the eventTime error plus the zero-time namespace rules (L1, L2)", () => {
+    expect(fields({ eventTime: undefined, action: "" })).toEqual(["eventTime"]);
+    expect(rules({ eventTime: null, regarding: { namespace: "other" } })).toEqual(["doc2.event.event-time-required", "doc2.event.namespace-l2"]);
+    expect(rules({ eventTime: null, regarding: {} })).toContain("doc2.event.namespace-l1");
+    expect(fields({ eventTime: null, regarding: {} }, "default")).toEqual(["eventTime"]);
+  });
+
+  it("eventTime set: an empty regarding.namespace only in default or kube-system (L3), another namespace is not compared", () => {
+    expect(rules({ regarding: { kind: "Node", name: "n" } })).toEqual(["doc2.event.namespace-l3"]);
+    expect(fields({ regarding: { kind: "Node", name: "n" } }, "kube-system")).toEqual([]);
+    expect(fields({ regarding: { namespace: "elsewhere" } })).toEqual([]);
+  });
+
+  it("reportingController is required and a qualified name", () => {
+    expect(rules({ reportingController: "" })).toEqual(["doc2.event.reporting-controller-required"]);
+    for (const bad of ["a/b/c", "Upper.Domain/x", "x/-bad-", "/x", "x/", "x".repeat(64)]) expect(rules({ reportingController: bad }), bad).toEqual(["doc2.event.reporting-controller-form"]);
+    for (const good of ["kubelet", "example.com/my-controller", "a/B.c_d-1"]) expect(isQualifiedName(good), good).toBe(true);
+  });
+
+  it("reportingInstance, action and reason are required and at most 128 bytes, multibyte characters counted as bytes", () => {
+    for (const key of ["reportingInstance", "action", "reason"]) {
+      expect(fields({ [key]: "" }), key).toEqual([key]);
+      expect(fields({ [key]: "x".repeat(128) }), key).toEqual([]);
+      expect(fields({ [key]: "x".repeat(129) }), key).toEqual([key]);
+      expect(fields({ [key]: "é".repeat(64) }), `${key} 128 bytes`).toEqual([]);
+      expect(fields({ [key]: `${"é".repeat(64)}x` }), `${key} 129 bytes`).toEqual([key]);
+    }
+  });
+
+  it("note is at most 1024 bytes and is reported as message", () => {
+    expect(fields({ note: "n".repeat(1024) })).toEqual([]);
+    expect(fields({ note: "n".repeat(1025) })).toEqual(["message"]);
+    expect(fields({ note: "€".repeat(342) })).toEqual(["message"]);
+  });
+
+  it("type is exactly Normal or Warning", () => {
+    expect(rules({ type: "" })).toEqual(["doc2.event.type-required"]);
+    expect(rules({ type: "normal" })).toEqual(["doc2.event.type-normal-warning"]);
+  });
+
+  it("a series needs count of at least 2 and a lastObservedTime", () => {
+    expect(fields({ series: { count: 1, lastObservedTime: "2026-01-01T00:00:01.000000Z" } })).toEqual(["series.count"]);
+    expect(fields({ series: { count: 5 } })).toEqual(["series.lastObservedTime"]);
+    expect(fields({ series: {} })).toEqual(["series.count", "series.lastObservedTime"]);
+  });
+
+  it("the deprecated fields must be unset, under their core names", () => {
+    expect(fields({ deprecatedFirstTimestamp: "2026-01-01T00:00:00Z", deprecatedLastTimestamp: "2026-01-01T00:00:00Z", deprecatedCount: 3, deprecatedSource: { host: "h" } })).toEqual(["count", "firstTimestamp", "lastTimestamp", "source"]);
+    expect(fields({ deprecatedCount: 0, deprecatedSource: {} })).toEqual([]);
+  });
+
+  it("the name is a DNS-1123 subdomain", () => {
+    expect(fields({ metadata: { name: "Bad_Name", namespace: NS } })).toEqual(["metadata.name"]);
+    expect(fields({ metadata: { name: "a.b-c", namespace: NS } })).toEqual([]);
+  });
+});
