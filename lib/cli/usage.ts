@@ -8,6 +8,8 @@ export const USAGE = `usage:
                [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
   tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
                     [--retention S] [--continue-lifetime S]
+  tollgate flags check controller-manager|node-agent [--output text|json] -- ARGS...
+  tollgate flags check [--output text|json] --controller-manager "ARGS" --node-agent "ARGS"
   tollgate rules coverage [--doc doc1|doc2|doc3] [--json]
   tollgate --version`;
 

@@ -2,7 +2,9 @@
  * Rule catalog for document 3 (controller manager and node agent options): the structure.
  * One rule per normative statement of the service, endpoint, authentication, limits and
  * versioning sections, one rule per option table, and one rule per explicit constraint in an
- * option's meaning. Later work expands this; ids are stable and never renamed.
+ * option's meaning, plus the checks of `tollgate flags check` that follow from the text (pairs
+ * given together, legacy TLS versions, insecure suites, test-only options). Ids are stable and
+ * never renamed.
  */
 import type { FeatureGate, Rule } from "./types.js";
 
@@ -45,6 +47,8 @@ export const doc3Rules: Rule[] = [
   // ── Resources and their fields (conventions) ───────────────────────────────────────
   { id: "doc3.options.duration-format", doc: "doc3", section: OPTS, level: "required", title: "Duration options use Go duration forms such as 10s, 1m0s, 8760h0m0s" },
   { id: "doc3.options.empty-default-unset", doc: "doc3", section: OPTS, level: "required", title: "A default shown as (empty) means the option is unset" },
+  { id: "doc3.options.known-options", doc: "doc3", section: OPTS, level: "required", title: "A daemon accepts only the options of its tables (Go flag syntax); an unknown option or a stray argument stops it at start" },
+  { id: "doc3.options.nodeagent-names", doc: "doc3", section: OPTS, level: "required", title: "Option names written with nodeagent stand for the node agent's real product name (kubelet), which a real daemon requires" },
 
   // ── Controller manager options: serving, authentication, general ──────────────────
   { id: "doc3.cm-general.types-defaults", doc: "doc3", section: CM_GEN, level: "required", title: "Options of table 'Controller manager options: serving, authentication, general' have the listed types and defaults" },
@@ -52,7 +56,10 @@ export const doc3Rules: Rule[] = [
   { id: "doc3.cm-general.cert-dir-ignored-with-files", doc: "doc3", section: CM_GEN, level: "required", title: "--cert-dir is ignored when --tls-cert-file and --tls-private-key-file are given" },
   { id: "doc3.cm-general.self-signed-without-cert", doc: "doc3", section: CM_GEN, level: "required", title: "Without cert and key files a self-signed pair is generated and saved in --cert-dir" },
   { id: "doc3.cm-general.sni-match-precedence", doc: "doc3", section: CM_GEN, level: "required", title: "--tls-sni-cert-key: non-wildcard matches beat wildcard ones, explicit patterns beat extracted names" },
+  { id: "doc3.cm-general.sni-cert-key-format", doc: "doc3", section: CM_GEN, level: "required", title: "--tls-sni-cert-key is a cert,key path pair, optionally followed by : and domain patterns" },
+  { id: "doc3.cm-general.tls-cert-key-together", doc: "doc3", section: CM_GEN, level: "required", title: "--tls-cert-file and --tls-private-key-file (the matching key) are given together" },
   { id: "doc3.cm-general.tls-min-version-values", doc: "doc3", section: CM_GEN, level: "required", title: "--tls-min-version is one of VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13" },
+  { id: "doc3.cm-general.tls-min-version-legacy", doc: "doc3", section: CM_GEN, level: "optional", title: "--tls-min-version VersionTLS10 or VersionTLS11 admits TLS versions older than 1.2" },
   { id: "doc3.cm-general.tls-cipher-suites-values", doc: "doc3", section: CM_GEN, level: "required", title: "--tls-cipher-suites values come from the cipher suite lists" },
   { id: "doc3.cm-general.http2-max-streams-zero-default", doc: "doc3", section: CM_GEN, level: "required", title: "--http2-max-streams-per-connection 0 uses the language default" },
   { id: "doc3.cm-general.authn-kubeconfig-empty-anonymous", doc: "doc3", section: CM_GEN, level: "required", title: "Empty --authentication-kubeconfig makes all token requests anonymous and skips client-CA lookup" },
@@ -85,22 +92,27 @@ export const doc3Rules: Rule[] = [
   // ── Controller manager options: controller behaviour ────────────────────────────────
   { id: "doc3.cm-behaviour.types-defaults", doc: "doc3", section: CM_BEH, level: "required", title: "Options of table 'Controller manager options: controller behaviour' have the listed types and defaults" },
   { id: "doc3.cm-behaviour.allocate-cidrs-needs-cluster-cidr", doc: "doc3", section: CM_BEH, level: "required", title: "--allocate-node-cidrs needs --cluster-cidr" },
+  { id: "doc3.cm-behaviour.cidr-allocator-type-values", doc: "doc3", section: CM_BEH, level: "required", title: "--cidr-allocator-type names a CIDR allocator kind the controller manager has (RangeAllocator, the default)", realServer: "doc3 lists no values; a 1.35 controller manager built without legacy cloud providers knows only RangeAllocator" },
   { id: "doc3.cm-behaviour.cluster-cidr-only-with-allocate", doc: "doc3", section: CM_BEH, level: "required", title: "--cluster-cidr is used only when --allocate-node-cidrs=true" },
   { id: "doc3.cm-behaviour.service-range-only-with-allocate", doc: "doc3", section: CM_BEH, level: "required", title: "--service-cluster-ip-range is used only when --allocate-node-cidrs=true" },
   { id: "doc3.cm-behaviour.node-cidr-mask-default-by-family", doc: "doc3", section: CM_BEH, level: "required", title: "--node-cidr-mask-size defaults to 24 for IPv4 and 64 for IPv6" },
   { id: "doc3.cm-behaviour.gc-matches-apiserver", doc: "doc3", section: CM_BEH, level: "required", title: "--enable-garbage-collector must match the API server's setting" },
+  { id: "doc3.cm-behaviour.hostpath-provisioner-test-only", doc: "doc3", section: CM_BEH, level: "optional", title: "--enable-hostpath-provisioner is for testing only" },
+  { id: "doc3.cm-behaviour.hostpath-recycler-development-only", doc: "doc3", section: CM_BEH, level: "optional", title: "The host-path recycler options (--pv-recycler-*-hostpath) are for development only" },
   { id: "doc3.cm-behaviour.attach-detach-sync-above-1s", doc: "doc3", section: CM_BEH, level: "required", title: "--attach-detach-reconcile-sync-period must exceed one second" },
   { id: "doc3.cm-behaviour.node-monitor-grace-multiple", doc: "doc3", section: CM_BEH, level: "required", title: "--node-monitor-grace-period must be a multiple of the node agent's status update frequency" },
   { id: "doc3.cm-behaviour.node-monitor-grace-above-http2", doc: "doc3", section: CM_BEH, level: "required", title: "--node-monitor-grace-period must exceed the sum of the HTTP/2 ping and read-idle timeouts" },
   { id: "doc3.cm-behaviour.secondary-eviction-small-clusters", doc: "doc3", section: CM_BEH, level: "required", title: "--secondary-node-eviction-rate is implicitly 0 for clusters not above --large-cluster-size-threshold" },
   { id: "doc3.cm-behaviour.large-cluster-per-zone", doc: "doc3", section: CM_BEH, level: "required", title: "--large-cluster-size-threshold counts nodes per zone in multi-zone clusters" },
   { id: "doc3.cm-behaviour.unhealthy-zone-min-3", doc: "doc3", section: CM_BEH, level: "required", title: "--unhealthy-zone-threshold applies with at least 3 not-Ready nodes" },
+  { id: "doc3.cm-behaviour.unhealthy-zone-fraction", doc: "doc3", section: CM_BEH, level: "required", title: "--unhealthy-zone-threshold is a fraction of nodes, between 0 and 1" },
   { id: "doc3.cm-behaviour.terminated-pod-gc-nonpositive-disables", doc: "doc3", section: CM_BEH, level: "required", title: "--terminated-pod-gc-threshold of 0 or less disables terminated-pod collection" },
   { id: "doc3.cm-behaviour.force-detach-needs-graceful-shutdown", doc: "doc3", section: CM_BEH, level: "optional", title: "With --disable-force-detach-on-timeout, node failure must be handled by graceful node shutdown" },
 
   // ── Controller manager options: certificate signing ─────────────────────────────────
   { id: "doc3.cm-signing.types-defaults", doc: "doc3", section: CM_SIGN, level: "required", title: "Options of table 'Controller manager options: certificate signing' have the listed types and defaults" },
   { id: "doc3.cm-signing.generic-excludes-specific", doc: "doc3", section: CM_SIGN, level: "required", title: "When --cluster-signing-cert-file/-key-file are set, no signer-specific signing flag may be set" },
+  { id: "doc3.cm-signing.cert-key-pairs", doc: "doc3", section: CM_SIGN, level: "required", title: "Each signing CA cert file is given together with its key file" },
   { id: "doc3.cm-signing.duration-maximum", doc: "doc3", section: CM_SIGN, level: "required", title: "--cluster-signing-duration caps certificate lifetime; a request may ask shorter via spec.expirationSeconds" },
   { id: "doc3.cm-signing.specific-signers", doc: "doc3", section: CM_SIGN, level: "required", title: "Signer-specific flag pairs map to kube-apiserver-client, kube-apiserver-client-nodeagent, nodeagent-serving and legacy-unknown signers" },
 
@@ -119,6 +131,8 @@ export const doc3Rules: Rule[] = [
   { id: "doc3.agent-options.authorization-mode-values", doc: "doc3", section: AGENT, level: "required", title: "--authorization-mode is AlwaysAllow or Webhook" },
   { id: "doc3.agent-options.rotate-server-certs-gate", doc: "doc3", section: AGENT, level: "gated", gate: ROTATE_SERVER_CERT, title: "--rotate-server-certificates needs gate RotateAgentServerCertificate and approved signing requests" },
   { id: "doc3.agent-options.tls-min-version-values", doc: "doc3", section: AGENT, level: "required", title: "--tls-min-version ranges over VersionTLS10 to VersionTLS13" },
+  { id: "doc3.agent-options.tls-min-version-legacy", doc: "doc3", section: AGENT, level: "optional", title: "Node agent --tls-min-version VersionTLS10 or VersionTLS11 admits TLS versions older than 1.2" },
+  { id: "doc3.agent-options.tls-cert-key-together", doc: "doc3", section: AGENT, level: "required", title: "Node agent --tls-cert-file and --tls-private-key-file (the matching key) are given together" },
   { id: "doc3.agent-options.streaming-idle-zero-none", doc: "doc3", section: AGENT, level: "required", title: "--streaming-connection-idle-timeout 0 means no idle timeout" },
   { id: "doc3.agent-options.credential-config-merge-order", doc: "doc3", section: AGENT, level: "required", title: "A --image-credential-provider-config directory is merged in lexicographic order, non-recursively" },
   { id: "doc3.agent-options.runtime-endpoint-schemes", doc: "doc3", section: AGENT, level: "required", title: "--container-runtime-endpoint uses unix sockets on Linux, npipe and tcp on Windows" },
@@ -130,6 +144,7 @@ export const doc3Rules: Rule[] = [
   { id: "doc3.agent-options.reserved-cpus-supersedes", doc: "doc3", section: AGENT, level: "required", title: "--reserved-cpus supersedes the CPU amounts of the reserved flags" },
   { id: "doc3.agent-options.reserved-memory-sums", doc: "doc3", section: AGENT, level: "required", title: "--reserved-memory sums must match kube-reserved, system-reserved and the eviction threshold" },
   { id: "doc3.agent-options.kube-reserved-resources", doc: "doc3", section: AGENT, level: "required", title: "--kube-reserved supports cpu, memory, pid and ephemeral-storage" },
+  { id: "doc3.agent-options.system-reserved-resources", doc: "doc3", section: AGENT, level: "required", title: "--system-reserved supports the same resources as --kube-reserved: cpu, memory, pid and ephemeral-storage" },
   { id: "doc3.agent-options.enforce-allocatable-values", doc: "doc3", section: AGENT, level: "required", title: "--enforce-node-allocatable takes none, pods, system-reserved(-compressible), kube-reserved(-compressible)" },
   { id: "doc3.agent-options.enforce-allocatable-none-alone", doc: "doc3", section: AGENT, level: "required", title: "--enforce-node-allocatable none must stand alone" },
   { id: "doc3.agent-options.enforce-allocatable-needs-cgroups", doc: "doc3", section: AGENT, level: "required", title: "The reserved variants of --enforce-node-allocatable need their cgroup flags" },
@@ -138,6 +153,8 @@ export const doc3Rules: Rule[] = [
   { id: "doc3.agent-options.image-gc-high-range", doc: "doc3", section: AGENT, level: "required", title: "--image-gc-high-threshold is within 0 to 100; 100 disables image collection" },
   { id: "doc3.agent-options.image-gc-low-below-high", doc: "doc3", section: AGENT, level: "required", title: "--image-gc-low-threshold must be below --image-gc-high-threshold" },
   { id: "doc3.agent-options.max-dead-containers-negative", doc: "doc3", section: AGENT, level: "required", title: "A negative --maximum-dead-containers disables the global limit" },
+  { id: "doc3.agent-options.gc-flags-use-eviction", doc: "doc3", section: AGENT, level: "required", title: "--minimum-container-ttl-duration, --maximum-dead-containers and --maximum-dead-containers-per-container are deprecated in favour of the eviction flags" },
+  { id: "doc3.agent-options.removal-scheduled", doc: "doc3", section: AGENT, level: "required", title: "--experimental-allocatable-ignore-eviction and --experimental-mounter-path are deprecated, for removal in 1.25 or later" },
   { id: "doc3.agent-options.container-log-max-files-min-2", doc: "doc3", section: AGENT, level: "required", title: "--container-log-max-files must be at least 2" },
   { id: "doc3.agent-options.pods-per-core-capped", doc: "doc3", section: AGENT, level: "required", title: "--pods-per-core is capped by --max-pods; 0 disables it" },
   { id: "doc3.agent-options.pod-max-pids-default", doc: "doc3", section: AGENT, level: "required", title: "--pod-max-pids -1 uses the allocatable pid capacity" },
@@ -160,6 +177,7 @@ export const doc3Rules: Rule[] = [
 
   // ── TLS cipher suite values ─────────────────────────────────────────────────────────
   { id: "doc3.tls.cipher-suite-values", doc: "doc3", section: TLS, level: "required", title: "Both daemons accept the listed preferred and insecure cipher suite names for --tls-cipher-suites" },
+  { id: "doc3.tls.insecure-suites", doc: "doc3", section: TLS, level: "optional", title: "Cipher suites of the insecure list are accepted but insecure; the preferred list is the safe choice" },
 
   // ── Endpoints ───────────────────────────────────────────────────────────────────────
   { id: "doc3.endpoints.cm-https-secure-port", doc: "doc3", section: EP, level: "required", title: "The controller manager serves HTTPS with authentication and authorization on --secure-port (default 10257)" },
@@ -181,6 +199,7 @@ export const doc3Rules: Rule[] = [
   { id: "doc3.auth.agent-client-cert-cn", doc: "doc3", section: AUTH, level: "required", title: "Node agent: client certificates authenticate as their common name" },
   { id: "doc3.auth.agent-bearer-token-review", doc: "doc3", section: AUTH, level: "required", title: "Node agent: bearer tokens are checked by token reviews when enabled" },
   { id: "doc3.auth.agent-always-allow-default", doc: "doc3", section: AUTH, level: "required", title: "Node agent: authorization mode AlwaysAllow (the default) permits everything" },
+  { id: "doc3.auth.agent-anonymous-always-allow", doc: "doc3", section: AUTH, level: "optional", title: "Node agent: with anonymous requests allowed and mode AlwaysAllow (both defaults) anyone reaching the main port may do anything there" },
   { id: "doc3.auth.agent-webhook-sar", doc: "doc3", section: AUTH, level: "required", title: "Node agent: Webhook mode uses subject access reviews with separate cache times for allowed and denied answers" },
   { id: "doc3.auth.agent-read-only-no-auth", doc: "doc3", section: AUTH, level: "required", title: "Node agent: the read-only port serves without authentication or authorization" },
 
@@ -198,6 +217,8 @@ export const doc3Rules: Rule[] = [
   { id: "doc3.versioning.beta-on-gate-list", doc: "doc3", section: VERS, level: "required", title: "The beta, default-on gate names are exactly those listed" },
   { id: "doc3.versioning.beta-off-gate-list", doc: "doc3", section: VERS, level: "required", title: "The beta, default-off gate names are exactly those listed" },
   { id: "doc3.versioning.alpha-gate-list", doc: "doc3", section: VERS, level: "required", title: "The alpha gate names are exactly those listed" },
+  { id: "doc3.versioning.gate-known-names", doc: "doc3", section: VERS, level: "required", title: "Feature gate names are those of the three lists plus AllAlpha and AllBeta" },
+  { id: "doc3.versioning.alpha-gate-enabled", doc: "doc3", section: VERS, level: "optional", title: "Setting an alpha gate, or AllAlpha, to true turns on alpha-stage features" },
   { id: "doc3.versioning.all-alpha-meta-gate", doc: "doc3", section: VERS, level: "gated", gate: ALL_ALPHA, title: "Meta gate AllAlpha (alpha, default false) exists" },
   { id: "doc3.versioning.all-beta-meta-gate", doc: "doc3", section: VERS, level: "gated", gate: ALL_BETA, title: "Meta gate AllBeta (beta, default false) exists" },
   { id: "doc3.versioning.cm-gate-syntax", doc: "doc3", section: VERS, level: "required", title: "The controller manager writes gates as kube:<Name>=<bool>" },

@@ -1,0 +1,179 @@
+/**
+ * Probes of doc3's "Endpoints" and "Authentication" sections against a running daemon: pure
+ * functions over an HTTP client callback, so that they can be run against any transport (and
+ * are shown to fail against a wrong server in test/daemons/probes.test.ts). Each result names
+ * the doc3 rule it checks. Where the endpoints are depends on the daemon's command line;
+ * controllerManagerTarget and nodeAgentTargets read it with the checker's view of the options.
+ */
+import { analyze } from "./checker.js";
+
+export interface ProbeRequest {
+  url: string;
+  /** Extra request headers (credentials, when a probe is given some). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+export interface ProbeResponse {
+  status: number;
+  body: string;
+}
+
+/** Sends a GET; rejects only when no HTTP answer came back at all. */
+export type HttpClient = (request: ProbeRequest) => Promise<ProbeResponse>;
+
+export interface ProbeResult {
+  rule: string;
+  url: string;
+  ok: boolean;
+  expected: string;
+  /** What came back: `HTTP 200 "ok"`, or the transport error. */
+  actual: string;
+}
+
+async function get(client: HttpClient, request: ProbeRequest): Promise<ProbeResponse | Error> {
+  try {
+    return await client(request);
+  } catch (e) {
+    return e instanceof Error ? e : new Error(String(e));
+  }
+}
+
+const describe = (r: ProbeResponse | Error): string =>
+  r instanceof Error ? `no answer: ${r.message}` : `HTTP ${r.status}${r.body ? ` ${JSON.stringify(r.body.slice(0, 80))}` : ""}`;
+
+async function expectStatus(
+  client: HttpClient,
+  rule: string,
+  request: ProbeRequest,
+  expected: string,
+  accept: (r: ProbeResponse) => boolean,
+): Promise<ProbeResult> {
+  const r = await get(client, request);
+  return { rule, url: request.url, ok: !(r instanceof Error) && accept(r), expected, actual: describe(r) };
+}
+
+const join = (base: string, path: string): string => `${base.replace(/\/+$/, "")}${path}`;
+const isHealthyOk = (r: ProbeResponse): boolean => r.status === 200 && r.body.trim() === "ok";
+const isDenied = (r: ProbeResponse): boolean => r.status === 401 || r.status === 403;
+const is2xx = (r: ProbeResponse): boolean => r.status >= 200 && r.status < 300;
+
+// ── Controller manager ──────────────────────────────────────────────────────────────────
+
+export interface ControllerManagerTarget {
+  /** `https://host:port` of the secure port. */
+  baseUrl: string;
+  /** The always-allow paths (--authorization-always-allow-paths; doc3 default /healthz, /readyz, /livez). */
+  alwaysAllowPaths: string[];
+  profiling: boolean;
+}
+
+/** Where a controller manager started with `argv` serves, by its options and doc3's defaults; undefined when HTTPS is off. */
+export function controllerManagerTarget(host: string, argv: readonly string[]): ControllerManagerTarget | undefined {
+  const { view } = analyze("controller-manager", argv);
+  const port = view.int("--secure-port") ?? 10257;
+  if (port === 0) return undefined;
+  return {
+    baseUrl: `https://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    alwaysAllowPaths: view.list("--authorization-always-allow-paths") ?? ["/healthz", "/readyz", "/livez"],
+    profiling: view.bool("--profiling") !== false,
+  };
+}
+
+export interface ControllerManagerProbeOptions {
+  /** Paths that need authorization (default /metrics, /configz, and /debug/pprof/ when profiling is on). */
+  protectedPaths?: string[];
+  /** Headers that authenticate an authorized client, for the checks that need one (profiling). */
+  authorizedHeaders?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Without credentials: the always-allow paths answer 200 "ok"; every other path is refused
+ * with 401 or 403. With authorized credentials and profiling on: /debug/pprof/ is served.
+ */
+export async function probeControllerManager(client: HttpClient, target: ControllerManagerTarget, options: ControllerManagerProbeOptions = {}): Promise<ProbeResult[]> {
+  const results: ProbeResult[] = [];
+  for (const path of target.alwaysAllowPaths) {
+    results.push(await expectStatus(client, "doc3.endpoints.cm-health-paths-always-allowed", { url: join(target.baseUrl, path) }, 'HTTP 200 "ok" without credentials', isHealthyOk));
+  }
+  const protectedPaths = options.protectedPaths ?? ["/metrics", "/configz", ...(target.profiling ? ["/debug/pprof/"] : [])];
+  for (const path of protectedPaths) {
+    results.push(await expectStatus(client, "doc3.endpoints.cm-https-secure-port", { url: join(target.baseUrl, path) }, "HTTP 401 or 403 without credentials", isDenied));
+  }
+  if (target.profiling && options.authorizedHeaders) {
+    results.push(await expectStatus(client, "doc3.endpoints.cm-pprof", { url: join(target.baseUrl, "/debug/pprof/"), headers: options.authorizedHeaders }, "HTTP 200 with authorized credentials", (r) => r.status === 200));
+  }
+  return results;
+}
+
+// ── Node agent ──────────────────────────────────────────────────────────────────────────
+
+export interface NodeAgentTargets {
+  /** `http://address:port` of the local health server; undefined when --healthz-port is 0. */
+  healthzUrl?: string;
+  /** `http://host:port` of the read-only server; undefined when --read-only-port is 0. */
+  readOnlyUrl?: string;
+  /** `https://host:port` of the main server; undefined when --enable-server=false. */
+  mainUrl?: string;
+  anonymousAuth: boolean;
+  authorizationMode: "AlwaysAllow" | "Webhook";
+}
+
+const hostPort = (host: string, port: number): string => `${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+/**
+ * Where a node agent started with `argv` serves. Options the command line leaves to a
+ * --config file are taken at doc3's defaults, so pass what the file says in `argv` when
+ * there is one.
+ */
+export function nodeAgentTargets(host: string, argv: readonly string[]): NodeAgentTargets {
+  const { view } = analyze("node-agent", argv);
+  const healthzPort = view.int("--healthz-port") ?? 10248;
+  const readOnlyPort = view.int("--read-only-port") ?? 10255;
+  const port = view.int("--port") ?? 10250;
+  const healthzHost = view.raw("--healthz-bind-address") ?? "127.0.0.1";
+  return {
+    healthzUrl: healthzPort === 0 ? undefined : `http://${hostPort(healthzHost === "0.0.0.0" || healthzHost === "::" ? host : healthzHost, healthzPort)}`,
+    readOnlyUrl: readOnlyPort === 0 ? undefined : `http://${hostPort(host, readOnlyPort)}`,
+    mainUrl: view.bool("--enable-server") === false ? undefined : `https://${hostPort(host, port)}`,
+    anonymousAuth: view.bool("--anonymous-auth") !== false,
+    authorizationMode: view.raw("--authorization-mode") === "Webhook" ? "Webhook" : "AlwaysAllow",
+  };
+}
+
+export interface NodeAgentProbeOptions {
+  /** doc3 does not show the node agent's paths; the real one serves /healthz on every server. */
+  readOnlyPath?: string;
+  mainPath?: string;
+}
+
+/**
+ * The health server answers 200 "ok"; the read-only server answers without credentials; the
+ * main server, asked without credentials, follows --anonymous-auth and --authorization-mode:
+ * anonymous off is 401, anonymous with AlwaysAllow is served, anonymous with Webhook is
+ * served or 403 (as the subject access review decides), never 401.
+ */
+export async function probeNodeAgent(client: HttpClient, targets: NodeAgentTargets, options: NodeAgentProbeOptions = {}): Promise<ProbeResult[]> {
+  const results: ProbeResult[] = [];
+  if (targets.healthzUrl) {
+    results.push(await expectStatus(client, "doc3.endpoints.agent-healthz-server", { url: join(targets.healthzUrl, "/healthz") }, 'HTTP 200 "ok"', isHealthyOk));
+  }
+  if (targets.readOnlyUrl) {
+    const url = join(targets.readOnlyUrl, options.readOnlyPath ?? "/healthz");
+    results.push(await expectStatus(client, "doc3.endpoints.agent-read-only-server", { url }, "an answer", () => true));
+    results.push(await expectStatus(client, "doc3.auth.agent-read-only-no-auth", { url }, "HTTP 2xx without credentials", is2xx));
+  }
+  if (targets.mainUrl) {
+    const url = join(targets.mainUrl, options.mainPath ?? "/healthz");
+    results.push(await expectStatus(client, "doc3.endpoints.agent-main-server", { url }, "an answer", () => true));
+    if (!targets.anonymousAuth) {
+      results.push(await expectStatus(client, "doc3.auth.agent-anonymous-default", { url }, "HTTP 401 without credentials (anonymous requests are off)", (r) => r.status === 401));
+    } else if (targets.authorizationMode === "AlwaysAllow") {
+      results.push(await expectStatus(client, "doc3.auth.agent-anonymous-default", { url }, "no 401 without credentials (anonymous requests are on)", (r) => r.status !== 401));
+      results.push(await expectStatus(client, "doc3.auth.agent-always-allow-default", { url }, "HTTP 2xx without credentials (AlwaysAllow)", is2xx));
+    } else {
+      results.push(await expectStatus(client, "doc3.auth.agent-anonymous-default", { url }, "no 401 without credentials (anonymous requests are on)", (r) => r.status !== 401));
+      results.push(await expectStatus(client, "doc3.auth.agent-webhook-sar", { url }, "HTTP 2xx or 403 without credentials (Webhook decides)", (r) => is2xx(r) || r.status === 403));
+    }
+  }
+  return results;
+}
