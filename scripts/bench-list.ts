@@ -21,8 +21,11 @@ const EVENTS = Number(values.events);
 const RUNS = Number(values.runs);
 const NAMESPACES = Number(values.namespaces);
 const LIST_PATH = "/apis/events.k8s.io/v1/events";
-/** Items begin with their kind; the list's own kind is "EventList", which this does not match. */
-const ITEM_MARK = '{"kind":"Event","apiVersion"';
+/**
+ * List items carry no kind (a real server leaves TypeMeta off typed list items), so each
+ * begins with its metadata; the list's own metadata has no name, so this does not match it.
+ */
+const ITEM_MARK = '{"metadata":{"name":"';
 
 interface RunFigures {
   bytes: number;

@@ -1,4 +1,5 @@
 /** `tollgate emulator`: the reference server on its own, until interrupted. */
+import { FeatureGateError, parseFeatureGates } from "../emulator/feature-gates.js";
 import { startEmulator, type EmulatorOptions } from "../emulator/index.js";
 import { parseOptions, UsageError } from "./usage.js";
 
@@ -29,6 +30,8 @@ export function parseEmulatorArgs(argv: string[]): EmulatorOptions & { host: str
       "bookmark-interval": { type: "string" },
       retention: { type: "string" },
       "continue-lifetime": { type: "string" },
+      // kube-apiserver's form: --feature-gates CBORServingAndStorage=true,APIResponseCompression=false
+      "feature-gates": { type: "string" },
     },
     allowPositionals: false,
   });
@@ -42,6 +45,15 @@ export function parseEmulatorArgs(argv: string[]): EmulatorOptions & { host: str
   if (bookmarkIntervalMs !== undefined) options.bookmarkIntervalMs = bookmarkIntervalMs;
   if (retentionMs !== undefined) options.retentionMs = retentionMs;
   if (continueTokenLifetimeMs !== undefined) options.continueTokenLifetimeMs = continueTokenLifetimeMs;
+  const gates = values["feature-gates"];
+  if (gates !== undefined) {
+    try {
+      options.featureGates = parseFeatureGates(gates);
+    } catch (e) {
+      if (e instanceof FeatureGateError) throw new UsageError(`--feature-gates: ${e.message}`);
+      throw e;
+    }
+  }
   return options;
 }
 

@@ -7,7 +7,7 @@ export const USAGE = `usage:
   tollgate run [--target URL | --kubeconfig FILE [--context NAME]] [--token TOKEN]
                [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
   tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
-                    [--retention S] [--continue-lifetime S]
+                    [--retention S] [--continue-lifetime S] [--feature-gates Name=bool,...]
   tollgate flags check controller-manager|node-agent [--output text|json] -- ARGS...
   tollgate flags check [--output text|json] --controller-manager "ARGS" --node-agent "ARGS"
   tollgate rules coverage [--doc doc1|doc2|doc3] [--json]

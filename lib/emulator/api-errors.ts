@@ -107,6 +107,11 @@ export function notAcceptable(accepted: readonly string[]): ApiError {
   return new ApiError(failure(406, "NotAcceptable", `only the following media types are accepted: ${accepted.join(", ")}`));
 }
 
+/** A 406 with its own text (response.go errNotAcceptable: a transformation the object cannot take). */
+export function notAcceptableMessage(message: string): ApiError {
+  return new ApiError(failure(406, "NotAcceptable", message));
+}
+
 export function unsupportedMediaType(accepted: readonly string[]): ApiError {
   return new ApiError(
     failure(

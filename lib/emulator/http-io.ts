@@ -1,5 +1,7 @@
-/** Reading request bodies and writing JSON responses in the server's byte form. */
+/** Reading request bodies and writing responses in the server's byte form (streamed, gzipped when asked). */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { pipeline, type Writable } from "node:stream";
+import { createGzip } from "node:zlib";
 import type { Status } from "../wire/status.js";
 import { requestEntityTooLarge } from "./api-errors.js";
 import { compactJson, prettyJson } from "./json.js";
@@ -48,19 +50,44 @@ const STREAM_THRESHOLD_BYTES = 64 * 1024;
 /** Pieces are joined into chunks of about this size: one 1 KB chunk per item costs more in framing than in data. */
 const STREAM_CHUNK_BYTES = 64 * 1024;
 
-/** Resolves when the response can take more (true) or has closed (false). */
-function writable(res: ServerResponse): Promise<boolean> {
-  if (res.destroyed || res.writableEnded) return Promise.resolve(false);
+/**
+ * The real server gzips a response only when its body is larger than this
+ * (apiserver responsewriters defaultGzipThresholdBytes, 128 KiB): small bodies are not worth it.
+ */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
+/** gzip level 1 (best speed), the server's defaultGzipContentEncodingLevel. */
+const GZIP_LEVEL = 1;
+
+export type BodyPiece = string | Uint8Array;
+
+export interface BodyOptions {
+  readonly contentType: string;
+  readonly headers?: Record<string, string | string[]>;
+  /** Compress when the body exceeds GZIP_THRESHOLD_BYTES (the client asked and the gate is on). */
+  readonly gzip: boolean;
+}
+
+const byteLength = (p: BodyPiece): number => (typeof p === "string" ? Buffer.byteLength(p) : p.length);
+
+/** The pieces as one chunk: a string when they all are (written as UTF-8), else bytes. */
+function joinPieces(pieces: readonly BodyPiece[]): string | Buffer {
+  if (pieces.every((p): p is string => typeof p === "string")) return pieces.join("");
+  return Buffer.concat(pieces.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : p)));
+}
+
+/** Resolves when the stream can take more (true) or has closed (false). */
+function writable(stream: Writable): Promise<boolean> {
+  if (stream.destroyed || stream.writableEnded) return Promise.resolve(false);
   return new Promise((resolve) => {
     const finish = (ok: boolean): void => {
-      res.off("drain", onDrain);
-      res.off("close", onClose);
+      stream.off("drain", onDrain);
+      stream.off("close", onClose);
       resolve(ok);
     };
     const onDrain = (): void => finish(true);
     const onClose = (): void => finish(false);
-    res.on("drain", onDrain);
-    res.on("close", onClose);
+    stream.on("drain", onDrain);
+    stream.on("close", onClose);
   });
 }
 
@@ -69,58 +96,78 @@ function nextTurn(res: ServerResponse): Promise<boolean> {
 }
 
 /**
- * Writes a JSON body given as text pieces (see collectionJsonPieces). Small bodies are sent
- * exactly as writeJson sends them; larger ones are streamed with chunked encoding, waiting for
- * 'drain' whenever the socket buffer is full, so the body is never held whole in memory. The
- * pieces are pulled lazily: work per item happens only as fast as the client reads. A client
- * that goes away stops the iteration.
+ * Writes a body given as pieces (see collectionJsonPieces, or one Buffer for a single object).
+ * Small bodies go out in one write with Content-Length. Larger ones are streamed with chunked
+ * encoding, waiting for 'drain' whenever the buffer is full, so the body is never held whole
+ * in memory; the pieces are pulled lazily, so work per item happens only as fast as the client
+ * reads, and a client that goes away stops the iteration.
+ *
+ * With gzip asked for, up to GZIP_THRESHOLD_BYTES are gathered first: a body that ends within
+ * them goes out plain; a longer one is piped through a gzip stream (Content-Encoding: gzip,
+ * Vary: Accept-Encoding), still chunk by chunk with the same backpressure, the socket's
+ * pressure reaching us through the gzip stream's own buffer.
  */
-export async function writeJsonPieces(res: ServerResponse, code: number, pieces: Iterable<string>, options: WriteOptions): Promise<void> {
-  const headers = { ...options.headers, "Cache-Control": "no-cache, private", "Content-Type": "application/json" };
+export async function writeBody(res: ServerResponse, code: number, pieces: Iterable<BodyPiece>, options: BodyOptions): Promise<void> {
+  const headers: Record<string, string | string[]> = { ...options.headers, "Cache-Control": "no-cache, private", "Content-Type": options.contentType };
+  const threshold = options.gzip ? GZIP_THRESHOLD_BYTES : STREAM_THRESHOLD_BYTES;
   const iterator = pieces[Symbol.iterator]();
-  let pending: string[] = [];
+  let pending: BodyPiece[] = [];
   let size = 0;
   for (let step = iterator.next(); ; step = iterator.next()) {
     if (step.done) {
-      const bytes = Buffer.from(pending.join(""), "utf8");
+      const chunk = joinPieces(pending);
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
       res.writeHead(code, { ...headers, "Content-Length": String(bytes.length) });
       res.end(bytes);
       return;
     }
     pending.push(step.value);
-    size += step.value.length;
-    if (size > STREAM_THRESHOLD_BYTES) break;
+    size += byteLength(step.value);
+    if (size > threshold) break;
   }
-  res.writeHead(code, headers);
+  let sink: Writable = res;
+  if (options.gzip) {
+    res.writeHead(code, { ...headers, "Content-Encoding": "gzip", Vary: "Accept-Encoding" });
+    const gzip = createGzip({ level: GZIP_LEVEL });
+    // pipeline: a client going away destroys the gzip stream too, and its errors end here.
+    pipeline(gzip, res, () => {});
+    sink = gzip;
+  } else {
+    res.writeHead(code, headers);
+  }
   let more = true;
   while (more) {
-    for (let step = iterator.next(); ; step = iterator.next()) {
-      if (step.done) {
-        more = false;
-        break;
+    if (size < STREAM_CHUNK_BYTES) {
+      for (let step = iterator.next(); ; step = iterator.next()) {
+        if (step.done) {
+          more = false;
+          break;
+        }
+        pending.push(step.value);
+        size += byteLength(step.value);
+        if (size >= STREAM_CHUNK_BYTES) break;
       }
-      pending.push(step.value);
-      size += step.value.length;
-      if (size >= STREAM_CHUNK_BYTES) break;
     }
-    if (res.destroyed || res.writableEnded) {
+    if (res.destroyed || res.writableEnded || sink.destroyed) {
       iterator.return?.();
+      sink.destroy();
       return;
     }
-    const chunk = pending.join("");
+    const chunk = joinPieces(pending);
     pending = [];
     size = 0;
     if (!more) {
-      res.end(chunk);
+      sink.end(chunk);
       return;
     }
     // Wait for 'drain' when the buffer is full, and yield to the event loop after every chunk
     // either way: on loopback the kernel takes each write at once and 'drain' comes on
     // process.nextTick, so awaiting it alone never leaves the current task, and one large
     // list would hold up every other request and watch until it was done.
-    const open = (res.write(chunk) || (await writable(res))) && (await nextTurn(res));
+    const open = (sink.write(chunk) || (await writable(sink))) && (await nextTurn(res));
     if (!open) {
       iterator.return?.();
+      sink.destroy();
       return;
     }
   }

@@ -24,6 +24,12 @@ export interface EmulatorOptions {
    * (default false: the path is a plain 404, as on a real server).
    */
   admin?: boolean;
+  /**
+   * Feature gates by name, over the 1.35 defaults: `CBORServingAndStorage` (default false)
+   * serves application/cbor and application/cbor-seq; `APIResponseCompression` (default true)
+   * gzips large get/list responses. An unknown name makes startEmulator reject.
+   */
+  featureGates?: Record<string, boolean>;
 }
 
 export interface RunningEmulator {

@@ -1,54 +1,199 @@
 /**
- * Content negotiation. Only JSON is served for now (yaml, protobuf and cbor come later), so
- * an Accept header is acceptable when it is absent or lists application/json, application/*
- * or *\/* with a non-zero q; a type asking for another representation (`;as=Table`) does not
- * count. Request bodies must be JSON (or untyped).
+ * Content negotiation (doc1 "Media types and negotiation" rules 1-5; wire-facts §1.0, §2, §3,
+ * §4, §8), modelled on apiserver@v0.35.7 pkg/endpoints/handlers/negotiation/negotiate.go and
+ * the RequestScope's AllowsMediaTypeTransform:
+ *
+ *  - the server's serializers, in its order: JSON, YAML, protobuf, and CBOR only with the
+ *    CBORServingAndStorage gate. Accept ranges are matched against them with the shared
+ *    lib/wire negotiate (q values, wildcards, q=0 exclusion by the most specific range);
+ *  - `as`/`g`/`v` ask for another representation and must match exactly (case-sensitive):
+ *    Table only as meta.k8s.io v1 or v1beta1 and only in JSON or YAML (a protobuf or CBOR
+ *    Table clause is skipped); PartialObjectMetadata(List) in every encoding. A clause naming
+ *    any other group-version is skipped at negotiation, so it is the generic 406 (the later
+ *    "no Table exists in group version" check of response.go cannot be reached that way);
+ *  - a `stream` parameter is accepted only as `stream=watch` on an encoding with a stream
+ *    form (not YAML);
+ *  - errors (Status) negotiate without transformations (DefaultEndpointRestrictions): a
+ *    clause with `as` never matches them;
+ *  - a watch negotiates like any read, then needs a stream serializer: when the chosen
+ *    encoding is YAML the answer is 406 listing the stream media types (NegotiateOutputMediaTypeStream);
+ *  - a request body's Content-Type must name a served serializer exactly (parameters such as
+ *    charset are ignored; none means JSON), else 415 listing the served media types.
+ *
+ * `application/cbor-seq` is a response type only: the CBOR serializer registers
+ * `application/cbor` as its sole accept type, so an Accept of just `application/cbor-seq` is
+ * not acceptable even with the gate on; a CBOR watch is asked for with `application/cbor`.
+ *
+ * Where lib/wire negotiate and Go's goautoneg could differ: q=0 excludes a type (RFC 9110;
+ * the newer upstream negotiator does the same), and a range naming parameters the offer
+ * lacks (charset=utf-8) still matches.
  */
 import type { IncomingMessage } from "node:http";
+import { isCbor, isJson, isProtobuf, isYaml, negotiate, parseAccept, parseMediaType, type MediaType, type Offer } from "../wire/media-type.js";
+import { PROTOBUF_CONTENT_TYPE } from "../wire/protobuf/index.js";
 import { notAcceptable, unsupportedMediaType } from "./api-errors.js";
+import type { FeatureGates } from "./feature-gates.js";
+
+export type Encoding = "json" | "yaml" | "protobuf" | "cbor";
+
+/** meta.k8s.io versions that have Table and PartialObjectMetadata (response.go asTable et al.). */
+export type MetaVersion = "v1" | "v1beta1";
+
+export type Representation =
+  | { readonly as: "object" }
+  | { readonly as: "Table"; readonly version: MetaVersion }
+  | { readonly as: "PartialObjectMetadata"; readonly version: MetaVersion }
+  | { readonly as: "PartialObjectMetadataList"; readonly version: MetaVersion };
+
+export interface Negotiated {
+  readonly encoding: Encoding;
+  readonly representation: Representation;
+}
 
 export const JSON_MEDIA_TYPE = "application/json";
-export const SERVED_MEDIA_TYPES: readonly string[] = [JSON_MEDIA_TYPE];
+export const YAML_MEDIA_TYPE = "application/yaml";
+export const CBOR_MEDIA_TYPE = "application/cbor";
+export const CBOR_SEQ_MEDIA_TYPE = "application/cbor-seq";
+export const PROTOBUF_STREAM_MEDIA_TYPE = `${PROTOBUF_CONTENT_TYPE};stream=watch`;
 
-interface MediaRange {
-  readonly type: string;
-  readonly params: ReadonlyMap<string, string>;
+/** The group of the Table and PartialObjectMetadata kinds. */
+export const META_GROUP = "meta.k8s.io";
+
+const OBJECT: Representation = { as: "object" };
+
+const MEDIA_TYPE: Record<Encoding, string> = {
+  json: JSON_MEDIA_TYPE,
+  yaml: YAML_MEDIA_TYPE,
+  protobuf: PROTOBUF_CONTENT_TYPE,
+  cbor: CBOR_MEDIA_TYPE,
+};
+
+/** The Content-Type of a (non-watch) response body in this encoding; Table and metadata forms use the plain type. */
+export function contentTypeOf(encoding: Encoding): string {
+  return MEDIA_TYPE[encoding];
 }
 
-function parseMediaRange(text: string): MediaRange {
-  const [head = "", ...rest] = text.split(";");
-  const params = new Map<string, string>();
-  for (const p of rest) {
-    const eq = p.indexOf("=");
-    if (eq < 0) continue;
-    params.set(p.slice(0, eq).trim().toLowerCase(), p.slice(eq + 1).trim().replace(/^"|"$/g, ""));
+/** The Content-Type of a watch stream (wire-facts §2: JSON has no `;stream=watch`, CBOR is a sequence). */
+export function watchContentTypeOf(encoding: Exclude<Encoding, "yaml">): string {
+  return encoding === "json" ? JSON_MEDIA_TYPE : encoding === "protobuf" ? PROTOBUF_STREAM_MEDIA_TYPE : CBOR_SEQ_MEDIA_TYPE;
+}
+
+function servedEncodings(gates: FeatureGates): Encoding[] {
+  return gates.CBORServingAndStorage ? ["json", "yaml", "protobuf", "cbor"] : ["json", "yaml", "protobuf"];
+}
+
+/** The media types in 406 and 415 messages, in the server's order (MediaTypesForSerializer). */
+export function servedMediaTypes(gates: FeatureGates): string[] {
+  return servedEncodings(gates).map(contentTypeOf);
+}
+
+/** The stream media types, as a watch's 406 lists them. */
+export function streamMediaTypes(gates: FeatureGates): string[] {
+  const out = [`${JSON_MEDIA_TYPE};stream=watch`, PROTOBUF_STREAM_MEDIA_TYPE];
+  if (gates.CBORServingAndStorage) out.push(CBOR_SEQ_MEDIA_TYPE);
+  return out;
+}
+
+interface NegotiationOffer extends Offer {
+  readonly negotiated: Negotiated;
+}
+
+function offer(encoding: Encoding, representation: Representation): NegotiationOffer {
+  const m = parseMediaType(contentTypeOf(encoding)) as MediaType;
+  // An offer's `stream` parameter makes a clause with another stream value miss it: "watch"
+  // for encodings with a stream serializer, "" (no stream) for YAML.
+  const params: Record<string, string> = { stream: encoding === "yaml" ? "" : "watch" };
+  if (representation.as !== "object") Object.assign(params, { as: representation.as, g: META_GROUP, v: representation.version });
+  return { type: m.type, subtype: m.subtype, params, negotiated: { encoding, representation } };
+}
+
+const META_VERSIONS: readonly MetaVersion[] = ["v1", "v1beta1"];
+
+/**
+ * Every (encoding, representation) the endpoint can produce, in the server's preference order.
+ * `transforms` is false for Status answers (errors), which are never transformed.
+ */
+function offers(gates: FeatureGates, transforms: boolean): NegotiationOffer[] {
+  const out: NegotiationOffer[] = [];
+  for (const encoding of servedEncodings(gates)) {
+    out.push(offer(encoding, OBJECT));
+    if (!transforms) continue;
+    // AllowsMediaTypeTransform: Table only for application/json and application/yaml.
+    if (encoding === "json" || encoding === "yaml") for (const version of META_VERSIONS) out.push(offer(encoding, { as: "Table", version }));
+    for (const version of META_VERSIONS) {
+      // The protobuf codec (lib/wire) registers only meta.k8s.io/v1 PartialObjectMetadata(List);
+      // the v1beta1 forms are offered in the other encodings.
+      if (encoding === "protobuf" && version !== "v1") continue;
+      out.push(offer(encoding, { as: "PartialObjectMetadata", version }));
+      out.push(offer(encoding, { as: "PartialObjectMetadataList", version }));
+    }
   }
-  return { type: head.trim().toLowerCase(), params };
+  return out;
 }
 
-const JSON_RANGES = new Set(["application/json", "application/*", "*/*"]);
-
-/** Whether the Accept header allows a plain JSON response. */
-export function acceptsJson(accept: string | undefined): boolean {
-  if (accept === undefined || accept.trim() === "") return true;
-  return accept.split(",").some((part) => {
-    const range = parseMediaRange(part);
-    const q = range.params.get("q");
-    if (q !== undefined && Number(q) === 0) return false;
-    return JSON_RANGES.has(range.type) && !range.params.has("as");
-  });
+/** The negotiated encoding and representation for this Accept header, or undefined (406). */
+export function negotiateAccept(accept: string | undefined, gates: FeatureGates, transforms = true): Negotiated | undefined {
+  // An absent header means the server's first serializer (NegotiateMediaTypeOptions).
+  if (accept === undefined || accept === "") return { encoding: "json", representation: OBJECT };
+  return negotiate(parseAccept(accept), offers(gates, transforms))?.negotiated;
 }
 
-/** Throws 406 unless the request accepts JSON. */
-export function negotiateOutput(req: IncomingMessage): void {
-  if (!acceptsJson(req.headers.accept)) throw notAcceptable(SERVED_MEDIA_TYPES);
+/** Negotiates a response for a resource endpoint; 406 listing the served media types when nothing fits. */
+export function negotiateOutput(req: IncomingMessage, gates: FeatureGates): Negotiated {
+  const n = negotiateAccept(req.headers.accept, gates, true);
+  if (!n) throw notAcceptable(servedMediaTypes(gates));
+  return n;
 }
 
-/** Throws 415 for a body in a format other than JSON (an absent Content-Type means JSON). */
-export function checkBodyContentType(req: IncomingMessage): void {
+export interface NegotiatedWatch extends Negotiated {
+  readonly encoding: Exclude<Encoding, "yaml">;
+}
+
+/**
+ * A watch's answer, from the negotiation every read does first: 406 listing the stream media
+ * types when the chosen encoding has no stream form (YAML), as NegotiateOutputMediaTypeStream
+ * refuses it; it takes the first acceptable clause, so `application/yaml, application/json`
+ * is refused too.
+ */
+export function negotiateWatch(negotiated: Negotiated, gates: FeatureGates): NegotiatedWatch {
+  const { encoding, representation } = negotiated;
+  if (encoding === "yaml") throw notAcceptable(streamMediaTypes(gates));
+  return { encoding, representation };
+}
+
+/** The encoding of a Status answer (no transformations), or undefined when the Accept header allows none. */
+export function negotiateStatusEncoding(accept: string | undefined, gates: FeatureGates): Encoding | undefined {
+  return negotiateAccept(accept, gates, false)?.encoding;
+}
+
+/**
+ * The encoding of a request body by its Content-Type (NegotiateInputSerializer): absent means
+ * JSON; parameters are ignored; anything that is not a served serializer's media type is 415.
+ */
+export function requestBodyEncoding(req: IncomingMessage, gates: FeatureGates): Encoding {
   const header = req.headers["content-type"];
-  if (header === undefined || header.trim() === "") return;
-  if (parseMediaRange(header).type !== JSON_MEDIA_TYPE) throw unsupportedMediaType(SERVED_MEDIA_TYPES);
+  if (header === undefined || header.trim() === "") return "json";
+  const m = parseMediaType(header);
+  const encoding = m === undefined ? undefined : isJson(m) ? "json" : isYaml(m) ? "yaml" : isProtobuf(m) ? "protobuf" : isCbor(m) ? "cbor" : undefined;
+  if (encoding === undefined || !servedEncodings(gates).includes(encoding)) throw unsupportedMediaType(servedMediaTypes(gates));
+  return encoding;
+}
+
+/** Throws 406 unless a non-resource endpoint that serves JSON only (discovery, /version) may answer. */
+export function negotiateJsonOnly(req: IncomingMessage): void {
+  if (!negotiate(parseAccept(req.headers.accept), [offer("json", OBJECT)])) throw notAcceptable([JSON_MEDIA_TYPE]);
+}
+
+/**
+ * Whether to gzip a large response (responsewriters negotiateContentEncoding): the gate is on
+ * and a comma-separated token of Accept-Encoding is exactly `gzip` after trimming. As upstream,
+ * a token with parameters (`gzip;q=0.5`) is not recognised, and q values are not read.
+ */
+export function wantsGzip(req: IncomingMessage, gates: FeatureGates): boolean {
+  if (!gates.APIResponseCompression) return false;
+  const header = req.headers["accept-encoding"];
+  if (header === undefined || header === "") return false;
+  return header.split(",").some((token) => token.trim() === "gzip");
 }
 
 const PRETTY_AGENTS = ["curl", "Wget", "Mozilla/5.0"];

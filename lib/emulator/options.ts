@@ -1,4 +1,5 @@
 /** Emulator settings, with the defaults of a real 1.35 server where one exists. */
+import { resolveFeatureGates, type FeatureGates } from "./feature-gates.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./http-io.js";
 import { DEFAULT_RETENTION_MS } from "./store.js";
 
@@ -15,9 +16,14 @@ export interface EmulatorSettings {
   readonly continueTokenLifetimeMs: number;
   /** Serves the test-only /tollgate/admin endpoint (compaction, clock). */
   readonly admin: boolean;
+  /** The feature gates in effect (feature-gates.ts), the 1.35 defaults unless overridden. */
+  readonly featureGates: FeatureGates;
 }
 
-type NumericSetting = Exclude<keyof EmulatorSettings, "admin">;
+/** What callers may give: any subset, with feature gates by name (unknown names are refused). */
+export type SettingsInput = Partial<Omit<EmulatorSettings, "featureGates">> & { featureGates?: Readonly<Record<string, boolean>> };
+
+type NumericSetting = Exclude<keyof EmulatorSettings, "admin" | "featureGates">;
 
 /** doc1 "Limits": a continue token lives 5 minutes by default. */
 export const DEFAULT_CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
@@ -32,11 +38,13 @@ export const DEFAULT_SETTINGS: EmulatorSettings = {
   maxRequestBodyBytes: DEFAULT_MAX_BODY_BYTES,
   continueTokenLifetimeMs: DEFAULT_CONTINUE_TOKEN_LIFETIME_MS,
   admin: false,
+  featureGates: resolveFeatureGates(undefined),
 };
 
 const TIMER_SETTINGS: ReadonlySet<NumericSetting> = new Set(["bookmarkIntervalMs", "namespaceCleanupDelayMs"]);
 
-export function resolveSettings(partial: Partial<EmulatorSettings>): EmulatorSettings {
+/** Throws FeatureGateError for an unknown gate name; other bad values fall back to the defaults. */
+export function resolveSettings(partial: SettingsInput): EmulatorSettings {
   const pick = (key: NumericSetting): number => {
     const v = partial[key];
     const max = TIMER_SETTINGS.has(key) ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
@@ -49,5 +57,6 @@ export function resolveSettings(partial: Partial<EmulatorSettings>): EmulatorSet
     maxRequestBodyBytes: pick("maxRequestBodyBytes"),
     continueTokenLifetimeMs: pick("continueTokenLifetimeMs"),
     admin: partial.admin === true,
+    featureGates: resolveFeatureGates(partial.featureGates),
   };
 }

@@ -14,7 +14,9 @@ import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
 import { handleResource } from "./handlers/index.js";
 import { writeJson, writeStatus, writeText } from "./http-io.js";
 import { NamespaceLifecycle } from "./namespace-lifecycle.js";
-import { negotiateOutput, wantsPretty } from "./negotiation.js";
+import type { FeatureGates } from "./feature-gates.js";
+import { encodeBody } from "./handlers/respond.js";
+import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
 import { ObjectStorage } from "./object-storage.js";
 import type { EmulatorSettings } from "./options.js";
 import { ResourceRegistry } from "./resources.js";
@@ -31,15 +33,33 @@ export interface EmulatorServer {
   close(): Promise<void>;
 }
 
-function respondError(res: ServerResponse, error: unknown, pretty: boolean): void {
+/**
+ * Writes an error as a Status (responsewriters.ErrorNegotiated): in the encoding the Accept
+ * header allows for a Status (no Table or metadata-only forms apply to it), or, when it allows
+ * none, as indented JSON with the error's own code (WriteRawJSON). That is why a 406 for a
+ * failed negotiation is always indented JSON (wire-facts §4, 406 row).
+ */
+function respondError(res: ServerResponse, req: IncomingMessage, error: unknown, pretty: boolean, gates: FeatureGates): void {
   if (res.headersSent) {
     // A watch already streaming: nothing more can be said on this response.
     if (!res.writableEnded) res.end();
     return;
   }
   const status = error instanceof ApiError ? error.status : internalError(error instanceof Error ? error.message : String(error)).status;
-  // A failed negotiation is always answered with indented JSON (wire-facts §4, 406 row).
-  writeStatus(res, status, { pretty: pretty || status.code === 406 });
+  const encoding = negotiateStatusEncoding(req.headers.accept, gates);
+  if (encoding === undefined || encoding === "json") {
+    writeStatus(res, status, { pretty: pretty || encoding === undefined });
+    return;
+  }
+  const retry = status.details?.retryAfterSeconds;
+  const bytes = encodeBody(encoding, status, false);
+  res.writeHead(status.code ?? 500, {
+    ...(retry ? { "Retry-After": String(retry) } : {}),
+    "Cache-Control": "no-cache, private",
+    "Content-Type": contentTypeOf(encoding),
+    "Content-Length": String(bytes.length),
+  });
+  res.end(bytes);
 }
 
 async function handle(parts: EmulatorParts, address: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -62,7 +82,7 @@ async function handle(parts: EmulatorParts, address: () => string, req: Incoming
       writeText(res, 200, "ok");
       return;
     }
-    negotiateOutput(req);
+    negotiateJsonOnly(req);
     const body =
       r.kind === "version"
         ? VERSION_INFO
@@ -75,7 +95,7 @@ async function handle(parts: EmulatorParts, address: () => string, req: Incoming
               : apiResourceList(parts.registry, r.group, r.version);
     writeJson(res, 200, body, { pretty });
   } catch (e) {
-    respondError(res, e, pretty);
+    respondError(res, req, e, pretty, parts.settings.featureGates);
   }
 }
 
@@ -99,7 +119,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     res.on("error", () => {});
     req.on("error", () => {});
-    handle(parts, address, req, res).catch((e: unknown) => respondError(res, e, false));
+    handle(parts, address, req, res).catch((e: unknown) => respondError(res, req, e, false, settings.featureGates));
   });
   server.on("clientError", (_err, socket) => socket.destroy());
 

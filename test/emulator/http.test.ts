@@ -51,8 +51,8 @@ describe("errors of the HTTP layer", () => {
     }
   });
 
-  it("406 with an indented body for an Accept without JSON", async () => {
-    const r = await call("GET", CM, undefined, { headers: { accept: "application/yaml" } });
+  it("406 with an indented body for an Accept the server cannot serve", async () => {
+    const r = await call("GET", CM, undefined, { headers: { accept: "application/cbor" } });
     expect(r.status).toBe(406);
     expect(r.text).toBe(
       JSON.stringify(
@@ -61,7 +61,7 @@ describe("errors of the HTTP layer", () => {
           apiVersion: "v1",
           metadata: {},
           status: "Failure",
-          message: "only the following media types are accepted: application/json",
+          message: "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
           reason: "NotAcceptable",
           code: 406,
         },
@@ -69,8 +69,8 @@ describe("errors of the HTTP layer", () => {
         2,
       ),
     );
-    expect((await call("GET", CM, undefined, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } })).status).toBe(406);
-    expect((await call("GET", CM, undefined, { headers: { accept: "application/json;q=0, application/yaml" } })).status).toBe(406);
+    expect((await call("GET", CM, undefined, { headers: { accept: "application/json;as=Table;v=v7;g=meta.k8s.io" } })).status).toBe(406);
+    expect((await call("GET", CM, undefined, { headers: { accept: "application/json;q=0, application/cbor" } })).status).toBe(406);
   });
 
   it("accepts JSON among other types, wildcards and a missing Accept", async () => {
@@ -80,12 +80,12 @@ describe("errors of the HTTP layer", () => {
     expect((await call("GET", CM)).status).toBe(200);
   });
 
-  it("415 for a body that is not JSON", async () => {
-    const r = await call("POST", CM, undefined, { raw: "kind: ConfigMap", headers: { "content-type": "application/yaml" } });
+  it("415 for a body in a format the server does not read", async () => {
+    const r = await call("POST", CM, undefined, { raw: "kind: ConfigMap", headers: { "content-type": "text/plain" } });
     expect(r.status).toBe(415);
     expect(r.json).toMatchObject({
       reason: "UnsupportedMediaType",
-      message: "the body of the request was in an unknown format - accepted media types include: application/json",
+      message: "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
     });
   });
 

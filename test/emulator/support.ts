@@ -51,9 +51,89 @@ export interface WatchReader {
   close(): void;
 }
 
-export async function openWatch(base: string, path: string): Promise<WatchReader> {
+/** A decoder of a binary watch stream (protobuf frames, a CBOR sequence): events completed by each chunk. */
+export interface ChunkDecoder {
+  push(chunk: Uint8Array): unknown[];
+}
+
+/**
+ * A watch read with an Accept header, decoded by `decoder` (JSON lines when none is given).
+ * The events come out as the decoder gives them.
+ */
+export async function openDecodedWatch(base: string, path: string, headers: Record<string, string>, decoder?: ChunkDecoder): Promise<WatchReader> {
+  if (!decoder) return openWatch(base, path, headers);
   const abort = new AbortController();
-  const res = await request(base + path, { method: "GET", signal: abort.signal });
+  const res = await request(base + path, { method: "GET", signal: abort.signal, headers });
+  const queue: WatchEventLine[] = [];
+  const waiters: Array<() => void> = [];
+  let done = false;
+  const wake = (): void => {
+    for (const w of waiters.splice(0)) w();
+  };
+  const ended = new Promise<void>((resolve) => {
+    res.body.on("data", (chunk: Buffer) => {
+      for (const e of decoder.push(new Uint8Array(chunk))) queue.push(e as WatchEventLine);
+      wake();
+    });
+    res.body.on("end", () => {
+      done = true;
+      wake();
+      resolve();
+    });
+    res.body.on("error", () => {
+      done = true;
+      wake();
+      resolve();
+    });
+  });
+  return readerOf(res.statusCode, res.headers, queue, waiters, () => done, ended, () => abort.abort());
+}
+
+function readerOf(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  queue: WatchEventLine[],
+  waiters: Array<() => void>,
+  isDone: () => boolean,
+  ended: Promise<void>,
+  close: () => void,
+): WatchReader {
+  const next = async (timeoutMs = 2_000): Promise<WatchEventLine | undefined> => {
+    const deadline = Date.now() + timeoutMs;
+    while (queue.length === 0 && !isDone()) {
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    return queue.shift();
+  };
+  return {
+    status,
+    headers,
+    next,
+    take: async (count, timeoutMs = 2_000) => {
+      const out: WatchEventLine[] = [];
+      for (let i = 0; i < count; i++) {
+        const ev = await next(timeoutMs);
+        if (!ev) break;
+        out.push(ev);
+      }
+      return out;
+    },
+    ended,
+    close,
+  };
+}
+
+export async function openWatch(base: string, path: string, headers: Record<string, string> = {}): Promise<WatchReader> {
+  const abort = new AbortController();
+  const res = await request(base + path, { method: "GET", signal: abort.signal, headers });
   const queue: WatchEventLine[] = [];
   const waiters: Array<() => void> = [];
   let done = false;

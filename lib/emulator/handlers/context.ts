@@ -5,6 +5,7 @@ import type { ContinueTokenSigner } from "../continue-token.js";
 import type { GenericRegistry } from "../generic-registry.js";
 import type { NamespaceLifecycle } from "../namespace-lifecycle.js";
 import type { ObjectStorage } from "../object-storage.js";
+import type { Negotiated } from "../negotiation.js";
 import type { EmulatorSettings } from "../options.js";
 import type { ResourceRegistry } from "../resources.js";
 import type { ResourceRoute } from "../router.js";
@@ -25,11 +26,20 @@ export interface EmulatorParts {
   readonly continueTokens: ContinueTokenSigner;
 }
 
-export interface RequestContext {
+/** A request on a resource path, as routed. */
+export interface ResourceRequest {
   readonly parts: EmulatorParts;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly url: URL;
   readonly route: ResourceRoute;
   readonly pretty: boolean;
+}
+
+/** A resource request after output negotiation: what every verb handler gets. */
+export interface RequestContext extends ResourceRequest {
+  /** The encoding and representation (object, Table, PartialObjectMetadata…) of the answer. */
+  readonly negotiated: Negotiated;
+  /** Whether a large answer may be gzipped (asked for, and the gate is on). */
+  readonly gzip: boolean;
 }

@@ -3,12 +3,12 @@
  * the URL (400), namespace admission (404/403), then the generic create (422, 409).
  */
 import { badRequest } from "../api-errors.js";
-import { writeJson } from "../http-io.js";
 import type { KubeObject } from "../json.js";
 import { nameOf, namespaceOf, setMeta } from "../object-meta.js";
 import type { ResourceStrategy } from "../resources.js";
 import type { RequestContext } from "./context.js";
 import { decodeBody, fieldValidationOf } from "./request-body.js";
+import { writeObject } from "./respond.js";
 import { dryRunOf, warningHeaders } from "./write-options.js";
 
 /** Makes the body's namespace agree with the URL: filled in when empty, cleared for cluster-scoped types. */
@@ -24,12 +24,12 @@ export function reconcileCreateNamespace(strategy: ResourceStrategy, urlNamespac
   }
 }
 
-export function handleCreate(ctx: RequestContext, body: Buffer): void {
+export function handleCreate(ctx: RequestContext, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const dryRun = dryRunOf(ctx.url.searchParams.getAll("dryRun"), "CreateOptions");
   const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
   reconcileCreateNamespace(strategy, namespace, object);
   ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
   const created = ctx.parts.generic.create(strategy, object, { dryRun });
-  writeJson(ctx.res, 201, created, { pretty: ctx.pretty, headers: warningHeaders(warnings) });
+  return writeObject(ctx, 201, created, warningHeaders(warnings));
 }

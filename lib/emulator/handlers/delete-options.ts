@@ -1,5 +1,5 @@
 /**
- * DeleteOptions from the query and an optional JSON body (the body wins), then the server's
+ * DeleteOptions from the query and an optional body (the body wins), then the server's
  * DeleteOptions validation (422 on kind DeleteOptions.meta.k8s.io).
  */
 import { badRequest, invalid } from "../api-errors.js";
@@ -7,9 +7,10 @@ import { invalid as invalidField, notSupported, type FieldError } from "../field
 import type { DeleteOptions } from "../generic-registry.js";
 import { goJsonSyntaxError, summarizeBody } from "../go-json-errors.js";
 import { isJsonObject, obj, type Json } from "../json.js";
-import { checkBodyContentType, parseGoBool } from "../negotiation.js";
+import { parseGoBool, requestBodyEncoding } from "../negotiation.js";
 import { BOOL, DecodeError, decodeObject, field, INT64, jsonTypeName, listOf, STRING, struct } from "../typed-json.js";
 import type { RequestContext } from "./context.js";
+import { bodyJsonForm } from "./request-body.js";
 import { dryRunOf } from "./write-options.js";
 
 const DELETE_OPTIONS_SHAPE = struct("v1", "DeleteOptions", [
@@ -86,8 +87,11 @@ function mergeBody(draft: Draft, body: Buffer): void {
 export function parseDeleteOptions(ctx: RequestContext, body: Buffer): DeleteOptions {
   const draft = fromQuery(ctx.url.searchParams);
   if (body.length > 0) {
-    checkBodyContentType(ctx.req);
-    mergeBody(draft, body);
+    // JSON, YAML, protobuf (and CBOR with its gate), as the metainternalversion codecs take them.
+    const encoding = requestBodyEncoding(ctx.req, ctx.parts.settings.featureGates);
+    const unrecognized = (detail: string): Error =>
+      badRequest(`the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; ${detail} (${summarizeBody(body)})`);
+    mergeBody(draft, encoding === "json" ? body : Buffer.from(JSON.stringify(bodyJsonForm(encoding, body, false, unrecognized)), "utf8"));
   }
   const errors: FieldError[] = [];
   if (draft.orphanDependents !== undefined && draft.propagationPolicy !== undefined) {

@@ -3,15 +3,15 @@
  * (wire-facts §4); namespaces go through the lifecycle (Terminating first) and always answer
  * with the namespace; an object held by finalizers answers with the object.
  */
-import { writeJson } from "../http-io.js";
 import { nameOf, uidOf } from "../object-meta.js";
 import { details } from "../api-errors.js";
 import { makeStatus } from "../../wire/status.js";
 import { namespaceStrategy } from "../strategies/namespace.js";
 import type { RequestContext } from "./context.js";
 import { parseDeleteOptions } from "./delete-options.js";
+import { writeObject } from "./respond.js";
 
-export function handleDelete(ctx: RequestContext, name: string, body: Buffer): void {
+export function handleDelete(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle } = ctx.parts;
   const options = parseDeleteOptions(ctx, body);
@@ -21,10 +21,9 @@ export function handleDelete(ctx: RequestContext, name: string, body: Buffer): v
   const outcome = isNamespace ? lifecycle.delete(existing, options) : generic.delete(strategy, existing, options);
   if (outcome.deleted && !isNamespace) {
     const d = details({ name: nameOf(outcome.object), group: strategy.group, kind: strategy.resource, uid: uidOf(outcome.object) });
-    writeJson(ctx.res, 200, makeStatus({ status: "Success", details: d }), { pretty: ctx.pretty });
-    return;
+    return writeObject(ctx, 200, makeStatus({ status: "Success", details: d }));
   }
   // 202 only when the object stays and the client asked for cascading (orphanDependents=false).
   const code = !outcome.deleted && options.orphanDependents === false ? 202 : 200;
-  writeJson(ctx.res, code, outcome.object, { pretty: ctx.pretty });
+  return writeObject(ctx, code, outcome.object);
 }

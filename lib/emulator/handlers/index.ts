@@ -6,8 +6,8 @@
 import { methodNotAllowed, pathNotFound } from "../api-errors.js";
 import { readBody } from "../http-io.js";
 import { parseListOptions, validateListOptions } from "../list-options.js";
-import { negotiateOutput } from "../negotiation.js";
-import type { RequestContext } from "./context.js";
+import { negotiateOutput, wantsGzip } from "../negotiation.js";
+import type { RequestContext, ResourceRequest } from "./context.js";
 import { handleCreate } from "./create.js";
 import { handleDeleteCollection } from "./delete-collection.js";
 import { handleDelete } from "./delete.js";
@@ -16,8 +16,8 @@ import { handleList } from "./list.js";
 import { handleUpdate } from "./update.js";
 import { handleWatch } from "./watch.js";
 
-export async function handleResource(ctx: RequestContext): Promise<void> {
-  const { route, req, url } = ctx;
+export async function handleResource(request: ResourceRequest): Promise<void> {
+  const { route, req, url } = request;
   const { strategy } = route;
   const method = req.method ?? "GET";
   const name = route.name;
@@ -34,7 +34,9 @@ export async function handleResource(ctx: RequestContext): Promise<void> {
         (method === "DELETE" && name !== undefined && verbs.has("delete")) ||
         (method === "DELETE" && collectionPath && verbs.has("deletecollection"))));
   if (!allowed) throw methodNotAllowed();
-  negotiateOutput(req);
+  // Before anything else, as the real handlers do: a request whose answer cannot be written is 406.
+  const gates = request.parts.settings.featureGates;
+  const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates), gzip: wantsGzip(req, gates) };
 
   if (method === "GET") {
     const nameSelector = name !== undefined ? `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}` : undefined;

@@ -2,18 +2,18 @@
  * GET of a collection: items in key order (namespace/name), label and field selectors,
  * limit/continue paging with tokens that pin the first page's revision (the store rebuilds
  * that snapshot from its history; a compacted one, or a token older than the token lifetime,
- * is 410 Expired), and resourceVersion reads. The body is streamed item by item, so a large
- * list costs memory per chunk written, not per list.
+ * is 410 Expired), and resourceVersion reads. The body is streamed item by item in JSON and
+ * protobuf, so a large list costs memory per chunk written, not per list (respond.ts).
  */
 import { ApiError, badRequest, details, expired } from "../api-errors.js";
 import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueFrom, type ContinuePosition } from "../continue-token.js";
-import { writeJsonPieces } from "../http-io.js";
-import { collectionJsonPieces, type JsonObject, type KubeObject } from "../json.js";
+import type { KubeObject } from "../json.js";
 import { objectFilter, parseResourceVersionParam, type ListOptions } from "../list-options.js";
-import { groupVersionOf, type ResourceStrategy } from "../resources.js";
+import type { ResourceStrategy } from "../resources.js";
 import { StoreError, type KeyValue } from "../store.js";
 import { failure } from "../../wire/status.js";
 import type { RequestContext } from "./context.js";
+import { writeList as writeListResponse, type ListSource } from "./respond.js";
 
 export interface ListPage {
   /** The selected entries in key order. Decoded only when written: a page may be the whole store. */
@@ -113,14 +113,6 @@ export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
   };
 }
 
-/** kind, apiVersion and metadata of the list object: everything that precedes the items. */
-export function listHead(strategy: ResourceStrategy, page: ListPage): JsonObject {
-  const metadata: JsonObject = { resourceVersion: String(page.revision) };
-  if (page.continueToken) metadata["continue"] = page.continueToken;
-  if (page.remainingItemCount !== undefined) metadata["remainingItemCount"] = page.remainingItemCount;
-  return { kind: strategy.listKind, apiVersion: groupVersionOf(strategy), metadata };
-}
-
 /** The page's objects, decoded one at a time. */
 export function* pageItems(ctx: RequestContext, page: ListPage): Generator<KubeObject> {
   for (const kv of page.kvs) yield ctx.parts.storage.decode(kv);
@@ -131,10 +123,18 @@ function* pageItemTexts(ctx: RequestContext, page: ListPage): Generator<string> 
   for (const kv of page.kvs) yield ctx.parts.storage.objectJson(kv);
 }
 
-/** Writes the page as the list object, in the same bytes as one JSON encoding of it. */
+/** The page as a list to write: its list metadata and lazily made items. */
+export function pageSource(ctx: RequestContext, page: ListPage): ListSource {
+  return {
+    list: { resourceVersion: String(page.revision), continue: page.continueToken, remainingItemCount: page.remainingItemCount },
+    itemTexts: () => pageItemTexts(ctx, page),
+    items: () => pageItems(ctx, page),
+  };
+}
+
+/** Writes the page as the list object (or its Table / metadata-only form), as negotiated. */
 export function writeList(ctx: RequestContext, page: ListPage): Promise<void> {
-  const pieces = collectionJsonPieces(listHead(ctx.route.strategy, page), "items", pageItemTexts(ctx, page), ctx.pretty);
-  return writeJsonPieces(ctx.res, 200, pieces, { pretty: ctx.pretty });
+  return writeListResponse(ctx, pageSource(ctx, page));
 }
 
 export function handleList(ctx: RequestContext, options: ListOptions): Promise<void> {

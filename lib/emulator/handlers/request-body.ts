@@ -2,12 +2,21 @@
  * Turning a create/update body into an object of the endpoint's type, with the real server's
  * error order: 413, 415, then the decode errors (400): unreadable JSON, a kind or apiVersion
  * the endpoint cannot take, wrong field types, and unknown fields under fieldValidation=Strict.
+ *
+ * Bodies may be JSON, YAML, protobuf or (CBORServingAndStorage on) CBOR, by Content-Type
+ * (negotiation.ts requestBodyEncoding; 415 otherwise). A non-JSON body is first read into the
+ * JSON object form with the shared codecs (lib/wire), then takes the JSON path: the server, too,
+ * converts YAML to JSON before decoding, and its protobuf and CBOR decoders fill the same Go
+ * structs the JSON one does.
  */
 import { badRequest, invalid } from "../api-errors.js";
 import { goJsonSyntaxError, summarizeBody } from "../go-json-errors.js";
 import { notSupported } from "../field-errors.js";
 import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../json.js";
-import { checkBodyContentType } from "../negotiation.js";
+import { CborDecodeError, decodeCbor } from "../../wire/cbor.js";
+import { decodeObject as decodeProtobuf, ProtobufFormatError } from "../../wire/protobuf/index.js";
+import { fromYaml, YamlDecodeError } from "../../wire/yaml.js";
+import { requestBodyEncoding, type Encoding } from "../negotiation.js";
 import { asKubeObject } from "../object-meta.js";
 import { groupVersionOf, type ResourceStrategy } from "../resources.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../typed-json.js";
@@ -63,21 +72,59 @@ function checkTypeMeta(strategy: ResourceStrategy, kind: string, apiVersion: str
   throw badRequest(`${prefix}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
 }
 
+/** A decoded value in the JSON form: bigint (protobuf int64 beyond 2^53) becomes a number, like JSON numbers do. */
+function jsonForm(value: unknown): Json {
+  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v))) as Json;
+}
+
+/**
+ * A body in the JSON object form. `unrecognized` makes the 400 for a body that cannot be read
+ * (its detail text is the decoder's). YAML duplicate keys are an error only under Strict
+ * validation; otherwise the last one wins, as the server's lenient decode does.
+ */
+export function bodyJsonForm(encoding: Encoding, body: Buffer, strict: boolean, unrecognized: (detail: string) => Error): Json {
+  switch (encoding) {
+    case "json": {
+      const text = body.toString("utf8");
+      try {
+        return JSON.parse(text) as Json;
+      } catch (e) {
+        throw unrecognized(goJsonSyntaxError(text, e));
+      }
+    }
+    case "yaml":
+      try {
+        return jsonForm(fromYaml(body.toString("utf8"), { allowDuplicateKeys: !strict }));
+      } catch (e) {
+        if (e instanceof YamlDecodeError) throw unrecognized(`error converting YAML to JSON: ${e.message}`);
+        throw e;
+      }
+    case "protobuf":
+      try {
+        return jsonForm(decodeProtobuf(body));
+      } catch (e) {
+        if (e instanceof ProtobufFormatError) throw unrecognized(e.message);
+        throw e;
+      }
+    case "cbor":
+      try {
+        return jsonForm(decodeCbor(body));
+      } catch (e) {
+        if (e instanceof CborDecodeError) throw unrecognized(e.message);
+        throw e;
+      }
+  }
+}
+
 /** Decodes a body of the endpoint's type; kind and apiVersion come out set to the endpoint's. */
 export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidation): DecodedBody {
-  checkBodyContentType(ctx.req);
+  const encoding = requestBodyEncoding(ctx.req, ctx.parts.settings.featureGates);
   const strategy = ctx.route.strategy;
   const unrecognized = (detail: string): Error =>
     badRequest(
-      `the object provided is unrecognized (must be of type ${strategy.kind}): couldn't get version/kind; json parse error: ${detail} (${summarizeBody(body)})`,
+      `the object provided is unrecognized (must be of type ${strategy.kind}): couldn't get version/kind; ${encoding === "json" ? "json parse error: " : ""}${detail} (${summarizeBody(body)})`,
     );
-  const text = body.toString("utf8");
-  let parsed: Json;
-  try {
-    parsed = JSON.parse(text) as Json;
-  } catch (e) {
-    throw unrecognized(goJsonSyntaxError(text, e));
-  }
+  const parsed = bodyJsonForm(encoding, body, mode === "Strict", unrecognized);
   if (!isJsonObject(parsed)) {
     throw unrecognized(`json: cannot unmarshal ${jsonTypeName(parsed)} into Go value of type ${TYPE_META_STRUCT}`);
   }

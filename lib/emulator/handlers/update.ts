@@ -4,14 +4,14 @@
  * create-on-update (events) and is 404 otherwise.
  */
 import { badRequest, notFound } from "../api-errors.js";
-import { writeJson } from "../http-io.js";
 import { nameOf, namespaceOf, setMeta } from "../object-meta.js";
 import { qualifiedResourceOf } from "../resources.js";
 import type { RequestContext } from "./context.js";
 import { decodeBody, fieldValidationOf } from "./request-body.js";
+import { writeObject } from "./respond.js";
 import { dryRunOf, warningHeaders } from "./write-options.js";
 
-export function handleUpdate(ctx: RequestContext, name: string, body: Buffer): void {
+export function handleUpdate(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle } = ctx.parts;
   const dryRun = dryRunOf(ctx.url.searchParams.getAll("dryRun"), "UpdateOptions");
@@ -32,9 +32,8 @@ export function handleUpdate(ctx: RequestContext, name: string, body: Buffer): v
     // The storage update path prepares the object for storage, which drops the version.
     setMeta(object, "resourceVersion", undefined);
     const created = generic.create(strategy, object, { dryRun });
-    writeJson(ctx.res, 201, created, { pretty: ctx.pretty, headers });
-    return;
+    return writeObject(ctx, 201, created, headers);
   }
   const updated = generic.update(strategy, existing, object, { dryRun });
-  writeJson(ctx.res, 200, updated, { pretty: ctx.pretty, headers });
+  return writeObject(ctx, 200, updated, headers);
 }

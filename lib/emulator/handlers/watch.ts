@@ -1,23 +1,28 @@
 /**
- * Watch (wire-facts §2): a 200 chunked response flushed at once, then one compact JSON line
- * per event. resourceVersion unset or "0" starts with synthetic ADDED events for the current
+ * Watch (wire-facts §2): a 200 chunked response flushed at once, then one framed event after
+ * another (compact JSON lines by default). resourceVersion unset or "0" starts with synthetic ADDED events for the current
  * state; a specific version replays the store history after it (410 as an ERROR event when
  * the history no longer reaches it). Selectors turn an object leaving the selection into
  * DELETED and one entering it into ADDED. BOOKMARKs only with allowWatchBookmarks.
  *
- * Fan-out: each store change is decoded and encoded once for all its watchers (ChangeView),
- * and lines reach the socket through watch-outbox.ts, which writes each stream's pending lines
- * in one socket write per flush.
+ * Encodings and representations (JSON lines, protobuf frames, CBOR sequences; Tables,
+ * PartialObjectMetadata) are watch-format.ts's; a YAML watch is 406.
+ *
+ * Fan-out: each store change is decoded once, and encoded once per stream format (encoding,
+ * representation, Table options) for all its watchers (ChangeView), and lines reach the
+ * socket through watch-outbox.ts, which writes each stream's pending lines in one socket
+ * write per flush. A Table stream's first event (with column definitions) is its own variant.
  */
 import type { Status } from "../../wire/status.js";
 import { expired } from "../api-errors.js";
-import { compactJson, watchEventLine, type JsonObject, type KubeObject } from "../json.js";
+import { watchEventLine, type JsonObject, type KubeObject } from "../json.js";
 import { objectFilter, parseResourceVersionParam, type ListOptions, type ObjectFilter } from "../list-options.js";
 import type { ObjectStorage } from "../object-storage.js";
 import { groupVersionOf, type ResourceStrategy } from "../resources.js";
 import { StoreError, type ChangeEvent } from "../store.js";
 import { zeroValue } from "../typed-json.js";
 import type { RequestContext } from "./context.js";
+import { encodeWatchEvent, watchFormatOf, watchObject, type WatchFormat } from "./watch-format.js";
 import { watchOutbox } from "./watch-outbox.js";
 
 /** Annotation of the BOOKMARK that ends the initial events (wire-facts §2). */
@@ -39,8 +44,8 @@ export interface WatchEvent {
 class ChangeView {
   private beforeObject?: KubeObject | null;
   private afterObject?: KubeObject | null;
-  /** Encoded once: the same bytes go to every watcher that sees this type. */
-  private readonly lines = new Map<WatchEventType, Buffer>();
+  /** Encoded once per format, event type and header variant: the same bytes go to every watcher that sees them. */
+  private readonly lines = new Map<string, Buffer>();
 
   constructor(
     private readonly storage: ObjectStorage,
@@ -80,18 +85,30 @@ class ChangeView {
     return type && object ? { type, object } : undefined;
   }
 
-  /** The event's line on the wire; the same type always carries the same object, so it keys the cache. */
-  line(filter: ObjectFilter): Buffer | undefined {
+  /**
+   * The event's bytes on the wire for a stream of this format; the same type always carries the
+   * same object, so format, type and the Table-headers variant key the cache. `headers` is
+   * asked for only when the event is really sent (it is the stream's first-event state).
+   */
+  line(filter: ObjectFilter, format: WatchFormat, headers: () => boolean, nowMs: number): Buffer | undefined {
     const type = this.type(filter);
     if (type === undefined) return undefined;
-    let bytes = this.lines.get(type);
+    const withHeaders = headers();
+    const key = `${format.key}|${type}|${withHeaders ? "h" : ""}`;
+    let bytes = this.lines.get(key);
     if (bytes === undefined) {
       const { change, storage } = this;
-      const kv = type === "DELETED" ? change.prevKv : change.kv;
-      if (!kv) return undefined;
-      const text = watchEventLine(type, type === "DELETED" ? storage.objectJson(kv, change.revision) : storage.objectJson(kv));
-      bytes = Buffer.from(text, "utf8");
-      this.lines.set(type, bytes);
+      if (format.plainJson) {
+        // The stored text, spliced: no decode and re-encode for the common case.
+        const kv = type === "DELETED" ? change.prevKv : change.kv;
+        if (!kv) return undefined;
+        bytes = Buffer.from(watchEventLine(type, type === "DELETED" ? storage.objectJson(kv, change.revision) : storage.objectJson(kv)), "utf8");
+      } else {
+        const o = type === "DELETED" ? this.before() : this.after();
+        if (!o) return undefined;
+        bytes = encodeWatchEvent(format, type, watchObject(format, o, withHeaders, nowMs));
+      }
+      this.lines.set(key, bytes);
     }
     return bytes;
   }
@@ -135,16 +152,24 @@ function tooOldStatus(strategy: ResourceStrategy, rv: number, oldest: number): S
 
 export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   const { strategy, namespace, allNamespaces } = ctx.route;
-  const { storage, settings, watches } = ctx.parts;
+  const { storage, settings, watches, clock } = ctx.parts;
   const store = storage.store;
   const prefix = storage.prefix(strategy, allNamespaces ? undefined : namespace);
   const filter = objectFilter(options, strategy);
-  // Validated before the 200 goes out: a bad version is a normal 400.
+  // Validated before the 200 goes out: a bad version is a normal 400, a YAML watch 406, a bad includeObject 400.
   const startRv = parseResourceVersionParam(options.resourceVersion);
+  const format = watchFormatOf(strategy, ctx.negotiated, settings.featureGates, ctx.url);
 
   const { res } = ctx;
-  res.writeHead(200, { "Cache-Control": "no-cache, private", "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
+  res.writeHead(200, { "Cache-Control": "no-cache, private", "Content-Type": format.contentType, "Transfer-Encoding": "chunked" });
   res.flushHeaders();
+  // A Table stream sends column definitions with its first event only, whatever that event is.
+  let headersPending = format.tableHeaders;
+  const takeHeaders = (): boolean => {
+    const h = headersPending;
+    headersPending = false;
+    return h;
+  };
 
   let closed = false;
   const cleanups: Array<() => void> = [];
@@ -171,7 +196,9 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   const sendLine = (line: Buffer | string): void => {
     if (!closed) outbox.send(line);
   };
-  const send = (event: WatchEvent): void => sendLine(compactJson(event));
+  const send = (event: WatchEvent): void => {
+    if (!closed) sendLine(encodeWatchEvent(format, event.type, watchObject(format, event.object, takeHeaders(), clock.now())));
+  };
 
   let from: number;
   // Initial state: asked for with sendInitialEvents, or implied by an unset/"0" version.
@@ -180,7 +207,7 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     // The current state is at least as new as any version given (NotOlderThan).
     const snapshot = store.range(prefix);
     for (const kv of snapshot.kvs) {
-      if (filter.empty) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
+      if (filter.empty && format.plainJson) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
       else {
         const o = storage.decode(kv);
         if (filter.matches(o)) send({ type: "ADDED", object: o });
@@ -202,8 +229,15 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   let cancel: () => void;
   try {
     cancel = store.watch(prefix, from, (change) => {
-      const line = viewOf(storage, change).line(filter);
-      if (line !== undefined) sendLine(line);
+      if (closed) return;
+      try {
+        const line = viewOf(storage, change).line(filter, format, takeHeaders, clock.now());
+        if (line !== undefined) sendLine(line);
+      } catch {
+        // An event this stream cannot encode ends the stream (the client watches again), and
+        // must not reach the store, which is notifying every other watcher in this same loop.
+        close();
+      }
     });
   } catch (e) {
     if (!(e instanceof StoreError && e.code === "Compacted")) throw e;

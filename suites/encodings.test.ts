@@ -1,0 +1,195 @@
+/**
+ * doc1 "Binary envelope (Protobuf)", "Media types and negotiation": the same object through
+ * every encoding the target offers, the protobuf envelope and watch framing, YAML, and CBOR
+ * (on only behind its alpha gate: when the target lacks it, its "off" answers are checked).
+ */
+import fc from "fast-check";
+import { beforeAll, describe, expect } from "vitest";
+import { configMap } from "../fixtures/objects.js";
+import type { ApiResponse } from "../lib/harness/client.js";
+import { decodeBody, encodeBody, frameDecoderFor, mediaTypeOf, type Encoding } from "../lib/harness/encodings.js";
+import type { KubeList, KubeObject } from "../lib/harness/objects.js";
+import { resourcePath } from "../lib/harness/resources.js";
+import { decodeObject, ProtobufFormatError } from "../lib/wire/protobuf/index.js";
+import { check, uniqueName, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("encodings");
+
+let cborServed = false;
+
+beforeAll(async () => {
+  const { session, ns } = suite;
+  const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns), { accept: "application/cbor" });
+  cborServed = res.code === 200;
+});
+
+const get = (path: string, accept: string): Promise<ApiResponse> => suite.session.client.raw("GET", path, { accept });
+
+/** The object as the JSON form would show it, ignoring nothing: the encodings must agree exactly. */
+async function inEncoding(path: string, encoding: Encoding): Promise<unknown> {
+  const { session } = suite;
+  const res = await get(path, mediaTypeOf(encoding, session.settings.spec));
+  expect(res.code, `${encoding}: ${res.text.slice(0, 200)}`).toBe(200);
+  expect(res.headers["content-type"], `${encoding} response Content-Type`).toMatch(new RegExp(`^${mediaTypeOf(encoding, session.settings.spec).replace(/[.+]/g, "\\$&")}`));
+  return decodeBody(res, session.settings.spec);
+}
+
+const encodings = (): Encoding[] => (cborServed ? ["json", "yaml", "protobuf", "cbor"] : ["json", "yaml", "protobuf"]);
+
+describe("protobuf envelope", () => {
+  check(
+    "a protobuf body is the 4-byte prefix and an Unknown whose TypeMeta matches the JSON form",
+    ["doc1.protobuf.magic-prefix", "doc1.protobuf.unknown-envelope", "doc1.protobuf.unknown-type-meta", "doc1.protobuf.unknown-raw", "doc1.protobuf.unknown-content-encoding", "doc1.protobuf.unknown-content-type", "doc1.protobuf.type-meta-api-version", "doc1.protobuf.type-meta-kind", "doc1.media.protobuf-some-types", "doc1.headers.content-type-response"],
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("pb");
+      await session.client.create(session.types.events, ns, (await import("../fixtures/objects.js")).event(session.types, ns, name));
+      for (const path of [resourcePath(session.types.events, ns, name), resourcePath(session.types.events, ns), resourcePath(session.types.namespaces, undefined, ns)]) {
+        const res = await get(path, mediaTypeOf("protobuf", session.settings.spec));
+        expect(res.code).toBe(200);
+        expect(res.headers["content-type"]).toBe(`application/vnd.${session.settings.spec.vendor}.protobuf`);
+        expect([...res.bytes.slice(0, 4)]).toEqual([0x6b, 0x38, 0x73, 0x00]);
+        const fromPb = decodeObject(res.bytes);
+        const fromJson = (await get(path, "application/json")).json as Record<string, unknown>;
+        expect(fromPb.kind).toBe(fromJson.kind);
+        expect(fromPb.apiVersion).toBe(fromJson.apiVersion);
+      }
+    },
+  );
+
+  check("property: corrupting any byte of the prefix makes the client reject the body", ["doc1.protobuf.client-reject-prefix"], async () => {
+    const { session, ns } = suite;
+    const res = await get(resourcePath(session.types.namespaces, undefined, ns), mediaTypeOf("protobuf", session.settings.spec));
+    expect(res.code).toBe(200);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 255 }), (at, flip) => {
+        const bad = res.bytes.slice();
+        bad[at] = (bad[at] as number) ^ flip;
+        expect(() => decodeObject(bad)).toThrow(ProtobufFormatError);
+      }),
+    );
+  });
+
+  check("a protobuf watch frames each event with a 4-byte length and embeds an enveloped object", ["doc1.watch-events.protobuf-framing", "doc1.headers.chunked-watch"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
+    const w = await session.client.watch(t, ns, { resourceVersion: rv }, { accept: mediaTypeOf("protobuf", session.settings.spec), decoderFor: (ct) => frameDecoderFor(ct, session.settings.spec.vendor) });
+    try {
+      expect(w.contentType).toBe(`application/vnd.${session.settings.spec.vendor}.protobuf;stream=watch`);
+      expect(w.headers["transfer-encoding"]).toBe("chunked");
+      const name = uniqueName("pbw");
+      const made = await session.client.create(t, ns, configMap(session.types, ns, name, { k: "v" }));
+      await session.client.delete(t, ns, name);
+      const [added, deleted] = await w.take(2);
+      expect(added?.type).toBe("ADDED");
+      expect(added?.object).toEqual(made);
+      expect(deleted?.type).toBe("DELETED");
+    } finally {
+      w.close();
+    }
+  });
+});
+
+describe("one object, every encoding", () => {
+  check(
+    "property: get and list carry the same objects in JSON, YAML, protobuf (and CBOR when served)",
+    ["doc1.media.json-default", "doc1.media.yaml", "doc1.media.protobuf-some-types", "doc1.media.cbor", "doc1.headers.content-type-response", "doc1.media.rule4-item-by-item"],
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("encodings");
+      const t = session.types.configmaps;
+      // Valid ConfigMap keys: "." and ".." are refused by a real server.
+      const keyArb = fc.stringMatching(/^[-._a-zA-Z0-9]{1,20}$/).filter((k) => k !== "." && k !== "..");
+      const dataArb = fc.dictionary(keyArb, fc.string({ maxLength: 40 }), { maxKeys: 5 });
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(dataArb, fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9]{0,9}$/), fc.stringMatching(/^[a-z0-9]{0,10}$/), { maxKeys: 3 }), async (data, labels) => {
+          const name = `enc-${++n}`;
+          await session.client.create(t, ns, { ...configMap(session.types, ns, name, data), metadata: { name, namespace: ns, labels } });
+          const one = resourcePath(t, ns, name);
+          const reference = await inEncoding(one, "json");
+          for (const e of encodings()) expect(await inEncoding(one, e), `${e} get`).toEqual(reference);
+          const listRef = (await inEncoding(resourcePath(t, ns), "json")) as KubeList;
+          for (const e of encodings()) expect(await inEncoding(resourcePath(t, ns), e), `${e} list`).toEqual(listRef);
+        }),
+        { numRuns: 10 },
+      );
+    },
+    { timeout: 60_000 },
+  );
+
+  check("objects can be created from YAML and protobuf bodies, and read back the same", ["doc1.media.yaml", "doc1.headers.content-type-request", "doc1.paths.request-bodies"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const bodies: Encoding[] = cborServed ? ["yaml", "protobuf", "cbor"] : ["yaml", "protobuf"];
+    for (const e of bodies) {
+      const name = uniqueName(`in-${e}`);
+      const res = await session.client.raw("POST", resourcePath(t, ns), {
+        rawBody: encodeBody(configMap(session.types, ns, name, { from: e }) as Record<string, unknown>, e),
+        contentType: mediaTypeOf(e, session.settings.spec),
+      });
+      expect(res.code, `${e}: ${res.text.slice(0, 200)}`).toBe(201);
+      expect((await session.client.get(t, ns, name)).data).toEqual({ from: e });
+    }
+  });
+
+  check("a YAML watch is not acceptable (406): YAML has no stream form", ["doc1.media.rule1-none-supported-406", "doc1.errors.406-not-acceptable"], async () => {
+    const { session, ns } = suite;
+    const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns), { accept: "application/yaml", query: { watch: "true" } });
+    expect(res.code).toBe(406);
+  });
+
+  check("Accept naming protobuf and then JSON gets protobuf for built-in types, and JSON when protobuf cannot be had", ["doc1.media.protobuf-json-fallback", "doc1.headers.accept-negotiation"], async () => {
+    const { session, ns } = suite;
+    const pb = mediaTypeOf("protobuf", session.settings.spec);
+    const res = await get(resourcePath(session.types.configmaps, ns), `${pb}, application/json`);
+    expect(res.headers["content-type"]).toBe(pb);
+    // A Table has no protobuf form: with JSON listed too, the server falls back to it.
+    const table = await get(resourcePath(session.types.configmaps, ns), `${pb};as=Table;v=v1;g=meta.${session.settings.spec.groupDomain}, application/json`);
+    expect(table.code).toBe(200);
+    expect(table.headers["content-type"]).toMatch(/^application\/json/);
+  });
+});
+
+describe("CBOR", () => {
+  check("with CBOR off (the 1.35 default): Accept application/cbor gets 406, a CBOR body 415", ["doc1.media.cbor-off-406", "doc1.media.cbor-off-415", "doc1.versioning.cap-cbor"], async (ctx) => {
+    if (cborServed) {
+      ctx.skip("the target serves CBOR (gate CBORServingAndStorage on), so its off behaviour does not apply");
+      return;
+    }
+    const { session, ns } = suite;
+    const res = await get(resourcePath(session.types.configmaps, ns), "application/cbor");
+    expect(res.code).toBe(406);
+    expect(res.json).toMatchObject({ reason: "NotAcceptable", message: `only the following media types are accepted: application/json, application/yaml, application/vnd.${session.settings.spec.vendor}.protobuf` });
+    const post = await session.client.raw("POST", resourcePath(session.types.configmaps, ns), { rawBody: encodeBody(configMap(session.types, ns, uniqueName("c")) as Record<string, unknown>, "cbor"), contentType: "application/cbor" });
+    expect(post.code).toBe(415);
+    expect(post.json).toMatchObject({
+      reason: "UnsupportedMediaType",
+      message: `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.${session.settings.spec.vendor}.protobuf`,
+    });
+  });
+
+  check("with CBOR on: bodies start with the self-described tag, and a watch is an application/cbor-seq", ["doc1.media.cbor", "doc1.media.cbor-seq-watch"], async (ctx) => {
+    if (!cborServed) {
+      ctx.skip("the target does not serve CBOR (gate CBORServingAndStorage off, the 1.35 default)");
+      return;
+    }
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const res = await get(resourcePath(t, ns), "application/cbor");
+    expect([...res.bytes.slice(0, 3)]).toEqual([0xd9, 0xd9, 0xf7]);
+    const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
+    const w = await session.client.watch(t, ns, { resourceVersion: rv }, { accept: "application/cbor", decoderFor: (ct) => frameDecoderFor(ct) });
+    try {
+      expect(w.contentType).toBe("application/cbor-seq");
+      const name = uniqueName("cw");
+      const made = await session.client.create(t, ns, configMap(session.types, ns, name));
+      const ev = await w.next();
+      expect(ev?.type).toBe("ADDED");
+      expect(ev?.object as KubeObject).toEqual(made);
+    } finally {
+      w.close();
+    }
+  });
+});

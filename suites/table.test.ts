@@ -1,0 +1,161 @@
+/**
+ * doc1 "Table representation" with the real server's columns and row objects
+ * (wire-facts §8): Tables on get, list (chunked too) and watch, includeObject, refusals.
+ */
+import { beforeAll, describe, expect } from "vitest";
+import { configMap, event } from "../fixtures/objects.js";
+import type { ApiResponse, Query } from "../lib/harness/client.js";
+import type { KubeObject } from "../lib/harness/objects.js";
+import { resourcePath, type ResourceType } from "../lib/harness/resources.js";
+import { check, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("table");
+
+interface Column {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+interface Table {
+  kind: string;
+  apiVersion: string;
+  metadata: { resourceVersion?: string; continue?: string };
+  columnDefinitions: Column[] | null;
+  rows: { cells: unknown[]; object?: KubeObject }[];
+}
+
+const tableAccept = (): string => `application/json;as=Table;v=v1;g=meta.${suite.session.settings.spec.groupDomain}`;
+
+async function asTable(t: ResourceType, ns: string | undefined, name?: string, query?: Query, accept = tableAccept()): Promise<ApiResponse> {
+  return suite.session.client.raw("GET", resourcePath(t, ns, name), { accept, query });
+}
+
+function table(res: ApiResponse): Table {
+  expect(res.code, res.text.slice(0, 300)).toBe(200);
+  expect(res.headers["content-type"]).toMatch(/^application\/json/);
+  const tb = res.json as Table;
+  expect(tb.kind).toBe("Table");
+  expect(tb.apiVersion).toBe(`meta.${suite.session.settings.spec.groupDomain}/v1`);
+  return tb;
+}
+
+beforeAll(async () => {
+  const { session, ns } = suite;
+  await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, "t-1", { a: "1", b: "2" }));
+  await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, "t-2"));
+  await session.client.create(session.types.events, ns, { ...event(session.types, ns, "ev-1", "  padded note  "), type: "Warning", reason: "BackOff" });
+});
+
+describe("Table", () => {
+  check(
+    "a ConfigMap list as a Table: every column defined with all five keys, one row per object, PartialObjectMetadata rows",
+    ["doc1.media.table-type", "doc1.table.kind-api-version", "doc1.table.column-definitions", "doc1.table.rows-shape", "doc1.table.row-object", "doc1.table.content-type", "doc1.media.rule2-table-encodings"],
+    async () => {
+      const { session, ns } = suite;
+      const tb = table(await asTable(session.types.configmaps, ns));
+      expect(tb.columnDefinitions?.map((c) => [c.name, c.type])).toEqual([
+        ["Name", "string"],
+        ["Data", "string"],
+        ["Age", "string"],
+      ]);
+      for (const c of tb.columnDefinitions ?? []) expect(Object.keys(c).sort()).toEqual(["description", "format", "name", "priority", "type"]);
+      expect(tb.metadata.resourceVersion).toMatch(/^[1-9][0-9]*$/);
+      expect(tb.rows.map((r) => r.cells[0])).toEqual(["t-1", "t-2"]);
+      expect(tb.rows[0]?.cells[1]).toBe(2);
+      const obj = tb.rows[0]?.object;
+      expect(obj?.kind).toBe("PartialObjectMetadata");
+      expect(obj?.metadata.name).toBe("t-1");
+      expect(obj?.data).toBeUndefined();
+    },
+  );
+
+  check("Event tables have the real columns, all of them whatever their priority", ["doc1.table.wide-columns", "doc1.table.column-definitions"], async () => {
+    const { session, ns } = suite;
+    const tb = table(await asTable(session.types.events, ns));
+    expect(tb.columnDefinitions?.map((c) => [c.name, c.priority])).toEqual([
+      ["Last Seen", 0],
+      ["Type", 0],
+      ["Reason", 0],
+      ["Object", 0],
+      ["Subobject", 1],
+      ["Source", 1],
+      ["Message", 0],
+      ["First Seen", 1],
+      ["Count", 1],
+      ["Name", 1],
+    ]);
+    const row = tb.rows.find((r) => r.cells[9] === "ev-1");
+    expect(row?.cells.slice(1, 4)).toEqual(["Warning", "BackOff", "configmap/subject"]);
+    expect(row?.cells[6], "the message cell is the note, trimmed").toBe("padded note");
+    expect(row?.cells[8], "count defaults to 1").toBe(1);
+  });
+
+  check("a single object as a Table, and a Namespace's columns", ["doc1.media.table-type", "doc1.table.rows-shape"], async () => {
+    const { session, ns } = suite;
+    const one = table(await asTable(session.types.configmaps, ns, "t-1"));
+    expect(one.rows).toHaveLength(1);
+    expect(one.rows[0]?.cells[0]).toBe("t-1");
+    const nsTable = table(await asTable(session.types.namespaces, undefined, ns));
+    expect(nsTable.columnDefinitions?.map((c) => c.name)).toEqual(["Name", "Status", "Age"]);
+    expect(nsTable.rows[0]?.cells.slice(0, 2)).toEqual([ns, "Active"]);
+  });
+
+  check("includeObject=Object embeds the full object, None leaves it out, and anything else is a 400", ["doc1.table.row-object"], async () => {
+    const { session, ns } = suite;
+    const full = table(await asTable(session.types.configmaps, ns, undefined, { includeObject: "Object" }));
+    expect(full.rows[0]?.object).toMatchObject({ kind: "ConfigMap", data: { a: "1", b: "2" } });
+    const none = table(await asTable(session.types.configmaps, ns, undefined, { includeObject: "None" }));
+    // Go writes an empty RawExtension as null (omitempty never drops a struct); wire-facts §8 says "omitted".
+    expect(none.rows[0]?.object ?? null).toBeNull();
+    const bad = await asTable(session.types.configmaps, ns, undefined, { includeObject: "Everything" });
+    expect(bad.code).toBe(400);
+  });
+
+  check("a chunked Table list pages like any list", ["doc1.chunking.step2-next-chunk", "doc1.meta-lists.partial-list"], async () => {
+    const { session, ns } = suite;
+    const first = table(await asTable(session.types.configmaps, ns, undefined, { limit: 1 }));
+    expect(first.rows).toHaveLength(1);
+    expect(first.metadata.continue).toBeTruthy();
+    const second = table(await asTable(session.types.configmaps, ns, undefined, { limit: 1, continue: first.metadata.continue }));
+    expect(second.rows.map((r) => r.cells[0])).toEqual(["t-2"]);
+  });
+
+  check("a Table watch sends one-row Tables, with column definitions only in the first event", ["doc1.table.rows-shape"], async () => {
+    const { session } = suite;
+    const ns = await session.createNamespace("table");
+    const t = session.types.configmaps;
+    await session.client.create(t, ns, configMap(session.types, ns, "w-1"));
+    const w = await session.client.watch(t, ns, {}, { accept: tableAccept() });
+    try {
+      const first = await w.next();
+      await session.client.create(t, ns, configMap(session.types, ns, "w-2"));
+      const second = await w.next();
+      const t1 = first?.object as unknown as Table;
+      const t2 = second?.object as unknown as Table;
+      expect([first?.type, t1.kind, t1.rows.length, t1.rows[0]?.cells[0]]).toEqual(["ADDED", "Table", 1, "w-1"]);
+      expect(t1.columnDefinitions?.length).toBeGreaterThan(0);
+      expect([second?.type, t2.rows[0]?.cells[0]]).toEqual(["ADDED", "w-2"]);
+      expect(t2.columnDefinitions).toBeNull();
+    } finally {
+      w.close();
+    }
+  });
+
+  check(
+    "Table refusals: only a protobuf Table, or a Table of an unknown group version, gives 406; adding JSON falls back to the full object",
+    ["doc1.media.rule3-as-only-406", "doc1.media.rule3-fallback-full-object", "doc1.media.rule2-binary-params", "doc1.errors.406-not-acceptable"],
+    async () => {
+      const { session, ns } = suite;
+      const { vendor, groupDomain } = session.settings.spec;
+      const onlyPb = await asTable(session.types.configmaps, ns, undefined, undefined, `application/vnd.${vendor}.protobuf;as=Table;v=v1;g=meta.${groupDomain}`);
+      expect(onlyPb.code).toBe(406);
+      const wrongGv = await asTable(session.types.configmaps, ns, undefined, undefined, `application/json;as=Table;v=v7;g=meta.${groupDomain}`);
+      expect(wrongGv.code).toBe(406);
+      const fallback = await asTable(session.types.configmaps, ns, undefined, undefined, `application/json;as=Table;v=v7;g=meta.${groupDomain}, application/json;q=0.9`);
+      expect(fallback.code).toBe(200);
+      expect((fallback.json as { kind?: string }).kind).toBe("ConfigMapList");
+    },
+  );
+});
