@@ -33,8 +33,31 @@ const subjects: Subject[] = [
   },
 ];
 
+describe("cluster-scoped resources and batches", () => {
+  check("namespaces are cluster-scoped: listed and read without a namespace segment", ["doc1.paths.list-cluster-scoped", "doc1.paths.get-cluster-scoped", "doc1.paths.namespace-cluster-scoped"], async () => {
+    const { session, ns } = suite;
+    expect(resourcePath(session.types.namespaces, undefined, ns)).toBe(`/api/v1/namespaces/${ns}`);
+    const got = await session.client.get(session.types.namespaces, undefined, ns);
+    expect(got.metadata.name).toBe(ns);
+    expect(got.metadata.namespace ?? "").toBe("");
+    const all = await session.client.list(session.types.namespaces, undefined, { fieldSelector: `metadata.name=${ns}` });
+    expect(all.kind).toBe("NamespaceList");
+    expect(all.items.map((i) => i.metadata.name)).toEqual([ns]);
+  });
+
+  check("there is no multi-object submission: a list body posted to a collection is refused and stores nothing", ["doc1.verbs.no-transactions", "doc1.verbs.multi-resource-verbs", "doc1.verbs.client-series"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const names = [uniqueName("batch"), uniqueName("batch")];
+    const res = await session.client.raw("POST", resourcePath(t, ns), { body: { apiVersion: "v1", kind: "ConfigMapList", metadata: {}, items: names.map((n) => configMap(session.types, ns, n)) } });
+    expect(res.code).toBeGreaterThanOrEqual(400);
+    expect(res.code).toBeLessThan(500);
+    for (const n of names) expect((await session.client.raw("GET", resourcePath(t, ns, n))).code).toBe(404);
+  });
+});
+
 describe.each(subjects)("$label", (s) => {
-  check("create, get, list, update and delete round trip", ["doc1.verbs.create-post", "doc1.verbs.get-single", "doc1.versioning.core-api-path", "doc1.versioning.group-version-path", "doc1.watch-events.event-resources", "doc1.verbs.list-collection", "doc1.verbs.update-put-existing", "doc1.verbs.delete-single", "doc1.paths.core-prefix", "doc1.paths.group-prefix", "doc1.paths.list-namespaced", "doc1.paths.get-namespaced", "doc1.paths.create-post-collection", "doc1.paths.replace-put-resource", "doc1.paths.delete-resource", "doc1.fields.kind-api-version-present", "doc1.fields.api-version-form", "doc1.fields.list-kind-suffix", "doc1.fields.namespace-set", "doc1.fields.uid-unique", "doc1.fields.creation-timestamp", "doc1.fields.items-array", "doc1.fields.rv-last-modified"], async () => {
+  check("create, get, list, update and delete round trip", ["doc1.service.crud-methods", "doc1.verbs.single-resource-verbs", "doc1.fields.no-list-kind", "doc1.verbs.create-post", "doc1.verbs.get-single", "doc1.versioning.core-api-path", "doc1.versioning.group-version-path", "doc1.watch-events.event-resources", "doc1.verbs.list-collection", "doc1.verbs.update-put-existing", "doc1.verbs.delete-single", "doc1.paths.core-prefix", "doc1.paths.group-prefix", "doc1.paths.list-namespaced", "doc1.paths.get-namespaced", "doc1.paths.create-post-collection", "doc1.paths.replace-put-resource", "doc1.paths.delete-resource", "doc1.fields.kind-api-version-present", "doc1.fields.api-version-form", "doc1.fields.list-kind-suffix", "doc1.fields.namespace-set", "doc1.fields.uid-unique", "doc1.fields.creation-timestamp", "doc1.fields.items-array", "doc1.fields.rv-last-modified"], async () => {
     const { session, ns } = suite;
     const t = s.type();
     const name = uniqueName("crud");
@@ -52,6 +75,7 @@ describe.each(subjects)("$label", (s) => {
 
     const list = await session.client.list(t, ns);
     expect(list.kind).toBe(`${t.kind}List`);
+    expect(list.kind, "there is no kind named List").not.toBe("List");
     expect(list.apiVersion).toBe(apiVersionOf(t));
     expect(list.items.map((i) => i.metadata.name)).toContain(name);
 

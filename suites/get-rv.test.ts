@@ -32,7 +32,7 @@ describe("get and resourceVersion", () => {
     expect([rv1, rv2]).toContain(got.metadata.resourceVersion);
   });
 
-  check("another version: state not older than it", ["doc1.get-rv.other-not-older-than"], async () => {
+  check("another version: state not older than it", ["doc1.get-rv.other-not-older-than", "doc1.query.rv-param"], async () => {
     const { session, ns } = suite;
     const { name, rv1, rv2 } = await setup();
     const got = await session.client.get(session.types.configmaps, ns, name, { resourceVersion: rv1 });

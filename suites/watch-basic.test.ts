@@ -7,7 +7,7 @@ import { check, uniqueName, useSuite } from "./support/conformance.js";
 const suite = useSuite("watch-basic");
 
 describe("watch", () => {
-  check("a watch from a version sees create, update and delete after it, in order", ["doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type", "doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"], async () => {
+  check("a watch from a version sees create, update and delete after it, in order", ["doc1.service.watch", "doc1.watch-event.type-values", "doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type", "doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"], async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const start = (await session.client.list(t, ns)).metadata.resourceVersion;

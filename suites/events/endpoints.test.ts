@@ -113,7 +113,7 @@ describe("Event endpoints", () => {
     expect(res.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name, group: group(), kind: "events", uid: made.metadata.uid } });
   });
 
-  check("deletecollection: 200, removes the selected Events only; dryRun removes none", ["doc2.endpoints.deletecollection-path", "doc2.endpoints.deletecollection-params", "doc2.endpoints.deletecollection-200"], async () => {
+  check("deletecollection: 200, removes the selected Events only; dryRun removes none", ["doc2.endpoints.deletecollection-path", "doc2.endpoints.deletecollection-params", "doc2.endpoints.deletecollection-200", "doc1.verbs.deletecollection", "doc1.paths.deletecollection-collection"], async () => {
     const { session } = suite;
     const ns = await session.createNamespace("event-endpoints");
     for (const n of ["keep", "drop-1", "drop-2"]) {
