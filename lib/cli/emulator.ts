@@ -1,4 +1,14 @@
-/** `tollgate emulator`: the reference server on its own, until interrupted. */
+/** `tollgate emulator`: the reference server on its own, until interrupted; with emulated doc3 daemons when asked. */
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { DAEMON_TLS_CERT_FILE, daemonTls } from "../../fixtures/daemons/tls.js";
+import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
+import {
+  startEmulatedDaemons,
+  type EmulatedControllerManagerOptions,
+  type EmulatedNodeAgentOptions,
+  type RunningEmulatedDaemons,
+} from "../emulator/daemons/index.js";
 import { FeatureGateError, parseFeatureGates } from "../emulator/feature-gates.js";
 import { startEmulator, type EmulatorOptions } from "../emulator/index.js";
 import { parseOptions, UsageError } from "./usage.js";
@@ -19,10 +29,64 @@ function secondsFlag(flag: string, raw: string | undefined): number | undefined 
   return ms;
 }
 
-/** The command line as startEmulator options; a bad value is a UsageError (one line, exit 2). */
-export function parseEmulatorArgs(argv: string[]): EmulatorOptions & { host: string; port: number } {
+function portFlag(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const port = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--${flag} must be a port number, not "${raw}"`);
+  return port;
+}
+
+function argsFlag(flag: string, raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return shellWords(raw);
+  } catch (e) {
+    if (e instanceof ShellSyntaxError) throw new UsageError(`--${flag}: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * parseArgs refuses `--flag VALUE` when VALUE starts with "-" ("ambiguous"), which is how a
+ * daemon command line or a token often starts: glue such flags to their value first, as
+ * `tollgate flags check` does for its quoted command lines.
+ */
+function glueValues(args: readonly string[], flags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    if (flags.includes(arg) && next !== undefined) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** The users behind the two daemon tokens (the token review stand-in of lib/emulator/daemons/access.ts). */
+export const DAEMON_ALLOWED_USER = "tollgate-probe";
+export const DAEMON_DENIED_USER = "tollgate-denied";
+
+export interface EmulatorDaemonArgs {
+  controllerManager?: EmulatedControllerManagerOptions;
+  nodeAgent?: EmulatedNodeAgentOptions;
+  /** Bearer token of an allowed user; random when not given. */
+  token: string;
+  /** Bearer token of a known user who is not allowed; random when not given. */
+  deniedToken: string;
+}
+
+export interface EmulatorCommand {
+  api: EmulatorOptions & { host: string; port: number };
+  /** Present when any daemon flag is given. */
+  daemons?: EmulatorDaemonArgs;
+}
+
+/** The whole command line: the API emulator's options, and the daemons' when any daemon flag is given. */
+export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const { values } = parseOptions({
-    args: argv,
+    args: glueValues(argv, ["--controller-manager-args", "--node-agent-args", "--daemon-token", "--daemon-denied-token"]),
     options: {
       port: { type: "string", default: "8080" },
       host: { type: "string", default: "127.0.0.1" },
@@ -32,44 +96,131 @@ export function parseEmulatorArgs(argv: string[]): EmulatorOptions & { host: str
       "continue-lifetime": { type: "string" },
       // kube-apiserver's form: --feature-gates CBORServingAndStorage=true,APIResponseCompression=false
       "feature-gates": { type: "string" },
+      "controller-manager-port": { type: "string" },
+      "controller-manager-args": { type: "string" },
+      "node-agent-port": { type: "string" },
+      "node-agent-read-only-port": { type: "string" },
+      "node-agent-healthz-port": { type: "string" },
+      "node-agent-args": { type: "string" },
+      "daemon-token": { type: "string" },
+      "daemon-denied-token": { type: "string" },
     },
     allowPositionals: false,
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
-  const options: EmulatorOptions & { host: string; port: number } = { host: values.host, port, admin: values.admin };
+  const api: EmulatorOptions & { host: string; port: number } = { host: values.host, port, admin: values.admin };
   const bookmarkIntervalMs = secondsFlag("bookmark-interval", values["bookmark-interval"]);
   const retentionMs = secondsFlag("retention", values.retention);
   const continueTokenLifetimeMs = secondsFlag("continue-lifetime", values["continue-lifetime"]);
   // Left out when not given, so the emulator's own defaults apply.
-  if (bookmarkIntervalMs !== undefined) options.bookmarkIntervalMs = bookmarkIntervalMs;
-  if (retentionMs !== undefined) options.retentionMs = retentionMs;
-  if (continueTokenLifetimeMs !== undefined) options.continueTokenLifetimeMs = continueTokenLifetimeMs;
+  if (bookmarkIntervalMs !== undefined) api.bookmarkIntervalMs = bookmarkIntervalMs;
+  if (retentionMs !== undefined) api.retentionMs = retentionMs;
+  if (continueTokenLifetimeMs !== undefined) api.continueTokenLifetimeMs = continueTokenLifetimeMs;
   const gates = values["feature-gates"];
   if (gates !== undefined) {
     try {
-      options.featureGates = parseFeatureGates(gates);
+      api.featureGates = parseFeatureGates(gates);
     } catch (e) {
       if (e instanceof FeatureGateError) throw new UsageError(`--feature-gates: ${e.message}`);
       throw e;
     }
   }
-  return options;
+
+  // A daemon starts when any of its flags is given; a port not given is its command line's
+  // (doc3's default when the command line does not set it either).
+  const cmPort = portFlag("controller-manager-port", values["controller-manager-port"]);
+  const cmArgs = argsFlag("controller-manager-args", values["controller-manager-args"]);
+  const agentPorts = {
+    port: portFlag("node-agent-port", values["node-agent-port"]),
+    readOnlyPort: portFlag("node-agent-read-only-port", values["node-agent-read-only-port"]),
+    healthzPort: portFlag("node-agent-healthz-port", values["node-agent-healthz-port"]),
+  };
+  const agentArgs = argsFlag("node-agent-args", values["node-agent-args"]);
+  const withCm = cmPort !== undefined || cmArgs !== undefined;
+  const withAgent = agentArgs !== undefined || Object.values(agentPorts).some((p) => p !== undefined);
+  const token = values["daemon-token"];
+  const deniedToken = values["daemon-denied-token"];
+  if (!withCm && !withAgent) {
+    if (token !== undefined || deniedToken !== undefined) throw new UsageError("--daemon-token and --daemon-denied-token need a daemon (--controller-manager-port or --node-agent-port...)");
+    return { api };
+  }
+  if (token !== undefined && token === deniedToken) throw new UsageError("--daemon-token and --daemon-denied-token must differ");
+  const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+  return {
+    api,
+    daemons: {
+      controllerManager: withCm ? defined({ port: cmPort, args: cmArgs }) : undefined,
+      nodeAgent: withAgent ? defined({ ...agentPorts, args: agentArgs }) : undefined,
+      token: token ?? randomBytes(20).toString("hex"),
+      deniedToken: deniedToken ?? randomBytes(20).toString("hex"),
+    },
+  };
+}
+
+/** The command line as startEmulator options; a bad value is a UsageError (one line, exit 2). */
+export function parseEmulatorArgs(argv: string[]): EmulatorOptions & { host: string; port: number } {
+  return parseEmulatorCommand(argv).api;
+}
+
+async function startDaemons(host: string, d: EmulatorDaemonArgs): Promise<RunningEmulatedDaemons> {
+  try {
+    return await startEmulatedDaemons({
+      host,
+      tls: daemonTls(),
+      access: { tokens: { [d.token]: DAEMON_ALLOWED_USER, [d.deniedToken]: DAEMON_DENIED_USER }, allowedUsers: [DAEMON_ALLOWED_USER] },
+      controllerManager: d.controllerManager,
+      nodeAgent: d.nodeAgent,
+    });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // A refused command line already says which daemon and why, in one line.
+    throw code ? new Error(`cannot start the emulated daemons on ${host}: ${code} ${(e as NodeJS.ErrnoException).message}`) : e;
+  }
 }
 
 export async function emulatorCommand(argv: string[]): Promise<number> {
-  const options = parseEmulatorArgs(argv);
+  const { api: options, daemons: daemonArgs } = parseEmulatorCommand(argv);
   let emu;
   try {
     emu = await startEmulator(options);
   } catch (e) {
     throw new Error(`cannot listen on ${options.host}:${options.port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  let daemons: RunningEmulatedDaemons | undefined;
+  if (daemonArgs) {
+    try {
+      daemons = await startDaemons(options.host, daemonArgs);
+    } catch (e) {
+      await emu.close();
+      throw e;
+    }
+  }
   console.log(`listening on ${emu.url}`);
+  if (daemons) {
+    const cm = daemons.controllerManager;
+    const agent = daemons.nodeAgent;
+    if (cm) console.log(cm.url ? `controller manager listening on ${cm.url}` : "controller manager: --secure-port=0, nothing served");
+    if (agent) {
+      console.log(agent.url ? `node agent listening on ${agent.url}` : "node agent: --enable-server=false, no main server");
+      if (agent.readOnlyUrl) console.log(`node agent read-only port listening on ${agent.readOnlyUrl}`);
+      if (agent.healthzUrl) console.log(`node agent healthz port listening on ${agent.healthzUrl}`);
+    }
+    // Warnings, and the notes that change what the emulated daemon answers (tokens ignored, everything forbidden).
+    const SHOWN_NOTES = ["doc3.cm-general.authn-kubeconfig-empty-anonymous", "doc3.cm-general.authz-kubeconfig-empty-forbidden"];
+    for (const [name, d] of [["controller manager", cm], ["node agent", agent]] as const) {
+      for (const f of d?.findings ?? []) {
+        if (f.severity === "warning" || SHOWN_NOTES.includes(f.rule)) console.log(`${name}: ${f.severity}: ${f.option}: ${f.message} [${f.rule}]`);
+      }
+    }
+    console.log(`daemon token of an allowed user (${DAEMON_ALLOWED_USER}): ${daemonArgs?.token}`);
+    console.log(`daemon token of a known user who is not allowed (${DAEMON_DENIED_USER}): ${daemonArgs?.deniedToken}`);
+    console.log(`daemon certificate authority: ${fileURLToPath(DAEMON_TLS_CERT_FILE)}`);
+  }
   const running = emu;
   await new Promise<void>((resolve) => {
     const stop = (): void => {
-      void running.close().then(resolve);
+      void Promise.all([running.close(), daemons?.close()]).then(() => resolve());
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);

@@ -17,14 +17,88 @@ import { writeHtmlReport } from "../report/html.js";
 import { rulesPage } from "../report/rules-page.js";
 import { exitCodeFor, type Summary } from "../report/summary.js";
 import SummaryReporter from "../report/summary-reporter.js";
+import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { ENV } from "../runner/settings.js";
 import { parseOptions, UsageError } from "./usage.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
+export type RunFlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** A daemon URL flag: http or https, no path beyond "/" (the probes add theirs). */
+function daemonUrl(flag: string, raw: unknown, scheme?: "https:"): string | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(String(raw));
+  } catch {
+    throw new UsageError(`--${flag} must be a URL, not "${String(raw)}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--${flag} must be an http or https URL, not "${String(raw)}"`);
+  // The controller manager's secure port and the node agent's main server are HTTPS by doc3; a
+  // plain-http URL there is most likely the wrong port, and would fail every probe as "no answer".
+  if (scheme && url.protocol !== scheme) throw new UsageError(`--${flag} is an HTTPS server (doc3 "Endpoints"); give an https:// URL, not "${String(raw)}"`);
+  if (url.pathname !== "/" || url.search || url.hash) throw new UsageError(`--${flag} takes the server's base URL (scheme, host, port), not "${String(raw)}"`);
+  return url.origin;
+}
+
+/** The daemon flags as the environment variables the global setup reads (lib/runner/settings.ts). */
+export function daemonEnvironment(values: RunFlagValues): Record<string, string | undefined> {
+  const urls = {
+    [ENV.controllerManager]: daemonUrl("controller-manager", values["controller-manager"], "https:"),
+    [ENV.nodeAgent]: daemonUrl("node-agent", values["node-agent"], "https:"),
+    [ENV.nodeAgentHealthz]: daemonUrl("node-agent-healthz", values["node-agent-healthz"]),
+    [ENV.nodeAgentReadOnly]: daemonUrl("node-agent-read-only", values["node-agent-read-only"]),
+  };
+  const others = {
+    [ENV.controllerManagerArgs]: values["controller-manager-args"] as string | undefined,
+    [ENV.nodeAgentArgs]: values["node-agent-args"] as string | undefined,
+    [ENV.daemonToken]: values["daemon-token"] as string | undefined,
+    [ENV.daemonDeniedToken]: values["daemon-denied-token"] as string | undefined,
+    [ENV.daemonCa]: values["daemon-ca"] === undefined ? undefined : resolve(values["daemon-ca"] as string),
+    [ENV.daemonInsecure]: values["daemon-insecure"] ? "1" : undefined,
+  };
+  const given = Object.entries(others).filter(([, v]) => v !== undefined);
+  if (given.length > 0 && Object.values(urls).every((v) => v === undefined)) {
+    throw new UsageError("the daemon options need a daemon URL (--controller-manager, --node-agent, --node-agent-healthz or --node-agent-read-only)");
+  }
+  for (const [flag, env] of [["controller-manager-args", ENV.controllerManagerArgs], ["node-agent-args", ENV.nodeAgentArgs]] as const) {
+    const raw = others[env];
+    if (raw === undefined) continue;
+    try {
+      shellWords(raw);
+    } catch (e) {
+      if (e instanceof ShellSyntaxError) throw new UsageError(`--${flag}: ${e.message}`);
+      throw e;
+    }
+  }
+  const ca = others[ENV.daemonCa];
+  if (ca !== undefined && !existsSync(ca)) throw new UsageError(`--daemon-ca: no such file ${ca}`);
+  if (ca !== undefined && values["daemon-insecure"]) throw new UsageError("--daemon-ca and --daemon-insecure exclude each other");
+  return { ...urls, ...others };
+}
+
+/**
+ * parseArgs refuses `--flag VALUE` when VALUE starts with "-" ("ambiguous"), which is how a
+ * daemon command line or a token often starts: glue such flags to their value first, as
+ * `tollgate flags check` does for its quoted command lines.
+ */
+function glueValues(args: readonly string[], flags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    if (flags.includes(arg) && next !== undefined) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseOptions({
-    args: argv,
+    args: glueValues(argv, ["--controller-manager-args", "--node-agent-args", "--daemon-token", "--daemon-denied-token"]),
     options: {
       target: { type: "string" },
       kubeconfig: { type: "string" },
@@ -35,9 +109,22 @@ export async function runCommand(argv: string[]): Promise<number> {
       "group-domain": { type: "string" },
       vendor: { type: "string" },
       "no-html": { type: "boolean", default: false },
+      // The doc3 daemons (suites/daemons/probes.test.ts); without any, an embedded run emulates them.
+      "controller-manager": { type: "string" },
+      "node-agent": { type: "string" },
+      "node-agent-healthz": { type: "string" },
+      "node-agent-read-only": { type: "string" },
+      "controller-manager-args": { type: "string" },
+      "node-agent-args": { type: "string" },
+      "daemon-token": { type: "string" },
+      "daemon-denied-token": { type: "string" },
+      "daemon-ca": { type: "string" },
+      "daemon-insecure": { type: "boolean", default: false },
     },
     allowPositionals: false,
   });
+  // Checked before the target is probed, so that a bad daemon flag is a usage error at once.
+  const daemonEnv = daemonEnvironment(values);
   const selection = {
     target: values.target as string | undefined,
     kubeconfig: values.kubeconfig as string | undefined,
@@ -77,6 +164,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     [ENV.runId]: runId,
     [ENV.groupDomain]: values["group-domain"] as string | undefined,
     [ENV.vendor]: values.vendor as string | undefined,
+    ...daemonEnv,
   };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete process.env[k];

@@ -6,8 +6,16 @@ export class UsageError extends Error {}
 export const USAGE = `usage:
   tollgate run [--target URL | --kubeconfig FILE [--context NAME]] [--token TOKEN]
                [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
+               [--controller-manager URL] [--node-agent URL] [--node-agent-healthz URL]
+               [--node-agent-read-only URL] [--controller-manager-args "ARGS"]
+               [--node-agent-args "ARGS"] [--daemon-token T] [--daemon-denied-token T]
+               [--daemon-ca FILE | --daemon-insecure]
   tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
                     [--retention S] [--continue-lifetime S] [--feature-gates Name=bool,...]
+                    [--controller-manager-port N] [--controller-manager-args "ARGS"]
+                    [--node-agent-port N] [--node-agent-read-only-port N]
+                    [--node-agent-healthz-port N] [--node-agent-args "ARGS"]
+                    [--daemon-token T] [--daemon-denied-token T]
   tollgate flags check controller-manager|node-agent [--output text|json] -- ARGS...
   tollgate flags check [--output text|json] --controller-manager "ARGS" --node-agent "ARGS"
   tollgate rules coverage [--doc doc1|doc2|doc3] [--json]

@@ -2,17 +2,66 @@
  * vitest global setup of the conformance project: resolve the target from the environment,
  * or start the embedded emulator on a free port when none is given; afterwards remove any
  * namespace of this run that a suite left behind.
+ *
+ * The doc3 daemons likewise: the ones the environment names, or, in the embedded run (no API
+ * target and no daemon target given), an emulated controller manager and node agent on free
+ * ports, with one token for an allowed user and one for a known user who is not allowed.
+ * A run against a real API server without daemon targets checks no daemon: emulated ones
+ * there would make the report speak for daemons the cluster does not run.
  */
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { TestProject } from "vitest/node";
+import { daemonTls } from "../../fixtures/daemons/tls.js";
+import { startEmulatedDaemons, type RunningEmulatedDaemons } from "../emulator/daemons/index.js";
 import { startEmulator, type RunningEmulator } from "../emulator/index.js";
-import { deleteRunNamespaces, type RunSettings } from "../harness/session.js";
+import { deleteRunNamespaces } from "../harness/session.js";
 import { probeTarget } from "../harness/probe.js";
 import { resolveTarget } from "../harness/target.js";
 import { setRunState } from "./run-state.js";
-import { ENV, runIdFromEnv, specSettingsFromEnv } from "./settings.js";
+import { daemonSettingsFromEnv, ENV, runIdFromEnv, specSettingsFromEnv, type DaemonSettings, type ProvidedSettings } from "./settings.js";
 
 let emulator: RunningEmulator | undefined;
-let settings: RunSettings | undefined;
+let daemons: RunningEmulatedDaemons | undefined;
+let settings: ProvidedSettings | undefined;
+
+/**
+ * The embedded daemons' command lines: a controller manager with both connection files (so
+ * that tokens are reviewed and access is decided by the allow list; the paths are never
+ * read) and a node agent that reviews tokens and authorizes with Webhook, the settings doc3's
+ * "Authentication" section describes beyond the defaults.
+ */
+export const EMBEDDED_CONTROLLER_MANAGER_ARGS: readonly string[] = [
+  "--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf",
+  "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf",
+];
+export const EMBEDDED_NODE_AGENT_ARGS: readonly string[] = ["--authentication-token-webhook=true", "--authorization-mode=Webhook"];
+
+async function startEmbeddedDaemons(): Promise<DaemonSettings> {
+  const tls = daemonTls();
+  const token = randomBytes(20).toString("hex");
+  const deniedToken = randomBytes(20).toString("hex");
+  daemons = await startEmulatedDaemons({
+    host: "127.0.0.1",
+    tls,
+    access: { tokens: { [token]: "tollgate-probe", [deniedToken]: "tollgate-denied" }, allowedUsers: ["tollgate-probe"] },
+    controllerManager: { args: EMBEDDED_CONTROLLER_MANAGER_ARGS, port: 0 },
+    nodeAgent: { args: EMBEDDED_NODE_AGENT_ARGS, port: 0, readOnlyPort: 0, healthzPort: 0 },
+  });
+  return {
+    controllerManager: daemons.controllerManager?.url,
+    nodeAgent: daemons.nodeAgent?.url,
+    nodeAgentHealthz: daemons.nodeAgent?.healthzUrl,
+    nodeAgentReadOnly: daemons.nodeAgent?.readOnlyUrl,
+    controllerManagerArgs: [...EMBEDDED_CONTROLLER_MANAGER_ARGS],
+    nodeAgentArgs: [...EMBEDDED_NODE_AGENT_ARGS],
+    token,
+    deniedToken,
+    ca: tls.cert,
+    insecure: false,
+    source: "emulated daemons",
+  };
+}
 
 export async function setup(project: TestProject): Promise<void> {
   const env = process.env;
@@ -22,13 +71,15 @@ export async function setup(project: TestProject): Promise<void> {
     context: env[ENV.context],
     token: env[ENV.token],
   });
+  let daemonSettings = daemonSettingsFromEnv(env, (path) => readFileSync(path, "utf8"));
   if (!target) {
     // The admin endpoint lets the 410 suites compact history instead of waiting 5 minutes, and a
     // 1 s bookmark interval lets the bookmark suites see one; without them those checks skip.
     emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000 });
     target = { url: emulator.url, credentials: {}, source: "embedded emulator" };
+    daemonSettings ??= await startEmbeddedDaemons();
   }
-  settings = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env) };
+  settings = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };
   const info = await probeTarget(target);
   setRunState({ settings, serverVersion: info.version });
   project.provide("tollgate", settings);
@@ -38,6 +89,6 @@ export async function teardown(): Promise<void> {
   try {
     if (settings) await deleteRunNamespaces(settings).catch(() => 0);
   } finally {
-    await emulator?.close();
+    await Promise.all([emulator?.close(), daemons?.close()]);
   }
 }

@@ -1,0 +1,122 @@
+/**
+ * The emulated controller manager: its secure port only (doc3 "Endpoints"), no control
+ * loops. HTTPS with the certificate it is given; /healthz, /readyz and /livez answer "ok";
+ * /metrics, /configz and /debug/pprof/ (when profiling is on) answer only those the
+ * authorization stand-in allows.
+ *
+ * Options it emulates (everything else is checked and then has no effect):
+ * - --secure-port: 0 turns HTTPS off (nothing is served); any other value is replaced by the
+ *   port the caller asks for, so that tests can take free ports.
+ * - --authorization-always-allow-paths: served without authorization; a trailing `*` matches
+ *   a prefix, as in the real path authorizer.
+ * - --profiling: /debug/pprof/ is served (to authorized users) only when on.
+ * - --authentication-kubeconfig: when set, bearer tokens are checked against the token table
+ *   (the token review stand-in) and an unknown one is 401 on every path, since authentication
+ *   comes before the always-allow authorizer. When empty, doc3 "Authentication" 3: every token
+ *   request is anonymous, so a token is ignored.
+ * - --authorization-kubeconfig: when set, the allow list decides (the subject access review
+ *   stand-in); when empty, doc3 "Authentication" 4: everything off the always-allow paths is
+ *   forbidden.
+ * A request without credentials is system:anonymous in both cases and so, unless the allow
+ * list names system:anonymous, gets 403 off the always-allow paths. That is what a real
+ * controller manager with both connection files answers (`forbidden: User "system:anonymous"
+ * cannot get path "/metrics"`): its delegated authentication admits anonymous requests.
+ * --bind-address is not emulated: the caller chooses the host (loopback by default).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ANONYMOUS_USER, bearerToken, reviewAccess, reviewToken, type DaemonAccess } from "./access.js";
+import type { OptionView } from "../../daemons/checker.js";
+import { json, notFound, pathOf, text, verbOf, type Handler } from "./http.js";
+
+/** Test-only misbehaviours, so that the probes can be shown to fail against a wrong daemon. */
+export type ControllerManagerFault =
+  /** /metrics, /configz and /debug/pprof/ are served to anyone, credentials or not. */
+  | "metrics-open"
+  /** The always-allow paths go through authorization like any other. */
+  | "health-protected"
+  /** /debug/pprof/ is not served although profiling is on. */
+  | "pprof-missing";
+
+export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = ["metrics-open", "health-protected", "pprof-missing"];
+
+/** What the emulated controller manager takes from its command line. */
+export interface ControllerManagerConfig {
+  /** --secure-port; 0 means HTTPS is off. */
+  readonly securePort: number;
+  readonly alwaysAllowPaths: readonly string[];
+  readonly profiling: boolean;
+  readonly authenticationKubeconfig: boolean;
+  readonly authorizationKubeconfig: boolean;
+}
+
+export function controllerManagerConfig(view: OptionView): ControllerManagerConfig {
+  return {
+    // The checker has accepted the line, so these parse; the fallbacks are doc3's defaults.
+    securePort: view.int("--secure-port") ?? 10257,
+    alwaysAllowPaths: view.list("--authorization-always-allow-paths") ?? ["/healthz", "/readyz", "/livez"],
+    profiling: view.bool("--profiling") ?? true,
+    authenticationKubeconfig: view.set("--authentication-kubeconfig"),
+    authorizationKubeconfig: view.set("--authorization-kubeconfig"),
+  };
+}
+
+const HEALTH_PATHS = new Set(["/healthz", "/readyz", "/livez"]);
+
+function alwaysAllowed(paths: readonly string[], path: string): boolean {
+  return paths.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : p === path));
+}
+
+/** The API machinery's Status body, which the real daemon's authentication and authorization filters answer with. */
+function status(res: ServerResponse, code: 401 | 403, reason: "Unauthorized" | "Forbidden", message: string): void {
+  json(res, code, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, details: {}, code });
+}
+
+const METRICS = [
+  "# HELP tollgate_emulated_controller_manager Always 1: this is tollgate's emulated controller manager.",
+  "# TYPE tollgate_emulated_controller_manager gauge",
+  "tollgate_emulated_controller_manager 1",
+  "",
+].join("\n");
+
+export function controllerManagerHandler(config: ControllerManagerConfig, access: DaemonAccess, faults: ReadonlySet<ControllerManagerFault>): Handler {
+  const isProtectedRoute = (path: string): boolean =>
+    path === "/metrics" || path === "/configz" || (config.profiling && path.startsWith("/debug/pprof/"));
+
+  const route = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "405 method not allowed\n");
+    if (HEALTH_PATHS.has(path)) return text(res, 200, "ok");
+    if (path === "/metrics") return text(res, 200, METRICS, "text/plain; version=0.0.4; charset=utf-8");
+    if (path === "/configz") {
+      return json(res, 200, {
+        componentconfig: {
+          generic: { leaderElection: {}, controllers: ["*"] },
+          // Only what the emulation reads from its command line.
+          tollgateEmulated: { ...config },
+        },
+      });
+    }
+    if (config.profiling && !faults.has("pprof-missing") && path.startsWith("/debug/pprof/")) {
+      return text(res, 200, "<html><head><title>/debug/pprof/</title></head><body>/debug/pprof/<br>\nno profiles: this is an emulated daemon\n</body></html>\n", "text/html; charset=utf-8");
+    }
+    return notFound(res);
+  };
+
+  return (req, res) => {
+    const path = pathOf(req);
+    if (faults.has("metrics-open") && isProtectedRoute(path)) return route(req, res, path);
+
+    let user = ANONYMOUS_USER;
+    const token = config.authenticationKubeconfig ? bearerToken(req) : undefined;
+    if (token !== undefined) {
+      const known = reviewToken(access, token);
+      if (known === undefined) return status(res, 401, "Unauthorized", "Unauthorized");
+      user = known;
+    }
+
+    const skipAuthorization = !faults.has("health-protected") && alwaysAllowed(config.alwaysAllowPaths, path);
+    if (!skipAuthorization && !(config.authorizationKubeconfig && reviewAccess(access, user))) {
+      return status(res, 403, "Forbidden", `forbidden: User "${user}" cannot ${verbOf(req)} path "${path}"`);
+    }
+    return route(req, res, path);
+  };
+}

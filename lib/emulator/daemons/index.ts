@@ -1,0 +1,173 @@
+/**
+ * Emulated cluster daemons (doc3): a controller manager's secure port and a node agent's
+ * three servers, each configured by a real command line of its daemon, for the probes of
+ * suites/daemons/probes.test.ts to have something to talk to without a cluster. See
+ * controller-manager.ts and node-agent.ts for what each one emulates, and access.ts for the
+ * stand-in of the token and subject access reviews a real daemon would send to the API server.
+ *
+ * The TLS certificate is the caller's: the emulator reads no files (tollgate passes the
+ * self-signed pair of fixtures/daemons/tls/).
+ */
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { Finding } from "../../daemons/findings.js";
+import { NO_ACCESS, type DaemonAccess } from "./access.js";
+import { checkCommandLine } from "./command-line.js";
+import { controllerManagerConfig, controllerManagerHandler, type ControllerManagerConfig, type ControllerManagerFault } from "./controller-manager.js";
+import { capConnectionLifetime, closeServer, listen, serve, type AnyServer } from "./http.js";
+import {
+  NODE_AGENT_MAX_CONNECTION_MS,
+  nodeAgentConfig,
+  nodeAgentHealthzHandler,
+  nodeAgentMainHandler,
+  nodeAgentReadOnlyHandler,
+  type NodeAgentConfig,
+  type NodeAgentFault,
+} from "./node-agent.js";
+
+export { ANONYMOUS_GROUP, ANONYMOUS_USER, NO_ACCESS, type DaemonAccess } from "./access.js";
+export { DaemonCommandLineError } from "./command-line.js";
+export { CONTROLLER_MANAGER_FAULTS, type ControllerManagerConfig, type ControllerManagerFault } from "./controller-manager.js";
+export { NODE_AGENT_FAULTS, NODE_AGENT_MAX_CONNECTION_MS, type NodeAgentConfig, type NodeAgentFault } from "./node-agent.js";
+
+export interface DaemonTls {
+  /** PEM certificate (chain) served on the HTTPS ports. */
+  readonly cert: string | Buffer;
+  /** PEM private key of the certificate. */
+  readonly key: string | Buffer;
+}
+
+export interface EmulatedControllerManagerOptions {
+  /** The controller manager's command line (a leading `kube-controller-manager` is dropped). */
+  readonly args?: readonly string[];
+  /** Port of the secure port, in place of --secure-port's value (0 = a free port); --secure-port=0 still turns HTTPS off. */
+  readonly port?: number;
+  /** Test-only: misbehave on purpose. */
+  readonly faults?: readonly ControllerManagerFault[];
+}
+
+export interface EmulatedNodeAgentOptions {
+  /** The node agent's command line (a leading `kubelet` is dropped). */
+  readonly args?: readonly string[];
+  /** Ports in place of --port, --read-only-port, --healthz-port (0 = a free port); a 0 on the command line still turns that server off. */
+  readonly port?: number;
+  readonly readOnlyPort?: number;
+  readonly healthzPort?: number;
+  /** Test-only: misbehave on purpose. */
+  readonly faults?: readonly NodeAgentFault[];
+  /** Test-only: the connection lifetime cap, so a test can see it enforced (default doc3's 4 hours). */
+  readonly maxConnectionMs?: number;
+}
+
+export interface EmulatedDaemonsOptions {
+  /** Listening address of every server (default 127.0.0.1). */
+  readonly host?: string;
+  readonly tls: DaemonTls;
+  /** The token and subject access review stand-in, shared by both daemons (default: no tokens, nobody allowed). */
+  readonly access?: DaemonAccess;
+  /** Started when present. */
+  readonly controllerManager?: EmulatedControllerManagerOptions;
+  /** Started when present. */
+  readonly nodeAgent?: EmulatedNodeAgentOptions;
+}
+
+export interface RunningControllerManager {
+  /** `https://host:port` of the secure port; undefined when the command line turns HTTPS off. */
+  readonly url?: string;
+  readonly args: readonly string[];
+  readonly config: ControllerManagerConfig;
+  /** The checker's warnings and notes on the command line. */
+  readonly findings: readonly Finding[];
+}
+
+export interface RunningNodeAgent {
+  /** `https://host:port` of the main server; undefined with --enable-server=false. */
+  readonly url?: string;
+  /** `http://host:port` of the read-only server; undefined with --read-only-port=0. */
+  readonly readOnlyUrl?: string;
+  /** `http://host:port` of the health server; undefined with --healthz-port=0. */
+  readonly healthzUrl?: string;
+  readonly args: readonly string[];
+  readonly config: NodeAgentConfig;
+  readonly findings: readonly Finding[];
+  /** The lifetime cap of every connection to its servers. */
+  readonly maxConnectionMs: number;
+}
+
+export interface RunningEmulatedDaemons {
+  readonly controllerManager?: RunningControllerManager;
+  readonly nodeAgent?: RunningNodeAgent;
+  close(): Promise<void>;
+}
+
+/**
+ * Checks both command lines first (a DaemonCommandLineError rejects before anything
+ * listens), then starts the servers; if one cannot listen, the ones already started are
+ * closed and the error is passed on.
+ */
+export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promise<RunningEmulatedDaemons> {
+  const host = opts.host ?? "127.0.0.1";
+  const access = opts.access ?? NO_ACCESS;
+  const cmLine = opts.controllerManager ? checkCommandLine("controller-manager", opts.controllerManager.args ?? []) : undefined;
+  const agentLine = opts.nodeAgent ? checkCommandLine("node-agent", opts.nodeAgent.args ?? []) : undefined;
+
+  const servers: AnyServer[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.all(servers.map(closeServer));
+  };
+  // Ports from the options win; the command line's value applies when the caller gives none.
+  const start = async (server: AnyServer, scheme: "http" | "https", port: number): Promise<string> => {
+    servers.push(server);
+    return listen(server, scheme, host, port);
+  };
+
+  try {
+    let controllerManager: RunningControllerManager | undefined;
+    if (opts.controllerManager && cmLine) {
+      const config = controllerManagerConfig(cmLine.view);
+      let url: string | undefined;
+      if (config.securePort !== 0) {
+        const server = createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key });
+        serve(server, controllerManagerHandler(config, access, new Set(opts.controllerManager.faults ?? [])));
+        url = await start(server, "https", opts.controllerManager.port ?? config.securePort);
+      }
+      controllerManager = { url, args: cmLine.args, config, findings: cmLine.findings };
+    }
+
+    let nodeAgent: RunningNodeAgent | undefined;
+    if (opts.nodeAgent && agentLine) {
+      const o = opts.nodeAgent;
+      const config = nodeAgentConfig(agentLine.view);
+      const faults = new Set(o.faults ?? []);
+      const maxConnectionMs = o.maxConnectionMs ?? NODE_AGENT_MAX_CONNECTION_MS;
+      const capped = <S extends AnyServer>(server: S): S => {
+        capConnectionLifetime(server, maxConnectionMs);
+        return server;
+      };
+      let url: string | undefined;
+      let readOnlyUrl: string | undefined;
+      let healthzUrl: string | undefined;
+      if (config.enableServer) {
+        const server = capped(createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }));
+        serve(server, nodeAgentMainHandler(config, access));
+        url = await start(server, "https", o.port ?? config.port);
+      }
+      if (config.readOnlyPort !== 0) {
+        const server = capped(createHttpServer());
+        serve(server, nodeAgentReadOnlyHandler(faults));
+        readOnlyUrl = await start(server, "http", o.readOnlyPort ?? config.readOnlyPort);
+      }
+      if (config.healthzPort !== 0) {
+        const server = capped(createHttpServer());
+        serve(server, nodeAgentHealthzHandler(faults));
+        healthzUrl = await start(server, "http", o.healthzPort ?? config.healthzPort);
+      }
+      nodeAgent = { url, readOnlyUrl, healthzUrl, args: agentLine.args, config, findings: agentLine.findings, maxConnectionMs };
+    }
+
+    return { controllerManager, nodeAgent, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

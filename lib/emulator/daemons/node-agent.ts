@@ -1,0 +1,163 @@
+/**
+ * The emulated node agent: its three servers (doc3 "Endpoints"), no pods. The main server is
+ * HTTPS with the certificate it is given; the read-only and health servers are plain HTTP,
+ * as on a real node agent.
+ *
+ * Options it emulates (everything else is checked and then has no effect):
+ * - --port, --read-only-port, --healthz-port: 0 turns the read-only and health servers off;
+ *   any other value is replaced by the port the caller asks for, so that tests can take free
+ *   ports. --enable-server=false turns the main server off.
+ * - --anonymous-auth (default true): a request without credentials is system:anonymous in
+ *   group system:unauthenticated; when false it is 401.
+ * - --authentication-token-webhook (default false): bearer tokens are checked against the
+ *   token table (the token review stand-in), an unknown one is 401. When false no
+ *   authenticator looks at tokens, so a token is ignored and the request is anonymous.
+ * - --authorization-mode: AlwaysAllow (default) permits everything; Webhook asks the allow
+ *   list (the subject access review stand-in) and answers 403 to anyone not on it.
+ * - --enable-debugging-handlers (default true): /logs/ is served; when false the debugging
+ *   paths answer 405 "Debug endpoints are disabled.", as the real node agent does.
+ * --address and --healthz-bind-address are not emulated: the caller chooses the host.
+ * Options left to a --config file, which the emulation does not read, take doc3's defaults.
+ *
+ * doc3 "Limits": every connection to the node agent server lasts at most 4 hours, whatever
+ * the idle settings; NODE_AGENT_MAX_CONNECTION_MS is applied to all three servers.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ANONYMOUS_USER, bearerToken, reviewAccess, reviewToken, type DaemonAccess } from "./access.js";
+import type { OptionView } from "../../daemons/checker.js";
+import { json, notFound, pathOf, text, type Handler } from "./http.js";
+
+/** doc3 "Limits": 4 hours. */
+export const NODE_AGENT_MAX_CONNECTION_MS = 4 * 60 * 60 * 1000;
+
+/** Test-only misbehaviours, so that the probes can be shown to fail against a wrong daemon. */
+export type NodeAgentFault =
+  /** The read-only server asks for credentials (401). */
+  | "read-only-auth"
+  /** The health server answers 500 instead of "ok". */
+  | "healthz-not-ok";
+
+export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = ["read-only-auth", "healthz-not-ok"];
+
+/** What the emulated node agent takes from its command line. */
+export interface NodeAgentConfig {
+  readonly port: number;
+  /** 0: off. */
+  readonly readOnlyPort: number;
+  /** 0: off. */
+  readonly healthzPort: number;
+  readonly enableServer: boolean;
+  readonly anonymousAuth: boolean;
+  readonly tokenWebhook: boolean;
+  readonly authorizationMode: "AlwaysAllow" | "Webhook";
+  readonly debuggingHandlers: boolean;
+}
+
+export function nodeAgentConfig(view: OptionView): NodeAgentConfig {
+  // Undefined means "from the --config file"; the emulation reads no file and takes doc3's default.
+  return {
+    port: view.int("--port") ?? 10250,
+    readOnlyPort: view.int("--read-only-port") ?? 10255,
+    healthzPort: view.int("--healthz-port") ?? 10248,
+    enableServer: view.bool("--enable-server") ?? true,
+    anonymousAuth: view.bool("--anonymous-auth") ?? true,
+    tokenWebhook: view.bool("--authentication-token-webhook") ?? false,
+    authorizationMode: view.raw("--authorization-mode") === "Webhook" ? "Webhook" : "AlwaysAllow",
+    debuggingHandlers: view.bool("--enable-debugging-handlers") ?? true,
+  };
+}
+
+const EMPTY_POD_LIST = { kind: "PodList", apiVersion: "v1", metadata: {}, items: [] };
+
+/** The paths the real node agent registers as debugging handlers (logs, running commands in containers). */
+const DEBUGGING_PREFIXES = ["/logs/", "/run/", "/exec/", "/attach/", "/portForward/", "/containerLogs/", "/runningpods/"];
+
+/**
+ * The subresource of `nodes` the real node agent asks a subject access review about, by path;
+ * only the 403 message shows it here.
+ */
+function subresourceOf(path: string): string {
+  if (path === "/metrics" || path.startsWith("/metrics/")) return "metrics";
+  if (path === "/stats" || path.startsWith("/stats/")) return "stats";
+  if (path === "/logs" || path.startsWith("/logs/")) return "log";
+  return "proxy";
+}
+
+const VERBS: Record<string, string> = { GET: "get", HEAD: "get", POST: "create", PUT: "update", PATCH: "patch", DELETE: "delete" };
+
+function configz(config: NodeAgentConfig): unknown {
+  return {
+    kubeletconfig: {
+      kind: "KubeletConfiguration",
+      apiVersion: "kubelet.config.k8s.io/v1beta1",
+      port: config.port,
+      readOnlyPort: config.readOnlyPort,
+      healthzPort: config.healthzPort,
+      enableServer: config.enableServer,
+      enableDebuggingHandlers: config.debuggingHandlers,
+      authentication: { anonymous: { enabled: config.anonymousAuth }, webhook: { enabled: config.tokenWebhook } },
+      authorization: { mode: config.authorizationMode },
+    },
+  };
+}
+
+export function nodeAgentMainHandler(config: NodeAgentConfig, access: DaemonAccess): Handler {
+  const route = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    const debugging = DEBUGGING_PREFIXES.find((p) => path.startsWith(p) || path === p.slice(0, -1));
+    if (debugging) {
+      if (!config.debuggingHandlers) return text(res, 405, "Debug endpoints are disabled.\n");
+      if (debugging === "/logs/" && (req.method === "GET" || req.method === "HEAD")) {
+        // The real one lists the node's log directory; the emulated node has no logs.
+        return path === "/logs/" ? text(res, 200, "<pre>\n</pre>\n", "text/html; charset=utf-8") : notFound(res);
+      }
+      if (debugging === "/runningpods/") return json(res, 200, EMPTY_POD_LIST);
+      // No pods, so no container to run a command in or to read logs from.
+      return notFound(res);
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "405 method not allowed\n");
+    if (path === "/healthz") return text(res, 200, "ok");
+    if (path === "/pods" || path === "/pods/") return json(res, 200, EMPTY_POD_LIST);
+    if (path === "/configz") return json(res, 200, configz(config));
+    return notFound(res);
+  };
+
+  return (req, res) => {
+    const path = pathOf(req);
+    let user: string | undefined;
+    const token = config.tokenWebhook ? bearerToken(req) : undefined;
+    if (token !== undefined) {
+      user = reviewToken(access, token);
+      if (user === undefined) return text(res, 401, "Unauthorized");
+    } else if (config.anonymousAuth) {
+      user = ANONYMOUS_USER;
+    } else {
+      return text(res, 401, "Unauthorized");
+    }
+    if (config.authorizationMode === "Webhook" && !reviewAccess(access, user)) {
+      const verb = VERBS[req.method ?? "GET"] ?? (req.method ?? "get").toLowerCase();
+      return text(res, 403, `Forbidden (user=${user}, verb=${verb}, resource=nodes, subresource=${subresourceOf(path)})`);
+    }
+    return route(req, res, path);
+  };
+}
+
+/** The read-only server: no authentication, no authorization (doc3 "Authentication" 4). */
+export function nodeAgentReadOnlyHandler(faults: ReadonlySet<NodeAgentFault>): Handler {
+  return (req, res) => {
+    if (faults.has("read-only-auth")) return text(res, 401, "Unauthorized");
+    if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "405 method not allowed\n");
+    const path = pathOf(req);
+    if (path === "/healthz") return text(res, 200, "ok");
+    if (path === "/pods" || path === "/pods/") return json(res, 200, EMPTY_POD_LIST);
+    return notFound(res);
+  };
+}
+
+/** The local health server: /healthz only. */
+export function nodeAgentHealthzHandler(faults: ReadonlySet<NodeAgentFault>): Handler {
+  return (req, res) => {
+    if (pathOf(req) !== "/healthz") return notFound(res);
+    if (faults.has("healthz-not-ok")) return text(res, 500, "[-]syncloop failed: reason withheld\nhealthz check failed\n");
+    return text(res, 200, "ok");
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The probe suite (suites/daemons/probes.test.ts) must be able to fail. Each run puts
+ * emulated daemons that break doc3 rules (test-only faults, or a command line other than the
+ * one the run is told) behind `tollgate run --controller-manager URL ...`, runs the suite
+ * through the real CLI, and expects exit 1 with those rules failed in summary.json; a
+ * faithful pair passes the same way.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { DAEMON_TLS_CERT_FILE } from "../../../fixtures/daemons/tls.js";
+import { startEmulatedDaemons, type EmulatedDaemonsOptions, type RunningEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
+import type { Summary } from "../../../lib/report/summary.js";
+import { ACCESS, ALLOWED_TOKEN, DENIED_TOKEN, TLS } from "./support.js";
+
+const BIN = resolve(import.meta.dirname, "../../../bin/tollgate.js");
+const WITH_FILES = ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf", "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"];
+const FREE = { port: 0, readOnlyPort: 0, healthzPort: 0 };
+
+let daemons: RunningEmulatedDaemons | undefined;
+afterEach(async () => {
+  await daemons?.close();
+  daemons = undefined;
+});
+
+interface Told {
+  controllerManagerArgs: string;
+  nodeAgentArgs: string;
+  /** How the run trusts the HTTPS ports: the fixture CA (default) or no verification. */
+  trust?: "ca" | "insecure";
+}
+
+/** Starts the daemons as `actual`, and runs the suite against them told they were started with `told`. */
+async function runAgainst(actual: Omit<EmulatedDaemonsOptions, "tls" | "access">, told: Told): Promise<{ code: number | null; summary: Summary; output: string }> {
+  daemons = await startEmulatedDaemons({ tls: TLS, access: ACCESS, ...actual });
+  const cm = daemons.controllerManager;
+  const agent = daemons.nodeAgent;
+  if (!cm?.url || !agent?.url || !agent.readOnlyUrl || !agent.healthzUrl) throw new Error("a daemon server did not start");
+  const out = mkdtempSync(join(tmpdir(), "tollgate-daemons-"));
+  const args = [
+    BIN, "run", "--suite", "suites/daemons/probes", "--no-html", "--output", out,
+    "--controller-manager", cm.url, "--controller-manager-args", told.controllerManagerArgs,
+    "--node-agent", agent.url, "--node-agent-read-only", agent.readOnlyUrl, "--node-agent-healthz", agent.healthzUrl,
+    "--node-agent-args", told.nodeAgentArgs,
+    "--daemon-token", ALLOWED_TOKEN, "--daemon-denied-token", DENIED_TOKEN, ...(told.trust === "insecure" ? ["--daemon-insecure"] : ["--daemon-ca", fileURLToPath(DAEMON_TLS_CERT_FILE)]),
+  ];
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      try {
+        resolveRun({ code, output, summary: JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary });
+      } catch (e) {
+        reject(new Error(`no summary.json (${(e as Error).message}); output:\n${output}`));
+      }
+    });
+  });
+}
+
+const withStatus = (s: Summary, status: string): string[] => s.rules.filter((r) => r.id.startsWith("doc3.") && r.status === status).map((r) => r.id).sort();
+
+describe("the daemon probe suite against daemons", () => {
+  it("passes against emulated daemons that behave as their command lines say", { timeout: 90_000 }, async () => {
+    const { code, summary, output } = await runAgainst(
+      { controllerManager: { args: WITH_FILES, port: 0 }, nodeAgent: { args: ["--authentication-token-webhook", "--authorization-mode=Webhook"], ...FREE } },
+      { controllerManagerArgs: WITH_FILES.join(" "), nodeAgentArgs: "--authentication-token-webhook --authorization-mode=Webhook" },
+    );
+    expect(summary.totals.tests.failed, output).toBe(0);
+    expect(summary.totals.tests.passed, output).toBeGreaterThanOrEqual(10);
+    expect(code, output).toBe(0);
+  });
+
+  it("fails on open metrics, protected health paths, missing profiling, a bad health server, an authenticating read-only server, and auth settings other than told", { timeout: 90_000 }, async () => {
+    const { code, summary, output } = await runAgainst(
+      {
+        controllerManager: { args: WITH_FILES, port: 0, faults: ["metrics-open", "health-protected", "pprof-missing"] },
+        nodeAgent: { args: ["--anonymous-auth=false"], ...FREE, faults: ["read-only-auth", "healthz-not-ok"] },
+      },
+      { controllerManagerArgs: WITH_FILES.join(" "), nodeAgentArgs: "--authorization-mode=Webhook --authentication-token-webhook" },
+    );
+    expect(withStatus(summary, "failed"), output).toEqual([
+      "doc3.auth.agent-anonymous-default",
+      "doc3.auth.agent-bearer-token-review",
+      "doc3.auth.agent-read-only-no-auth",
+      "doc3.auth.agent-webhook-sar",
+      "doc3.auth.cm-sar-authorization",
+      "doc3.auth.cm-token-review-cached",
+      "doc3.endpoints.agent-debugging-handlers",
+      "doc3.endpoints.agent-healthz-server",
+      "doc3.endpoints.agent-read-only-server",
+      "doc3.endpoints.cm-health-paths-always-allowed",
+      "doc3.endpoints.cm-https-secure-port",
+      "doc3.endpoints.cm-pprof",
+    ]);
+    expect(code, output).toBe(1);
+  });
+
+  it("fails when the controller manager has connection files it is said not to have, and the node agent authorizes by Webhook and has no debugging handlers", { timeout: 90_000 }, async () => {
+    const { code, summary, output } = await runAgainst(
+      {
+        controllerManager: { args: WITH_FILES, port: 0 },
+        nodeAgent: { args: ["--authentication-token-webhook", "--authorization-mode=Webhook", "--enable-debugging-handlers=false"], ...FREE },
+      },
+      { controllerManagerArgs: "", nodeAgentArgs: "--authentication-token-webhook", trust: "insecure" },
+    );
+    expect(withStatus(summary, "failed"), output).toEqual(
+      expect.arrayContaining([
+        "doc3.auth.agent-always-allow-default",
+        "doc3.auth.cm-anonymous-without-authn-file",
+        "doc3.auth.cm-forbidden-without-authz-file",
+        "doc3.endpoints.agent-debugging-handlers",
+      ]),
+    );
+    expect(code, output).toBe(1);
+  });
+});
