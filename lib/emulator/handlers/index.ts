@@ -1,7 +1,8 @@
 /**
  * Method dispatch for resource paths: which verb a method means on a collection or a resource,
  * 405 for the combinations a route does not serve, 404 for subresources (none served yet).
- * PATCH is not served yet either (405 until the patch work lands).
+ * PATCH checks its Content-Type (415) before output negotiation, as the real patch handler
+ * does it first of all.
  */
 import { methodNotAllowed, pathNotFound } from "../api-errors.js";
 import { readBody } from "../http-io.js";
@@ -13,6 +14,8 @@ import { handleDeleteCollection } from "./delete-collection.js";
 import { handleDelete } from "./delete.js";
 import { handleGet } from "./get.js";
 import { handleList } from "./list.js";
+import { handlePatch } from "./patch.js";
+import { patchTypeOf } from "../patch/media-types.js";
 import { handleUpdate } from "./update.js";
 import { handleWatch } from "./watch.js";
 
@@ -31,11 +34,14 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
     (!readsOnly &&
       ((method === "POST" && collectionPath && verbs.has("create")) ||
         (method === "PUT" && name !== undefined && verbs.has("update")) ||
+        (method === "PATCH" && name !== undefined && verbs.has("patch")) ||
         (method === "DELETE" && name !== undefined && verbs.has("delete")) ||
         (method === "DELETE" && collectionPath && verbs.has("deletecollection"))));
   if (!allowed) throw methodNotAllowed();
-  // Before anything else, as the real handlers do: a request whose answer cannot be written is 406.
   const gates = request.parts.settings.featureGates;
+  // The patch handler reads its Content-Type first of all (415); otherwise, before anything
+  // else, as the real handlers do: a request whose answer cannot be written is 406.
+  const patchType = method === "PATCH" ? patchTypeOf(req, gates) : undefined;
   const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates), gzip: wantsGzip(req, gates) };
 
   if (method === "GET") {
@@ -53,6 +59,7 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   const body = await readBody(req, ctx.parts.settings.maxRequestBodyBytes);
   if (method === "POST") return handleCreate(ctx, body);
   if (method === "PUT" && name !== undefined) return handleUpdate(ctx, name, body);
+  if (patchType !== undefined && name !== undefined) return handlePatch(ctx, name, patchType, body);
   if (name !== undefined) return handleDelete(ctx, name, body);
   return handleDeleteCollection(ctx, parseListOptions(url.searchParams, strategy), body);
 }

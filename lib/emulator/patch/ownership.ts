@@ -1,0 +1,61 @@
+/**
+ * Field ownership for a served type: the per-type facts the field manager needs (schema,
+ * recorded apiVersion, reset fields) and one call for any non-apply write.
+ *
+ * `managedFieldsAfterWrite` is what POST and PUT would call to record ownership the way the
+ * real create and update handlers do (fieldManager.UpdateNoErrors with the fieldManager or
+ * the User-Agent's program name); PATCH uses the same logic. Until they call it, objects
+ * written by POST or PUT carry no managedFields, and a PUT without managedFields drops the
+ * stored ones (the real server keeps them).
+ */
+import type { Json, JsonObject, KubeObject } from "../json.js";
+import { asKubeObject } from "../object-meta.js";
+import { groupVersionOf, type ResourceStrategy } from "../resources.js";
+import { canonicalize } from "../typed-json.js";
+import { formatTime } from "../api-time.js";
+import type { Path } from "./field-set.js";
+import { managedFieldsAfterUpdate, type FieldManagerContext } from "./managed-fields.js";
+import { managerFromUserAgent } from "./options.js";
+import { schemaOf } from "./schema.js";
+
+/**
+ * Fields a type's strategy resets on the main resource, which nobody owns (GetResetFields):
+ * a namespace's status is written only through /status.
+ */
+const RESET_FIELDS: Record<string, readonly Path[]> = {
+  "/namespaces": [["f:status"]],
+};
+
+export function fieldManagerContext(strategy: ResourceStrategy, now: Date): FieldManagerContext {
+  return {
+    schema: schemaOf(strategy.shape),
+    apiVersion: groupVersionOf(strategy),
+    now: formatTime(now),
+    ignored: RESET_FIELDS[`${strategy.group}/${strategy.resource}`] ?? [],
+  };
+}
+
+/** The type's zero object: what a create (or an apply that creates) starts from. */
+export function zeroObject(strategy: ResourceStrategy): KubeObject {
+  return asKubeObject(canonicalize({ kind: strategy.kind, apiVersion: groupVersionOf(strategy), metadata: {} }, strategy.shape));
+}
+
+/** managerOrUserAgent: the fieldManager query parameter, or the User-Agent's program name. */
+export function writeManager(fieldManager: string | null | undefined, userAgent: string | undefined): string {
+  return fieldManager || managerFromUserAgent(userAgent);
+}
+
+/**
+ * The managedFields to store after a non-apply write of `next` over `live` (undefined for a
+ * create). `next` carries the managedFields the request sent, if any (a reset is `[]` or
+ * `[{}]`). Returns undefined when no manager owns anything.
+ */
+export function managedFieldsAfterWrite(
+  strategy: ResourceStrategy,
+  live: JsonObject | undefined,
+  next: JsonObject,
+  manager: string,
+  now: Date,
+): Json[] | undefined {
+  return managedFieldsAfterUpdate(fieldManagerContext(strategy, now), live ?? zeroObject(strategy), next, manager);
+}
