@@ -2,6 +2,12 @@
  * The generic create/update/delete rules every type shares (the apiserver's generic registry
  * Store with BeforeCreate/BeforeUpdate/BeforeDelete), independent of HTTP. Handlers decode and
  * admit requests, then call these; the namespace controller and startup seeding use them too.
+ *
+ * The registry also sets up what the stored types need of the store beneath it, since it is
+ * the one part every emulator builds over its storage: the storage views (core v1 Events over
+ * the events.k8s.io/v1 entries, storage-views.ts) and the events' time-to-live (event-ttl.ts).
+ * Validation failures are Invalid errors whose bad values may be printed the Go way
+ * (go-printed.ts: the Event immutable-field errors).
  */
 import { randomInt, randomUUID } from "node:crypto";
 import {
@@ -13,12 +19,16 @@ import {
   badRequest,
 } from "./api-errors.js";
 import { formatTime } from "./api-time.js";
+import { EventTtl } from "./event-ttl.js";
 import { invalid as invalidField } from "./field-errors.js";
+import { invalidObject } from "./go-printed.js";
 import { cloneJson, str, type KubeObject } from "./json.js";
 import { asKubeObject, finalizersOf, isTerminating, nameOf, resourceVersionOf, setMeta, uidOf } from "./object-meta.js";
 import type { ObjectStorage, StoredObject } from "./object-storage.js";
 import { qualifiedResourceOf, type ResourceStrategy } from "./resources.js";
 import { StoreError } from "./store.js";
+import { installStorageViews, type StorageView } from "./storage-views.js";
+import { defaultStorageViews, eventStrategy } from "./strategies/index.js";
 import { canonicalize } from "./typed-json.js";
 
 export interface Preconditions {
@@ -59,10 +69,23 @@ export function generateName(base: string): string {
 }
 
 export class GenericRegistry {
+  /** Expires events a time after their last write (default: the real server's one hour). */
+  readonly eventTtl: EventTtl;
+
   constructor(
     readonly storage: ObjectStorage,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+    views: readonly StorageView[] = defaultStorageViews(),
+  ) {
+    installStorageViews(storage.store, views);
+    this.eventTtl = new EventTtl(storage.store, `${eventStrategy.storagePrefix}/`, () => this.now().getTime());
+    this.eventTtl.start();
+  }
+
+  /** Stops the background work (the event expiry timer). */
+  stop(): void {
+    this.eventTtl.stop();
+  }
 
   /** Stores a new object. `input` is the decoded request body, namespace already reconciled. */
   create(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions = {}): KubeObject {
@@ -76,7 +99,7 @@ export class GenericRegistry {
     for (let attempt = 1; ; attempt++) {
       if (generate) setMeta(o, "name", generateName(str(o.metadata, "generateName")));
       const errors = strategy.validateCreate(o);
-      if (errors.length) throw invalid(strategy.internalKind, nameOf(o), errors);
+      if (errors.length) throw invalidObject(strategy.internalKind, nameOf(o), errors);
       strategy.canonicalize(o);
       const stored = asKubeObject(canonicalize(o, strategy.shape));
       // A real server's storage layer refuses this with a plain 500 and no reason. It is the
@@ -123,7 +146,7 @@ export class GenericRegistry {
       setMeta(o, "deletionGracePeriodSeconds", old.metadata["deletionGracePeriodSeconds"]);
     }
     const errors = strategy.validateUpdate(o, old);
-    if (errors.length) throw invalid(strategy.internalKind, name, errors);
+    if (errors.length) throw invalidObject(strategy.internalKind, name, errors);
     strategy.canonicalize(o);
     const next = asKubeObject(canonicalize(o, strategy.shape));
     const value = this.storage.encode(next);

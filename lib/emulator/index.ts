@@ -20,6 +20,11 @@ export interface EmulatorOptions {
   /** Age after which a continue token answers 410 Expired (default 300000, 5 minutes; emulator clock). */
   continueTokenLifetimeMs?: number;
   /**
+   * Time from an event's last write to its deletion, on the emulator clock, so the admin clock
+   * advance can trigger it (default 3600000, the real --event-ttl of one hour; 0: never).
+   */
+  eventTtlMs?: number;
+  /**
    * Serves the test-only /tollgate/admin endpoint: compact the history, advance the clock
    * (default false: the path is a plain 404, as on a real server).
    */
@@ -39,7 +44,17 @@ export interface RunningEmulator {
 }
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const emulator = createEmulatorServer(resolveSettings(opts));
+  const settings = resolveSettings(opts);
+  const emulator = createEmulatorServer(settings);
+  // The event TTL lives with the storage the generic registry sets up; it takes the option here.
+  const { generic } = emulator.parts;
+  generic.eventTtl.setTtl(settings.eventTtlMs);
   const url = await emulator.listen(opts.host ?? "127.0.0.1", opts.port ?? 0);
-  return { url, close: () => emulator.close() };
+  return {
+    url,
+    close: async () => {
+      generic.stop();
+      await emulator.close();
+    },
+  };
 }

@@ -2,7 +2,7 @@
  * ObjectMeta: its shape (field order from the golden fixtures), accessors, and the generic
  * metadata validation every type runs on create and update.
  */
-import { forbidden, invalid, required, tooLong, type FieldError } from "./field-errors.js";
+import { forbidden, goQuote, invalid, required, tooLong, type FieldError } from "./field-errors.js";
 import { obj, str, stringList, stringMap, type Json, type JsonObject, type KubeObject } from "./json.js";
 import { asNamePrefix, dns1123Label, labelValue, qualifiedName } from "./name-validation.js";
 import { ANY, BOOL, field, INT64, listOf, mapOf, STRING, struct, TIME, type FieldSpec, type StructShape } from "./typed-json.js";
@@ -152,9 +152,30 @@ export function validateObjectMeta(o: KubeObject, namespaced: boolean, nameFn: N
   return errs;
 }
 
-/** ObjectMeta validation on update: identity fields immutable, content as on create. */
+/** Go's %#v of a []string (`[]string{"a", "b"}`), as ValidateNoNewFinalizers prints the new ones. */
+function goStringSlice(values: readonly string[]): string {
+  return `[]string{${values.map(goQuote).join(", ")}}`;
+}
+
+/**
+ * ValidateNoNewFinalizers (apimachinery pkg/api/validation/objectmeta.go): once an object is
+ * being deleted its finalizers may only go away. The new ones are listed sorted and without
+ * repeats (a sets.String difference).
+ */
+export function validateNoNewFinalizers(o: KubeObject, old: KubeObject): FieldError[] {
+  if (!isTerminating(old)) return [];
+  const before = new Set(finalizersOf(old));
+  const added = [...new Set(finalizersOf(o).filter((f) => !before.has(f)))].sort();
+  if (added.length === 0) return [];
+  return [forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${goStringSlice(added)}`)];
+}
+
+/**
+ * ObjectMeta validation on update (ValidateObjectMetaAccessorUpdate): no new finalizers on a
+ * terminating object first, then identity fields immutable, then content as on create.
+ */
 export function validateObjectMetaUpdate(o: KubeObject, old: KubeObject): FieldError[] {
-  const errs: FieldError[] = [];
+  const errs: FieldError[] = validateNoNewFinalizers(o, old);
   for (const key of ["name", "namespace", "uid"] as const) {
     const now = str(o.metadata, key);
     if (now !== str(old.metadata, key)) errs.push(invalid(`metadata.${key}`, now, "field is immutable"));

@@ -1,4 +1,5 @@
 /** Emulator settings, with the defaults of a real 1.35 server where one exists. */
+import { DEFAULT_EVENT_TTL_MS } from "./event-ttl.js";
 import { resolveFeatureGates, type FeatureGates } from "./feature-gates.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./http-io.js";
 import { DEFAULT_RETENTION_MS } from "./store.js";
@@ -14,6 +15,8 @@ export interface EmulatorSettings {
   readonly maxRequestBodyBytes: number;
   /** Age (by the emulator clock) after which a continue token answers 410 Expired. */
   readonly continueTokenLifetimeMs: number;
+  /** Time (by the emulator clock) from an event's last write to its deletion (kube-apiserver --event-ttl). */
+  readonly eventTtlMs: number;
   /** Serves the test-only /tollgate/admin endpoint (compaction, clock). */
   readonly admin: boolean;
   /** The feature gates in effect (feature-gates.ts), the 1.35 defaults unless overridden. */
@@ -37,6 +40,7 @@ export const DEFAULT_SETTINGS: EmulatorSettings = {
   namespaceCleanupDelayMs: 0,
   maxRequestBodyBytes: DEFAULT_MAX_BODY_BYTES,
   continueTokenLifetimeMs: DEFAULT_CONTINUE_TOKEN_LIFETIME_MS,
+  eventTtlMs: DEFAULT_EVENT_TTL_MS,
   admin: false,
   featureGates: resolveFeatureGates(undefined),
 };
@@ -56,6 +60,7 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     namespaceCleanupDelayMs: pick("namespaceCleanupDelayMs"),
     maxRequestBodyBytes: pick("maxRequestBodyBytes"),
     continueTokenLifetimeMs: pick("continueTokenLifetimeMs"),
+    eventTtlMs: pick("eventTtlMs"),
     admin: partial.admin === true,
     featureGates: resolveFeatureGates(partial.featureGates),
   };

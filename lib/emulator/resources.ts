@@ -6,6 +6,7 @@
 import type { QualifiedKind, QualifiedResource } from "./api-errors.js";
 import type { FieldError } from "./field-errors.js";
 import type { KubeObject } from "./json.js";
+import type { StorageView } from "./storage-views.js";
 import type { StructShape } from "./typed-json.js";
 
 export type Verb = "create" | "delete" | "deletecollection" | "get" | "list" | "patch" | "update" | "watch";
@@ -26,6 +27,12 @@ export interface ResourceStrategy {
   readonly storageVersionHash: string;
   /** Key prefix in the store, without a trailing slash (`/registry/configmaps`). */
   readonly storagePrefix: string;
+  /**
+   * Set when the type is a second view of another type's stored objects (core v1 Events over
+   * events.k8s.io/v1 ones): storagePrefix is then the view's prefix, mapped onto the stored
+   * entries with this conversion (storage-views.ts).
+   */
+  readonly storageView?: StorageView;
   /**
    * Whether the real server serves watches of this type from the watch cache; decides the text
    * of the 410 for a too-old resourceVersion (wire-facts §4: events go straight to etcd).

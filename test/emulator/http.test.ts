@@ -155,6 +155,16 @@ describe("discovery and health", () => {
     });
     const core = (await call("GET", "/api/v1")).json;
     expect(core.groupVersion).toBe("v1");
-    expect(core.resources.map((r: { name: string }) => r.name)).toEqual(["configmaps", "namespaces"]);
+    expect(core.resources.map((r: { name: string }) => r.name)).toEqual(["configmaps", "events", "namespaces"]);
+    // core v1 events: the same stored type as events.k8s.io/v1, so the same storage version hash.
+    expect(core.resources[1]).toEqual({
+      name: "events",
+      singularName: "event",
+      namespaced: true,
+      kind: "Event",
+      verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+      shortNames: ["ev"],
+      storageVersionHash: "r2yiGXH7wu8=",
+    });
   });
 });

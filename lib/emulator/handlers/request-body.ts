@@ -1,7 +1,9 @@
 /**
  * Turning a create/update body into an object of the endpoint's type, with the real server's
  * error order: 413, 415, then the decode errors (400): unreadable JSON, a kind or apiVersion
- * the endpoint cannot take, wrong field types, and unknown fields under fieldValidation=Strict.
+ * the endpoint cannot take, wrong field types, and unknown or duplicate fields under
+ * fieldValidation=Strict (strict-decoding.ts: their wording and order; under Warn each is a
+ * Warning item, under Ignore nothing is said).
  *
  * Bodies may be JSON, YAML, protobuf or (CBORServingAndStorage on) CBOR, by Content-Type
  * (negotiation.ts requestBodyEncoding; 415 otherwise). A non-JSON body is first read into the
@@ -14,11 +16,13 @@ import { goJsonSyntaxError, summarizeBody } from "../go-json-errors.js";
 import { notSupported } from "../field-errors.js";
 import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../json.js";
 import { CborDecodeError, decodeCbor } from "../../wire/cbor.js";
+import { parseJsonStrict } from "../../wire/json-strict.js";
 import { decodeObject as decodeProtobuf, ProtobufFormatError } from "../../wire/protobuf/index.js";
 import { fromYaml, YamlDecodeError } from "../../wire/yaml.js";
 import { requestBodyEncoding, type Encoding } from "../negotiation.js";
 import { asKubeObject } from "../object-meta.js";
 import { groupVersionOf, type ResourceStrategy } from "../resources.js";
+import { jsonStrictErrors, strictWarnings, unknownFieldMessage, yamlStrictErrors } from "../strict-decoding.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../typed-json.js";
 import type { RequestContext } from "./context.js";
 
@@ -31,6 +35,7 @@ const TYPE_META_STRUCT =
  */
 const SAME_INTERNAL_TYPE: Record<string, readonly string[]> = {
   "events.k8s.io/v1:Event": ["v1", "events.k8s.io/v1beta1"],
+  "v1:Event": ["events.k8s.io/v1", "events.k8s.io/v1beta1"],
 };
 
 /** Kinds a real server has registered, so a mismatch is a conversion error rather than "no kind". */
@@ -45,7 +50,7 @@ export type FieldValidation = "Ignore" | "Warn" | "Strict";
 
 export interface DecodedBody {
   readonly object: KubeObject;
-  /** Warning header values (`299 - "unknown field \"x\""`). */
+  /** Warning header values (`299 - "unknown field \"x\""`, `299 - "duplicate field \"metadata.name\""`). */
   readonly warnings: string[];
 }
 
@@ -79,8 +84,9 @@ function jsonForm(value: unknown): Json {
 
 /**
  * A body in the JSON object form. `unrecognized` makes the 400 for a body that cannot be read
- * (its detail text is the decoder's). YAML duplicate keys are an error only under Strict
- * validation; otherwise the last one wins, as the server's lenient decode does.
+ * (its detail text is the decoder's). With `strict`, a YAML duplicate key makes the body
+ * unreadable; otherwise the last one wins, as the server's lenient conversion does (decodeBody
+ * always reads that way and reports duplicates as strict decoding errors instead).
  */
 export function bodyJsonForm(encoding: Encoding, body: Buffer, strict: boolean, unrecognized: (detail: string) => Error): Json {
   switch (encoding) {
@@ -116,6 +122,47 @@ export function bodyJsonForm(encoding: Encoding, body: Buffer, strict: boolean, 
   }
 }
 
+/** A body read for decoding: its JSON form, and what the strict checks need of its source. */
+interface ReadBody {
+  readonly value: Json;
+  /** The text of a JSON or YAML body whose strict checks walk it; unset when they cannot. */
+  readonly text?: string;
+  /** Repeated keys of a JSON body as parseJsonStrict reports them. */
+  readonly duplicates: readonly string[];
+}
+
+/**
+ * bodyJsonForm for decodeBody. A JSON body goes through parseJsonStrict (the shared duplicate
+ * detection) unless nothing will be said about duplicates (Ignore); a malformed one is still
+ * described by JSON.parse's error, whose wording go-json-errors.ts turns into Go's. YAML
+ * duplicates resolve to the last value here, as the server's lenient conversion does; the
+ * strict checks find them in the text.
+ */
+function parseBody(encoding: Encoding, body: Buffer, mode: FieldValidation, unrecognized: (detail: string) => Error): ReadBody {
+  if (encoding === "json" && mode !== "Ignore") {
+    const text = body.toString("utf8");
+    try {
+      const { value, duplicates } = parseJsonStrict(text);
+      return { value: value as Json, text, duplicates };
+    } catch {
+      // Either malformed (JSON.parse below says how) or beyond the AST parser (say, nesting it
+      // cannot follow) while JSON.parse reads it: then the body goes on without duplicate
+      // checks, its unknown fields reported in the shape's order.
+      return { value: bodyJsonForm(encoding, body, false, unrecognized), duplicates: [] };
+    }
+  }
+  const value = bodyJsonForm(encoding, body, false, unrecognized);
+  return { value, text: encoding === "yaml" && mode !== "Ignore" ? body.toString("utf8") : undefined, duplicates: [] };
+}
+
+/** The strict decoding errors of a decoded body, in the server's order (strict-decoding.ts). */
+function strictErrorsOf(encoding: Encoding, read: ReadBody, shape: ResourceStrategy["shape"], unknownFields: readonly string[]): string[] {
+  if (encoding === "json" && read.text !== undefined) return jsonStrictErrors(read.text, shape, read.duplicates, unknownFields);
+  if (encoding === "yaml" && read.text !== undefined) return yamlStrictErrors(read.text, read.value, shape, unknownFields);
+  // Protobuf bodies cannot carry unknown fields in this form; CBOR keeps the shape's report.
+  return unknownFields.map(unknownFieldMessage);
+}
+
 /** Decodes a body of the endpoint's type; kind and apiVersion come out set to the endpoint's. */
 export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidation): DecodedBody {
   const encoding = requestBodyEncoding(ctx.req, ctx.parts.settings.featureGates);
@@ -124,7 +171,8 @@ export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidat
     badRequest(
       `the object provided is unrecognized (must be of type ${strategy.kind}): couldn't get version/kind; ${encoding === "json" ? "json parse error: " : ""}${detail} (${summarizeBody(body)})`,
     );
-  const parsed = bodyJsonForm(encoding, body, mode === "Strict", unrecognized);
+  const read = parseBody(encoding, body, mode, unrecognized);
+  const parsed = read.value;
   if (!isJsonObject(parsed)) {
     throw unrecognized(`json: cannot unmarshal ${jsonTypeName(parsed)} into Go value of type ${TYPE_META_STRUCT}`);
   }
@@ -138,17 +186,19 @@ export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidat
   const apiVersion = typeof parsed["apiVersion"] === "string" && parsed["apiVersion"] ? parsed["apiVersion"] : groupVersionOf(strategy);
   checkTypeMeta(strategy, kind, apiVersion);
 
+  const prefix = `${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}`;
   let decoded;
   try {
     decoded = decodeObject({ ...parsed, kind: strategy.kind, apiVersion: groupVersionOf(strategy) } satisfies JsonObject, strategy.shape);
   } catch (e) {
-    if (e instanceof DecodeError) throw badRequest(`${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}: ${e.message}`);
+    // A type error is fatal at every level, and then nothing is said about unknown fields.
+    if (e instanceof DecodeError) throw badRequest(`${prefix}: ${e.message}`);
     throw e;
   }
-  const unknown = decoded.unknownFields.map((f) => `unknown field "${f}"`);
-  if (mode === "Strict" && unknown.length) {
-    throw badRequest(`${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}: strict decoding error: ${unknown.join(", ")}`);
-  }
-  const warnings = mode === "Warn" ? unknown.map((u) => `299 - ${JSON.stringify(u)}`) : [];
-  return { object: asKubeObject(decoded.value), warnings };
+  const object = asKubeObject(decoded.value);
+  // Ignore decodes leniently: no strict errors are even looked for.
+  if (mode === "Ignore") return { object, warnings: [] };
+  const errors = strictErrorsOf(encoding, read, strategy.shape, decoded.unknownFields);
+  if (mode === "Strict" && errors.length) throw badRequest(`${prefix}: strict decoding error: ${errors.join(", ")}`);
+  return { object, warnings: strictWarnings(errors).map((w) => `299 - ${JSON.stringify(w)}`) };
 }

@@ -1,10 +1,19 @@
 /**
- * Validation of events.k8s.io/v1 Events as the real server runs it (wire-facts §7): on the
- * internal core type, so paths use core names (involvedObject, message, source, …). Rules are
- * kept as small named steps in the real order so the full update rules can be added in place.
+ * Validation of Events as the real server runs it (wire-facts §7; k/k
+ * pkg/apis/core/validation/events.go): on the internal core type, so paths use core names
+ * (involvedObject, message, source, …) whichever group the request came through. The rules
+ * read the events.k8s.io/v1 form (the stored form, strategies/event.ts); a core v1 request is
+ * converted to it first (strategies/core-event.ts).
+ *
+ * The request's group-version picks the rule set: events.k8s.io/v1 gets the legacy rules plus
+ * the strict create and update rules; core v1 gets only the legacy rules, with its own field
+ * name for the reporting controller. On update the generic registry's common checks
+ * (ObjectMeta update rules: identity fields, no new finalizers on a terminating object, labels…)
+ * come first for both, as BeforeUpdate runs them before the strategy.
  */
 import { invalid, required, type FieldError } from "../field-errors.js";
-import { obj, str, type Json, type KubeObject } from "../json.js";
+import { goPrinted, goStringStruct, goTimeString } from "../go-printed.js";
+import { obj, str, type Json, type JsonObject, type KubeObject } from "../json.js";
 import { dns1123Subdomain, qualifiedName } from "../name-validation.js";
 import { namespaceOf, validateObjectMeta, validateObjectMetaUpdate } from "../object-meta.js";
 
@@ -12,6 +21,9 @@ const REPORTING_INSTANCE_LIMIT = 128;
 const ACTION_LIMIT = 128;
 const REASON_LIMIT = 128;
 const NOTE_LIMIT = 1024;
+
+/** The group-version a request came through: it decides the rule set and one field name. */
+export type EventRequestVersion = "events.k8s.io/v1" | "v1";
 
 const isSet = (v: Json | undefined): boolean => v !== undefined && v !== null;
 const byteLength = (s: string): number => Buffer.byteLength(s);
@@ -24,8 +36,11 @@ function requiredWithLimit(path: string, value: string, limit: number): FieldErr
   return errs;
 }
 
-/** L1–L10: the rules every Event version gets, on create and on update. */
-function legacyRules(e: KubeObject): FieldError[] {
+/**
+ * L1–L10: the rules every Event version gets, on create and on update. L4/L5 name the
+ * controller field as the request's version spells it (core v1: reportingComponent).
+ */
+function legacyRules(e: KubeObject, version: EventRequestVersion): FieldError[] {
   const errs: FieldError[] = [];
   const ns = namespaceOf(e);
   const regardingNs = str(obj(e, "regarding"), "namespace");
@@ -38,9 +53,10 @@ function legacyRules(e: KubeObject): FieldError[] {
     }
   } else {
     if (regardingNs === "" && ns !== "default" && ns !== "kube-system") errs.push(mismatch());
+    const controllerPath = version === "v1" ? "reportingComponent" : "reportingController";
     const controller = str(e, "reportingController");
-    if (controller === "") errs.push(required("reportingController"));
-    for (const msg of qualifiedName(controller)) errs.push(invalid("reportingController", controller, msg));
+    if (controller === "") errs.push(required(controllerPath));
+    for (const msg of qualifiedName(controller)) errs.push(invalid(controllerPath, controller, msg));
     errs.push(...requiredWithLimit("reportingInstance", str(e, "reportingInstance"), REPORTING_INSTANCE_LIMIT));
     errs.push(...requiredWithLimit("action", str(e, "action"), ACTION_LIMIT));
     errs.push(...requiredWithLimit("reason", str(e, "reason"), REASON_LIMIT));
@@ -75,21 +91,103 @@ function strictCreateRules(e: KubeObject): FieldError[] {
   return errs;
 }
 
-export function validateEventCreate(e: KubeObject): FieldError[] {
-  return [
-    ...legacyRules(e),
-    ...validateObjectMeta(e, true, dns1123Subdomain),
-    ...seriesRules(e),
-    ...strictCreateRules(e),
-  ];
+/**
+ * Path-segment names (apimachinery pkg/api/validation/path): what the generic ObjectMeta check
+ * asks of every name, and all a core v1 Event name must satisfy.
+ */
+export function pathSegmentName(name: string): string[] {
+  if (name === "." || name === "..") return [`may not be '${name}'`];
+  const errs: string[] = [];
+  for (const bad of ["/", "%"]) if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
+  return errs;
+}
+
+export function validateEventCreate(e: KubeObject, version: EventRequestVersion = "events.k8s.io/v1"): FieldError[] {
+  const legacy = legacyRules(e, version);
+  if (version === "v1") {
+    // BeforeCreate: the strategy's errors alone when it fails, else the generic ObjectMeta check.
+    return legacy.length ? legacy : validateObjectMeta(e, true, pathSegmentName);
+  }
+  return [...legacy, ...validateObjectMeta(e, true, dns1123Subdomain), ...seriesRules(e), ...strictCreateRules(e)];
+}
+
+// ---- immutable fields (strict update rules) ----
+
+const OBJECT_REFERENCE_FIELDS = [
+  ["Kind", "kind"],
+  ["Namespace", "namespace"],
+  ["Name", "name"],
+  ["UID", "uid"],
+  ["APIVersion", "apiVersion"],
+  ["ResourceVersion", "resourceVersion"],
+  ["FieldPath", "fieldPath"],
+] as const;
+
+/** `core.ObjectReference{Kind:"…", …}`: how Go prints the internal ObjectReference (%#v). */
+function goObjectReference(ref: JsonObject | undefined): string {
+  return goStringStruct("core.ObjectReference", OBJECT_REFERENCE_FIELDS.map(([goName, json]) => [goName, str(ref, json)] as const));
 }
 
 /**
- * Update: legacy rules, ObjectMeta update rules, series rules when the series changed.
- * TODO(later): the immutability of involvedObject, reason, message, source, timestamps, count,
- * type, eventTime, action, related, reportingController and reportingInstance (wire-facts §7).
+ * Equality of two field values of canonical objects (typed-json: struct fields in Go order, map
+ * keys sorted, zero values written or left out as Go does), where equal text is DeepEqual.
  */
-export function validateEventUpdate(e: KubeObject, old: KubeObject): FieldError[] {
+function same(a: Json | undefined, b: Json | undefined): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/** ValidateImmutableField: `<path>: Invalid value: <new value as Go prints it>: field is immutable`. */
+function immutable(path: string, badValue: Json): FieldError {
+  return invalid(path, badValue, "field is immutable");
+}
+
+/**
+ * The immutable fields of ValidateEventUpdate, in its order, with its internal paths. The
+ * upstream list checks `reason` twice (after count as well), so a changed reason is two
+ * causes (one line in the message, which drops repeats).
+ */
+function immutableRules(e: KubeObject, old: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const stringField = (path: string, key: string): void => {
+    if (str(e, key) !== str(old, key)) errs.push(immutable(path, str(e, key)));
+  };
+  if (!same(e["regarding"], old["regarding"])) errs.push(immutable("involvedObject", goPrinted(goObjectReference(obj(e, "regarding")))));
+  stringField("reason", "reason");
+  stringField("message", "note");
+  if (!same(e["deprecatedSource"], old["deprecatedSource"])) {
+    const source = obj(e, "deprecatedSource");
+    errs.push(immutable("source", goPrinted(goStringStruct("core.EventSource", [["Component", str(source, "component")], ["Host", str(source, "host")]]))));
+  }
+  for (const [path, key] of [["firstTimestamp", "deprecatedFirstTimestamp"], ["lastTimestamp", "deprecatedLastTimestamp"]] as const) {
+    if (!same(e[key], old[key])) errs.push(immutable(path, goPrinted(goTimeString(e[key]))));
+  }
+  const count = (o: KubeObject): number => (typeof o["deprecatedCount"] === "number" ? o["deprecatedCount"] : 0);
+  if (count(e) !== count(old)) errs.push(immutable("count", count(e)));
+  stringField("reason", "reason");
+  stringField("type", "type");
+  // Compared after truncation to microseconds (issue #111928). MicroTime text always has exactly
+  // six fractional digits here (the decoders truncate finer input), so equal text is equal time.
+  if (!same(e["eventTime"], old["eventTime"])) errs.push(immutable("eventTime", goPrinted(goTimeString(e["eventTime"]))));
+  stringField("action", "action");
+  if (!same(e["related"], old["related"])) {
+    const related = obj(e, "related");
+    // A nil pointer prints as the quoted string "null".
+    errs.push(immutable("related", goPrinted(related ? goObjectReference(related) : '"null"')));
+  }
+  stringField("reportingController", "reportingController");
+  stringField("reportingInstance", "reportingInstance");
+  return errs;
+}
+
+/**
+ * Update. Both versions: the common ObjectMeta update rules, then the legacy rules. events.k8s.io
+ * adds the series rules (only when the series changed) and the immutable fields, so in practice
+ * only the series and metadata may change.
+ */
+export function validateEventUpdate(e: KubeObject, old: KubeObject, version: EventRequestVersion = "events.k8s.io/v1"): FieldError[] {
+  const common = validateObjectMetaUpdate(e, old);
+  const legacy = legacyRules(e, version);
+  if (version === "v1") return [...common, ...legacy];
   const seriesChanged = JSON.stringify(e["series"] ?? null) !== JSON.stringify(old["series"] ?? null);
-  return [...legacyRules(e), ...validateObjectMetaUpdate(e, old), ...(seriesChanged ? seriesRules(e) : [])];
+  return [...common, ...legacy, ...(seriesChanged ? seriesRules(e) : []), ...immutableRules(e, old)];
 }

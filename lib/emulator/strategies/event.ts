@@ -1,7 +1,8 @@
 /**
  * events.k8s.io/v1 Event (doc2). The real server stores it as the internal core Event under
- * /registry/events, shared with core v1 events (wire-facts §7); only events.k8s.io/v1 is served
- * for now, so the stored form is the events.k8s.io/v1 JSON.
+ * /registry/events, shared with core v1 events (wire-facts §7). Here the stored form is the
+ * events.k8s.io/v1 JSON; core v1 events are a view of the same entries (strategies/core-event.ts,
+ * storage-views.ts). Every event expires a time after its last write (event-ttl.ts).
  */
 import { obj, str, type KubeObject } from "../json.js";
 import { nameOf, namespaceOf, objectHead } from "../object-meta.js";
@@ -9,7 +10,7 @@ import type { ResourceStrategy } from "../resources.js";
 import { field, INT32, MICRO_TIME, STRING, struct, TIME } from "../typed-json.js";
 import { validateEventCreate, validateEventUpdate } from "./event-validation.js";
 
-const OBJECT_REFERENCE = struct("v1", "ObjectReference", [
+export const OBJECT_REFERENCE = struct("v1", "ObjectReference", [
   field("kind", STRING),
   field("namespace", STRING),
   field("name", STRING),
@@ -19,7 +20,9 @@ const OBJECT_REFERENCE = struct("v1", "ObjectReference", [
   field("fieldPath", STRING),
 ]);
 
-const EVENT_SHAPE = struct("v1", "Event", [
+export const EVENT_SOURCE = struct("v1", "EventSource", [field("component", STRING), field("host", STRING)]);
+
+export const EVENT_SHAPE = struct("v1", "Event", [
   ...objectHead(),
   field("eventTime", MICRO_TIME, "always"),
   field("series", struct("v1", "EventSeries", [field("count", INT32, "always"), field("lastObservedTime", MICRO_TIME, "always")]), "pointer"),
@@ -31,13 +34,13 @@ const EVENT_SHAPE = struct("v1", "Event", [
   field("related", OBJECT_REFERENCE, "pointer"),
   field("note", STRING),
   field("type", STRING),
-  field("deprecatedSource", struct("v1", "EventSource", [field("component", STRING), field("host", STRING)])),
+  field("deprecatedSource", EVENT_SOURCE),
   field("deprecatedFirstTimestamp", TIME),
   field("deprecatedLastTimestamp", TIME),
   field("deprecatedCount", INT32),
 ]);
 
-const REGARDING_FIELDS = ["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"] as const;
+export const REGARDING_FIELDS = ["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"] as const;
 
 function selectableFields(e: KubeObject): Record<string, string> {
   const regarding = obj(e, "regarding");
@@ -83,8 +86,8 @@ export const eventStrategy: ResourceStrategy = {
   selectableFields,
   prepareForCreate() {},
   prepareForUpdate() {},
-  validateCreate: validateEventCreate,
-  validateUpdate: validateEventUpdate,
+  validateCreate: (o) => validateEventCreate(o, "events.k8s.io/v1"),
+  validateUpdate: (o, old) => validateEventUpdate(o, old, "events.k8s.io/v1"),
   canonicalize() {},
   pendingFinalizers: () => [],
 };

@@ -1,0 +1,139 @@
+/**
+ * Event time-to-live (wire-facts §7 "TTL"): the real server writes every event with an etcd lease
+ * of `--event-ttl` (default one hour), attached anew at each write; when the lease runs out etcd
+ * deletes the key, and watchers of either event group see DELETED with a new resourceVersion.
+ *
+ * Here the age runs on the emulator's clock (clock.ts) from the last write of the event, so the
+ * admin clock advance can expire events at once. Writes are followed with a store watch on the
+ * stored events prefix (core v1 writes land there too, storage-views.ts), which gives each
+ * write's time on that same clock. The check runs:
+ *  - when the clock is advanced: the admin endpoint applies the store's retention right after
+ *    moving the clock, and that call is wrapped here to expire events first (it also runs when a
+ *    reader asks the store for its compaction revision, which only makes expiry more prompt);
+ *  - on a real-time interval of at most a second, for TTLs that pass by themselves. The timer
+ *    is unref'd (it never keeps the process alive), stop() ends it, and it holds the tracker
+ *    only weakly, so an emulator dropped without stop() still lets it end.
+ * An expiry is a delete conditional on the revision seen: a write that races it wins and starts
+ * a new lifetime. A TTL of 0 means no expiry, as the storage attaches no lease for a zero TTL.
+ */
+import { StoreError, type ChangeEvent, type MemoryStore } from "./store.js";
+
+/** kube-apiserver --event-ttl default. */
+export const DEFAULT_EVENT_TTL_MS = 60 * 60 * 1000;
+
+/** The real-time check interval: a second, or less for TTLs shorter than a few seconds. */
+const MAX_CHECK_INTERVAL_MS = 1000;
+const MIN_CHECK_INTERVAL_MS = 50;
+
+interface Written {
+  /** Time of the last write, emulator clock (ms). */
+  readonly at: number;
+  readonly modRevision: number;
+}
+
+export class EventTtl {
+  private readonly written = new Map<string, Written>();
+  /** Earliest expiry among the tracked events (a lower bound after deletes): skips needless scans. */
+  private nextExpiry = Infinity;
+  private timer: NodeJS.Timeout | undefined;
+  private cancelWatch: (() => void) | undefined;
+  private sweeping = false;
+  private stopped = false;
+
+  constructor(
+    private readonly store: MemoryStore,
+    /** Stored events prefix, with its trailing slash. */
+    private readonly prefix: string,
+    private readonly now: () => number,
+    private ttlMs: number = DEFAULT_EVENT_TTL_MS,
+  ) {}
+
+  get ttl(): number {
+    return this.ttlMs;
+  }
+
+  /** Starts following writes, the clock advance and real time. */
+  start(): void {
+    if (this.cancelWatch || this.stopped) return;
+    // Entries already there (none on a fresh store) count from now.
+    const startedAt = this.now();
+    for (const kv of this.store.range(this.prefix).kvs) this.track(kv.key, { at: startedAt, modRevision: kv.modRevision });
+    this.cancelWatch = this.store.watch(this.prefix, this.store.revision, (change) => this.observe(change));
+    const applyRetention = this.store.applyRetention.bind(this.store);
+    this.store.applyRetention = (): number => {
+      this.sweep();
+      return applyRetention();
+    };
+    this.schedule();
+  }
+
+  /** Changes the TTL; events already written get the new one, counted from their last write. */
+  setTtl(ms: number): void {
+    this.ttlMs = ms;
+    this.nextExpiry = this.earliestExpiry();
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.cancelWatch?.();
+  }
+
+  /** Deletes every event whose TTL has run out; returns how many were deleted. */
+  sweep(): number {
+    if (this.stopped || this.sweeping || this.ttlMs <= 0) return 0;
+    const now = this.now();
+    if (now < this.nextExpiry) return 0;
+    this.sweeping = true;
+    let deleted = 0;
+    try {
+      const expired = [...this.written].filter(([, w]) => w.at + this.ttlMs <= now);
+      for (const [key, w] of expired) {
+        try {
+          this.store.delete(key, { expectModRevision: w.modRevision });
+          deleted++;
+        } catch (e) {
+          // Rewritten or deleted meanwhile: the watch has the newer state.
+          if (!(e instanceof StoreError)) throw e;
+        }
+      }
+      this.nextExpiry = this.earliestExpiry();
+    } finally {
+      this.sweeping = false;
+    }
+    return deleted;
+  }
+
+  private earliestExpiry(): number {
+    let earliest = Infinity;
+    for (const w of this.written.values()) earliest = Math.min(earliest, w.at + this.ttlMs);
+    return earliest;
+  }
+
+  private observe(change: ChangeEvent): void {
+    if (change.type === "put" && change.kv) this.track(change.key, { at: change.at, modRevision: change.kv.modRevision });
+    else this.written.delete(change.key);
+  }
+
+  private track(key: string, w: Written): void {
+    this.written.set(key, w);
+    this.nextExpiry = Math.min(this.nextExpiry, w.at + this.ttlMs);
+  }
+
+  private schedule(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.stopped || this.ttlMs <= 0) return;
+    const interval = Math.min(MAX_CHECK_INTERVAL_MS, Math.max(MIN_CHECK_INTERVAL_MS, Math.floor(this.ttlMs / 4)));
+    const ref = new WeakRef(this);
+    const timer = setInterval(() => {
+      const ttl = ref.deref();
+      if (ttl) ttl.sweep();
+      else clearInterval(timer);
+    }, interval);
+    timer.unref();
+    this.timer = timer;
+  }
+}
