@@ -99,8 +99,8 @@ describe("one object, every encoding", () => {
       const { session } = suite;
       const ns = await session.createNamespace("encodings");
       const t = session.types.configmaps;
-      // Valid ConfigMap keys: "." and ".." are refused by a real server.
-      const keyArb = fc.stringMatching(/^[-._a-zA-Z0-9]{1,20}$/).filter((k) => k !== "." && k !== "..");
+      // Valid ConfigMap keys: a real server refuses "." and anything starting with "..".
+      const keyArb = fc.stringMatching(/^[-._a-zA-Z0-9]{1,20}$/).filter((k) => k !== "." && !k.startsWith(".."));
       const dataArb = fc.dictionary(keyArb, fc.string({ maxLength: 40 }), { maxKeys: 5 });
       let n = 0;
       await fc.assert(

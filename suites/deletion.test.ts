@@ -1,0 +1,87 @@
+/** doc1 "States and transitions" and "Delete options": finalizers, preconditions, namespace cascade. */
+import { describe, expect } from "vitest";
+import { configMap } from "../fixtures/objects.js";
+import type { KubeObject } from "../lib/harness/objects.js";
+import { resourcePath } from "../lib/harness/resources.js";
+import { check, expectFailure, uniqueName, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("deletion");
+const HOLD = "tollgate.dev/hold";
+const OTHER = "tollgate.dev/other";
+
+async function waitGone(path: string, ms = 60_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if ((await suite.session.client.raw("GET", path)).code === 404) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+describe("deletion", () => {
+  check(
+    "with finalizers a delete only marks the object: deletionTimestamp set, still readable and updatable, gone once the last finalizer is removed, in any order",
+    ["doc1.deletion.two-phases", "doc1.deletion.live-to-terminating", "doc1.fields.deletion-timestamp", "doc1.deletion.last-finalizer-removes", "doc1.deletion.finalizers-any-order", "doc1.fields.finalizers-unordered"],
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const name = uniqueName("fin");
+      await session.client.create(t, ns, { ...configMap(session.types, ns, name), metadata: { name, namespace: ns, finalizers: [HOLD, OTHER] } });
+      const before = Date.now();
+      const res = await session.client.raw("DELETE", resourcePath(t, ns, name));
+      expect(res.code).toBe(200);
+      const marked = await session.client.get(t, ns, name);
+      const ts = Date.parse(marked.metadata.deletionTimestamp ?? "");
+      expect(ts, "deletionTimestamp is about now").toBeGreaterThan(before - 5_000);
+      expect(ts).toBeLessThan(Date.now() + 5_000);
+      // Still updatable; the finalizers can be removed in any order.
+      const relabelled = await session.client.update(t, ns, { ...marked, metadata: { ...marked.metadata, labels: { still: "here" }, finalizers: [HOLD] } });
+      expect(relabelled.metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp);
+      expect((await session.client.get(t, ns, name)).metadata.finalizers).toEqual([HOLD]);
+      await session.client.update(t, ns, { ...relabelled, metadata: { ...relabelled.metadata, finalizers: [] } });
+      expect(await waitGone(resourcePath(t, ns, name), 10_000)).toBe(true);
+    },
+  );
+
+  check("a terminating object accepts no new finalizer", ["doc1.deletion.live-to-terminating"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const name = uniqueName("nofin");
+    await session.client.create(t, ns, { ...configMap(session.types, ns, name), metadata: { name, namespace: ns, finalizers: [HOLD] } });
+    await session.client.delete(t, ns, name);
+    const marked = await session.client.get(t, ns, name);
+    const err = await expectFailure(session.client.update(t, ns, { ...marked, metadata: { ...marked.metadata, finalizers: [HOLD, OTHER] } }), 422);
+    expect(err.status?.message).toMatch(/no new finalizers can be added if the object is being deleted/);
+    await session.client.update(t, ns, { ...marked, metadata: { ...marked.metadata, finalizers: [] } });
+  });
+
+  check("delete options: preconditions that do not match give 409; gracePeriodSeconds and propagationPolicy are accepted", ["doc1.delete-options.standard-fields", "doc1.delete-options.force-default-false"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const made = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("pre")));
+    const name = made.metadata.name as string;
+    const del = (options: unknown) => session.client.raw("DELETE", resourcePath(t, ns, name), { body: { kind: "DeleteOptions", apiVersion: "v1", ...(options as object) } });
+    expect((await del({ preconditions: { uid: "00000000-0000-0000-0000-000000000000" } })).code).toBe(409);
+    expect((await del({ preconditions: { resourceVersion: "1" } })).code).toBe(409);
+    expect((await session.client.raw("GET", resourcePath(t, ns, name))).code, "the failed deletes changed nothing").toBe(200);
+    const ok = await del({ preconditions: { uid: made.metadata.uid, resourceVersion: made.metadata.resourceVersion }, gracePeriodSeconds: 0, propagationPolicy: "Background", ignoreStoreReadErrorWithClusterBreakingPotential: false });
+    expect(ok.code, ok.text.slice(0, 200)).toBe(200);
+    expect(await waitGone(resourcePath(t, ns, name), 10_000)).toBe(true);
+  });
+
+  check("deleting a namespace makes it Terminating, deletes what is inside, then removes it", ["doc1.paths.namespace-delete-cascades", "doc1.deletion.two-phases"], async () => {
+    const { session } = suite;
+    const ns = await session.createNamespace("deletion");
+    const t = session.types.configmaps;
+    await session.client.create(t, ns, configMap(session.types, ns, "inside"));
+    const res = await session.client.raw("DELETE", resourcePath(session.types.namespaces, undefined, ns));
+    expect(res.code).toBe(200);
+    const body = res.json as KubeObject & { status?: { phase?: string } };
+    expect(body.metadata.deletionTimestamp).toBeTruthy();
+    expect(body.status?.phase).toBe("Terminating");
+    const blocked = await session.client.raw("POST", resourcePath(t, ns), { body: configMap(session.types, ns, "late") });
+    expect([403, 404], "no new content in a terminating namespace").toContain(blocked.code);
+    expect(await waitGone(resourcePath(t, ns, "inside"))).toBe(true);
+    expect(await waitGone(resourcePath(session.types.namespaces, undefined, ns))).toBe(true);
+  }, { timeout: 90_000 });
+});

@@ -1,0 +1,104 @@
+/**
+ * doc1 "Dry-run behaviour": dryRun=All runs every stage but the write. Property: for random
+ * valid writes, a dry run answers like the real request (apart from the values doc1 lists as
+ * generated), stores nothing and emits no watch event.
+ */
+import fc from "fast-check";
+import { describe, expect } from "vitest";
+import { configMap } from "../fixtures/objects.js";
+import type { ApiResponse } from "../lib/harness/client.js";
+import type { KubeObject } from "../lib/harness/objects.js";
+import { resourcePath } from "../lib/harness/resources.js";
+import { check, uniqueName, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("dry-run");
+
+type Op = "create" | "update" | "merge" | "json" | "strategic" | "apply" | "delete" | "deletecollection";
+
+/** Fields doc1 says may differ between a dry run and the real request. */
+function comparable(body: unknown): unknown {
+  if (typeof body !== "object" || body === null) return body;
+  const o = structuredClone(body) as Record<string, unknown>;
+  const strip = (m: Record<string, unknown> | undefined): void => {
+    if (!m) return;
+    for (const k of ["uid", "resourceVersion", "creationTimestamp", "deletionTimestamp"]) delete m[k];
+    if (Array.isArray(m.managedFields)) for (const e of m.managedFields as Record<string, unknown>[]) delete e.time;
+  };
+  strip(o.metadata as Record<string, unknown> | undefined);
+  if (o.details && typeof o.details === "object") delete (o.details as Record<string, unknown>).uid;
+  if (Array.isArray(o.items)) for (const i of o.items as Record<string, unknown>[]) strip(i.metadata as Record<string, unknown>);
+  return o;
+}
+
+async function perform(op: Op, name: string, value: string, dryRun: boolean): Promise<ApiResponse> {
+  const { session, ns } = suite;
+  const t = session.types.configmaps;
+  const query = dryRun ? { dryRun: "All" } : undefined;
+  const one = resourcePath(t, ns, name);
+  const cm = { ...configMap(session.types, ns, name, { v: value }), metadata: { name, namespace: ns, labels: { batch: name } } };
+  switch (op) {
+    case "create":
+      return session.client.raw("POST", resourcePath(t, ns), { body: cm, query });
+    case "update": {
+      const cur = await session.client.get(t, ns, name);
+      return session.client.raw("PUT", one, { body: { ...cur, data: { v: value } }, query });
+    }
+    case "merge":
+      return session.client.raw("PATCH", one, { rawBody: JSON.stringify({ data: { v: value } }), contentType: "application/merge-patch+json", query });
+    case "json":
+      return session.client.raw("PATCH", one, { rawBody: JSON.stringify([{ op: "replace", path: "/data/v", value }]), contentType: "application/json-patch+json", query });
+    case "strategic":
+      return session.client.raw("PATCH", one, { rawBody: JSON.stringify({ data: { v: value } }), contentType: "application/strategic-merge-patch+json", query });
+    case "apply":
+      // force: the object was created by another manager, whose fields an apply would otherwise conflict with.
+      return session.client.raw("PATCH", one, { rawBody: JSON.stringify(cm), contentType: "application/apply-patch+yaml", query: { fieldManager: "tollgate-dry-run", force: "true", ...query } });
+    case "delete":
+      return session.client.raw("DELETE", one, { query });
+    case "deletecollection":
+      return session.client.raw("DELETE", resourcePath(t, ns), { query: { labelSelector: `batch=${name}`, ...query } });
+  }
+}
+
+describe("dry run", () => {
+  check(
+    "property: a dry run answers like the real request, stores nothing and emits no event",
+    ["doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted", "doc1.dry-run.response-object", "doc1.dry-run.generated-values-differ", "doc1.query.dry-run-all", "doc1.query.dry-run-absent-normal", "doc1.dry-run.builtin-admission", "doc1.versioning.cap-dry-run"],
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const ops: Op[] = ["create", "update", "merge", "json", "strategic", "apply", "delete", "deletecollection"];
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...ops), fc.stringMatching(/^[a-z0-9]{1,12}$/).filter((v) => v !== "start"), async (op, value) => {
+          const name = uniqueName(`dr-${op}`);
+          if (op !== "create") await session.client.create(t, ns, { ...configMap(session.types, ns, name, { v: "start" }), metadata: { name, namespace: ns, labels: { batch: name } } });
+          const before = await session.client.raw("GET", resourcePath(t, ns, name));
+          const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
+          const w = await session.client.watch(t, ns, { resourceVersion: rv, fieldSelector: `metadata.name=${name}` });
+          try {
+            const dry = await perform(op, name, value, true);
+            const after = await session.client.raw("GET", resourcePath(t, ns, name));
+            expect(after.code, `${op}: the dry run left the object as it was`).toBe(before.code);
+            expect(after.json).toEqual(before.json);
+            await expect(w.next(300), `${op}: the dry run emitted a watch event`).rejects.toThrow(/no watch event/);
+            const real = await perform(op, name, value, false);
+            expect(dry.code, `${op}: ${dry.text.slice(0, 200)}`).toBe(real.code);
+            expect(comparable(dry.json), op).toEqual(comparable(real.json));
+            expect(real.code, `${op}: the real request succeeds: ${real.text.slice(0, 200)}`).toBeLessThan(300);
+            expect((await w.next(5_000))?.object.metadata.name, `${op}: the real request emitted its event`).toBe(name);
+          } finally {
+            w.close();
+          }
+        }),
+        { numRuns: 24 },
+      );
+    },
+    { timeout: 120_000 },
+  );
+
+  check("an unknown dryRun value is refused as invalid request options (a real server: 422 on CreateOptions)", ["doc1.query.dry-run-all"], async () => {
+    const { session, ns } = suite;
+    const res = await session.client.raw("POST", resourcePath(session.types.configmaps, ns), { body: configMap(session.types, ns, uniqueName("bad")) as KubeObject, query: { dryRun: "Some" } });
+    expect(res.code).toBe(422);
+    expect(res.json).toMatchObject({ reason: "Invalid", details: { kind: "CreateOptions", group: "meta.k8s.io" } });
+  });
+});

@@ -1,0 +1,166 @@
+/** doc1 "Patch content types": the four patch types, on built-in types, with their failure modes. */
+import { describe, expect } from "vitest";
+import { configMap } from "../fixtures/objects.js";
+import type { ApiResponse } from "../lib/harness/client.js";
+import type { KubeObject } from "../lib/harness/objects.js";
+import { resourcePath } from "../lib/harness/resources.js";
+import { check, uniqueName, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("patch");
+
+async function fresh(data: Record<string, string> = { a: "1", b: "2" }, labels?: Record<string, string>): Promise<KubeObject> {
+  const { session, ns } = suite;
+  const name = uniqueName("p");
+  return session.client.create(session.types.configmaps, ns, { ...configMap(session.types, ns, name, data), metadata: { name, namespace: ns, ...(labels ? { labels } : {}) } });
+}
+
+function patch(name: string, body: unknown, contentType: string, query?: Record<string, string>): Promise<ApiResponse> {
+  const { session, ns } = suite;
+  return session.client.raw("PATCH", resourcePath(session.types.configmaps, ns, name), {
+    rawBody: typeof body === "string" ? body : JSON.stringify(body),
+    contentType,
+    query,
+  });
+}
+
+const current = (name: string): Promise<KubeObject> => suite.session.client.get(suite.session.types.configmaps, suite.ns, name);
+
+describe("patch types", () => {
+  check("json-patch applies every RFC 6902 operation in order", ["doc1.patch.json-patch", "doc1.verbs.patch-distinct", "doc1.paths.patch-resource"], async () => {
+    const o = await fresh({ a: "1", b: "2", c: "3" });
+    const name = o.metadata.name as string;
+    const res = await patch(
+      name,
+      [
+        { op: "test", path: "/data/a", value: "1" },
+        { op: "add", path: "/data/d", value: "4" },
+        { op: "remove", path: "/data/b" },
+        { op: "replace", path: "/data/c", value: "30" },
+        { op: "copy", from: "/data/a", path: "/data/e" },
+        { op: "move", from: "/data/e", path: "/data/f" },
+      ],
+      "application/json-patch+json",
+    );
+    expect(res.code, res.text.slice(0, 300)).toBe(200);
+    expect((await current(name)).data).toEqual({ a: "1", c: "30", d: "4", f: "1" });
+    expect((res.json as KubeObject).metadata.resourceVersion).not.toBe(o.metadata.resourceVersion);
+  });
+
+  check("a json-patch whose test fails changes nothing, not even the operations before it", ["doc1.patch.json-patch-test-fails"], async () => {
+    const o = await fresh();
+    const name = o.metadata.name as string;
+    const res = await patch(name, [{ op: "add", path: "/data/z", value: "26" }, { op: "test", path: "/data/a", value: "not-1" }], "application/json-patch+json");
+    expect(res.code, res.text.slice(0, 300)).toBe(422);
+    expect(res.json).toMatchObject({ kind: "Status", status: "Failure" });
+    const now = await current(name);
+    expect(now.data).toEqual({ a: "1", b: "2" });
+    expect(now.metadata.resourceVersion).toBe(o.metadata.resourceVersion);
+  });
+
+  check("merge-patch merges maps and deletes keys set to null", ["doc1.patch.merge-patch"], async () => {
+    const o = await fresh({ a: "1", b: "2" }, { keep: "k", drop: "d" });
+    const name = o.metadata.name as string;
+    const res = await patch(name, { data: { a: null, c: "3" }, metadata: { labels: { drop: null, add: "x" } } }, "application/merge-patch+json");
+    expect(res.code, res.text.slice(0, 300)).toBe(200);
+    const now = await current(name);
+    expect(now.data).toEqual({ b: "2", c: "3" });
+    expect(now.metadata.labels).toEqual({ keep: "k", add: "x" });
+  });
+
+  check("strategic-merge-patch on a built-in type merges maps and treats finalizers as a set", ["doc1.patch.strategic-merge-builtin"], async () => {
+    const { session, ns } = suite;
+    const name = uniqueName("smp");
+    await session.client.create(session.types.configmaps, ns, { ...configMap(session.types, ns, name, { a: "1" }), metadata: { name, namespace: ns, finalizers: ["tollgate.dev/one"] } });
+    const res = await patch(name, { data: { b: "2" }, metadata: { finalizers: ["tollgate.dev/two"] } }, "application/strategic-merge-patch+json");
+    expect(res.code, res.text.slice(0, 300)).toBe(200);
+    const now = await current(name);
+    expect(now.data).toEqual({ a: "1", b: "2" });
+    expect([...(now.metadata.finalizers ?? [])].sort()).toEqual(["tollgate.dev/one", "tollgate.dev/two"]);
+    const removed = await patch(name, { metadata: { "$deleteFromPrimitiveList/finalizers": ["tollgate.dev/one", "tollgate.dev/two"] } }, "application/strategic-merge-patch+json");
+    expect(removed.code, removed.text.slice(0, 300)).toBe(200);
+    expect((await current(name)).metadata.finalizers ?? []).toEqual([]);
+  });
+
+  check("a patch with an unknown content type gets 415 listing the patch types", ["doc1.patch.unsupported-type-415", "doc1.media.rule5-no-cbor-patch", "doc1.errors.415-unsupported-media-type"], async () => {
+    const o = await fresh();
+    for (const ct of ["application/json", "text/plain", "application/merge-patch+cbor"]) {
+      const res = await patch(o.metadata.name as string, { data: { a: "2" } }, ct);
+      expect(res.code, ct).toBe(415);
+      expect((res.json as { message?: string }).message, ct).toMatch(/^the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/strategic-merge-patch\+json, application\/apply-patch\+yaml/);
+    }
+  });
+
+  check("a patch that sets a stale resourceVersion is a 409 Conflict; a patch that makes the object invalid is a 422", ["doc1.put.conditional-write", "doc1.errors.422-invalid"], async () => {
+    const o = await fresh();
+    const name = o.metadata.name as string;
+    await patch(name, { data: { a: "moved-on" } }, "application/merge-patch+json");
+    const stale = await patch(name, { metadata: { resourceVersion: o.metadata.resourceVersion }, data: { a: "late" } }, "application/merge-patch+json");
+    expect(stale.code).toBe(409);
+    expect((await current(name)).data).toMatchObject({ a: "moved-on" });
+    const invalid = await patch(name, { data: { "bad key!": "x" } }, "application/merge-patch+json");
+    expect(invalid.code).toBe(422);
+  });
+
+  check("patching a missing object is a 404 for every type but apply", ["doc1.errors.404-not-found"], async () => {
+    const name = uniqueName("missing");
+    for (const [ct, body] of [["application/merge-patch+json", { data: {} }], ["application/json-patch+json", []], ["application/strategic-merge-patch+json", { data: {} }]] as const) {
+      expect((await patch(name, body, ct)).code, ct).toBe(404);
+    }
+  });
+});
+
+describe("server-side apply", () => {
+  const apply = (name: string, body: unknown, manager: string, extra: Record<string, string> = {}) =>
+    patch(name, body, "application/apply-patch+yaml", { fieldManager: manager, ...extra });
+
+  check(
+    "apply creates a missing object (201), then updates it (200), recording the manager's fields",
+    ["doc1.patch.apply-create-or-patch", "doc1.patch.apply-accepts-json", "doc1.verbs.create-apply-absent", "doc1.media.apply-patch-yaml", "doc1.patch.ssa-managed-fields", "doc1.patch.ssa-objects-only"],
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("ssa");
+      const created = await apply(name, configMap(session.types, ns, name, { a: "1" }), "tollgate-a");
+      expect(created.code, created.text.slice(0, 300)).toBe(201);
+      const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\ndata:\n  a: "2"\n  b: "3"\n`;
+      const updated = await apply(name, yaml, "tollgate-a");
+      expect(updated.code, updated.text.slice(0, 300)).toBe(200);
+      const now = await current(name);
+      expect(now.data).toEqual({ a: "2", b: "3" });
+      const entries = (now.metadata.managedFields ?? []) as { manager?: string; operation?: string; fieldsType?: string; fieldsV1?: Record<string, unknown> }[];
+      const mine = entries.find((e) => e.manager === "tollgate-a");
+      expect(mine).toMatchObject({ operation: "Apply", fieldsType: "FieldsV1" });
+      expect(mine?.fieldsV1).toMatchObject({ "f:data": { "f:a": {}, "f:b": {} } });
+    },
+  );
+
+  check("a second manager changing an owned field gets 409 with one cause per field, and force takes ownership", ["doc1.patch.ssa-conflicts", "doc1.patch.ssa-force"], async () => {
+    const { session, ns } = suite;
+    const name = uniqueName("ssa");
+    await apply(name, configMap(session.types, ns, name, { a: "1", b: "1" }), "owner");
+    const clash = await apply(name, configMap(session.types, ns, name, { a: "2", b: "2" }), "intruder");
+    expect(clash.code, clash.text.slice(0, 300)).toBe(409);
+    const causes = ((clash.json as { details?: { causes?: { reason?: string; field?: string }[] } }).details?.causes ?? []).filter((c) => c.reason === "FieldManagerConflict");
+    expect(causes.map((c) => c.field).sort()).toEqual([".data.a", ".data.b"]);
+    expect((await current(name)).data).toEqual({ a: "1", b: "1" });
+    const forced = await apply(name, configMap(session.types, ns, name, { a: "2", b: "2" }), "intruder", { force: "true" });
+    expect(forced.code, forced.text.slice(0, 300)).toBe(200);
+    expect((await current(name)).data).toEqual({ a: "2", b: "2" });
+  });
+
+  check("a field the applier owned and now leaves out is removed", ["doc1.patch.ssa-managed-fields"], async () => {
+    const { session, ns } = suite;
+    const name = uniqueName("ssa");
+    await apply(name, configMap(session.types, ns, name, { keep: "1", drop: "1" }), "shrinker");
+    const res = await apply(name, configMap(session.types, ns, name, { keep: "1" }), "shrinker");
+    expect(res.code).toBe(200);
+    expect((await current(name)).data).toEqual({ keep: "1" });
+  });
+
+  check("apply without a fieldManager is refused as invalid PatchOptions (422)", ["doc1.patch.ssa-managed-fields"], async () => {
+    const { session, ns } = suite;
+    const name = uniqueName("ssa");
+    const res = await patch(name, configMap(session.types, ns, name), "application/apply-patch+yaml");
+    expect(res.code).toBe(422);
+    expect(res.json).toMatchObject({ reason: "Invalid", details: { kind: "PatchOptions", group: "meta.k8s.io" } });
+  });
+});
