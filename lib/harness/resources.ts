@@ -18,6 +18,8 @@ export interface ResourceTypes {
   namespaces: ResourceType;
   configmaps: ResourceType;
   events: ResourceType;
+  /** The core group's view of Events (wire-facts §7: the same stored objects as events.{group_domain}). */
+  coreEvents: ResourceType;
 }
 
 export function resourceTypes(settings: SpecSettings): ResourceTypes {
@@ -32,6 +34,7 @@ export function resourceTypes(settings: SpecSettings): ResourceTypes {
       listKind: "EventList",
       namespaced: true,
     },
+    coreEvents: { group: "", version: "v1", resource: "events", kind: "Event", listKind: "EventList", namespaced: true },
   };
 }
 
