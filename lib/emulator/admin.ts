@@ -10,7 +10,8 @@
  *
  * Compaction is etcd's: history up to the revision is dropped, later reads and watches need a
  * newer one. Advancing the clock moves the emulator's one clock, so retention-based compaction,
- * continue-token expiry and new timestamps all see the jump. Bad bodies are 400 BadRequest.
+ * continue-token expiry, event expiry and new timestamps all see the jump. Bad bodies are 400
+ * BadRequest.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { badRequest, methodNotAllowed, pathNotFound } from "./api-errors.js";
@@ -107,7 +108,9 @@ function advanceClock(parts: EmulatorParts, body: JsonObject): { now: string } {
     if (e instanceof ClockRangeError) throw badRequest(`cannot advance the clock by ${seconds} seconds: ${e.message}`);
     throw e;
   }
-  // Retention is measured on this clock: apply it now rather than at the next store access.
+  // Event TTLs and retention are measured on this clock: expire what the jump ended now, events
+  // first (their deletes are new revisions), rather than at the next real-time check or store access.
+  parts.eventTtl.sweep();
   parts.storage.store.applyRetention();
   return { now: parts.clock.date().toISOString() };
 }

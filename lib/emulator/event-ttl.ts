@@ -5,11 +5,10 @@
  *
  * Here the age runs on the emulator's clock (clock.ts) from the last write of the event, so the
  * admin clock advance can expire events at once. Writes are followed with a store watch on the
- * stored events prefix (core v1 writes land there too, storage-views.ts), which gives each
- * write's time on that same clock. The check runs:
- *  - when the clock is advanced: the admin endpoint applies the store's retention right after
- *    moving the clock, and that call is wrapped here to expire events first (it also runs when a
- *    reader asks the store for its compaction revision, which only makes expiry more prompt);
+ * stored events prefix (core v1 writes land there too, through their storage view,
+ * storage-views.ts), which gives each write's time on that same clock. server.ts creates and
+ * starts it after the registry and stops it in close(). The check (sweep) runs:
+ *  - when the clock is advanced: the admin endpoint calls it right after moving the clock;
  *  - on a real-time interval of at most a second, for TTLs that pass by themselves. The timer
  *    is unref'd (it never keeps the process alive), stop() ends it, and it holds the tracker
  *    only weakly, so an emulator dropped without stop() still lets it end.
@@ -52,18 +51,13 @@ export class EventTtl {
     return this.ttlMs;
   }
 
-  /** Starts following writes, the clock advance and real time. */
+  /** Starts following writes and real time. */
   start(): void {
     if (this.cancelWatch || this.stopped) return;
     // Entries already there (none on a fresh store) count from now.
     const startedAt = this.now();
     for (const kv of this.store.range(this.prefix).kvs) this.track(kv.key, { at: startedAt, modRevision: kv.modRevision });
     this.cancelWatch = this.store.watch(this.prefix, this.store.revision, (change) => this.observe(change));
-    const applyRetention = this.store.applyRetention.bind(this.store);
-    this.store.applyRetention = (): number => {
-      this.sweep();
-      return applyRetention();
-    };
     this.schedule();
   }
 

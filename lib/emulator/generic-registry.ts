@@ -2,10 +2,8 @@
  * The generic create/update/delete rules every type shares (the apiserver's generic registry
  * Store with BeforeCreate/BeforeUpdate/BeforeDelete), independent of HTTP. Handlers decode and
  * admit requests, then call these; the namespace controller and startup seeding use them too.
- *
- * The registry also sets up what the stored types need of the store beneath it, since it is
- * the one part every emulator builds over its storage: the storage views (core v1 Events over
- * the events.k8s.io/v1 entries, storage-views.ts) and the events' time-to-live (event-ttl.ts).
+ * All reads and writes go through the object layer with the type's strategy (object-storage.ts),
+ * so a type that views another type's entries (core v1 Events) writes those entries.
  * Validation failures are Invalid errors whose bad values may be printed the Go way
  * (go-printed.ts: the Event immutable-field errors).
  */
@@ -19,7 +17,6 @@ import {
   badRequest,
 } from "./api-errors.js";
 import { formatTime } from "./api-time.js";
-import { EventTtl } from "./event-ttl.js";
 import { invalid as invalidField } from "./field-errors.js";
 import { invalidObject } from "./go-printed.js";
 import { cloneJson, str, type KubeObject } from "./json.js";
@@ -27,8 +24,6 @@ import { asKubeObject, finalizersOf, isTerminating, nameOf, resourceVersionOf, s
 import type { ObjectStorage, StoredObject } from "./object-storage.js";
 import { qualifiedResourceOf, type ResourceStrategy } from "./resources.js";
 import { StoreError } from "./store.js";
-import { installStorageViews, type StorageView } from "./storage-views.js";
-import { defaultStorageViews, eventStrategy } from "./strategies/index.js";
 import { canonicalize } from "./typed-json.js";
 
 export interface Preconditions {
@@ -69,23 +64,10 @@ export function generateName(base: string): string {
 }
 
 export class GenericRegistry {
-  /** Expires events a time after their last write (default: the real server's one hour). */
-  readonly eventTtl: EventTtl;
-
   constructor(
     readonly storage: ObjectStorage,
     private readonly now: () => Date = () => new Date(),
-    views: readonly StorageView[] = defaultStorageViews(),
-  ) {
-    installStorageViews(storage.store, views);
-    this.eventTtl = new EventTtl(storage.store, `${eventStrategy.storagePrefix}/`, () => this.now().getTime());
-    this.eventTtl.start();
-  }
-
-  /** Stops the background work (the event expiry timer). */
-  stop(): void {
-    this.eventTtl.stop();
-  }
+  ) {}
 
   /** Stores a new object. `input` is the decoded request body, namespace already reconciled. */
   create(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions = {}): KubeObject {
@@ -108,12 +90,12 @@ export class GenericRegistry {
       if (resourceVersionOf(stored)) throw badRequest("resourceVersion should not be set on objects to be created");
       const key = this.storage.key(strategy, str(stored.metadata, "namespace"), nameOf(stored));
       if (options.dryRun) {
-        if (!this.storage.store.get(key)) return stored;
+        if (!this.storage.entry(strategy, key)) return stored;
         if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
         throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       }
       try {
-        const { kv } = this.storage.store.put(key, this.storage.encode(stored), { expectModRevision: 0 });
+        const { kv } = this.storage.put(strategy, key, this.storage.encode(stored), { expectModRevision: 0 });
         return this.storage.decode(kv);
       } catch (e) {
         if (!(e instanceof StoreError) || e.code !== "KeyExists") throw e;
@@ -158,11 +140,11 @@ export class GenericRegistry {
     const expectModRevision = existing.kv.modRevision;
     // Removing the last finalizer of a terminating object deletes it.
     if (isTerminating(next) && !this.hasPendingFinalizers(strategy, next)) {
-      const { revision } = this.storage.store.delete(existing.kv.key, { expectModRevision });
+      const { revision } = this.storage.delete(strategy, existing.kv.key, { expectModRevision });
       setMeta(next, "resourceVersion", String(revision));
       return next;
     }
-    const { kv } = this.storage.store.put(existing.kv.key, value, { expectModRevision });
+    const { kv } = this.storage.put(strategy, existing.kv.key, value, { expectModRevision });
     return this.storage.decode(kv);
   }
 
@@ -176,12 +158,12 @@ export class GenericRegistry {
       setMeta(marked, "deletionTimestamp", formatTime(this.now()));
       setMeta(marked, "deletionGracePeriodSeconds", 0);
       if (options.dryRun) return { deleted: false, object: marked };
-      const { kv } = this.storage.store.put(existing.kv.key, this.storage.encode(marked), {
+      const { kv } = this.storage.put(strategy, existing.kv.key, this.storage.encode(marked), {
         expectModRevision: existing.kv.modRevision,
       });
       return { deleted: false, object: this.storage.decode(kv) };
     }
-    if (!options.dryRun) this.storage.store.delete(existing.kv.key, { expectModRevision: existing.kv.modRevision });
+    if (!options.dryRun) this.storage.delete(strategy, existing.kv.key, { expectModRevision: existing.kv.modRevision });
     return { deleted: true, object: o };
   }
 

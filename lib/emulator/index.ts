@@ -1,6 +1,9 @@
 /**
  * The reference emulator of the resource API: an in-process HTTP server with namespaces,
- * configmaps and events.k8s.io/v1 events. The public entry point of lib/emulator.
+ * configmaps, and events served as events.k8s.io/v1 and as core v1 (one stored set, two views),
+ * with PATCH and server-side apply, an event time-to-live on the emulator clock and, on request,
+ * the test-only admin endpoint. The public entry point of lib/emulator (see README.md for the
+ * modules; the emulated cluster daemons are in daemons/).
  */
 import { resolveSettings } from "./options.js";
 import { createEmulatorServer } from "./server.js";
@@ -46,15 +49,6 @@ export interface RunningEmulator {
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const settings = resolveSettings(opts);
   const emulator = createEmulatorServer(settings);
-  // The event TTL lives with the storage the generic registry sets up; it takes the option here.
-  const { generic } = emulator.parts;
-  generic.eventTtl.setTtl(settings.eventTtlMs);
   const url = await emulator.listen(opts.host ?? "127.0.0.1", opts.port ?? 0);
-  return {
-    url,
-    close: async () => {
-      generic.stop();
-      await emulator.close();
-    },
-  };
+  return { url, close: () => emulator.close() };
 }

@@ -80,7 +80,7 @@ export class NamespaceLifecycle {
       draft["status"] = { ...(obj(draft, "status") ?? {}), phase: "Terminating" };
       const marked = asKubeObject(canonicalize(draft, namespaceStrategy.shape));
       if (options.dryRun) return { deleted: false, object: marked };
-      const { kv } = this.generic.storage.store.put(existing.kv.key, this.generic.storage.encode(marked), {
+      const { kv } = this.generic.storage.put(namespaceStrategy, existing.kv.key, this.generic.storage.encode(marked), {
         expectModRevision: existing.kv.modRevision,
       });
       this.schedule(name, this.options.cleanupDelayMs);
@@ -123,7 +123,7 @@ export class NamespaceLifecycle {
     if (!ns || !isTerminating(ns.object)) return true;
     let remaining = 0;
     for (const strategy of this.registry.namespacedTypes()) {
-      for (const kv of storage.store.range(storage.prefix(strategy, name)).kvs) {
+      for (const kv of storage.range(strategy, name).kvs) {
         const outcome = this.generic.delete(strategy, { object: storage.decode(kv), kv });
         if (!outcome.deleted) remaining++;
       }
@@ -135,12 +135,12 @@ export class NamespaceLifecycle {
       const draft = cloneJson(ns.object);
       draft["spec"] = { finalizers: finalizers.filter((f) => f !== KUBERNETES_FINALIZER) };
       const finalized = asKubeObject(canonicalize(draft, namespaceStrategy.shape));
-      const { kv } = storage.store.put(ns.kv.key, storage.encode(finalized), { expectModRevision: ns.kv.modRevision });
+      const { kv } = storage.put(namespaceStrategy, ns.kv.key, storage.encode(finalized), { expectModRevision: ns.kv.modRevision });
       current = { object: storage.decode(kv), kv };
     }
     // Other finalizers (spec or metadata) belong to someone else; the namespace waits for them.
     if (this.generic.hasPendingFinalizers(namespaceStrategy, current.object)) return true;
-    storage.store.delete(current.kv.key, { expectModRevision: current.kv.modRevision });
+    storage.delete(namespaceStrategy, current.kv.key, { expectModRevision: current.kv.modRevision });
     return true;
   }
 }

@@ -3,11 +3,19 @@
  * `<storagePrefix>/<namespace>/<name>` (or `<storagePrefix>/<name>` for cluster-scoped types),
  * values are the object JSON without metadata.resourceVersion, and the resourceVersion is
  * filled in from the entry's modRevision (or the event revision) on the way out.
+ *
+ * Reads and writes of a type's objects go through the type's strategy (get, range, watch, put,
+ * delete): a type that is a second view of another type's entries (its strategy's storageView,
+ * storage-views.ts: core v1 Events over the events.k8s.io/v1 entries) reads and writes those
+ * entries, its values converted to and from the stored form here. The KeyValues and changes
+ * these methods return hold the type's own form; encode, decode and objectJson work on that form.
+ * The store itself stays reachable for what is not per type (revisions, compaction, retention).
  */
 import { parseStored, type KubeObject } from "./json.js";
 import { asKubeObject, setMeta } from "./object-meta.js";
 import type { ResourceStrategy } from "./resources.js";
-import type { KeyValue, MemoryStore } from "./store.js";
+import { ViewedEntries, type StorageView } from "./storage-views.js";
+import type { ChangeEvent, DeleteResult, KeyValue, MemoryStore, PutResult, RangeOptions, RangeResult, WatchListener, WriteOptions } from "./store.js";
 
 export interface StoredObject {
   readonly object: KubeObject;
@@ -15,7 +23,21 @@ export interface StoredObject {
 }
 
 export class ObjectStorage {
+  private readonly viewed = new Map<StorageView, ViewedEntries>();
+
   constructor(readonly store: MemoryStore) {}
+
+  /** The view's conversions for the strategy, or undefined when it reads its own entries. */
+  private viewOf(strategy: ResourceStrategy): ViewedEntries | undefined {
+    const view = strategy.storageView;
+    if (!view) return undefined;
+    let viewed = this.viewed.get(view);
+    if (!viewed) {
+      viewed = new ViewedEntries(view);
+      this.viewed.set(view, viewed);
+    }
+    return viewed;
+  }
 
   key(strategy: ResourceStrategy, namespace: string, name: string): string {
     return strategy.namespaced ? `${strategy.storagePrefix}/${namespace}/${name}` : `${strategy.storagePrefix}/${name}`;
@@ -57,8 +79,44 @@ export class ObjectStorage {
   }
 
   get(strategy: ResourceStrategy, namespace: string, name: string): StoredObject | undefined {
-    const kv = this.store.get(this.key(strategy, namespace, name));
+    const kv = this.entry(strategy, this.key(strategy, namespace, name));
     return kv ? { object: this.decode(kv), kv } : undefined;
+  }
+
+  /** The entry at key (one of this.key(strategy, …)), in the type's form. */
+  entry(strategy: ResourceStrategy, key: string): KeyValue | undefined {
+    const kv = this.store.get(key);
+    const viewed = this.viewOf(strategy);
+    return kv && viewed ? viewed.kv(kv) : kv;
+  }
+
+  /** The entries of a collection (one namespace, or the whole type), in the type's form. */
+  range(strategy: ResourceStrategy, namespace: string | undefined, options: RangeOptions = {}): RangeResult {
+    const result = this.store.range(this.prefix(strategy, namespace), options);
+    const viewed = this.viewOf(strategy);
+    return viewed ? { ...result, kvs: result.kvs.map((kv) => viewed.kv(kv)) } : result;
+  }
+
+  /** Follows a collection's changes after afterRevision, in the type's form. */
+  watch(strategy: ResourceStrategy, namespace: string | undefined, afterRevision: number, listener: WatchListener): () => void {
+    const viewed = this.viewOf(strategy);
+    const prefix = this.prefix(strategy, namespace);
+    if (!viewed) return this.store.watch(prefix, afterRevision, listener);
+    return this.store.watch(prefix, afterRevision, (change: ChangeEvent) => listener(viewed.change(change)));
+  }
+
+  /** Writes value (encode()'s output, in the type's form) at key; the entry comes back in the type's form. */
+  put(strategy: ResourceStrategy, key: string, value: string, options: WriteOptions = {}): PutResult {
+    const viewed = this.viewOf(strategy);
+    if (!viewed) return this.store.put(key, value, options);
+    const result = this.store.put(key, viewed.view.toStored(value), options);
+    return { revision: result.revision, kv: viewed.kv(result.kv), prevKv: result.prevKv && viewed.kv(result.prevKv) };
+  }
+
+  delete(strategy: ResourceStrategy, key: string, options: WriteOptions = {}): DeleteResult {
+    const viewed = this.viewOf(strategy);
+    const result = this.store.delete(key, options);
+    return viewed ? { revision: result.revision, prevKv: viewed.kv(result.prevKv) } : result;
   }
 }
 

@@ -29,8 +29,8 @@ export interface ResourceStrategy {
   readonly storagePrefix: string;
   /**
    * Set when the type is a second view of another type's stored objects (core v1 Events over
-   * events.k8s.io/v1 ones): storagePrefix is then the view's prefix, mapped onto the stored
-   * entries with this conversion (storage-views.ts).
+   * events.k8s.io/v1 ones): storagePrefix is then the other type's, and the object layer
+   * converts values to and from the stored form with this view (storage-views.ts).
    */
   readonly storageView?: StorageView;
   /**

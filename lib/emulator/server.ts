@@ -9,6 +9,7 @@ import { ApiError, internalError, methodNotAllowed, pathNotFound } from "./api-e
 import { EmulatorClock } from "./clock.js";
 import { ContinueTokenSigner } from "./continue-token.js";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.js";
+import { EventTtl } from "./event-ttl.js";
 import { GenericRegistry } from "./generic-registry.js";
 import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
 import { handleResource } from "./handlers/index.js";
@@ -22,7 +23,7 @@ import type { EmulatorSettings } from "./options.js";
 import { ResourceRegistry } from "./resources.js";
 import { route } from "./router.js";
 import { MemoryStore } from "./store.js";
-import { defaultStrategies } from "./strategies/index.js";
+import { defaultStrategies, eventStrategy } from "./strategies/index.js";
 
 export interface EmulatorServer {
   readonly server: Server;
@@ -105,10 +106,14 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const storage = new ObjectStorage(store);
   const registry = new ResourceRegistry(defaultStrategies());
   const generic = new GenericRegistry(storage, () => clock.date());
+  // Events expire a time after their last write, whichever group wrote them: both store under
+  // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
+  const eventTtl = new EventTtl(store, `${eventStrategy.storagePrefix}/`, () => clock.now(), settings.eventTtlMs);
+  eventTtl.start();
   const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs }, () => clock.date());
   const watches: WatchRegistry = new Set();
   const continueTokens = new ContinueTokenSigner();
-  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens };
+  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl };
   lifecycle.seed();
 
   const server = createServer();
@@ -136,6 +141,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
       }),
     close: async () => {
       lifecycle.stop();
+      eventTtl.stop();
       for (const end of [...watches]) end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { EmulatorClock } from "../clock.js";
 import type { ContinueTokenSigner } from "../continue-token.js";
+import type { EventTtl } from "../event-ttl.js";
 import type { GenericRegistry } from "../generic-registry.js";
 import type { NamespaceLifecycle } from "../namespace-lifecycle.js";
 import type { ObjectStorage } from "../object-storage.js";
@@ -24,6 +25,8 @@ export interface EmulatorParts {
   readonly clock: EmulatorClock;
   /** Stamps this emulator's continue tokens with their issue time. */
   readonly continueTokens: ContinueTokenSigner;
+  /** Deletes events a time after their last write (run by the admin clock advance too). */
+  readonly eventTtl: EventTtl;
 }
 
 /** A request on a resource path, as routed. */

@@ -86,7 +86,7 @@ export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
 
   let range;
   try {
-    range = store.range(prefix, { revision, startKey: position?.startKey });
+    range = storage.range(strategy, allNamespaces ? undefined : namespace, { revision, startKey: position?.startKey });
   } catch (e) {
     if (!(e instanceof StoreError && e.code === "Compacted")) throw e;
     throw position ? continueExpired(strategy, position, prefix) : tooOld(strategy, revision ?? 0, store.compactRevision);

@@ -154,7 +154,7 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   const { strategy, namespace, allNamespaces } = ctx.route;
   const { storage, settings, watches, clock } = ctx.parts;
   const store = storage.store;
-  const prefix = storage.prefix(strategy, allNamespaces ? undefined : namespace);
+  const collection = allNamespaces ? undefined : namespace;
   const filter = objectFilter(options, strategy);
   // Validated before the 200 goes out: a bad version is a normal 400, a YAML watch 406, a bad includeObject 400.
   const startRv = parseResourceVersionParam(options.resourceVersion);
@@ -205,7 +205,7 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   const initialEvents = options.sendInitialEvents ?? startRv === undefined;
   if (initialEvents) {
     // The current state is at least as new as any version given (NotOlderThan).
-    const snapshot = store.range(prefix);
+    const snapshot = storage.range(strategy, collection);
     for (const kv of snapshot.kvs) {
       if (filter.empty && format.plainJson) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
       else {
@@ -228,7 +228,7 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   // Synchronous from range to registration: no change can fall between the two.
   let cancel: () => void;
   try {
-    cancel = store.watch(prefix, from, (change) => {
+    cancel = storage.watch(strategy, collection, from, (change) => {
       if (closed) return;
       try {
         const line = viewOf(storage, change).line(filter, format, takeHeaders, clock.now());

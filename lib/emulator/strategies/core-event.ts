@@ -8,8 +8,9 @@
  *   deprecatedCount ↔ count, reportingController ↔ reportingComponent (the core JSON name);
  *   every other field keeps its name.
  *
- * The view is installed at the store (storage-views.ts), so names, resourceVersions, watches and
- * the namespace controller are shared with events.k8s.io. Core v1 requests get only the legacy
+ * The strategy's storagePrefix is events.k8s.io's and its storageView converts the stored values
+ * (storage-views.ts, applied by object-storage.ts), so names, resourceVersions, watches, the
+ * namespace controller and the TTL are shared with events.k8s.io. Core v1 requests get only the legacy
  * validation rules (with `reportingComponent` as the controller's path), and the name needs only
  * to be a path segment. JSON follows the Go tags of api/core/v1 Event: reportingComponent and
  * reportingInstance are always written (even ""), the times are written as null when zero.
@@ -72,12 +73,8 @@ export function eventsEventOf(c: KubeObject): KubeObject {
   return asKubeObject(canonicalize({ ...renamed(c, TO_EVENTS), kind: "Event", apiVersion: "events.k8s.io/v1" }, EVENT_SHAPE));
 }
 
-/** Where the core view addresses its objects; the store maps it onto eventStrategy's entries. */
-export const CORE_EVENT_VIEW_PREFIX = "/registry/events~core-v1";
-
+/** The core v1 view of the stored (events.k8s.io/v1) values. */
 export const coreEventStorageView: StorageView = {
-  viewPrefix: CORE_EVENT_VIEW_PREFIX,
-  storedPrefix: eventStrategy.storagePrefix,
   toView: (stored) => JSON.stringify(coreEventOf(asKubeObject(parseStored(stored)))),
   toStored: (view) => JSON.stringify(eventsEventOf(asKubeObject(parseStored(view)))),
 };
@@ -111,7 +108,8 @@ export const coreEventStrategy: ResourceStrategy = {
   verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
   // The same storage version as events.k8s.io/v1: both are the one stored type.
   storageVersionHash: eventStrategy.storageVersionHash,
-  storagePrefix: CORE_EVENT_VIEW_PREFIX,
+  // The events.k8s.io/v1 entries, read and written through the view.
+  storagePrefix: eventStrategy.storagePrefix,
   storageView: coreEventStorageView,
   watchCache: false,
   allowCreateOnUpdate: true,
