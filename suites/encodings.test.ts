@@ -170,7 +170,7 @@ describe("CBOR", () => {
     });
   });
 
-  check("with CBOR on: bodies start with the self-described tag, and a watch is an application/cbor-seq", ["doc1.media.cbor", "doc1.media.cbor-seq-watch"], async (ctx) => {
+  check("with CBOR on: bodies start with the self-described tag, a watch is an application/cbor-seq, and apply takes CBOR", ["doc1.media.cbor", "doc1.media.cbor-seq-watch", "doc1.media.apply-patch-cbor"], async (ctx) => {
     if (!cborServed) {
       ctx.skip("the target does not serve CBOR (gate CBORServingAndStorage off, the 1.35 default)");
       return;
@@ -191,5 +191,32 @@ describe("CBOR", () => {
     } finally {
       w.close();
     }
+    const applied = uniqueName("capply");
+    const applyRes = await session.client.raw("PATCH", resourcePath(t, ns, applied), {
+      rawBody: encodeBody(configMap(session.types, ns, applied, { via: "cbor" }) as Record<string, unknown>, "cbor"),
+      contentType: "application/apply-patch+cbor",
+      query: { fieldManager: "tollgate-cbor" },
+    });
+    expect(applyRes.code, applyRes.text.slice(0, 200)).toBe(201);
+    expect((await session.client.get(t, ns, applied)).data).toEqual({ via: "cbor" });
   });
+});
+
+describe("large collections", () => {
+  check(
+    "a multi-megabyte list comes whole in JSON and in protobuf, the encodings meant for large collections",
+    ["doc1.media.rule4-large-collections", "doc1.limits.large-collection-encodings", "doc1.limits.example-size", "doc1.media.rule4-item-by-item"],
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("encodings");
+      const t = session.types.configmaps;
+      const blob = "q".repeat(48 * 1024);
+      for (let i = 0; i < 48; i++) await session.client.create(t, ns, configMap(session.types, ns, `large-${String(i).padStart(2, "0")}`, { blob }));
+      const json = (await inEncoding(resourcePath(t, ns), "json")) as KubeList;
+      const pb = (await inEncoding(resourcePath(t, ns), "protobuf")) as KubeList;
+      expect(json.items).toHaveLength(48);
+      expect(pb).toEqual(json);
+    },
+    { timeout: 60_000 },
+  );
 });

@@ -154,7 +154,7 @@ describe("list: resourceVersionMatch=NotOlderThan", () => {
 describe("list: versions no longer retained", () => {
   check(
     "Exact of a version the server no longer keeps gives 410 Expired",
-    ["doc1.list-rv.exact-unavailable-410", "doc1.list-rv.snapshot-retention", "doc1.errors.410-history-gone", "doc1.limits.old-rv-not-required"],
+    ["doc1.list-rv.exact-unavailable-410", "doc1.list-rv.snapshot-retention", "doc1.limits.snapshot-retention", "doc1.errors.410-history-gone", "doc1.limits.old-rv-not-required"],
     async (ctx) => {
       const { session } = suite;
       if (!(await canCompact(ctx, session))) return;
