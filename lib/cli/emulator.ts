@@ -11,7 +11,7 @@ import {
 } from "../emulator/daemons/index.js";
 import { FeatureGateError, parseFeatureGates } from "../emulator/feature-gates.js";
 import { startEmulator, type EmulatorOptions } from "../emulator/index.js";
-import { parseOptions, UsageError } from "./usage.js";
+import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 /** setInterval's limit (2^31-1 ms) in whole seconds; one bound for every duration keeps the rule simple to state. */
 const MAX_SECONDS = 2_147_483;
@@ -44,24 +44,6 @@ function argsFlag(flag: string, raw: string | undefined): string[] | undefined {
     if (e instanceof ShellSyntaxError) throw new UsageError(`--${flag}: ${e.message}`);
     throw e;
   }
-}
-
-/**
- * parseArgs refuses `--flag VALUE` when VALUE starts with "-" ("ambiguous"), which is how a
- * daemon command line or a token often starts: glue such flags to their value first, as
- * `tollgate flags check` does for its quoted command lines.
- */
-function glueValues(args: readonly string[], flags: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] as string;
-    const next = args[i + 1];
-    if (flags.includes(arg) && next !== undefined) {
-      out.push(`${arg}=${next}`);
-      i += 1;
-    } else out.push(arg);
-  }
-  return out;
 }
 
 /** The users behind the two daemon tokens (the token review stand-in of lib/emulator/daemons/access.ts). */

@@ -8,7 +8,7 @@ import { withoutProgramName } from "../daemons/command-line.js";
 import { checkBoth, type DaemonFinding } from "../daemons/cross-check.js";
 import { SEVERITIES, type Severity } from "../daemons/findings.js";
 import { shellWords, ShellSyntaxError } from "../daemons/shell-words.js";
-import { parseOptions, UsageError } from "./usage.js";
+import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 export const FLAGS_USAGE = `  tollgate flags check controller-manager|node-agent [--output text|json] -- ARGS...
   tollgate flags check [--output text|json] --controller-manager "ARGS" --node-agent "ARGS"`;
@@ -30,7 +30,7 @@ export async function flagsCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== "check") throw new UsageError(sub ? `unknown flags command "${sub}"` : "flags needs a command: check");
   const dash = rest.indexOf("--");
-  const own = glueLineOptions(dash < 0 ? rest : rest.slice(0, dash));
+  const own = glueValues(dash < 0 ? rest : rest.slice(0, dash), ["--controller-manager", "--node-agent"]);
   const daemonArgs = dash < 0 ? undefined : rest.slice(dash + 1);
   let parsed;
   try {
@@ -89,23 +89,6 @@ export async function flagsCommand(argv: string[]): Promise<number> {
     console.log(renderText(findings, subjects));
   }
   return count("error") > 0 ? 1 : 0;
-}
-
-/**
- * A daemon's command line starts with a dash (`--controller-manager "--v=2 ..."`), which
- * parseArgs refuses as an option value; joined with "=" it is unambiguous.
- */
-function glueLineOptions(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] as string;
-    const next = args[i + 1];
-    if ((arg === "--controller-manager" || arg === "--node-agent") && next !== undefined) {
-      out.push(`${arg}=${next}`);
-      i += 1;
-    } else out.push(arg);
-  }
-  return out;
 }
 
 function split(line: string): string[] {

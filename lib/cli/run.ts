@@ -19,7 +19,7 @@ import { exitCodeFor, type Summary } from "../report/summary.js";
 import SummaryReporter from "../report/summary-reporter.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { ENV } from "../runner/settings.js";
-import { parseOptions, UsageError } from "./usage.js";
+import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -76,24 +76,6 @@ export function daemonEnvironment(values: RunFlagValues): Record<string, string 
   if (ca !== undefined && !existsSync(ca)) throw new UsageError(`--daemon-ca: no such file ${ca}`);
   if (ca !== undefined && values["daemon-insecure"]) throw new UsageError("--daemon-ca and --daemon-insecure exclude each other");
   return { ...urls, ...others };
-}
-
-/**
- * parseArgs refuses `--flag VALUE` when VALUE starts with "-" ("ambiguous"), which is how a
- * daemon command line or a token often starts: glue such flags to their value first, as
- * `tollgate flags check` does for its quoted command lines.
- */
-function glueValues(args: readonly string[], flags: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] as string;
-    const next = args[i + 1];
-    if (flags.includes(arg) && next !== undefined) {
-      out.push(`${arg}=${next}`);
-      i += 1;
-    } else out.push(arg);
-  }
-  return out;
 }
 
 export async function runCommand(argv: string[]): Promise<number> {

@@ -29,3 +29,20 @@ export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<t
     throw new UsageError((e as Error).message.split("\n")[0] ?? "bad arguments");
   }
 }
+
+/**
+ * parseArgs refuses `--flag VALUE` when VALUE starts with "-" ("ambiguous"), which is how a
+ * daemon command line or a token often starts; joined with "=" it is unambiguous.
+ */
+export function glueValues(args: readonly string[], flags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    if (flags.includes(arg) && next !== undefined) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
+}
