@@ -4,30 +4,38 @@
  * on a real server. It lets a conformance run reach the 410 cases in seconds instead of waiting
  * out a five-minute history window:
  *
- *   GET  /tollgate/admin          → {"compact":true,"clock":true}
+ *   GET  /tollgate/admin          → {"compact":true,"clock":true,"corrupt":true}
  *   POST /tollgate/admin/compact  {} | {"revision":"N"} → {"compactedRevision":"N"}
  *   POST /tollgate/admin/clock    {"advanceSeconds":N}   → {"now":"<RFC 3339>"}
+ *   POST /tollgate/admin/corrupt  {"path":"/api/v1/namespaces/x/configmaps/y"} → {"path":…,"resourceVersion":"N"}
  *
  * Compaction is etcd's: history up to the revision is dropped, later reads and watches need a
  * newer one. Advancing the clock moves the emulator's one clock, so retention-based compaction,
- * continue-token expiry, event expiry and new timestamps all see the jump. Bad bodies are 400
- * BadRequest.
+ * continue-token expiry, event expiry and new timestamps all see the jump. Marking an object
+ * corrupt stands in for a stored value a real server cannot decrypt or decode (object-storage.ts):
+ * reads of it then fail with 500, and only the unsafe force delete removes it; namespaces cannot be
+ * marked (the namespace controller must keep reading them). Bad bodies are 400 BadRequest; a path
+ * naming no stored object is 404.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { badRequest, methodNotAllowed, pathNotFound } from "./api-errors.js";
+import { badRequest, methodNotAllowed, notFound, pathNotFound } from "./api-errors.js";
 import { ClockRangeError } from "./clock.js";
 import type { EmulatorParts } from "./handlers/context.js";
 import { readBody, writeJson } from "./http-io.js";
 import { isJsonObject, type JsonObject } from "./json.js";
+import { qualifiedResourceOf } from "./resources.js";
+import { route } from "./router.js";
+import { namespaceStrategy } from "./strategies/namespace.js";
 
 export const ADMIN_PATH = "/tollgate/admin";
 
 export interface AdminCapabilities {
   readonly compact: boolean;
   readonly clock: boolean;
+  readonly corrupt: boolean;
 }
 
-export const ADMIN_CAPABILITIES: AdminCapabilities = { compact: true, clock: true };
+export const ADMIN_CAPABILITIES: AdminCapabilities = { compact: true, clock: true, corrupt: true };
 
 export function isAdminPath(pathname: string): boolean {
   return pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`);
@@ -50,12 +58,12 @@ export async function handleAdmin(ctx: AdminRequest): Promise<void> {
     writeJson(res, 200, ADMIN_CAPABILITIES, { pretty });
     return;
   }
-  if (action !== "/compact" && action !== "/clock") throw pathNotFound();
+  if (action !== "/compact" && action !== "/clock" && action !== "/corrupt") throw pathNotFound();
   if (method !== "POST") throw methodNotAllowed();
   // The body is read as JSON whatever its Content-Type: this is a test hook, and `curl -d`
   // labels JSON as a form.
   const body = parseAdminBody(await readBody(req, ctx.parts.settings.maxRequestBodyBytes));
-  const answer = action === "/compact" ? compact(ctx.parts, body) : advanceClock(ctx.parts, body);
+  const answer = action === "/compact" ? compact(ctx.parts, body) : action === "/clock" ? advanceClock(ctx.parts, body) : markCorrupt(ctx.parts, body);
   writeJson(res, 200, answer, { pretty });
 }
 
@@ -113,4 +121,18 @@ function advanceClock(parts: EmulatorParts, body: JsonObject): { now: string } {
   parts.eventTtl.sweep();
   parts.storage.store.applyRetention();
   return { now: parts.clock.date().toISOString() };
+}
+
+function markCorrupt(parts: EmulatorParts, body: JsonObject): { path: string; resourceVersion: string } {
+  onlyKeys(body, ["path"]);
+  const path = body["path"];
+  if (typeof path !== "string" || path === "") throw badRequest(`path must be the API path of one object, not ${JSON.stringify(path ?? null)}`);
+  const r = route(path, parts.registry);
+  if (r.kind !== "resource" || r.name === undefined || r.subresource !== undefined || r.watchPath) {
+    throw badRequest(`path must be the API path of one object (such as /api/v1/namespaces/x/configmaps/y), not ${JSON.stringify(path)}`);
+  }
+  if (r.strategy === namespaceStrategy) throw badRequest("namespaces cannot be marked corrupt");
+  const kv = parts.storage.markCorrupt(parts.storage.key(r.strategy, r.namespace, r.name));
+  if (!kv) throw notFound(qualifiedResourceOf(r.strategy), r.name);
+  return { path, resourceVersion: String(kv.modRevision) };
 }

@@ -1,7 +1,8 @@
 /**
  * The feature gates the emulator honours, with their 1.35 defaults (apiserver@v0.35.7
  * pkg/features/kube_features.go): CBORServingAndStorage is alpha and off (wire-facts §3),
- * APIResponseCompression is beta and on (doc1 "Limits"). Only gates that change what the
+ * APIResponseCompression is beta and on (doc1 "Limits"), AllowUnsafeMalformedObjectDeletion is
+ * alpha and off (doc1 "Delete options": the unsafe force delete of a corrupt object). Only gates that change what the
  * emulator does are known here; an unknown name is refused rather than silently ignored, so a
  * typo in `--feature-gates` cannot make a run test something other than what was asked.
  */
@@ -12,6 +13,8 @@ export interface FeatureGates {
   readonly CBORServingAndStorage: boolean;
   /** gzip for get/list responses over 128 KiB when the client sends Accept-Encoding: gzip. */
   readonly APIResponseCompression: boolean;
+  /** DeleteOptions.ignoreStoreReadErrorWithClusterBreakingPotential: removing a corrupt (unreadable) object. */
+  readonly AllowUnsafeMalformedObjectDeletion: boolean;
 }
 
 export type FeatureGateName = keyof FeatureGates;
@@ -19,6 +22,7 @@ export type FeatureGateName = keyof FeatureGates;
 export const DEFAULT_FEATURE_GATES: FeatureGates = {
   CBORServingAndStorage: false,
   APIResponseCompression: true,
+  AllowUnsafeMalformedObjectDeletion: false,
 };
 
 export const KNOWN_FEATURE_GATES: readonly FeatureGateName[] = Object.keys(DEFAULT_FEATURE_GATES) as FeatureGateName[];

@@ -38,6 +38,8 @@ export interface DeleteOptions {
   readonly orphanDependents?: boolean;
   /** dryRun=All: run every step except the write. */
   readonly dryRun?: boolean;
+  /** The unsafe force delete of a corrupt object (gate AllowUnsafeMalformedObjectDeletion; validated by the handler). */
+  readonly ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }
 
 export interface WriteOptions {

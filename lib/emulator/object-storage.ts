@@ -10,7 +10,14 @@
  * entries, its values converted to and from the stored form here. The KeyValues and changes
  * these methods return hold the type's own form; encode, decode and objectJson work on that form.
  * The store itself stays reachable for what is not per type (revisions, compaction, retention).
+ *
+ * An entry can be marked corrupt (the admin endpoint's stand-in for a value a real server cannot
+ * decrypt or decode): get() of it fails as a real server's read does, a 500 InternalError, and
+ * the list handler refuses a page holding it. The mark belongs to the entry's modRevision, so any
+ * later write of the key (a new, readable value) ends it. Known differences: the namespace
+ * controller and watches still read the marked value, and a DELETED event carries its last state.
  */
+import { internalError } from "./api-errors.js";
 import { parseStored, type KubeObject } from "./json.js";
 import { asKubeObject, setMeta } from "./object-meta.js";
 import type { ResourceStrategy } from "./resources.js";
@@ -24,6 +31,8 @@ export interface StoredObject {
 
 export class ObjectStorage {
   private readonly viewed = new Map<StorageView, ViewedEntries>();
+  /** Keys marked unreadable, each with the modRevision of the value that is "corrupt". */
+  private readonly corrupt = new Map<string, number>();
 
   constructor(readonly store: MemoryStore) {}
 
@@ -80,7 +89,28 @@ export class ObjectStorage {
 
   get(strategy: ResourceStrategy, namespace: string, name: string): StoredObject | undefined {
     const kv = this.entry(strategy, this.key(strategy, namespace, name));
+    if (kv) this.mustBeReadable(kv);
     return kv ? { object: this.decode(kv), kv } : undefined;
+  }
+
+  /** Marks the current value at key unreadable; false when there is no entry. */
+  markCorrupt(key: string): KeyValue | undefined {
+    const kv = this.store.get(key);
+    if (kv) this.corrupt.set(key, kv.modRevision);
+    return kv;
+  }
+
+  /** True when kv is a value marked unreadable (and not rewritten since). */
+  isCorrupt(kv: KeyValue): boolean {
+    return this.corrupt.get(kv.key) === kv.modRevision;
+  }
+
+  /** Throws what a real server answers for a value it cannot decrypt or decode: 500 InternalError. */
+  mustBeReadable(kv: KeyValue): void {
+    if (!this.isCorrupt(kv)) return;
+    throw internalError(
+      `StorageError: corrupt object, Code: 7, Key: ${kv.key}, ResourceVersion: 0, AdditionalErrorMsg: failed to decode or transform the stored data`,
+    );
   }
 
   /** The entry at key (one of this.key(strategy, …)), in the type's form. */

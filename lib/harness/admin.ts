@@ -7,7 +7,10 @@
  * Contract: GET /tollgate/admin → 200 {"compact":true,"clock":true} when enabled (404 or
  * anything else: not offered); POST /tollgate/admin/compact → {"compactedRevision":"N"}
  * (history older than the current revision is dropped); POST /tollgate/admin/clock with
- * {"advanceSeconds":N} → {"now":"<RFC 3339>"}.
+ * {"advanceSeconds":N} → {"now":"<RFC 3339>"}. Optional, advertised as "corrupt":true: POST
+ * /tollgate/admin/corrupt with {"path":"<API path of one object>"} makes that stored object
+ * unreadable (as an undecryptable or undecodable value is on a real server) until it is rewritten
+ * or removed.
  */
 import type { ApiClient } from "./client.js";
 
@@ -16,13 +19,15 @@ export const ADMIN_PATH = "/tollgate/admin";
 export interface AdminCapabilities {
   compact: boolean;
   clock: boolean;
+  /** POST /tollgate/admin/corrupt is offered (absent from older targets: false). */
+  corrupt: boolean;
 }
 
 export async function detectAdmin(client: ApiClient): Promise<AdminCapabilities | undefined> {
   const res = await client.raw("GET", ADMIN_PATH);
   const body = res.json as Partial<AdminCapabilities> | undefined;
   if (res.code !== 200 || typeof body !== "object" || body === null) return undefined;
-  return { compact: body.compact === true, clock: body.clock === true };
+  return { compact: body.compact === true, clock: body.clock === true, corrupt: body.corrupt === true };
 }
 
 /** Compacts the target's history up to its current revision; returns that revision. */
@@ -34,4 +39,9 @@ export async function compactHistory(client: ApiClient): Promise<string> {
 
 export async function advanceClock(client: ApiClient, seconds: number): Promise<void> {
   await client.call("POST", `${ADMIN_PATH}/clock`, { body: { advanceSeconds: seconds } });
+}
+
+/** Makes the object at `path` (an API path such as /api/v1/namespaces/x/configmaps/y) unreadable on the target. */
+export async function markCorrupt(client: ApiClient, path: string): Promise<void> {
+  await client.call("POST", `${ADMIN_PATH}/corrupt`, { body: { path } });
 }

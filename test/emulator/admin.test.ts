@@ -81,7 +81,7 @@ describe("admin endpoint switched on", () => {
     const r = await call("GET", ADMIN);
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toBe("application/json");
-    expect(r.text).toBe('{"compact":true,"clock":true}\n');
+    expect(r.text).toBe('{"compact":true,"clock":true,"corrupt":true}\n');
   });
 
   it("compaction turns a configmap watch from before it into one ERROR 410 event, then the end of the stream", async () => {

@@ -7,8 +7,8 @@ import { startEmulator } from "../../lib/emulator/index.js";
 
 describe("feature gates", () => {
   it("default to 1.35: CBOR off, response compression on", () => {
-    expect(DEFAULT_FEATURE_GATES).toEqual({ CBORServingAndStorage: false, APIResponseCompression: true });
-    expect(resolveFeatureGates({ CBORServingAndStorage: true })).toEqual({ CBORServingAndStorage: true, APIResponseCompression: true });
+    expect(DEFAULT_FEATURE_GATES).toEqual({ CBORServingAndStorage: false, APIResponseCompression: true, AllowUnsafeMalformedObjectDeletion: false });
+    expect(resolveFeatureGates({ CBORServingAndStorage: true })).toEqual({ CBORServingAndStorage: true, APIResponseCompression: true, AllowUnsafeMalformedObjectDeletion: false });
   });
 
   it("parse Name=bool lists like kube-apiserver's flag", () => {

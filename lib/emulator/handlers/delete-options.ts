@@ -1,9 +1,16 @@
 /**
  * DeleteOptions from the query and an optional body (the body wins), then the server's
  * DeleteOptions validation (422 on kind DeleteOptions.meta.k8s.io).
+ *
+ * ignoreStoreReadErrorWithClusterBreakingPotential=true (the unsafe force delete, doc1 "Delete
+ * options") with the AllowUnsafeMalformedObjectDeletion gate off is refused here with a
+ * Forbidden cause naming the gate (tollgate's choice: the option is never silently dropped, so a
+ * client cannot mistake a normal delete for a forced one); with the gate on, each of dryRun,
+ * gracePeriodSeconds, orphanDependents, preconditions and propagationPolicy set alongside it is
+ * an Invalid cause of its own (apimachinery ValidateDeleteOptions).
  */
 import { badRequest, invalid } from "../api-errors.js";
-import { invalid as invalidField, notSupported, type FieldError } from "../field-errors.js";
+import { forbidden, invalid as invalidField, notSupported, type FieldError } from "../field-errors.js";
 import type { DeleteOptions } from "../generic-registry.js";
 import { goJsonSyntaxError, summarizeBody } from "../go-json-errors.js";
 import { isJsonObject, obj, type Json } from "../json.js";
@@ -32,7 +39,10 @@ interface Draft {
   orphanDependents?: boolean;
   dryRun: string[];
   preconditions?: { uid?: string; resourceVersion?: string };
+  ignoreStoreReadError?: boolean;
 }
+
+export const FORCE_OPTION = "ignoreStoreReadErrorWithClusterBreakingPotential";
 
 function fromQuery(params: URLSearchParams): Draft {
   const draft: Draft = { dryRun: params.getAll("dryRun") };
@@ -76,6 +86,7 @@ function mergeBody(draft: Draft, body: Buffer): void {
   if (typeof v["propagationPolicy"] === "string") draft.propagationPolicy = v["propagationPolicy"];
   if (typeof v["orphanDependents"] === "boolean") draft.orphanDependents = v["orphanDependents"];
   if (Array.isArray(v["dryRun"])) draft.dryRun = v["dryRun"].filter((x): x is string => typeof x === "string");
+  if (typeof v[FORCE_OPTION] === "boolean") draft.ignoreStoreReadError = v[FORCE_OPTION];
   const pre = obj(v, "preconditions");
   if (pre) {
     draft.preconditions = {};
@@ -100,6 +111,17 @@ export function parseDeleteOptions(ctx: RequestContext, body: Buffer): DeleteOpt
   if (draft.propagationPolicy !== undefined && !POLICIES.includes(draft.propagationPolicy)) {
     errors.push(notSupported("propagationPolicy", draft.propagationPolicy, [...POLICIES, "nil"]));
   }
+  const force = draft.ignoreStoreReadError === true;
+  if (force && !ctx.parts.settings.featureGates.AllowUnsafeMalformedObjectDeletion) {
+    errors.push(forbidden(FORCE_OPTION, "only allowed when the AllowUnsafeMalformedObjectDeletion feature gate is enabled"));
+  } else if (force) {
+    const together = "can not be set together with ignoreStoreReadErrorWithClusterBreakingPotential";
+    if (draft.dryRun.length > 0) errors.push(invalidField("dryRun", draft.dryRun, together));
+    if (draft.gracePeriodSeconds !== undefined) errors.push(invalidField("gracePeriodSeconds", draft.gracePeriodSeconds, together));
+    if (draft.orphanDependents !== undefined) errors.push(invalidField("orphanDependents", draft.orphanDependents, together));
+    if (draft.preconditions !== undefined) errors.push(invalidField("preconditions", draft.preconditions, together));
+    if (draft.propagationPolicy !== undefined) errors.push(invalidField("propagationPolicy", draft.propagationPolicy, together));
+  }
   if (errors.length) throw invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", errors);
   return {
     preconditions: draft.preconditions,
@@ -107,5 +129,6 @@ export function parseDeleteOptions(ctx: RequestContext, body: Buffer): DeleteOpt
     gracePeriodSeconds: draft.gracePeriodSeconds,
     orphanDependents: draft.orphanDependents,
     dryRun: dryRunOf(draft.dryRun, "DeleteOptions"),
+    ignoreStoreReadErrorWithClusterBreakingPotential: force,
   };
 }

@@ -2,19 +2,28 @@
  * DELETE of one resource. Most types answer a removal with a Success Status naming the object
  * (wire-facts §4); namespaces go through the lifecycle (Terminating first) and always answer
  * with the namespace; an object held by finalizers answers with the object.
+ *
+ * The unsafe force delete (ignoreStoreReadErrorWithClusterBreakingPotential=true, its gate
+ * checked with the options) goes the way of the apiserver's corrupt-object deleter: it reads the
+ * object first and, when the read succeeds, aborts with 422 Invalid on the option ("is exclusively
+ * meant to delete corrupt objects…") and changes nothing; only a corrupt entry is removed, with
+ * finalizers and preconditions ignored, answering 200 with a Success Status.
  */
 import { nameOf, uidOf } from "../object-meta.js";
-import { details } from "../api-errors.js";
+import { details, invalid, notFound } from "../api-errors.js";
+import { invalid as invalidField } from "../field-errors.js";
+import { qualifiedResourceOf } from "../resources.js";
 import { makeStatus } from "../../wire/status.js";
 import { namespaceStrategy } from "../strategies/namespace.js";
 import type { RequestContext } from "./context.js";
-import { parseDeleteOptions } from "./delete-options.js";
+import { FORCE_OPTION, parseDeleteOptions } from "./delete-options.js";
 import { writeObject } from "./respond.js";
 
 export function handleDelete(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle } = ctx.parts;
   const options = parseDeleteOptions(ctx, body);
+  if (options.ignoreStoreReadErrorWithClusterBreakingPotential) return forceDelete(ctx, name);
   const isNamespace = strategy === namespaceStrategy;
   if (isNamespace) lifecycle.admitDelete(name);
   const existing = generic.mustGet(strategy, namespace, name);
@@ -26,4 +35,19 @@ export function handleDelete(ctx: RequestContext, name: string, body: Buffer): P
   // 202 only when the object stays and the client asked for cascading (orphanDependents=false).
   const code = !outcome.deleted && options.orphanDependents === false ? 202 : 200;
   return writeObject(ctx, code, outcome.object);
+}
+
+function forceDelete(ctx: RequestContext, name: string): Promise<void> {
+  const { strategy, namespace } = ctx.route;
+  const storage = ctx.parts.storage;
+  const key = storage.key(strategy, namespace, name);
+  const kv = storage.entry(strategy, key);
+  if (!kv) throw notFound(qualifiedResourceOf(strategy), name);
+  if (!storage.isCorrupt(kv)) {
+    throw invalid({ group: strategy.group, kind: strategy.resource }, name, [
+      invalidField(FORCE_OPTION, true, "is exclusively meant to delete corrupt objects with unreadable data from the storage, but this object has readable data"),
+    ]);
+  }
+  storage.delete(strategy, key, { expectModRevision: kv.modRevision });
+  return writeObject(ctx, 200, makeStatus({ status: "Success", details: details({ name, group: strategy.group, kind: strategy.resource }) }));
 }

@@ -94,6 +94,7 @@ export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
   const kvs: KeyValue[] = [];
   let lastKey: string | undefined;
   let hasMore = false;
+  for (const kv of range.kvs) storage.mustBeReadable(kv);
   for (const kv of range.kvs) {
     if (options.limit > 0 && kvs.length >= options.limit) {
       hasMore = true;
