@@ -224,6 +224,15 @@ describe("create errors", () => {
   });
 });
 
+describe("data keys that are names of Object.prototype members", () => {
+  // Found by the encodings property: a key "valueOf" was taken for a binaryData duplicate.
+  it("are ordinary keys, not duplicates of binaryData", async () => {
+    const r = await call("POST", CM, configMapBody(uniq("proto"), { valueOf: "1", constructor: "2", toString: "3", __proto__x: "4" }));
+    expect(r.status, r.text).toBe(201);
+    expect(Object.keys(r.json.data).sort()).toEqual(["__proto__x", "constructor", "toString", "valueOf"]);
+  });
+});
+
 describe("get", () => {
   it("404 NotFound names the qualified resource", async () => {
     const r = await call("GET", `${EV}/missing-one`);

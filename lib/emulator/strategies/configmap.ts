@@ -23,7 +23,7 @@ function validateConfigMap(o: KubeObject): FieldError[] {
   let size = 0;
   for (const [key, value] of Object.entries(data)) {
     for (const msg of configMapKey(key)) errs.push(invalid(`data[${key}]`, key, msg));
-    if (key in binary) errs.push(invalid(`data[${key}]`, key, "duplicate of key present in binaryData"));
+    if (Object.hasOwn(binary, key)) errs.push(invalid(`data[${key}]`, key, "duplicate of key present in binaryData"));
     size += typeof value === "string" ? Buffer.byteLength(value) : 0;
   }
   for (const [key, value] of Object.entries(binary)) {
