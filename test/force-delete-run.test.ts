@@ -3,15 +3,10 @@
  * force-delete suite through the real CLI against an emulator with the gate on and its admin
  * endpoint (which can make an object corrupt), where every gated check applies.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../lib/emulator/index.js";
-import type { Summary } from "../lib/report/summary.js";
+import { runSuiteViaCli } from "./support/run-suite.js";
 
-const BIN = resolve(import.meta.dirname, "../bin/tollgate.js");
 let emulator: RunningEmulator;
 
 beforeAll(async () => {
@@ -23,14 +18,7 @@ afterAll(async () => {
 
 describe("the force-delete suite with the AllowUnsafeMalformedObjectDeletion gate on", () => {
   it("passes, with every gated rule checked", { timeout: 120_000 }, async () => {
-    const out = mkdtempSync(join(tmpdir(), "tollgate-force-"));
-    const child = spawn(process.execPath, [BIN, "run", "--target", emulator.url, "--suite", "suites/force-delete", "--no-html", "--output", out], { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    const code = await new Promise<number | null>((r) => child.once("exit", r));
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary;
-    const status = (id: string): string | undefined => summary.rules.find((r) => r.id === id)?.status;
+    const { code, output, summary, status } = await runSuiteViaCli(emulator.url, "suites/force-delete");
     expect(code, output).toBe(0);
     expect(summary.totals.tests.failed, output).toBe(0);
     expect(summary.totals.tests.skipped, output).toBe(0);

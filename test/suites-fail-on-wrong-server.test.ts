@@ -3,16 +3,11 @@
  * the emulator, runs one suite through the real CLI, and expects exit 1 with that rule
  * failed in summary.json.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../lib/emulator/index.js";
-import type { Summary } from "../lib/report/summary.js";
 import { startMutantProxy, type Mutant } from "./support/mutant-proxy.js";
+import { runSuiteViaCli } from "./support/run-suite.js";
 
-const BIN = resolve(import.meta.dirname, "../bin/tollgate.js");
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -21,26 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator.close();
 });
-
-function runSuite(target: string, suite: string): Promise<{ code: number | null; summary: Summary; output: string }> {
-  const out = mkdtempSync(join(tmpdir(), "tollgate-mutant-"));
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BIN, "run", "--target", target, "--suite", suite, "--no-html", "--output", out], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      try {
-        resolveRun({ code, output, summary: JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary });
-      } catch (e) {
-        reject(new Error(`no summary.json (${(e as Error).message}); output:\n${output}`));
-      }
-    });
-  });
-}
 
 const editJson = (body: string, edit: (o: Record<string, unknown>) => void): string => {
   const o = JSON.parse(body) as Record<string, unknown>;
@@ -103,7 +78,7 @@ describe("suites fail against a wrong server", () => {
   it.each(cases)("$mutant.name → $rule fails", { timeout: 90_000 }, async ({ mutant, suite, rule }) => {
     const proxy = await startMutantProxy(emulator.url, mutant);
     try {
-      const { code, summary, output } = await runSuite(proxy.url, suite);
+      const { code, summary, output } = await runSuiteViaCli(proxy.url, suite);
       const verdict = summary.rules.find((r) => r.id === rule);
       expect(verdict?.status, output).toBe("failed");
       expect(code, output).toBe(1);
@@ -115,7 +90,7 @@ describe("suites fail against a wrong server", () => {
   it("and the same suites pass through a proxy that changes nothing", { timeout: 90_000 }, async () => {
     const proxy = await startMutantProxy(emulator.url, { name: "faithful" });
     try {
-      const { code, summary, output } = await runSuite(proxy.url, "suites/watch-basic");
+      const { code, summary, output } = await runSuiteViaCli(proxy.url, "suites/watch-basic");
       expect(summary.totals.tests.failed, output).toBe(0);
       expect(code, output).toBe(0);
     } finally {
