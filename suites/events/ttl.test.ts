@@ -1,0 +1,54 @@
+/**
+ * doc2 "Events are kept for a limited time": a real server stores each Event with the
+ * --event-ttl lease (default 1 hour) and deletes it when the lease runs out, which watchers see
+ * as DELETED (wire-facts §7). Waiting an hour is not an option, so this needs the admin clock,
+ * and explicit permission (TOLLGATE_ALLOW_CLOCK_ADVANCE=1): jumping the clock of a shared target
+ * also ages the history under every other suite running in parallel. The embedded run leaves it
+ * off; test/event-ttl-run.test.ts runs this file alone against a dedicated emulator.
+ */
+import { describe, expect } from "vitest";
+import { event } from "../../fixtures/objects.js";
+import { advanceClock, detectAdmin } from "../../lib/harness/admin.js";
+import type { WatchEvent } from "../../lib/harness/objects.js";
+import { check, expectFailure, uniqueName, useSuite } from "../support/conformance.js";
+
+const suite = useSuite("event-ttl");
+const t = () => suite.session.types.events;
+
+/** Just past the real server's default --event-ttl of one hour. */
+const PAST_TTL_SECONDS = 3_601;
+
+describe("Event time-to-live", () => {
+  check("an Event is deleted once the event TTL has passed: watchers see DELETED, get answers 404", ["doc2.service.retention-limited"], async (ctx) => {
+    const { session, ns } = suite;
+    const admin = await detectAdmin(session.client);
+    if (!admin?.clock) {
+      ctx.skip("the target offers no admin clock (tollgate's admin endpoint); on a real server this takes the --event-ttl (default 1 hour) of waiting");
+      return;
+    }
+    if (process.env["TOLLGATE_ALLOW_CLOCK_ADVANCE"] !== "1") {
+      ctx.skip("advancing the clock of a shared target would age the history under suites running in parallel; set TOLLGATE_ALLOW_CLOCK_ADVANCE=1 on a dedicated target");
+      return;
+    }
+    const name = uniqueName("ttl");
+    const made = await session.client.create(t(), ns, event(session.types, ns, name));
+    const w = await session.client.watch(t(), ns, { resourceVersion: made.metadata.resourceVersion, fieldSelector: `metadata.name=${name}` });
+    try {
+      await advanceClock(session.client, PAST_TTL_SECONDS);
+      let deleted: WatchEvent | undefined;
+      const seen: string[] = [];
+      while (!deleted) {
+        const e = await w.next(15_000);
+        if (!e) throw new Error(`the watch ended before a DELETED event; saw ${seen.join(", ") || "nothing"}`);
+        seen.push(e.type);
+        if (e.type === "DELETED") deleted = e;
+        else if (e.type !== "BOOKMARK") throw new Error(`unexpected ${e.type} before DELETED: ${JSON.stringify(e.object).slice(0, 300)}`);
+      }
+      expect(deleted.object.metadata.name).toBe(name);
+      expect(Number(deleted.object.metadata.resourceVersion)).toBeGreaterThan(Number(made.metadata.resourceVersion));
+    } finally {
+      w.close();
+    }
+    await expectFailure(session.client.get(t(), ns, name), 404);
+  }, { timeout: 60_000 });
+});
