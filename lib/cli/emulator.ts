@@ -76,6 +76,8 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       "bookmark-interval": { type: "string" },
       retention: { type: "string" },
       "continue-lifetime": { type: "string" },
+      // kube-apiserver's name; 0 (the default here) means no limit.
+      "max-requests-inflight": { type: "string" },
       // kube-apiserver's form: --feature-gates CBORServingAndStorage=true,APIResponseCompression=false
       "feature-gates": { type: "string" },
       "controller-manager-port": { type: "string" },
@@ -99,6 +101,12 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   if (bookmarkIntervalMs !== undefined) api.bookmarkIntervalMs = bookmarkIntervalMs;
   if (retentionMs !== undefined) api.retentionMs = retentionMs;
   if (continueTokenLifetimeMs !== undefined) api.continueTokenLifetimeMs = continueTokenLifetimeMs;
+  const inflight = values["max-requests-inflight"];
+  if (inflight !== undefined) {
+    const n = /^[0-9]+$/.test(inflight) ? Number(inflight) : NaN;
+    if (!(n >= 0 && n <= 1_000_000)) throw new UsageError(`--max-requests-inflight must be a whole number from 0 (no limit) to 1000000, not "${inflight}"`);
+    api.maxRequestsInFlight = n;
+  }
   const gates = values["feature-gates"];
   if (gates !== undefined) {
     try {

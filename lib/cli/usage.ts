@@ -12,6 +12,7 @@ export const USAGE = `usage:
                [--daemon-ca FILE | --daemon-insecure]
   tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
                     [--retention S] [--continue-lifetime S] [--feature-gates Name=bool,...]
+                    [--max-requests-inflight N]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]

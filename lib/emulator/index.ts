@@ -28,6 +28,13 @@ export interface EmulatorOptions {
    */
   eventTtlMs?: number;
   /**
+   * Requests served at once above which the extra ones are answered 429 `Too many requests,
+   * please try again later.` (text/plain, Retry-After: 1), as API Priority and Fairness does
+   * (kube-apiserver --max-requests-inflight); watches, health and admin paths are exempt
+   * (default 0: unlimited).
+   */
+  maxRequestsInFlight?: number;
+  /**
    * Serves the test-only /tollgate/admin endpoint: compact the history, advance the clock
    * (default false: the path is a plain 404, as on a real server).
    */

@@ -17,6 +17,11 @@ export interface EmulatorSettings {
   readonly continueTokenLifetimeMs: number;
   /** Time (by the emulator clock) from an event's last write to its deletion (kube-apiserver --event-ttl). */
   readonly eventTtlMs: number;
+  /**
+   * Requests served at once above which the extra ones get a 429 of API Priority and Fairness
+   * (kube-apiserver --max-requests-inflight); watches, health and admin paths are exempt. 0: unlimited.
+   */
+  readonly maxRequestsInFlight: number;
   /** Serves the test-only /tollgate/admin endpoint (compaction, clock). */
   readonly admin: boolean;
   /** The feature gates in effect (feature-gates.ts), the 1.35 defaults unless overridden. */
@@ -41,6 +46,7 @@ export const DEFAULT_SETTINGS: EmulatorSettings = {
   maxRequestBodyBytes: DEFAULT_MAX_BODY_BYTES,
   continueTokenLifetimeMs: DEFAULT_CONTINUE_TOKEN_LIFETIME_MS,
   eventTtlMs: DEFAULT_EVENT_TTL_MS,
+  maxRequestsInFlight: 0,
   admin: false,
   featureGates: resolveFeatureGates(undefined),
 };
@@ -61,6 +67,7 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     maxRequestBodyBytes: pick("maxRequestBodyBytes"),
     continueTokenLifetimeMs: pick("continueTokenLifetimeMs"),
     eventTtlMs: pick("eventTtlMs"),
+    maxRequestsInFlight: Math.floor(pick("maxRequestsInFlight")),
     admin: partial.admin === true,
     featureGates: resolveFeatureGates(partial.featureGates),
   };

@@ -17,7 +17,7 @@ import { writeJson, writeStatus, writeText } from "./http-io.js";
 import { NamespaceLifecycle } from "./namespace-lifecycle.js";
 import type { FeatureGates } from "./feature-gates.js";
 import { encodeBody } from "./handlers/respond.js";
-import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
+import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, parseGoBool, wantsPretty } from "./negotiation.js";
 import { ObjectStorage } from "./object-storage.js";
 import type { EmulatorSettings } from "./options.js";
 import { ResourceRegistry } from "./resources.js";
@@ -30,8 +30,57 @@ export interface EmulatorServer {
   readonly parts: EmulatorParts;
   /** Listens and resolves with the base URL. */
   listen(host: string, port: number): Promise<string>;
+  /** Requests counted by the in-flight limit that are being served now (0 when no limit is set). */
+  inFlight(): number;
   /** Ends every watch and connection, stops the controllers, and closes the server. */
   close(): Promise<void>;
+}
+
+/** API Priority and Fairness's rejection, plain text and not a Status (wire-facts §4, 429 row). */
+export const TOO_MANY_REQUESTS_TEXT = "Too many requests, please try again later.";
+
+/**
+ * The in-flight limit (kube-apiserver --max-requests-inflight): a counter taken at request
+ * start and given back after the response's 'close'. Watches (long-running), health checks and
+ * the admin endpoint are exempt, as long-running requests and probes are on a real server.
+ */
+class InFlightLimit {
+  count = 0;
+  constructor(private readonly max: number) {}
+
+  /** False when the request was answered 429; otherwise it is counted (when it counts). */
+  admit(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+    if (this.max <= 0 || exempt(url)) return true;
+    if (this.count >= this.max) {
+      res.writeHead(429, {
+        "Retry-After": "1",
+        "Cache-Control": "no-cache, private",
+        "Content-Type": "text/plain; charset=utf-8",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Length": String(Buffer.byteLength(TOO_MANY_REQUESTS_TEXT)),
+      });
+      res.end(req.method === "HEAD" ? undefined : TOO_MANY_REQUESTS_TEXT);
+      return false;
+    }
+    this.count += 1;
+    // Given back at the end of the event-loop turn that closed the response: the emulator serves
+    // most requests within one turn, so requests read in the same turn count as concurrent.
+    res.once("close", () => {
+      setImmediate(() => {
+        this.count -= 1;
+      });
+    });
+    return true;
+  }
+}
+
+/** Long-running (a watch, by ?watch= or the deprecated /watch/ prefix), a health probe, or the admin endpoint. */
+function exempt(url: URL): boolean {
+  const path = url.pathname;
+  if (isAdminPath(path) || /^\/(healthz|readyz|livez)(\/|$)/.test(path)) return true;
+  if (/^\/api\/[^/]+\/watch(\/|$)/.test(path) || /^\/apis\/[^/]+\/[^/]+\/watch(\/|$)/.test(path)) return true;
+  const watch = url.searchParams.get("watch");
+  return watch !== null && watch !== "" && parseGoBool(watch) === true;
 }
 
 /**
@@ -63,10 +112,11 @@ function respondError(res: ServerResponse, req: IncomingMessage, error: unknown,
   res.end(bytes);
 }
 
-async function handle(parts: EmulatorParts, address: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://emulator.invalid");
   const pretty = wantsPretty(req, url);
   try {
+    if (!limit.admit(req, res, url)) return;
     // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
     if (parts.settings.admin && isAdminPath(url.pathname)) {
       await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });
@@ -116,6 +166,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl };
   lifecycle.seed();
 
+  const limit = new InFlightLimit(settings.maxRequestsInFlight);
   const server = createServer();
   const address = (): string => {
     const a = server.address() as AddressInfo | null;
@@ -124,7 +175,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     res.on("error", () => {});
     req.on("error", () => {});
-    handle(parts, address, req, res).catch((e: unknown) => respondError(res, req, e, false, settings.featureGates));
+    handle(parts, limit, address, req, res).catch((e: unknown) => respondError(res, req, e, false, settings.featureGates));
   });
   server.on("clientError", (_err, socket) => socket.destroy());
 
@@ -139,6 +190,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
           resolve(`http://${address()}`);
         });
       }),
+    inFlight: () => limit.count,
     close: async () => {
       lifecycle.stop();
       eventTtl.stop();
