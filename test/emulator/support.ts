@@ -156,37 +156,7 @@ export async function openWatch(base: string, path: string, headers: Record<stri
   // Closing aborts the body; readline re-emits that as an error on the interface.
   res.body.on("error", () => {});
   lines.on("error", () => {});
-  const next = async (timeoutMs = 2_000): Promise<WatchEventLine | undefined> => {
-    const deadline = Date.now() + timeoutMs;
-    while (queue.length === 0 && !done) {
-      const left = deadline - Date.now();
-      if (left <= 0) return undefined;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
-    return queue.shift();
-  };
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    next,
-    take: async (count, timeoutMs = 2_000) => {
-      const out: WatchEventLine[] = [];
-      for (let i = 0; i < count; i++) {
-        const ev = await next(timeoutMs);
-        if (!ev) break;
-        out.push(ev);
-      }
-      return out;
-    },
-    ended,
-    close: () => abort.abort(),
-  };
+  return readerOf(res.statusCode, res.headers, queue, waiters, () => done, ended, () => abort.abort());
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -15,9 +15,14 @@ export interface SuiteRun {
 }
 
 export function runSuiteViaCli(target: string, suite: string, extraArgs: readonly string[] = []): Promise<SuiteRun> {
+  return runViaCli(["--target", target, "--suite", suite, ...extraArgs]);
+}
+
+/** `tollgate run --no-html --output <temp dir> ARGS...` */
+export function runViaCli(args: readonly string[]): Promise<SuiteRun> {
   const out = mkdtempSync(join(tmpdir(), "tollgate-run-"));
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BIN, "run", "--target", target, "--suite", suite, "--no-html", "--output", out, ...extraArgs], {
+    const child = spawn(process.execPath, [BIN, "run", "--no-html", "--output", out, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -5,18 +5,14 @@
  * through the real CLI, and expects exit 1 with those rules failed in summary.json; a
  * faithful pair passes the same way.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DAEMON_TLS_CERT_FILE } from "../../../fixtures/daemons/tls.js";
 import { startEmulatedDaemons, type EmulatedDaemonsOptions, type RunningEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
 import type { Summary } from "../../../lib/report/summary.js";
+import { runViaCli } from "../../support/run-suite.js";
 import { ACCESS, ALLOWED_TOKEN, DENIED_TOKEN, TLS } from "./support.js";
 
-const BIN = resolve(import.meta.dirname, "../../../bin/tollgate.js");
 const WITH_FILES = ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf", "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"];
 const FREE = { port: 0, readOnlyPort: 0, healthzPort: 0 };
 
@@ -39,28 +35,13 @@ async function runAgainst(actual: Omit<EmulatedDaemonsOptions, "tls" | "access">
   const cm = daemons.controllerManager;
   const agent = daemons.nodeAgent;
   if (!cm?.url || !agent?.url || !agent.readOnlyUrl || !agent.healthzUrl) throw new Error("a daemon server did not start");
-  const out = mkdtempSync(join(tmpdir(), "tollgate-daemons-"));
-  const args = [
-    BIN, "run", "--suite", "suites/daemons/probes", "--no-html", "--output", out,
+  return runViaCli([
+    "--suite", "suites/daemons/probes",
     "--controller-manager", cm.url, "--controller-manager-args", told.controllerManagerArgs,
     "--node-agent", agent.url, "--node-agent-read-only", agent.readOnlyUrl, "--node-agent-healthz", agent.healthzUrl,
     "--node-agent-args", told.nodeAgentArgs,
     "--daemon-token", ALLOWED_TOKEN, "--daemon-denied-token", DENIED_TOKEN, ...(told.trust === "insecure" ? ["--daemon-insecure"] : ["--daemon-ca", fileURLToPath(DAEMON_TLS_CERT_FILE)]),
-  ];
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      try {
-        resolveRun({ code, output, summary: JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary });
-      } catch (e) {
-        reject(new Error(`no summary.json (${(e as Error).message}); output:\n${output}`));
-      }
-    });
-  });
+  ]);
 }
 
 const withStatus = (s: Summary, status: string): string[] => s.rules.filter((r) => r.id.startsWith("doc3.") && r.status === status).map((r) => r.id).sort();
