@@ -9,7 +9,7 @@ import type { ApiResponse, Query } from "../lib/harness/client.js";
 import type { KubeList } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
-import { compactHistory } from "../lib/harness/admin.js";
+import { compactHistory, detectAdmin } from "../lib/harness/admin.js";
 import { canCompact, check, expectListOptionsInvalid, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("list-semantics");
@@ -31,7 +31,11 @@ beforeAll(async () => {
 
 async function list(query: Query): Promise<ApiResponse> {
   const { session, ns } = suite;
-  return session.client.raw("GET", resourcePath(session.types.configmaps, ns), { query });
+  return listAt(resourcePath(session.types.configmaps, ns), query);
+}
+
+function listAt(path: string, query: Query): Promise<ApiResponse> {
+  return suite.session.client.raw("GET", path, { query });
 }
 
 function asList(res: ApiResponse): KubeList {
@@ -168,6 +172,40 @@ describe("list: versions no longer retained", () => {
         expect(res.code, `${JSON.stringify(query)}: ${res.text.slice(0, 200)}`).toBe(410);
         expect(res.json).toMatchObject({ kind: "Status", reason: "Expired", code: 410 });
       }
+    },
+  );
+});
+
+describe("list: the client's duty with NotOlderThan and limit", () => {
+  check(
+    "NotOlderThan with limit from an old version: a list not older than it, or 410 after which a retry without resourceVersion lists everything",
+    ["doc1.list-rv.client-not-older-than-limit-410", "doc1.list-rv.notolderthan-limit-no-continue-rv-other-not-older-than"],
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("list-semantics");
+      const t = session.types.configmaps;
+      const old = (await session.client.create(t, ns, configMap(session.types, ns, "a-old"))).metadata.resourceVersion ?? "";
+      await session.client.create(t, ns, configMap(session.types, ns, "b-newer"));
+      // Where the target can drop history, drop it, so the 410 branch is the one a client meets.
+      const admin = await detectAdmin(session.client);
+      if (admin?.compact) await compactHistory(session.client);
+      const path = resourcePath(t, ns);
+      const first = await session.client.raw("GET", path, { query: { resourceVersionMatch: "NotOlderThan", resourceVersion: old, limit: 1 } });
+      if (first.code === 410) {
+        expect(first.json, "a 410 carries a Status").toMatchObject({ kind: "Status", status: "Failure", code: 410 });
+      } else {
+        expect(first.code, first.text.slice(0, 300)).toBe(200);
+        expect(compareResourceVersions(rvOf(first.json as KubeList), old)).toBeGreaterThanOrEqual(0);
+      }
+      // The duty: start again with resourceVersion empty (most recent) and page through.
+      const seen: string[] = [];
+      let token: string | undefined;
+      do {
+        const l = asList(await listAt(path, { limit: 1, ...(token ? { continue: token } : {}) }));
+        seen.push(...names(l));
+        token = l.metadata.continue || undefined;
+      } while (token && seen.length < 10);
+      expect(seen).toEqual(["a-old", "b-newer"]);
     },
   );
 });

@@ -1,11 +1,12 @@
 /** doc1 "Versioning": the form and order of resourceVersion, checked on every write a suite makes. */
 import fc from "fast-check";
 import { describe, expect } from "vitest";
-import { configMap } from "../fixtures/objects.js";
+import { configMap, event } from "../fixtures/objects.js";
 import { ApiError } from "../lib/harness/client.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { compareResourceVersions, isDecimalResourceVersion } from "../lib/wire/resource-version.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
+import { versionOrderProblems, type VersionedWrite } from "./support/version-order.js";
 
 const suite = useSuite("resource-version");
 
@@ -42,6 +43,23 @@ describe("resourceVersion", () => {
       expect(compareResourceVersions(seen[i] as string, seen[i - 1] as string), `write ${i}: ${seen[i - 1]} then ${seen[i]}`).toBeGreaterThan(0);
     }
   });
+
+  check(
+    "writes of two resource types interleaved: each type's versions increase, and no order across types is assumed",
+    ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-cross-type-incomparable"],
+    async () => {
+      const { session, ns } = suite;
+      const writes: VersionedWrite[] = [];
+      const name = uniqueName("types");
+      for (let i = 0; i < 4; i++) {
+        const cm = await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, `${name}-${i}`));
+        writes.push({ type: "configmaps", rv: rvOf(cm), what: `create configmap ${i}` });
+        const ev = await session.client.create(session.types.events, ns, event(session.types, ns, `${name}-${i}`));
+        writes.push({ type: "events", rv: rvOf(ev), what: `create event ${i}` });
+      }
+      expect(versionOrderProblems(writes)).toEqual([]);
+    },
+  );
 
   check(
     "no item of a list is newer than the list, and each item's version is that of its last write",

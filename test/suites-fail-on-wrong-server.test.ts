@@ -72,6 +72,25 @@ const cases: { mutant: Mutant; suite: string; rule: string }[] = [
     suite: "suites/events/validation",
     rule: "doc2.event.note-max-1kb",
   },
+  {
+    mutant: {
+      name: "answers every paged list of a namespace's configmaps with 410, so a retry never helps",
+      response: (r) =>
+        r.method === "GET" && r.code === 200 && /\/configmaps\?(.*&)?limit=/.test(r.path) && r.body.includes('"kind":"ConfigMapList"')
+          ? { ...r, code: 410, body: JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "too old resource version", reason: "Expired", code: 410 }) }
+          : r,
+    },
+    suite: "suites/list-semantics",
+    rule: "doc1.list-rv.client-not-older-than-limit-410",
+  },
+  {
+    mutant: {
+      name: "creates Events in a namespace that cannot exist",
+      response: (r) => (r.method === "POST" && r.code === 404 && r.path.includes("/events") ? { ...r, code: 201, body: "{}" } : r),
+    },
+    suite: "suites/events/validation",
+    rule: "doc2.event.namespace-dns-subdomain",
+  },
 ];
 
 describe("suites fail against a wrong server", () => {

@@ -17,7 +17,7 @@ export function rulesCommand(argv: string[]): number {
   const doc = values.doc as string | undefined;
   if (doc !== undefined && !["doc1", "doc2", "doc3"].includes(doc)) throw new UsageError(`--doc must be doc1, doc2 or doc3, not "${doc}"`);
   const rules = doc ? allRules.filter((r) => r.doc === doc) : allRules;
-  const cov = computeCoverage(rules, `${ROOT}suites`, ROOT);
+  const cov = computeCoverage(rules, `${ROOT}suites`, ROOT, `${ROOT}test`);
   const unknown = doc ? cov.unknown.filter((u) => u.id.startsWith(`${doc}.`)) : cov.unknown;
   if (values.json) {
     console.log(JSON.stringify({ total: rules.length, tested: cov.tested.size, untested: cov.untested.map((r) => r.id), unknown }, null, 2));

@@ -185,7 +185,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   const { rules, tests } = done.totals;
   console.log(
-    `tollgate: ${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped tests; rules: ${rules.passed} passed, ${rules.failed} failed (${done.totals.requiredFailed} required), ${rules.skipped} skipped, ${rules.untested} untested`,
+    `tollgate: ${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped tests; rules: ${rules.passed} passed, ${rules.failed} failed (${done.totals.requiredFailed} required), ${rules.skipped} skipped, ${rules.untested} untested, ${rules.client} client duties`,
   );
   for (const p of done.problems) console.log(`tollgate: problem: ${p}`);
   console.log(`tollgate: report written to ${outDir}`);

@@ -26,11 +26,11 @@ export function rulesPage(s: Summary): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tollgate rules — ${esc(s.target.url)}</title><style>
 body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;width:100%;margin-bottom:1.5em}
 td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}code{font-size:12px}
-.passed .st{color:#1a7f37}.failed .st{color:#cf222e;font-weight:bold}.skipped .st{color:#9a6700}.untested .st{color:#888}
+.passed .st{color:#1a7f37}.failed .st{color:#cf222e;font-weight:bold}.skipped .st{color:#9a6700}.untested .st{color:#888}.client .st{color:#555;font-style:italic}
 .failed{background:#fff0f0}.real,.why{font-size:12px;color:#555;margin-top:2px}h2{font-size:16px;margin-top:1.5em}
 </style></head><body><h1>tollgate: verdict per rule</h1>
 <p>Target ${esc(s.target.url)} (${esc(s.target.source)})${s.serverVersion ? `, server ${esc(s.serverVersion)}` : ""}; run ${esc(s.runId)} at ${esc(s.startedAt)}.</p>
-<p><b>${t.passed}</b> passed, <b>${t.failed}</b> failed (${s.totals.requiredFailed} required), <b>${t.skipped}</b> not applicable, <b>${t.untested}</b> untested, of ${t.total} rules.</p>
+<p><b>${t.passed}</b> passed, <b>${t.failed}</b> failed (${s.totals.requiredFailed} required), <b>${t.skipped}</b> not applicable, <b>${t.untested}</b> untested, <b>${t.client}</b> client duties (no server verdict), of ${t.total} rules.</p>
 ${s.problems.length ? `<p class="failed">Problems: ${s.problems.map(esc).join("; ")}</p>` : ""}
 ${body}</body></html>
 `;

@@ -1,12 +1,14 @@
 /**
  * summary.json: the verdict per rule (not only per test). A rule fails when any test that
  * names it failed, passes when at least one passed and none failed, is skipped when all
- * its tests were skipped, and is untested when no test names it.
+ * its tests were skipped, and is untested when no test names it. A client duty no suite test
+ * names gets "client": it binds clients, so a run gives no verdict on the server for it
+ * (tollgate's own unit tests check that its client keeps it).
  */
 import type { Rule } from "../spec/types.js";
 
 export type TestState = "passed" | "failed" | "skipped";
-export type RuleStatus = "passed" | "failed" | "skipped" | "untested";
+export type RuleStatus = "passed" | "failed" | "skipped" | "untested" | "client";
 
 export interface TestOutcome {
   name: string;
@@ -83,7 +85,7 @@ export function buildSummary(input: SummaryInput): Summary {
     const tests = byRule.get(r.id) ?? [];
     const failed = tests.filter((t) => t.state === "failed");
     const status: RuleStatus =
-      tests.length === 0 ? "untested" : failed.length > 0 ? "failed" : tests.some((t) => t.state === "passed") ? "passed" : "skipped";
+      tests.length === 0 ? (r.subject === "client" ? "client" : "untested") : failed.length > 0 ? "failed" : tests.some((t) => t.state === "passed") ? "passed" : "skipped";
     const v: RuleVerdict = {
       id: r.id,
       title: r.title,
@@ -104,7 +106,7 @@ export function buildSummary(input: SummaryInput): Summary {
   const count = <K extends string>(keys: readonly K[], of: (k: K) => number): Record<K, number> =>
     Object.fromEntries(keys.map((k) => [k, of(k)])) as Record<K, number>;
   const testStates = ["passed", "failed", "skipped"] as const;
-  const ruleStates = ["passed", "failed", "skipped", "untested"] as const;
+  const ruleStates = ["passed", "failed", "skipped", "untested", "client"] as const;
   return {
     tool: { name: "tollgate", version: input.toolVersion },
     runId: input.runId,

@@ -356,9 +356,9 @@ export const doc1Rules: Rule[] = [
   { id: "doc1.list-rv.continuation-unavailable-410", doc: "doc1", section: LISTRV, level: "required", title: "Continuation with a version no longer available gives 410",
     realServer: "Storage path (always for Events): 410 Expired with metadata.continue holding a new token with rv -1; watch-cache path: 410 without a new token (wire-facts §9)" },
   { id: "doc1.list-rv.continuation-snapshot", doc: "doc1", section: LISTRV, level: "gated", gate: SNAPSHOT, title: "Continuation pages may be answered from snapshots, as for Exact", realServer: EVENTS_NO_CACHE },
-  { id: "doc1.list-rv.client-not-older-than-limit-410", doc: "doc1", section: LISTRV, level: "optional", title: "Clients using NotOlderThan with limit handle 410 by retrying with a newer or empty resourceVersion" },
-  { id: "doc1.list-rv.client-exact-verify", doc: "doc1", section: LISTRV, level: "optional", title: "Clients using Exact without limit check the collection version and retry with limit if it differs" },
-  { id: "doc1.list-rv.client-item-rv-meaning", doc: "doc1", section: LISTRV, level: "optional", title: "An item's resourceVersion tells when it last changed, not how current the response is" },
+  { id: "doc1.list-rv.client-not-older-than-limit-410", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "Clients using NotOlderThan with limit handle 410 by retrying with a newer or empty resourceVersion" },
+  { id: "doc1.list-rv.client-exact-verify", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "Clients using Exact without limit check the collection version and retry with limit if it differs" },
+  { id: "doc1.list-rv.client-item-rv-meaning", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "An item's resourceVersion tells when it last changed, not how current the response is" },
 
   // ── Resource version semantics for watch ────────────────────────────────────────────
   { id: "doc1.watch-rv.unset-state-most-recent", doc: "doc1", section: WATCHRV, level: "required", title: "watch with resourceVersion unset: get state and start at most recent" },
@@ -469,7 +469,7 @@ export const doc1Rules: Rule[] = [
   { id: "doc1.field-validation.unknown-definition", doc: "doc1", section: FV, level: "required", title: "A field is flagged when it is absent from the resource schema or appears twice" },
   { id: "doc1.field-validation.preserve-unknown", doc: "doc1", section: FV, level: "required", title: "Custom definitions that preserve unknown fields do not flag unknown fields" },
   { id: "doc1.field-validation.types-always", doc: "doc1", section: FV, level: "required", title: "Field types are validated at every level" },
-  { id: "doc1.field-validation.client-defaults", doc: "doc1", section: FV, level: "optional", title: "Client tools may default to another validation level",
+  { id: "doc1.field-validation.client-defaults", doc: "doc1", section: FV, level: "optional", subject: "client", title: "Client tools may default to another validation level",
     realServer: "kubectl create/apply send fieldValidation=Strict, or Ignore with --validate=false (wire-facts §6.1)" },
 
   // ── Dry-run behaviour ───────────────────────────────────────────────────────────────
@@ -502,8 +502,8 @@ export const doc1Rules: Rule[] = [
     realServer: "core v1 and events.k8s.io/v1 Events share one store and one resourceVersion space (wire-facts §7)" },
   { id: "doc1.versioning.rv-decimal-form", doc: "doc1", section: VERS, level: "required", title: "A valid resourceVersion starts with 1-9, has only digits and is an arbitrary-size decimal" },
   { id: "doc1.versioning.rv-compare", doc: "doc1", section: VERS, level: "required", title: "Comparing resourceVersions: the longer string is greater; equal lengths compare lexicographically" },
-  { id: "doc1.versioning.rv-cross-type-incomparable", doc: "doc1", section: VERS, level: "optional", title: "resourceVersions of different resource types cannot be compared" },
-  { id: "doc1.versioning.rv-non-decimal-equality", doc: "doc1", section: VERS, level: "optional", title: "A non-decimal resourceVersion from an extension server supports only equality tests" },
+  { id: "doc1.versioning.rv-cross-type-incomparable", doc: "doc1", section: VERS, level: "optional", subject: "client", title: "resourceVersions of different resource types cannot be compared" },
+  { id: "doc1.versioning.rv-non-decimal-equality", doc: "doc1", section: VERS, level: "optional", subject: "client", title: "A non-decimal resourceVersion from an extension server supports only equality tests" },
   { id: "doc1.versioning.rv-orderable-conformance", doc: "doc1", section: VERS, level: "required", title: "From 1.35 orderable resourceVersions are required for conformance of base and custom resources" },
   { id: "doc1.versioning.rvm-since-1-19", doc: "doc1", section: VERS, level: "required", title: "resourceVersionMatch exists since release 1.19" },
   { id: "doc1.versioning.cap-streaming-initial-state", doc: "doc1", section: VERS, level: "gated", gate: WATCH_LIST, title: "Streaming the initial state is beta and on by default",

@@ -25,4 +25,12 @@ export interface Rule {
    * ../shared/docs/wire-facts.md). The suites expect what the real server does.
    */
   realServer?: string;
+  /**
+   * Set to "client" when the statement binds API clients, not the server ("clients handle 410 by
+   * retrying…"). tollgate is a client itself: such a rule is covered by a suite that performs the
+   * duty over HTTP and checks the server's side of it, or by the unit tests of tollgate's own
+   * client code (test/), which name the rule. A run against a target gives no server verdict
+   * for a client rule that only test/ names.
+   */
+  subject?: "client";
 }

@@ -61,6 +61,17 @@ describe("Event updates", () => {
     expect(((bad.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field)).toContain("series.count");
   });
 
+  check("the reporter sets the series cadence: back-to-back updates and any jump in count are accepted", ["doc2.event.series-cadence-reporter"], async () => {
+    const { session, ns } = suite;
+    let cur = await fresh();
+    for (const count of [2, 3, 250, 251]) {
+      const res = await session.client.raw("PUT", resourcePath(t(), ns, cur.metadata.name), { body: { ...cur, series: { count, lastObservedTime: microTime(new Date()) } } });
+      expect(res.code, `series.count ${count} right after the previous update: ${res.text.slice(0, 300)}`).toBe(200);
+      cur = res.json as KubeObject;
+      expect((cur.series as { count?: number } | undefined)?.count).toBe(count);
+    }
+  });
+
   check("PATCH an Event: merge-patch of its labels answers 200; force is only for apply (422); dryRun stores nothing", ["doc2.endpoints.patch-path", "doc2.endpoints.patch-params", "doc2.endpoints.patch-success"], async () => {
     const { session, ns } = suite;
     const e = await fresh();

@@ -118,6 +118,39 @@ describe("Event validation, case by case", () => {
   });
 });
 
+/**
+ * The namespace rules (C1 required, L10 DNS-1123 subdomain) sit behind earlier layers on a real
+ * server: the namespace always comes from the URL, a POST to the all-namespaces path is 405, and
+ * a malformed namespace is refused by namespace admission (404) before validation runs. What a
+ * client can observe is the outcome the rules exist for: no such Event is ever stored.
+ */
+describe("Event namespace", () => {
+  check("an Event without a namespace is refused (the all-namespaces path takes no POST) and nothing is stored", ["doc2.event.namespace-required"], async () => {
+    const { session, ns } = suite;
+    const ev = base(ns);
+    const { namespace: _dropped, ...meta } = ev.metadata as Obj;
+    const res = await session.client.raw("POST", resourcePath(session.types.events), { body: { ...ev, metadata: meta } });
+    expect(res.code, res.text.slice(0, 300)).toBeGreaterThanOrEqual(400);
+    expect(res.code).toBeLessThan(500);
+    expect([405, 422], "405 from the path, or 422 `metadata.namespace: Required value` from validation").toContain(res.code);
+    if (res.code === 422) expect(causeFields(res)).toContain("metadata.namespace");
+    const listed = await session.client.list(session.types.events, ns, { fieldSelector: `metadata.name=${String(meta.name)}` });
+    expect(listed.items).toEqual([]);
+  });
+
+  check("an Event in a namespace that is not a DNS-1123 subdomain is refused and nothing is stored", ["doc2.event.namespace-dns-subdomain"], async () => {
+    const { session, ns } = suite;
+    for (const bad of ["Not_A_Subdomain", "UPPER", "dot.-dash"]) {
+      const ev = base(ns);
+      const res = await post({ ...ev, metadata: { ...(ev.metadata as Obj), namespace: bad } }, bad);
+      expect([404, 422], `${bad}: 404 from namespace admission, or 422 naming the namespace from validation; got ${res.code} ${res.text.slice(0, 200)}`).toContain(res.code);
+      if (res.code === 422) expect(causeFields(res).some((f) => f === "namespace" || f === "metadata.namespace"), bad).toBe(true);
+      const all = await session.client.list(session.types.events, undefined, { fieldSelector: `metadata.name=${String((ev.metadata as Obj).name)}` });
+      expect(all.items, `${bad}: nothing stored`).toEqual([]);
+    }
+  });
+});
+
 /** A valid Event, then zero or more violations; the oracle decides what the server must say. */
 function eventArb(ns: string): fc.Arbitrary<Obj> {
   const str = (min: number, max: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom("a", "Z", "0", "-", "é", "€", " "), minLength: min, maxLength: max });

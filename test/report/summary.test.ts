@@ -7,6 +7,8 @@ const rules: Rule[] = [
   { id: "doc1.a.two", title: "two", doc: "doc1", section: "A", level: "optional" },
   { id: "doc1.a.three", title: "three", doc: "doc1", section: "A", level: "gated", gate: { name: "G", default: false } },
   { id: "doc1.a.four", title: "four", doc: "doc1", section: "A", level: "required" },
+  { id: "doc1.a.five", title: "five", doc: "doc1", section: "A", level: "optional", subject: "client" },
+  { id: "doc1.a.six", title: "six", doc: "doc1", section: "A", level: "optional", subject: "client" },
 ];
 
 const t = (name: string, ruleIds: string[], state: TestOutcome["state"], errors: string[] = [], note?: string): TestOutcome => ({
@@ -41,16 +43,18 @@ describe("summary: verdicts per rule", () => {
     expect(exitCodeFor(s)).toBe(1);
   });
 
-  it("passed, skipped and untested are told apart, and only required failures fail the run", () => {
-    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("s", ["doc1.a.three"], "skipped", [], "gate G is off"), t("f", ["doc1.a.two"], "failed")]);
+  it("passed, skipped, untested and client duties are told apart, and only required failures fail the run", () => {
+    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("s", ["doc1.a.three"], "skipped", [], "gate G is off"), t("f", ["doc1.a.two"], "failed"), t("c", ["doc1.a.six"], "passed")]);
     expect(Object.fromEntries(s.rules.map((r) => [r.id, r.status]))).toEqual({
       "doc1.a.one": "passed",
       "doc1.a.two": "failed",
       "doc1.a.three": "skipped",
       "doc1.a.four": "untested",
+      "doc1.a.five": "client",
+      "doc1.a.six": "passed",
     });
-    expect(s.totals.rules).toEqual({ passed: 1, failed: 1, skipped: 1, untested: 1, total: 4 });
-    expect(s.totals.tests).toEqual({ passed: 1, failed: 1, skipped: 1, total: 3 });
+    expect(s.totals.rules).toEqual({ passed: 2, failed: 1, skipped: 1, untested: 1, client: 1, total: 6 });
+    expect(s.totals.tests).toEqual({ passed: 2, failed: 1, skipped: 1, total: 4 });
     expect(s.rules.find((r) => r.id === "doc1.a.three")).toMatchObject({ gate: { name: "G", default: false }, notApplicable: [{ test: "s", reason: "gate G is off" }] });
     expect(exitCodeFor(s)).toBe(0);
   });

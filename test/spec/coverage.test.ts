@@ -30,3 +30,24 @@ describe("rule coverage scan", () => {
     expect(cov.unknown).toEqual([{ id: "doc1.s.ghost", file: "a.test.ts" }]);
   });
 });
+
+describe("client duties in the coverage scan", () => {
+  it("counts a client duty named by a unit test of tollgate's client, and nothing else from unit tests", () => {
+    const root = mkdtempSync(join(tmpdir(), "tollgate-cov-"));
+    mkdirSync(join(root, "suites"));
+    mkdirSync(join(root, "test"));
+    writeFileSync(join(root, "suites", "a.test.ts"), `check("x", ["doc1.s.server"], f)`);
+    writeFileSync(join(root, "test", "client.test.ts"), `it("duty", () => {}); const ids = ["doc1.s.client", "doc1.s.other", "doc1.s.ghost"];`);
+    const rules: Rule[] = [
+      { id: "doc1.s.server", title: "1", doc: "doc1", section: "S", level: "required" },
+      { id: "doc1.s.client", title: "2", doc: "doc1", section: "S", level: "optional", subject: "client" },
+      { id: "doc1.s.other", title: "3", doc: "doc1", section: "S", level: "required" },
+    ];
+    const withTests = computeCoverage(rules, join(root, "suites"), root, join(root, "test"));
+    expect([...withTests.tested.keys()].sort()).toEqual(["doc1.s.client", "doc1.s.server"]);
+    expect(withTests.untested.map((r) => r.id)).toEqual(["doc1.s.other"]);
+    expect(withTests.unknown, "ids in unit tests are test data, never unknown rules").toEqual([]);
+    const suitesOnly = computeCoverage(rules, join(root, "suites"), root);
+    expect(suitesOnly.untested.map((r) => r.id)).toEqual(["doc1.s.client", "doc1.s.other"]);
+  });
+});

@@ -56,3 +56,12 @@ describe("Event schemas", () => {
     expect(eventListSchemaErrors(list([{ ...valid(), eventTime: "2026-01-01T00:00:00.123Z" }])).join("\n")).toMatch(/\/items\/0\/eventTime/);
   });
 });
+
+const OPEN_SET_RULE = "doc2.event.type-open-set";
+
+describe(`Event schemas as a reader (${OPEN_SET_RULE})`, () => {
+  it("tolerate type values added after Normal and Warning, while still requiring a string", () => {
+    for (const type of ["Info", "Critical", "Normal", "Warning"]) expect(eventSchemaErrors({ ...valid(), type }), type).toEqual([]);
+    expect(eventSchemaErrors({ ...valid(), type: 3 }).join("\n")).toMatch(/\/type/);
+  });
+});

@@ -84,3 +84,23 @@ describe("history checker", () => {
     expect(checkHistory(h2)).toEqual([]);
   });
 });
+
+const NON_DECIMAL_RULE = "doc1.versioning.rv-non-decimal-equality";
+
+describe(`history checker and non-decimal versions (${NON_DECIMAL_RULE})`, () => {
+  it("never guesses an order for non-decimal versions, but still matches them by equality across watchers", () => {
+    const h = new History();
+    const w0 = h.startWatcher("s0");
+    const w1 = h.startWatcher("s0");
+    h.recordWrite("create", "ns/a", "x-b");
+    h.recordWrite("create", "ns/b", "x-a");
+    w0.events.push({ type: "ADDED", key: "ns/a", rv: "x-b" }, { type: "ADDED", key: "ns/b", rv: "x-a" });
+    w1.events.push({ type: "ADDED", key: "ns/a", rv: "x-b" }, { type: "ADDED", key: "ns/c", rv: "x-a" });
+    const problems = checkHistory(h).join("\n");
+    // A lexical order would accept "x-a" after "s0"; instead no ordered comparison succeeds…
+    expect(problems).toMatch(/ADDED ns\/a@x-b is not newer than the start version/);
+    expect(problems).toMatch(/ADDED ns\/b@x-a is not newer than event 0 ADDED ns\/a@x-b/);
+    // …while equality still finds two watchers that disagree on one version.
+    expect(problems).toMatch(/disagree on version x-a/);
+  });
+});

@@ -29,3 +29,13 @@ describe("resourceVersion form and order (doc1 Versioning)", () => {
     expect(() => compareResourceVersions("1", "007")).toThrow(/not a decimal/);
   });
 });
+
+const NON_DECIMAL_RULE = "doc1.versioning.rv-non-decimal-equality";
+
+describe(`non-decimal resourceVersions (${NON_DECIMAL_RULE})`, () => {
+  it("tollgate refuses to order a version that is not a decimal, so only equality is ever tested", () => {
+    for (const [a, b] of [["abc", "abd"], ["1", "x"], ["0", "1"], ["01", "2"], ["10", "9.5"]] as const) {
+      expect(() => compareResourceVersions(a, b), `${a} vs ${b}`).toThrow(RangeError);
+    }
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * doc1.field-validation.client-defaults: client tools may pick their own default validation level
+ * (kubectl sends Strict). tollgate must not: its suites observe the server's default, so its
+ * client sends fieldValidation only when a suite asks for it.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiClient } from "../../lib/harness/client.js";
+import { resourceTypes } from "../../lib/harness/resources.js";
+import { defaultSpecSettings } from "../../lib/harness/target.js";
+
+let server: Server;
+let client: ApiClient;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push(req.url ?? "");
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(201, { "content-type": "application/json" });
+      res.end(JSON.stringify({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: "c", namespace: "n", resourceVersion: "5" } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  client = new ApiClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, credentials: {}, source: "test" });
+});
+
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+/** The client duty this file checks, as a literal for the coverage scan. */
+const RULE = "doc1.field-validation.client-defaults";
+
+describe(`tollgate's client and field validation (${RULE})`, () => {
+  it("sends no fieldValidation of its own on create, update and patch, and the level a suite asks for when it asks", async () => {
+    const t = resourceTypes(defaultSpecSettings).configmaps;
+    const obj = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "n" } };
+    seen.length = 0;
+    await client.create(t, "n", obj);
+    await client.update(t, "n", obj);
+    await client.patch(t, "n", "c", { metadata: { labels: { a: "b" } } }, "application/merge-patch+json");
+    expect(seen).toHaveLength(3);
+    for (const url of seen) expect(new URL(url, "http://x").searchParams.has("fieldValidation"), url).toBe(false);
+    await client.create(t, "n", obj, { fieldValidation: "Strict" });
+    expect(new URL(seen[3] ?? "", "http://x").searchParams.get("fieldValidation")).toBe("Strict");
+  });
+});
