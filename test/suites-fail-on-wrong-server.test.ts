@@ -91,6 +91,14 @@ const cases: { mutant: Mutant; suite: string; rule: string }[] = [
     suite: "suites/events/validation",
     rule: "doc2.event.namespace-dns-subdomain",
   },
+  {
+    mutant: {
+      name: "changes an Event's note in YAML responses",
+      response: (r) => (r.method === "GET" && r.body.includes("note: written as") ? { ...r, body: r.body.replace("note: written as", "note: rewritten as") } : r),
+    },
+    suite: "suites/events/round-trip",
+    rule: "doc1.media.yaml",
+  },
 ];
 
 describe("suites fail against a wrong server", () => {
