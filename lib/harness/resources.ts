@@ -20,7 +20,13 @@ export interface ResourceTypes {
   events: ResourceType;
   /** The core group's view of Events (wire-facts §7: the same stored objects as events.{group_domain}). */
   coreEvents: ResourceType;
+  customResourceDefinitions: ResourceType;
+  validatingWebhookConfigurations: ResourceType;
+  mutatingWebhookConfigurations: ResourceType;
 }
+
+/** The cluster-scoped types a suite may create; the run's safety net deletes labelled leftovers of these. */
+export const CLUSTER_OBJECT_TYPES = ["customResourceDefinitions", "validatingWebhookConfigurations", "mutatingWebhookConfigurations"] as const;
 
 export function resourceTypes(settings: SpecSettings): ResourceTypes {
   return {
@@ -35,6 +41,30 @@ export function resourceTypes(settings: SpecSettings): ResourceTypes {
       namespaced: true,
     },
     coreEvents: { group: "", version: "v1", resource: "events", kind: "Event", listKind: "EventList", namespaced: true },
+    customResourceDefinitions: {
+      group: `apiextensions.${settings.groupDomain}`,
+      version: "v1",
+      resource: "customresourcedefinitions",
+      kind: "CustomResourceDefinition",
+      listKind: "CustomResourceDefinitionList",
+      namespaced: false,
+    },
+    validatingWebhookConfigurations: {
+      group: `admissionregistration.${settings.groupDomain}`,
+      version: "v1",
+      resource: "validatingwebhookconfigurations",
+      kind: "ValidatingWebhookConfiguration",
+      listKind: "ValidatingWebhookConfigurationList",
+      namespaced: false,
+    },
+    mutatingWebhookConfigurations: {
+      group: `admissionregistration.${settings.groupDomain}`,
+      version: "v1",
+      resource: "mutatingwebhookconfigurations",
+      kind: "MutatingWebhookConfiguration",
+      listKind: "MutatingWebhookConfigurationList",
+      namespaced: false,
+    },
   };
 }
 

@@ -15,7 +15,7 @@ import type { TestProject } from "vitest/node";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
 import { startEmulatedDaemons, type RunningEmulatedDaemons } from "../emulator/daemons/index.js";
 import { startEmulator, type RunningEmulator } from "../emulator/index.js";
-import { deleteRunNamespaces } from "../harness/session.js";
+import { deleteRunLeftovers } from "../harness/session.js";
 import { probeTarget } from "../harness/probe.js";
 import { resolveTarget } from "../harness/target.js";
 import { setRunState } from "./run-state.js";
@@ -87,7 +87,7 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   try {
-    if (settings) await deleteRunNamespaces(settings).catch(() => 0);
+    if (settings) await deleteRunLeftovers(settings).catch(() => 0);
   } finally {
     await Promise.all([emulator?.close(), daemons?.close()]);
   }

@@ -442,7 +442,8 @@ export const doc1Rules: Rule[] = [
     realServer: "reason Timeout, `Timeout: Too large resource version: N, current: M`, cause ResourceVersionTooLarge (wire-facts §4)" },
   { id: "doc1.errors.retry-after-unrecognized-rv", doc: "doc1", section: ERRORS, level: "optional", title: "For an unrecognized resource version on get or list the server may answer with Retry-After seconds instead" },
   { id: "doc1.errors.watch-unrecognized-rv-waits", doc: "doc1", section: ERRORS, level: "optional", title: "A watch from an unrecognized resource version may wait until the request timeout" },
-  { id: "doc1.errors.dry-run-side-effects-fail", doc: "doc1", section: ERRORS, level: "required", title: "A dry-run that would invoke an admission controller with side effects fails instead" },
+  { id: "doc1.errors.dry-run-side-effects-fail", doc: "doc1", section: ERRORS, level: "required", title: "A dry-run that would invoke an admission controller with side effects fails instead",
+    realServer: "admissionregistration v1 refuses to register a webhook whose sideEffects is Some or Unknown (422 Unsupported value), and the built-in admission plugins support dry-run, so on a 1.35 server no dry-run can reach an admission step with side effects; the server's refusal path (400 `admission webhook … does not support dry run`) is reachable only with objects stored through the removed v1beta1 API. The suite checks the registration refusal" },
   { id: "doc1.errors.missing-required-field", doc: "doc1", section: ERRORS, level: "required", title: "Omitting a required field is an error",
     realServer: "422 Invalid, `<Kind> \"<name>\" is invalid: <field>: Required value`, cause FieldValueRequired (wire-facts §4)" },
   { id: "doc1.errors.invalid-list-combinations", doc: "doc1", section: ERRORS, level: "required", title: "Status code of the remaining Invalid list combinations (spec: not shown)", realServer: LISTOPTIONS_422 },
@@ -478,7 +479,8 @@ export const doc1Rules: Rule[] = [
   { id: "doc1.dry-run.response-object", doc: "doc1", section: DRY, level: "required", title: "A dry-run answers with the object that would have been stored and the normal status code" },
   { id: "doc1.dry-run.generated-values-differ", doc: "doc1", section: DRY, level: "optional", title: "Generated values (name, timestamps, uid, resourceVersion, admission-set fields, Service ports/addresses) may differ from a real request" },
   { id: "doc1.dry-run.builtin-admission", doc: "doc1", section: DRY, level: "required", title: "Built-in admission plugins support dry-run" },
-  { id: "doc1.dry-run.webhook-side-effects", doc: "doc1", section: DRY, level: "required", title: "Admission webhooks declare sideEffects None, or NoneOnDryRun when they honour the dry-run flag" },
+  { id: "doc1.dry-run.webhook-side-effects", doc: "doc1", section: DRY, level: "required", title: "Admission webhooks declare sideEffects None, or NoneOnDryRun when they honour the dry-run flag",
+    realServer: "sideEffects has no default in v1: missing is 422 Required, Some/Unknown 422 Unsupported value; the AdmissionReview carries request.dryRun" },
 
   // ── Limits ──────────────────────────────────────────────────────────────────────────
   { id: "doc1.limits.watch-history-5m", doc: "doc1", section: LIMITS, level: "optional", title: "Watch history (store version 3) is kept for the last 5 minutes by default" },

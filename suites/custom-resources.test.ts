@@ -1,0 +1,220 @@
+/**
+ * Custom-definition types (doc1: "Patch content types", "Field validation behaviour", "Table
+ * representation", "Media types and negotiation"): the suite defines its own type with a
+ * CustomResourceDefinition, in a group of its own, and removes it at the end. A target that does
+ * not serve CustomResourceDefinitions, or does not let the suite create one, gets "not
+ * applicable" with the reason.
+ */
+import { beforeAll, describe, expect, type TestContext } from "vitest";
+import { ApiError, type ApiResponse, type Query } from "../lib/harness/client.js";
+import type { KubeObject } from "../lib/harness/objects.js";
+import { resourcePath, type ResourceType } from "../lib/harness/resources.js";
+import { compareResourceVersions } from "../lib/wire/resource-version.js";
+import { check, uniqueName, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("custom-resources");
+
+/** Why the type could not be set up, or undefined when it is served. */
+let unavailable: string | undefined;
+let widgets: ResourceType;
+let crdName = "";
+
+const group = `${uniqueName("crd")}.tollgate.dev`;
+
+function definition(): KubeObject {
+  return {
+    apiVersion: `apiextensions.${suite.session.settings.spec.groupDomain}/v1`,
+    kind: "CustomResourceDefinition",
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group,
+      scope: "Namespaced",
+      names: { plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              properties: {
+                spec: { type: "object", properties: { size: { type: "integer" }, color: { type: "string" }, tags: { type: "array", items: { type: "string" } } } },
+                // Free-form on purpose: the definition keeps whatever is put here.
+                open: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function established(name: string): Promise<boolean> {
+  const { session } = suite;
+  for (let i = 0; i < 60; i++) {
+    const crd = (await session.client.get(session.types.customResourceDefinitions, undefined, name)) as KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
+    const ok = crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
+    // Established is set before the endpoint answers on some servers: wait for a list too.
+    if (ok && (await session.client.raw("GET", resourcePath(widgets, suite.ns))).code === 200) return true;
+    await sleep(500);
+  }
+  return false;
+}
+
+beforeAll(async () => {
+  const { session } = suite;
+  const t = session.types.customResourceDefinitions;
+  const served = await session.client.raw("GET", resourcePath(t));
+  if (served.code === 404) {
+    unavailable = "the target does not serve customresourcedefinitions";
+    return;
+  }
+  widgets = { group, version: "v1", resource: "widgets", kind: "Widget", listKind: "WidgetList", namespaced: true };
+  let made: KubeObject;
+  try {
+    made = await session.createClusterObject(t, "custom-resources", definition());
+  } catch (e) {
+    if (e instanceof ApiError && (e.code === 401 || e.code === 403)) {
+      unavailable = `the suite may not create a CustomResourceDefinition here (${e.code})`;
+      return;
+    }
+    throw e;
+  }
+  crdName = made.metadata.name as string;
+  if (!(await established(crdName))) throw new Error(`CustomResourceDefinition ${crdName} was not Established and served within 30 s`);
+}, 60_000);
+
+function needsType(ctx: TestContext): boolean {
+  if (unavailable) ctx.skip(unavailable);
+  return !unavailable;
+}
+
+function widget(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name, namespace: suite.ns }, spec: { size: 3, color: "red" }, ...extra };
+}
+
+const post = (body: string, query?: Query): Promise<ApiResponse> =>
+  suite.session.client.raw("POST", resourcePath(widgets, suite.ns), { rawBody: body, contentType: "application/json", query });
+
+/** Warning header items: `299 - "text"`, comma-separated when folded into one header. */
+function warnings(res: ApiResponse): string[] {
+  const raw = res.headers.warning ?? "";
+  return [...raw.matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1] as string}"`) as string);
+}
+
+describe("custom resources", () => {
+  check("the custom type serves create, get and list with increasing decimal resourceVersions", ["doc1.versioning.rv-orderable-conformance", "doc1.versioning.rv-decimal-form"], async (ctx) => {
+    if (!needsType(ctx)) return;
+    const { session, ns } = suite;
+    const a = await session.client.create(widgets, ns, widget(uniqueName("w")) as KubeObject);
+    const b = await session.client.create(widgets, ns, widget(uniqueName("w")) as KubeObject);
+    expect(a.kind).toBe("Widget");
+    expect(compareResourceVersions(b.metadata.resourceVersion ?? "", a.metadata.resourceVersion ?? "")).toBeGreaterThan(0);
+    const list = await session.client.list(widgets, ns);
+    expect(list.kind).toBe("WidgetList");
+    expect(list.items.map((i) => i.metadata.name)).toEqual(expect.arrayContaining([a.metadata.name, b.metadata.name]));
+    expect(await session.client.get(widgets, ns, a.metadata.name as string)).toEqual(a);
+  });
+
+  check("strategic-merge-patch is refused with 415 for a custom type; merge and JSON patches work", ["doc1.patch.strategic-merge-no-crds", "doc1.errors.415-unsupported-media-type"], async (ctx) => {
+    if (!needsType(ctx)) return;
+    const { session, ns } = suite;
+    const made = await session.client.create(widgets, ns, widget(uniqueName("smp")) as KubeObject);
+    const path = resourcePath(widgets, ns, made.metadata.name);
+    const smp = await session.client.raw("PATCH", path, { rawBody: JSON.stringify({ spec: { color: "blue" } }), contentType: "application/strategic-merge-patch+json" });
+    expect(smp.code, smp.text.slice(0, 300)).toBe(415);
+    expect(smp.json).toMatchObject({ kind: "Status", status: "Failure", reason: "UnsupportedMediaType", code: 415 });
+    expect((smp.json as { message?: string }).message).toMatch(/application\/merge-patch\+json/);
+    expect((smp.json as { message?: string }).message).not.toMatch(/strategic-merge-patch/);
+    expect((await session.client.get(widgets, ns, made.metadata.name as string)).spec).toEqual({ size: 3, color: "red" });
+    const merged = await session.client.patch(widgets, ns, made.metadata.name as string, { spec: { color: "blue" } }, "application/merge-patch+json");
+    expect(merged.spec).toEqual({ size: 3, color: "blue" });
+    const jp = await session.client.patch(widgets, ns, made.metadata.name as string, [{ op: "replace", path: "/spec/size", value: 4 }], "application/json-patch+json");
+    expect(jp.spec).toEqual({ size: 4, color: "blue" });
+  });
+
+  check(
+    "unknown fields: kept and not flagged where the schema preserves them, flagged and dropped elsewhere",
+    ["doc1.field-validation.preserve-unknown", "doc1.field-validation.warn-default", "doc1.field-validation.strict-400", "doc1.field-validation.ignore"],
+    async (ctx) => {
+      if (!needsType(ctx)) return;
+      const { session, ns } = suite;
+      const body = (name: string): string => JSON.stringify(widget(name, { open: { anything: { nested: [1, "two"] }, more: true }, spec: { size: 1, bogus: "x" } }));
+
+      const warnName = uniqueName("warn");
+      const warn = await post(body(warnName));
+      expect(warn.code, warn.text.slice(0, 300)).toBe(201);
+      const flagged = warnings(warn);
+      expect(flagged.some((w) => w.includes("spec.bogus")), `warnings ${JSON.stringify(flagged)}`).toBe(true);
+      expect(flagged.filter((w) => /open|anything|more/.test(w)), "nothing under the preserved field is flagged").toEqual([]);
+      const stored = await session.client.get(widgets, ns, warnName);
+      expect(stored.open, "preserved fields are kept as sent").toEqual({ anything: { nested: [1, "two"] }, more: true });
+      expect(stored.spec, "unknown fields elsewhere are dropped").toEqual({ size: 1 });
+
+      const strictName = uniqueName("strict");
+      const strict = await post(body(strictName), { fieldValidation: "Strict" });
+      expect(strict.code, strict.text.slice(0, 300)).toBe(400);
+      const message = (strict.json as { message?: string }).message ?? "";
+      expect(message).toMatch(/spec\.bogus/);
+      expect(message).not.toMatch(/anything|"more"|open\./);
+      expect((await session.client.raw("GET", resourcePath(widgets, ns, strictName))).code).toBe(404);
+
+      const strictOk = await post(JSON.stringify(widget(uniqueName("strict-ok"), { open: { free: { form: 1 } } })), { fieldValidation: "Strict" });
+      expect(strictOk.code, `only preserved unknown fields: Strict has nothing to refuse; ${strictOk.text.slice(0, 300)}`).toBe(201);
+      expect(warnings(strictOk)).toEqual([]);
+
+      const ignore = await post(body(uniqueName("ignore")), { fieldValidation: "Ignore" });
+      expect(ignore.code).toBe(201);
+      expect(warnings(ignore)).toEqual([]);
+      expect((ignore.json as { spec?: unknown }).spec).toEqual({ size: 1 });
+    },
+  );
+
+  check("field types are checked against the schema: a wrong type is 422 naming the field", ["doc1.field-validation.types-always"], async (ctx) => {
+    if (!needsType(ctx)) return;
+    const res = await post(JSON.stringify(widget(uniqueName("type"), { spec: { size: "three" } })));
+    expect(res.code, res.text.slice(0, 300)).toBe(422);
+    const causes = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
+    expect(causes).toContain("spec.size");
+  });
+
+  check("protobuf is not offered for a custom type: 406 when it is all the client accepts, JSON when JSON is listed too", ["doc1.media.protobuf-some-types", "doc1.media.protobuf-json-fallback", "doc1.errors.406-not-acceptable"], async (ctx) => {
+    if (!needsType(ctx)) return;
+    const { session, ns } = suite;
+    const made = await session.client.create(widgets, ns, widget(uniqueName("pb")) as KubeObject);
+    const path = resourcePath(widgets, ns, made.metadata.name);
+    const pb = `application/vnd.${session.settings.spec.vendor}.protobuf`;
+    const only = await session.client.raw("GET", path, { accept: pb });
+    expect(only.code, only.text.slice(0, 200)).toBe(406);
+    expect(only.json).toMatchObject({ kind: "Status", reason: "NotAcceptable", code: 406 });
+    const fallback = await session.client.raw("GET", path, { accept: `${pb}, application/json` });
+    expect(fallback.code).toBe(200);
+    expect(fallback.headers["content-type"]).toMatch(/^application\/json/);
+    expect(fallback.json).toEqual(made);
+  });
+});
+
+describe("a type without its own table definition", () => {
+  check("CustomResourceDefinitions as a Table: the two default columns, Name and Created At, and one row per object", ["doc1.table.default-columns", "doc1.table.rows-shape"], async (ctx) => {
+    if (!needsType(ctx)) return;
+    const { session } = suite;
+    const t = session.types.customResourceDefinitions;
+    const res = await session.client.raw("GET", resourcePath(t), {
+      accept: `application/json;as=Table;v=v1;g=meta.${session.settings.spec.groupDomain}`,
+      query: { fieldSelector: `metadata.name=${crdName}` },
+    });
+    expect(res.code, res.text.slice(0, 300)).toBe(200);
+    const table = res.json as { kind: string; columnDefinitions: { name: string; type: string; format: string; priority: number }[]; rows: { cells: unknown[] }[] };
+    expect(table.kind).toBe("Table");
+    expect(table.columnDefinitions.map(({ name, type, format, priority }) => ({ name, type, format, priority }))).toEqual([
+      { name: "Name", type: "string", format: "name", priority: 0 },
+      { name: "Created At", type: "date", format: "", priority: 0 },
+    ]);
+    const crd = await session.client.get(t, undefined, crdName);
+    expect(table.rows.map((r) => r.cells)).toEqual([[crdName, crd.metadata.creationTimestamp]]);
+  });
+});
