@@ -1,12 +1,32 @@
 /** doc1 "Events" and "Resource version semantics for watch": what a watch reports, in order. */
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
+import { resourcePath } from "../lib/harness/resources.js";
+import { openWatch } from "../lib/harness/watch.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("watch-basic");
 
 describe("watch", () => {
+  check("watch=1 on one object's path watches that object only", ["doc1.query.watch-resource-path", "doc1.query.watch"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const name = uniqueName("one");
+    const made = await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
+    const w = await openWatch(session.client, resourcePath(t, ns, name), { watch: "1", resourceVersion: made.metadata.resourceVersion });
+    try {
+      await session.client.create(t, ns, configMap(session.types, ns, uniqueName("other")));
+      const changed = await session.client.update(t, ns, { ...made, data: { a: "2" } });
+      const ev = await w.next(10_000);
+      expect(ev?.type, "the other object's ADDED is not reported").toBe("MODIFIED");
+      expect(ev?.object.metadata.name).toBe(name);
+      expect(ev?.object.metadata.resourceVersion).toBe(changed.metadata.resourceVersion);
+    } finally {
+      w.close();
+    }
+  });
+
   check("a watch from a version sees create, update and delete after it, in order", ["doc1.service.watch", "doc1.watch-event.type-values", "doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type", "doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"], async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;

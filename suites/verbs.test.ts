@@ -1,0 +1,38 @@
+/**
+ * doc1 "Verbs": almost every object type takes GET, POST, PUT, PATCH and DELETE. Read from the
+ * target's discovery documents (every group's preferred version), so it holds for whatever the
+ * target serves; "almost all" is taken as at least two thirds of the object types (on a real
+ * 1.35 cluster the exceptions are the virtual create-only reviews, bindings and a few read-only types).
+ */
+import { describe, expect } from "vitest";
+import { check, useSuite } from "./support/conformance.js";
+
+const suite = useSuite("verbs");
+
+interface ApiResource {
+  name: string;
+  verbs: string[];
+}
+
+async function resourcesOf(path: string): Promise<ApiResource[]> {
+  const res = await suite.session.client.raw("GET", path);
+  expect(res.code, `${path}: ${res.text.slice(0, 200)}`).toBe(200);
+  return ((res.json as { resources?: ApiResource[] }).resources ?? []).filter((r) => !r.name.includes("/"));
+}
+
+describe("verbs across the served types", () => {
+  check("almost all object types list get, create, update, patch and delete in discovery", ["doc1.verbs.most-types-all-methods"], async () => {
+    const paths = ["/api/v1"];
+    const groups = await suite.session.client.raw("GET", "/apis");
+    expect(groups.code).toBe(200);
+    for (const g of (groups.json as { groups?: { preferredVersion?: { groupVersion?: string } }[] }).groups ?? []) {
+      if (g.preferredVersion?.groupVersion) paths.push(`/apis/${g.preferredVersion.groupVersion}`);
+    }
+    const all: { type: string; verbs: string[] }[] = [];
+    for (const p of paths) for (const r of await resourcesOf(p)) all.push({ type: `${p} ${r.name}`, verbs: r.verbs });
+    expect(all.length, "the target serves object types").toBeGreaterThan(0);
+    const full = all.filter((r) => ["get", "create", "update", "patch", "delete"].every((v) => r.verbs.includes(v)));
+    const lacking = all.filter((r) => !full.includes(r)).map((r) => `${r.type} [${r.verbs.join(",")}]`);
+    expect(full.length / all.length, `types without all five verbs: ${lacking.join("; ")}`).toBeGreaterThanOrEqual(2 / 3);
+  });
+});
