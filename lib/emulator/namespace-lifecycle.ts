@@ -11,6 +11,7 @@ import type { DeleteOptions, GenericRegistry } from "./generic-registry.js";
 import { cloneJson, obj, type KubeObject } from "./json.js";
 import { asKubeObject, isTerminating, nameOf, resourceVersionOf, setMeta, uidOf } from "./object-meta.js";
 import type { StoredObject } from "./object-storage.js";
+import { managedFieldsAfterWrite } from "./patch/ownership.js";
 import { qualifiedResourceOf, type ResourceRegistry, type ResourceStrategy } from "./resources.js";
 import { KUBERNETES_FINALIZER, namespaceStrategy, specFinalizersOf } from "./strategies/namespace.js";
 import { canonicalize } from "./typed-json.js";
@@ -40,11 +41,16 @@ export class NamespaceLifecycle {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Creates the namespaces a fresh cluster has. */
+  /**
+   * Creates the namespaces a fresh cluster has. The real server creates them through its own
+   * API, so the creator's managedFields entry names kube-apiserver (its User-Agent's program).
+   */
   seed(): void {
     for (const name of INITIAL_NAMESPACES) {
       if (this.generic.storage.get(namespaceStrategy, "", name)) continue;
-      this.generic.create(namespaceStrategy, { kind: "Namespace", apiVersion: "v1", metadata: { name } });
+      const ns: KubeObject = { kind: "Namespace", apiVersion: "v1", metadata: { name } };
+      setMeta(ns, "managedFields", managedFieldsAfterWrite(namespaceStrategy, undefined, ns, "kube-apiserver", this.now()));
+      this.generic.create(namespaceStrategy, ns);
     }
   }
 

@@ -28,9 +28,14 @@ describe("create and get", () => {
     expect(created.text.endsWith("}\n")).toBe(true);
     expect(Object.keys(created.json)).toEqual(["kind", "apiVersion", "metadata", "data"]);
     const meta = created.json.metadata;
-    expect(Object.keys(meta)).toEqual(["name", "namespace", "uid", "resourceVersion", "creationTimestamp"]);
+    expect(Object.keys(meta)).toEqual(["name", "namespace", "uid", "resourceVersion", "creationTimestamp", "managedFields"]);
     expect(meta.uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(meta.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    // The create's ownership: no fieldManager and no User-Agent make a manager without a name.
+    expect(meta.managedFields).toEqual([
+      { operation: "Update", apiVersion: "v1", time: meta.managedFields[0].time, fieldsType: "FieldsV1", fieldsV1: { "f:data": { ".": {}, "f:k": {} } } },
+    ]);
+    expect(meta.managedFields[0].time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const got = await call("GET", `${CM}/${name}`);
     expect(got.status).toBe(200);
     expect(got.text).toBe(created.text);

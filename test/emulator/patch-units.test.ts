@@ -169,7 +169,7 @@ describe("managed fields", () => {
     ]);
   });
 
-  it("records a create for POST as the real create handler would (the hook for create.ts)", () => {
+  it("records a create for POST as the real create handler does", () => {
     const next = cmObject({ data: { a: "1" }, metadata: { name: "c", namespace: "ns", labels: { l: "x" } } });
     const manager = writeManager(null, "kubectl-create/v1.32.4");
     expect(manager).toBe("kubectl-create");
@@ -183,6 +183,15 @@ describe("managed fields", () => {
         fieldsV1: { "f:data": { ".": {}, "f:a": {} }, "f:metadata": { "f:labels": { ".": {}, "f:l": {} } } },
       },
     ]);
+  });
+
+  it("does not start tracking on an update of an existing object nobody tracks, only on a create", () => {
+    const untracked = cmObject({ data: { a: "1" } });
+    const next = cmObject({ data: { a: "2" } });
+    expect(managedFieldsAfterUpdate(ctx(), untracked, next, "editor")).toBeUndefined();
+    const reset = { ...next, metadata: { ...(next["metadata"] as JsonObject), managedFields: [{}] } };
+    expect(managedFieldsAfterUpdate(ctx(), untracked, reset, "editor")).toBeUndefined();
+    expect(managedFieldsAfterWrite(configMapStrategy, undefined, next, "creator", new Date(Date.UTC(2025, 0, 1)))).toHaveLength(1);
   });
 
   it("leaves managedFields alone when an update changes nothing", () => {

@@ -361,8 +361,18 @@ describe("application/apply-patch+yaml (server-side apply)", () => {
     expect(r.json.message).toBe('Apply failed with 1 conflict: conflict with "kubectl" using v1: .data.a');
   });
 
-  it("gives fields created before any ownership to before-first-apply", async () => {
+  it("names the creator of a field in the conflict of a later apply", async () => {
+    const name = uniq("cm");
+    expect((await call("POST", `${cm()}?fieldManager=kubectl-create`, configMapBody(name, { a: "1" }))).status).toBe(201);
+    const r = await patch(`${cm(name)}?fieldManager=tool`, APPLY, applyConfig(name, { a: "2" }));
+    expect(r.status).toBe(409);
+    expect(r.json.message).toBe('Apply failed with 1 conflict: conflict with "kubectl-create" using v1: .data.a');
+  });
+
+  it("gives fields present before any ownership to before-first-apply", async () => {
     const { json } = await newConfigMap({ a: "1" });
+    // A reset leaves the object untracked until the next apply.
+    expect((await patch(cm(json.metadata.name), MERGE, { metadata: { managedFields: [{}] } })).json.metadata.managedFields).toBeUndefined();
     const r = await patch(`${cm(json.metadata.name)}?fieldManager=tool`, APPLY, applyConfig(json.metadata.name, { a: "2" }));
     expect(r.status).toBe(409);
     expect(r.json.message).toBe('Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a');
@@ -442,15 +452,24 @@ describe("application/apply-patch+yaml (server-side apply)", () => {
 
 describe("managedFields from non-apply writes", () => {
   it("records the changed fields under the User-Agent's program name or the fieldManager", async () => {
-    const { json } = await newConfigMap({ a: "1" });
-    const path = cm(json.metadata.name);
+    const name = uniq("cm");
+    expect((await call("POST", `${cm()}?fieldManager=creator`, configMapBody(name, { a: "1" }))).status).toBe(201);
+    const path = cm(name);
     let r = await patch(path, MERGE, { data: { b: "2" }, metadata: { labels: { l: "1" } } }, { "user-agent": "kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07" });
     expect(r.json.metadata.managedFields).toEqual([
+      {
+        manager: "creator",
+        operation: "Update",
+        apiVersion: "v1",
+        time: r.json.metadata.managedFields[0].time,
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { ".": {}, "f:a": {} } },
+      },
       {
         manager: "kubectl",
         operation: "Update",
         apiVersion: "v1",
-        time: r.json.metadata.managedFields[0].time,
+        time: r.json.metadata.managedFields[1].time,
         fieldsType: "FieldsV1",
         fieldsV1: { "f:data": { "f:b": {} }, "f:metadata": { "f:labels": { ".": {}, "f:l": {} } } },
       },
@@ -458,6 +477,7 @@ describe("managedFields from non-apply writes", () => {
     r = await patch(`${path}?fieldManager=editor`, JSON_PATCH, [{ op: "replace", path: "/data/b", value: "3" }]);
     const byManager = Object.fromEntries(r.json.metadata.managedFields.map((e: { manager: string; fieldsV1: unknown }) => [e.manager, e.fieldsV1]));
     expect(byManager).toEqual({
+      creator: { "f:data": { ".": {}, "f:a": {} } },
       kubectl: { "f:metadata": { "f:labels": { ".": {}, "f:l": {} } } },
       editor: { "f:data": { "f:b": {} } },
     });

@@ -9,7 +9,8 @@ import type { ResourceStrategy } from "../resources.js";
 import type { RequestContext } from "./context.js";
 import { decodeBody, fieldValidationOf } from "./request-body.js";
 import { writeObject } from "./respond.js";
-import { dryRunOf, warningHeaders } from "./write-options.js";
+import { warningHeaders, writeOptionsOf } from "./write-options.js";
+import { recordWriteOwnership } from "./write-ownership.js";
 
 /** Makes the body's namespace agree with the URL: filled in when empty, cleared for cluster-scoped types. */
 export function reconcileCreateNamespace(strategy: ResourceStrategy, urlNamespace: string, o: KubeObject): void {
@@ -26,9 +27,10 @@ export function reconcileCreateNamespace(strategy: ResourceStrategy, urlNamespac
 
 export function handleCreate(ctx: RequestContext, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
-  const dryRun = dryRunOf(ctx.url.searchParams.getAll("dryRun"), "CreateOptions");
+  const { dryRun } = writeOptionsOf(ctx.url, "CreateOptions");
   const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
   reconcileCreateNamespace(strategy, namespace, object);
+  recordWriteOwnership(ctx, body, undefined, object);
   ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
   const created = ctx.parts.generic.create(strategy, object, { dryRun });
   return writeObject(ctx, 201, created, warningHeaders(warnings));

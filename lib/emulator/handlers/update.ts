@@ -9,12 +9,13 @@ import { qualifiedResourceOf } from "../resources.js";
 import type { RequestContext } from "./context.js";
 import { decodeBody, fieldValidationOf } from "./request-body.js";
 import { writeObject } from "./respond.js";
-import { dryRunOf, warningHeaders } from "./write-options.js";
+import { warningHeaders, writeOptionsOf } from "./write-options.js";
+import { recordWriteOwnership } from "./write-ownership.js";
 
 export function handleUpdate(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle } = ctx.parts;
-  const dryRun = dryRunOf(ctx.url.searchParams.getAll("dryRun"), "UpdateOptions");
+  const { dryRun } = writeOptionsOf(ctx.url, "UpdateOptions");
   const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
   const bodyName = nameOf(object);
   if (bodyName !== name) throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
@@ -26,6 +27,7 @@ export function handleUpdate(ctx: RequestContext, name: string, body: Buffer): P
   const headers = warningHeaders(warnings);
 
   const existing = generic.storage.get(strategy, namespace, name);
+  recordWriteOwnership(ctx, body, existing?.object, object);
   if (!existing) {
     if (!strategy.allowCreateOnUpdate) throw notFound(qualifiedResourceOf(strategy), name);
     lifecycle.admitCreate(strategy, namespace, name);

@@ -20,14 +20,17 @@
  *  - the first apply to an object without managedFields first gives its existing fields to
  *    `before-first-apply` (skipNonAppliedManager);
  *  - a request object carrying `managedFields: []` or `[{}]` resets ownership; one carrying
- *    none or an undecodable list keeps the live object's (decodeLiveOrNew);
+ *    none or an undecodable list keeps the live object's (decodeManagedFields); one carrying
+ *    a readable list replaces them (a client may overwrite managedFields);
+ *  - an update that finds no managers on an existing object (one with a uid) records none:
+ *    ownership is tracked from an object's creation or first apply only, so a reset stays
+ *    untracked until the next apply (skipNonAppliedManager; a create always tracks);
  *  - identity and server-owned fields (apiVersion, kind, metadata name, namespace, uid,
  *    resourceVersion, generation, creationTimestamp, selfLink, managedFields) are never
  *    owned (stripMetaManager), nor the type's reset fields (a namespace's status).
  * What is not: the last-applied-configuration annotation handling of kubectl managers
- * (lastAppliedManager/lastAppliedUpdater), the cap of ten Update managers merged into
- * `ancient-changes`, and skipping tracking for objects updated without managedFields (the
- * emulator's POST does not record ownership, so an update always starts tracking here).
+ * (lastAppliedManager/lastAppliedUpdater) and the cap of ten Update managers merged into
+ * `ancient-changes`.
  */
 import { ApiError } from "../api-errors.js";
 import { failure, type StatusCause } from "../../wire/status.js";
@@ -194,9 +197,9 @@ function updateEntries(ctx: FieldManagerContext, entries: ManagerEntry[], live: 
 }
 
 /**
- * Ownership after an update by `manager`: `live` is the stored object, `next` the object the
- * request makes (its managedFields, if any, as the request carries them). Returns the
- * managedFields to store (undefined for none).
+ * Ownership after an update by `manager`: `live` is the stored object (the type's zero object,
+ * without a uid, for a create), `next` the object the request makes (its managedFields, if
+ * any, as the request carries them). Returns the managedFields to store (undefined for none).
  */
 export function managedFieldsAfterUpdate(ctx: FieldManagerContext, live: JsonObject, next: JsonObject, manager: string): Json[] | undefined {
   const requested = metadataOf(next)?.["managedFields"];
@@ -206,6 +209,7 @@ export function managedFieldsAfterUpdate(ctx: FieldManagerContext, live: JsonObj
     entries = decodeOrEmpty(requested);
     if (!entries.length) entries = decodeOrEmpty(metadataOf(live)?.["managedFields"]);
   }
+  if (!entries.length && metadataOf(live)?.["uid"]) return undefined;
   return encodeEntries(updateEntries(ctx, entries, withoutManagedFields(live), withoutManagedFields(next), manager));
 }
 

@@ -37,7 +37,8 @@ function runeCode(ch: string): string {
   return `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
-function validateFieldManager(fieldManager: string): FieldError[] {
+/** ValidateFieldManager: at most 128 bytes, printable characters only (PatchOptions, CreateOptions, UpdateOptions). */
+export function validateFieldManager(fieldManager: string): FieldError[] {
   const errs: FieldError[] = [];
   if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong("fieldManager", FIELD_MANAGER_MAX_LENGTH));
   let position = 0;

@@ -1,15 +1,15 @@
 /**
  * Field ownership for a served type: the per-type facts the field manager needs (schema,
- * recorded apiVersion, reset fields) and one call for any non-apply write.
+ * recorded apiVersion, reset fields, decode defaults) and one call for any non-apply write.
  *
- * `managedFieldsAfterWrite` is what POST and PUT would call to record ownership the way the
- * real create and update handlers do (fieldManager.UpdateNoErrors with the fieldManager or
- * the User-Agent's program name); PATCH uses the same logic. Until they call it, objects
- * written by POST or PUT carry no managedFields, and a PUT without managedFields drops the
- * stored ones (the real server keeps them).
+ * `managedFieldsAfterWrite` is what POST and PUT (handlers/write-ownership.ts) and the startup
+ * namespaces record, the way the real create and update handlers do (fieldManager.UpdateNoErrors
+ * with the fieldManager or the User-Agent's program name, before admission and the strategy).
+ * PATCH uses the same logic through managedFieldsAfterUpdate.
  */
-import type { Json, JsonObject, KubeObject } from "../json.js";
+import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../json.js";
 import { asKubeObject } from "../object-meta.js";
+import { METADATA_NAME_LABEL } from "../strategies/namespace.js";
 import { groupVersionOf, type ResourceStrategy } from "../resources.js";
 import { canonicalize } from "../typed-json.js";
 import { formatTime } from "../api-time.js";
@@ -24,6 +24,21 @@ import { schemaOf } from "./schema.js";
  */
 const RESET_FIELDS: Record<string, readonly Path[]> = {
   "/namespaces": [["f:status"]],
+};
+
+/**
+ * What decoding a request adds before the field manager sees the object (the type's
+ * defaulting; the emulator itself adds these later, in the strategy): a namespace with a name
+ * gets the kubernetes.io/metadata.name label (SetDefaults_Namespace), so its creator owns it.
+ */
+const DECODE_DEFAULTS: Record<string, (o: JsonObject) => JsonObject> = {
+  "/namespaces": (o) => {
+    const meta = isJsonObject(o["metadata"]) ? o["metadata"] : {};
+    const name = meta["name"];
+    if (typeof name !== "string" || name === "") return o;
+    const labels = isJsonObject(meta["labels"]) ? meta["labels"] : {};
+    return { ...o, metadata: { ...meta, labels: { ...labels, [METADATA_NAME_LABEL]: name } } };
+  },
 };
 
 export function fieldManagerContext(strategy: ResourceStrategy, now: Date): FieldManagerContext {
@@ -46,9 +61,9 @@ export function writeManager(fieldManager: string | null | undefined, userAgent:
 }
 
 /**
- * The managedFields to store after a non-apply write of `next` over `live` (undefined for a
- * create). `next` carries the managedFields the request sent, if any (a reset is `[]` or
- * `[{}]`). Returns undefined when no manager owns anything.
+ * The managedFields to store after a non-apply write of `next` (the decoded request object)
+ * over `live` (undefined for a create). `next` carries the managedFields the request sent, if
+ * any (a reset is `[]` or `[{}]`). Returns undefined when no manager owns anything.
  */
 export function managedFieldsAfterWrite(
   strategy: ResourceStrategy,
@@ -57,5 +72,7 @@ export function managedFieldsAfterWrite(
   manager: string,
   now: Date,
 ): Json[] | undefined {
-  return managedFieldsAfterUpdate(fieldManagerContext(strategy, now), live ?? zeroObject(strategy), next, manager);
+  const defaults = DECODE_DEFAULTS[`${strategy.group}/${strategy.resource}`];
+  const seen = defaults ? defaults(next) : next;
+  return managedFieldsAfterUpdate(fieldManagerContext(strategy, now), live ?? zeroObject(strategy), seen, manager);
 }
