@@ -147,6 +147,22 @@ describe("server-side apply", () => {
     expect((await current(name)).data).toEqual({ a: "2", b: "2" });
   });
 
+  check("fields set by a plain create and update are owned too: an apply changing them conflicts with that manager", ["doc1.patch.ssa-managed-fields", "doc1.patch.ssa-conflicts"], async () => {
+    const { session, ns } = suite;
+    const t = session.types.configmaps;
+    const name = uniqueName("owned");
+    const made = await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }), { fieldManager: "tollgate-creator" });
+    const entry = ((made.metadata.managedFields ?? []) as { manager?: string; operation?: string; fieldsV1?: Record<string, unknown> }[]).find((e) => e.manager === "tollgate-creator");
+    expect(entry, "the create recorded its manager").toMatchObject({ operation: "Update" });
+    expect(entry?.fieldsV1).toMatchObject({ "f:data": { "f:a": {} } });
+    await session.client.update(t, ns, { ...made, data: { a: "1", b: "1" } }, { fieldManager: "tollgate-updater" });
+    const clash = await apply(name, configMap(session.types, ns, name, { a: "2", b: "2" }), "tollgate-applier");
+    expect(clash.code, clash.text.slice(0, 300)).toBe(409);
+    const message = (clash.json as { message?: string }).message ?? "";
+    expect(message).toContain('conflicts with "tollgate-creator"');
+    expect(message).toContain('conflicts with "tollgate-updater"');
+  });
+
   check("a field the applier owned and now leaves out is removed", ["doc1.patch.ssa-managed-fields"], async () => {
     const { session, ns } = suite;
     const name = uniqueName("ssa");
