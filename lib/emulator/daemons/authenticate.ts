@@ -59,6 +59,15 @@ export const clientCaHints = (a: Authentication): string[] => [...(a.clientCas ?
 
 type Outcome = User | "none" | "error";
 
+/** Extra keys travel percent-encoded; one that does not decode is kept as it came, not refused. */
+function unescapeKey(key: string): string {
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
+}
+
 const valuesOf = (req: IncomingMessage, header: string): string[] => req.headersDistinct[header.toLowerCase()] ?? [];
 
 function fromRequestHeaders(req: IncomingMessage, cert: X509Certificate | undefined, rh: RequestHeaderAuthentication, anyCert: boolean): Outcome {
@@ -73,7 +82,7 @@ function fromRequestHeaders(req: IncomingMessage, cert: X509Certificate | undefi
   for (const [header, values] of Object.entries(req.headersDistinct)) {
     const prefix = rh.extraHeaderPrefixes.find((p) => header.startsWith(p.toLowerCase()));
     if (!prefix || values === undefined) continue;
-    const key = decodeURIComponent(header.slice(prefix.length));
+    const key = unescapeKey(header.slice(prefix.length));
     extra[key] = [...(extra[key] ?? []), ...values];
   }
   return { name, groups, extra };

@@ -87,6 +87,8 @@ describe("emulated controller manager: identity headers", () => {
     const url = await cm([...RH, "--requestheader-username-headers=X-Who", "--requestheader-group-headers=X-Teams"]);
     expect(message((await get(`${url}/metrics`, { "x-who": "carol", "x-remote-user": "header-alice" }, PROXY)).body)).toContain('User "carol"');
     expect((await get(`${url}/metrics`, { "x-who": "carol", "x-teams": "header-admins" }, PROXY)).status).toBe(200);
+    // A malformed percent-escape in an extra key is no reason to fail the request.
+    expect((await get(`${url}/metrics`, { "x-who": "carol", "x-remote-extra-bad%zz": "v" }, PROXY)).status).toBe(403);
   });
 
   it("from anyone else they change nothing: no certificate, a client certificate, a name not allowed, an unknown CA", async () => {
