@@ -42,6 +42,16 @@ function daemonUrl(flag: string, raw: unknown, scheme?: "https:"): string | unde
   return url.origin;
 }
 
+/** The client certificate flags (PEM files) and their environment variables. */
+const CERT_FLAGS = [
+  ["daemon-client-cert", ENV.daemonClientCert],
+  ["daemon-client-key", ENV.daemonClientKey],
+  ["daemon-proxy-cert", ENV.daemonProxyCert],
+  ["daemon-proxy-key", ENV.daemonProxyKey],
+  ["daemon-unlisted-proxy-cert", ENV.daemonUnlistedProxyCert],
+  ["daemon-unlisted-proxy-key", ENV.daemonUnlistedProxyKey],
+] as const;
+
 /** The daemon flags as the environment variables the global setup reads (lib/runner/settings.ts). */
 export function daemonEnvironment(values: RunFlagValues): Record<string, string | undefined> {
   const urls = {
@@ -50,13 +60,14 @@ export function daemonEnvironment(values: RunFlagValues): Record<string, string 
     [ENV.nodeAgentHealthz]: daemonUrl("node-agent-healthz", values["node-agent-healthz"]),
     [ENV.nodeAgentReadOnly]: daemonUrl("node-agent-read-only", values["node-agent-read-only"]),
   };
-  const others = {
+  const others: Record<string, string | undefined> = {
     [ENV.controllerManagerArgs]: values["controller-manager-args"] as string | undefined,
     [ENV.nodeAgentArgs]: values["node-agent-args"] as string | undefined,
     [ENV.daemonToken]: values["daemon-token"] as string | undefined,
     [ENV.daemonDeniedToken]: values["daemon-denied-token"] as string | undefined,
     [ENV.daemonCa]: values["daemon-ca"] === undefined ? undefined : resolve(values["daemon-ca"] as string),
     [ENV.daemonInsecure]: values["daemon-insecure"] ? "1" : undefined,
+    ...Object.fromEntries(CERT_FLAGS.map(([flag, env]) => [env, values[flag] === undefined ? undefined : resolve(values[flag] as string)])),
   };
   const given = Object.entries(others).filter(([, v]) => v !== undefined);
   if (given.length > 0 && Object.values(urls).every((v) => v === undefined)) {
@@ -71,6 +82,13 @@ export function daemonEnvironment(values: RunFlagValues): Record<string, string 
       if (e instanceof ShellSyntaxError) throw new UsageError(`--${flag}: ${e.message}`);
       throw e;
     }
+  }
+  for (const [flag, env] of CERT_FLAGS) {
+    const file = others[env];
+    if (file !== undefined && !existsSync(file)) throw new UsageError(`--${flag}: no such file ${file}`);
+  }
+  for (const [cert, key] of [["daemon-client-cert", "daemon-client-key"], ["daemon-proxy-cert", "daemon-proxy-key"], ["daemon-unlisted-proxy-cert", "daemon-unlisted-proxy-key"]] as const) {
+    if ((values[cert] === undefined) !== (values[key] === undefined)) throw new UsageError(`--${cert} and --${key} go together`);
   }
   const ca = others[ENV.daemonCa];
   if (ca !== undefined && !existsSync(ca)) throw new UsageError(`--daemon-ca: no such file ${ca}`);
@@ -102,6 +120,12 @@ export async function runCommand(argv: string[]): Promise<number> {
       "daemon-denied-token": { type: "string" },
       "daemon-ca": { type: "string" },
       "daemon-insecure": { type: "boolean", default: false },
+      "daemon-client-cert": { type: "string" },
+      "daemon-client-key": { type: "string" },
+      "daemon-proxy-cert": { type: "string" },
+      "daemon-proxy-key": { type: "string" },
+      "daemon-unlisted-proxy-cert": { type: "string" },
+      "daemon-unlisted-proxy-key": { type: "string" },
     },
     allowPositionals: false,
   });

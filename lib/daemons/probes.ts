@@ -11,6 +11,8 @@ export interface ProbeRequest {
   url: string;
   /** Extra request headers (credentials, when a probe is given some). */
   headers?: Readonly<Record<string, string>>;
+  /** A client certificate and key (PEM) to present in the TLS handshake. */
+  clientCert?: { readonly cert: string; readonly key: string };
 }
 
 export interface ProbeResponse {

@@ -12,6 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { TestProject } from "vitest/node";
+import { PKI, PROXY_ALLOWED_NAME, readPair } from "../../fixtures/daemons/pki.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
 import { startEmulatedDaemons, type RunningEmulatedDaemons } from "../emulator/daemons/index.js";
 import { startEmulator, type RunningEmulator } from "../emulator/index.js";
@@ -27,15 +28,25 @@ let settings: ProvidedSettings | undefined;
 
 /**
  * The embedded daemons' command lines: a controller manager with both connection files (so
- * that tokens are reviewed and access is decided by the allow list; the paths are never
+ * that tokens are reviewed and access is decided by the allow list; these two paths are never
  * read) and a node agent that reviews tokens and authorizes with Webhook, the settings doc3's
- * "Authentication" section describes beyond the defaults.
+ * "Authentication" section describes beyond the defaults. Both take client certificates from
+ * the test PKI (fixtures/daemons/pki/); the controller manager also trusts identity headers
+ * from its front-proxy certificate, and serves SNI certificates whose names compete: the
+ * wildcard entry comes first and still loses to the exact name, and the explicit pattern of
+ * the last entry wins over the same name taken from the second entry's certificate.
  */
 export const EMBEDDED_CONTROLLER_MANAGER_ARGS: readonly string[] = [
   "--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf",
   "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf",
+  `--client-ca-file=${PKI.clientCa}`,
+  `--requestheader-client-ca-file=${PKI.proxyCa}`,
+  `--requestheader-allowed-names=${PROXY_ALLOWED_NAME}`,
+  `--tls-sni-cert-key=${PKI.sniWildcard.cert},${PKI.sniWildcard.key}`,
+  `--tls-sni-cert-key=${PKI.sniExact.cert},${PKI.sniExact.key}`,
+  `--tls-sni-cert-key=${PKI.sniExplicit.cert},${PKI.sniExplicit.key}:extracted.sni.tollgate.test`,
 ];
-export const EMBEDDED_NODE_AGENT_ARGS: readonly string[] = ["--authentication-token-webhook=true", "--authorization-mode=Webhook"];
+export const EMBEDDED_NODE_AGENT_ARGS: readonly string[] = ["--authentication-token-webhook=true", "--authorization-mode=Webhook", `--client-ca-file=${PKI.clientCa}`];
 
 async function startEmbeddedDaemons(): Promise<DaemonSettings> {
   const tls = daemonTls();
@@ -59,6 +70,9 @@ async function startEmbeddedDaemons(): Promise<DaemonSettings> {
     deniedToken,
     ca: tls.cert,
     insecure: false,
+    clientCert: readPair(PKI.client),
+    proxyCert: readPair(PKI.proxy),
+    unlistedProxyCert: readPair(PKI.proxyUnlisted),
     source: "emulated daemons",
   };
 }

@@ -25,7 +25,21 @@ export const ENV = {
   daemonDeniedToken: "TOLLGATE_DAEMON_DENIED_TOKEN",
   daemonCa: "TOLLGATE_DAEMON_CA",
   daemonInsecure: "TOLLGATE_DAEMON_INSECURE",
+  // Client certificates (PEM files) for doc3 "Authentication" (suites/daemons/certificates.test.ts).
+  daemonClientCert: "TOLLGATE_DAEMON_CLIENT_CERT",
+  daemonClientKey: "TOLLGATE_DAEMON_CLIENT_KEY",
+  daemonProxyCert: "TOLLGATE_DAEMON_PROXY_CERT",
+  daemonProxyKey: "TOLLGATE_DAEMON_PROXY_KEY",
+  daemonUnlistedProxyCert: "TOLLGATE_DAEMON_UNLISTED_PROXY_CERT",
+  daemonUnlistedProxyKey: "TOLLGATE_DAEMON_UNLISTED_PROXY_KEY",
 } as const;
+
+/** The certificate/key environment variable pairs, with what each certificate must be. */
+export const CERT_PAIRS = [
+  { name: "clientCert", cert: ENV.daemonClientCert, key: ENV.daemonClientKey },
+  { name: "proxyCert", cert: ENV.daemonProxyCert, key: ENV.daemonProxyKey },
+  { name: "unlistedProxyCert", cert: ENV.daemonUnlistedProxyCert, key: ENV.daemonUnlistedProxyKey },
+] as const;
 
 export function runIdFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env[ENV.runId] || newRunId();
@@ -63,8 +77,19 @@ export interface DaemonSettings {
   ca?: string;
   /** Skip TLS verification on the HTTPS ports. */
   insecure: boolean;
+  /** A client certificate issued by the daemons' --client-ca-file (its common name is the user it should be taken for). */
+  clientCert?: PemPair;
+  /** A client certificate issued by the controller manager's --requestheader-client-ca-file, with a common name its --requestheader-allowed-names allows. */
+  proxyCert?: PemPair;
+  /** Issued by that CA too, with a common name not in a non-empty --requestheader-allowed-names. */
+  unlistedProxyCert?: PemPair;
   /** Where these came from, for messages: "command line" or "emulated daemons". */
   source: string;
+}
+
+export interface PemPair {
+  cert: string;
+  key: string;
 }
 
 /** RunSettings as provided to the test files: the API target's, plus the daemons when a run has any. */
@@ -85,9 +110,11 @@ const argsFromEnv = (name: string, value: string | undefined): string[] => {
 
 /**
  * The daemon targets the environment names, or undefined when it names none (then the
- * embedded run starts emulated ones). `readCa` reads TOLLGATE_DAEMON_CA, a file path.
+ * embedded run starts emulated ones). `readFile` reads TOLLGATE_DAEMON_CA and the certificate
+ * and key files, all paths. A certificate without its key, or a key without its certificate,
+ * is a DaemonSettingsError.
  */
-export function daemonSettingsFromEnv(env: NodeJS.ProcessEnv, readCa: (path: string) => string): DaemonSettings | undefined {
+export function daemonSettingsFromEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => string): DaemonSettings | undefined {
   const url = (name: string): string | undefined => env[name] || undefined;
   const targets = {
     controllerManager: url(ENV.controllerManager),
@@ -97,13 +124,21 @@ export function daemonSettingsFromEnv(env: NodeJS.ProcessEnv, readCa: (path: str
   };
   if (Object.values(targets).every((v) => v === undefined)) return undefined;
   const caFile = env[ENV.daemonCa] || undefined;
+  const pairs: Partial<Record<(typeof CERT_PAIRS)[number]["name"], PemPair>> = {};
+  for (const p of CERT_PAIRS) {
+    const cert = env[p.cert] || undefined;
+    const key = env[p.key] || undefined;
+    if ((cert === undefined) !== (key === undefined)) throw new DaemonSettingsError(`${cert === undefined ? p.key : p.cert} needs ${cert === undefined ? p.cert : p.key} too`);
+    if (cert !== undefined && key !== undefined) pairs[p.name] = { cert: readFile(cert), key: readFile(key) };
+  }
   return {
+    ...pairs,
     ...targets,
     controllerManagerArgs: argsFromEnv(ENV.controllerManagerArgs, env[ENV.controllerManagerArgs]),
     nodeAgentArgs: argsFromEnv(ENV.nodeAgentArgs, env[ENV.nodeAgentArgs]),
     token: env[ENV.daemonToken] || undefined,
     deniedToken: env[ENV.daemonDeniedToken] || undefined,
-    ca: caFile === undefined ? undefined : readCa(caFile),
+    ca: caFile === undefined ? undefined : readFile(caFile),
     insecure: ["1", "true"].includes(env[ENV.daemonInsecure] ?? ""),
     source: "command line",
   };

@@ -189,14 +189,14 @@ export const doc3Rules: Rule[] = [
   { id: "doc3.endpoints.agent-debugging-handlers", doc: "doc3", section: EP, level: "required", title: "Debugging handlers for logs and running commands in containers are served when enabled" },
 
   // ── Authentication ──────────────────────────────────────────────────────────────────
-  { id: "doc3.auth.cm-client-cert-cn", doc: "doc3", section: AUTH, level: "required", title: "Controller manager: a client certificate signed by the client CA authenticates as its common name" },
+  { id: "doc3.auth.cm-client-cert-cn", doc: "doc3", section: AUTH, level: "required", title: "Controller manager: a client certificate signed by the client CA authenticates as its common name", realServer: "doc3 does not say what a certificate from another CA gets; a 1.35 daemon answers 401, also with anonymous requests admitted, unless another authenticator (a token) recognizes the request" },
   { id: "doc3.auth.cm-request-header-trust", doc: "doc3", section: AUTH, level: "required", title: "Controller manager: identity headers are trusted only from request-header-CA certificates with an allowed common name (when the list is non-empty)" },
   { id: "doc3.auth.cm-anonymous-without-authn-file", doc: "doc3", section: AUTH, level: "required", title: "Controller manager: without an authentication connection file all token requests are anonymous" },
   { id: "doc3.auth.cm-token-review-cached", doc: "doc3", section: AUTH, level: "required", title: "Controller manager: with an authentication connection file tokens are checked by token reviews and answers cached" },
   { id: "doc3.auth.cm-sar-authorization", doc: "doc3", section: AUTH, level: "required", title: "Controller manager: authorization uses subject access reviews through the authorization connection file" },
   { id: "doc3.auth.cm-forbidden-without-authz-file", doc: "doc3", section: AUTH, level: "required", title: "Controller manager: without an authorization connection file everything off the always-allow paths is forbidden" },
   { id: "doc3.auth.agent-anonymous-default", doc: "doc3", section: AUTH, level: "required", title: "Node agent: anonymous requests are allowed by default as system:anonymous in group system:unauthenticated" },
-  { id: "doc3.auth.agent-client-cert-cn", doc: "doc3", section: AUTH, level: "required", title: "Node agent: client certificates authenticate as their common name" },
+  { id: "doc3.auth.agent-client-cert-cn", doc: "doc3", section: AUTH, level: "required", title: "Node agent: client certificates authenticate as their common name", realServer: "a certificate from a CA other than the client CA is 401, also with --anonymous-auth on, unless a reviewed token recognizes the request" },
   { id: "doc3.auth.agent-bearer-token-review", doc: "doc3", section: AUTH, level: "required", title: "Node agent: bearer tokens are checked by token reviews when enabled" },
   { id: "doc3.auth.agent-always-allow-default", doc: "doc3", section: AUTH, level: "required", title: "Node agent: authorization mode AlwaysAllow (the default) permits everything" },
   { id: "doc3.auth.agent-anonymous-always-allow", doc: "doc3", section: AUTH, level: "optional", title: "Node agent: with anonymous requests allowed and mode AlwaysAllow (both defaults) anyone reaching the main port may do anything there" },

@@ -16,8 +16,6 @@
  * in their meta, like suites/daemons/flags.test.ts.
  */
 import { randomBytes } from "node:crypto";
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
-import { request as httpsRequest } from "node:https";
 import { describe, expect, inject, it, type TestContext } from "vitest";
 import "../../lib/report/task-meta.js";
 import type { DaemonSettings } from "../../lib/runner/settings.js";
@@ -33,30 +31,9 @@ import {
   type ProbeResponse,
   type ProbeResult,
 } from "../../lib/daemons/probes.js";
+import { daemonClient } from "../support/daemon-client.js";
 
-const REQUEST_TIMEOUT_MS = 10_000;
-
-/** GET over http or https; TLS trusts `ca` (or the system's), or nothing with `insecure`. */
-function clientFor(d: DaemonSettings): HttpClient {
-  return ({ url, headers }) =>
-    new Promise<ProbeResponse>((resolve, reject) => {
-      const u = new URL(url);
-      const options: RequestOptions = { method: "GET", headers: { ...headers }, agent: false, timeout: REQUEST_TIMEOUT_MS };
-      const onResponse = (res: IncomingMessage): void => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      };
-      const req =
-        u.protocol === "https:"
-          ? httpsRequest(u, { ...options, ca: d.ca, rejectUnauthorized: !d.insecure }, onResponse)
-          : httpRequest(u, options, onResponse);
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-      req.on("error", reject);
-      req.end();
-    });
-}
+const clientFor = daemonClient;
 
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 /** A token no daemon knows. */

@@ -14,6 +14,8 @@ export interface DaemonAccess {
   readonly tokens: Readonly<Record<string, string>>;
   /** Users the subject access reviews would allow. Everyone else is forbidden. */
   readonly allowedUsers: readonly string[];
+  /** Groups the subject access reviews would allow: a member of one is allowed too. */
+  readonly allowedGroups?: readonly string[];
 }
 
 /** doc3 "Authentication": the identity of a request that brings no credentials. */
@@ -37,6 +39,6 @@ export function reviewToken(access: DaemonAccess, token: string): string | undef
 }
 
 /** The subject access review stand-in. */
-export function reviewAccess(access: DaemonAccess, user: string): boolean {
-  return access.allowedUsers.includes(user);
+export function reviewAccess(access: DaemonAccess, user: string, groups: readonly string[] = []): boolean {
+  return access.allowedUsers.includes(user) || groups.some((g) => access.allowedGroups?.includes(g) === true);
 }

@@ -17,6 +17,18 @@
  * - --authorization-kubeconfig: when set, the allow list decides (the subject access review
  *   stand-in); when empty, doc3 "Authentication" 4: everything off the always-allow paths is
  *   forbidden.
+ * - --client-ca-file: a client certificate issued by these CAs authenticates as its common
+ *   name (groups: its organizations); one from another CA is 401 (authenticate.ts).
+ * - --requestheader-client-ca-file, --requestheader-allowed-names, --requestheader-username-
+ *   headers, -group-headers, -extra-headers-prefix: identity headers are taken only from a
+ *   client whose certificate these CAs issued and, when the list is not empty, whose common
+ *   name is on it; a certificate they did not issue, or a name not on the list, is 401 unless
+ *   another authenticator recognizes the request.
+ * - --tls-sni-cert-key: the certificate served for the server name a client asks for (sni.ts).
+ * The files these options name are read when the daemon starts (a file that cannot be read
+ * stops it, as it stops a real one). Not emulated: with --authentication-kubeconfig and no
+ * CA files, a real controller manager looks both CAs up in the cluster; here there is no cluster
+ * to ask, so neither is configured.
  * A request without credentials is system:anonymous in both cases and so, unless the allow
  * list names system:anonymous, gets 403 off the always-allow paths. That is what a real
  * controller manager with both connection files answers (`forbidden: User "system:anonymous"
@@ -24,7 +36,9 @@
  * --bind-address is not emulated: the caller chooses the host (loopback by default).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ANONYMOUS_USER, bearerToken, reviewAccess, reviewToken, type DaemonAccess } from "./access.js";
+import { reviewAccess, type DaemonAccess } from "./access.js";
+import { authenticate, type Authentication, type AuthenticationFault } from "./authenticate.js";
+import { readBundle, type ReadFile } from "./certificates.js";
 import type { OptionView } from "../../daemons/checker.js";
 import { json, notFound, pathOf, text, verbOf, type Handler } from "./http.js";
 
@@ -35,9 +49,12 @@ export type ControllerManagerFault =
   /** The always-allow paths go through authorization like any other. */
   | "health-protected"
   /** /debug/pprof/ is not served although profiling is on. */
-  | "pprof-missing";
+  | "pprof-missing"
+  /** --tls-sni-cert-key: the first entry matching a name in any way serves it, without precedence. */
+  | "sni-first-match"
+  | AuthenticationFault;
 
-export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = ["metrics-open", "health-protected", "pprof-missing"];
+export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = ["metrics-open", "health-protected", "pprof-missing", "sni-first-match", "any-client-cert", "headers-from-any-cert"];
 
 /** What the emulated controller manager takes from its command line. */
 export interface ControllerManagerConfig {
@@ -47,6 +64,18 @@ export interface ControllerManagerConfig {
   readonly profiling: boolean;
   readonly authenticationKubeconfig: boolean;
   readonly authorizationKubeconfig: boolean;
+  /** --client-ca-file; undefined when not set. */
+  readonly clientCaFile?: string;
+  readonly requestHeader: {
+    /** --requestheader-client-ca-file; undefined when not set (then no identity header is read). */
+    readonly clientCaFile?: string;
+    readonly allowedNames: readonly string[];
+    readonly usernameHeaders: readonly string[];
+    readonly groupHeaders: readonly string[];
+    readonly extraHeaderPrefixes: readonly string[];
+  };
+  /** The --tls-sni-cert-key values, in order. */
+  readonly sniCertKeys: readonly string[];
 }
 
 export function controllerManagerConfig(view: OptionView): ControllerManagerConfig {
@@ -57,6 +86,40 @@ export function controllerManagerConfig(view: OptionView): ControllerManagerConf
     profiling: view.bool("--profiling") ?? true,
     authenticationKubeconfig: view.set("--authentication-kubeconfig"),
     authorizationKubeconfig: view.set("--authorization-kubeconfig"),
+    clientCaFile: view.set("--client-ca-file") ? view.raw("--client-ca-file") : undefined,
+    requestHeader: {
+      clientCaFile: view.set("--requestheader-client-ca-file") ? view.raw("--requestheader-client-ca-file") : undefined,
+      allowedNames: nonEmpty(view.list("--requestheader-allowed-names")),
+      usernameHeaders: nonEmpty(view.list("--requestheader-username-headers")),
+      groupHeaders: nonEmpty(view.list("--requestheader-group-headers")),
+      extraHeaderPrefixes: nonEmpty(view.list("--requestheader-extra-headers-prefix")),
+    },
+    sniCertKeys: view.occurrences("--tls-sni-cert-key").map((o) => o.value),
+  };
+}
+
+const nonEmpty = (list: string[] | undefined): string[] => (list ?? []).filter((v) => v !== "");
+
+/** The authenticators the command line configures, with the CA files read. */
+export function controllerManagerAuthentication(config: ControllerManagerConfig, readFile: ReadFile, faults: ReadonlySet<ControllerManagerFault> = new Set()): Authentication {
+  const rh = config.requestHeader;
+  return {
+    faults: new Set([...faults].filter((f): f is AuthenticationFault => f === "any-client-cert" || f === "headers-from-any-cert")),
+    requestHeader:
+      rh.clientCaFile === undefined
+        ? undefined
+        : {
+            cas: readBundle("controller manager", "--requestheader-client-ca-file", rh.clientCaFile, readFile),
+            allowedNames: rh.allowedNames,
+            usernameHeaders: rh.usernameHeaders,
+            groupHeaders: rh.groupHeaders,
+            extraHeaderPrefixes: rh.extraHeaderPrefixes,
+          },
+    clientCas: config.clientCaFile === undefined ? undefined : readBundle("controller manager", "--client-ca-file", config.clientCaFile, readFile),
+    // doc3 Authentication 3: without the connection file no token is reviewed, so a token is ignored.
+    tokens: config.authenticationKubeconfig,
+    // The delegated authentication of a controller manager always admits anonymous requests.
+    anonymous: true,
   };
 }
 
@@ -78,7 +141,7 @@ const METRICS = [
   "",
 ].join("\n");
 
-export function controllerManagerHandler(config: ControllerManagerConfig, access: DaemonAccess, faults: ReadonlySet<ControllerManagerFault>): Handler {
+export function controllerManagerHandler(config: ControllerManagerConfig, authn: Authentication, access: DaemonAccess, faults: ReadonlySet<ControllerManagerFault>): Handler {
   const isProtectedRoute = (path: string): boolean =>
     path === "/metrics" || path === "/configz" || (config.profiling && path.startsWith("/debug/pprof/"));
 
@@ -105,17 +168,12 @@ export function controllerManagerHandler(config: ControllerManagerConfig, access
     const path = pathOf(req);
     if (faults.has("metrics-open") && isProtectedRoute(path)) return route(req, res, path);
 
-    let user = ANONYMOUS_USER;
-    const token = config.authenticationKubeconfig ? bearerToken(req) : undefined;
-    if (token !== undefined) {
-      const known = reviewToken(access, token);
-      if (known === undefined) return status(res, 401, "Unauthorized", "Unauthorized");
-      user = known;
-    }
+    const user = authenticate(req, authn, access);
+    if (user === "unauthorized") return status(res, 401, "Unauthorized", "Unauthorized");
 
     const skipAuthorization = !faults.has("health-protected") && alwaysAllowed(config.alwaysAllowPaths, path);
-    if (!skipAuthorization && !(config.authorizationKubeconfig && reviewAccess(access, user))) {
-      return status(res, 403, "Forbidden", `forbidden: User "${user}" cannot ${verbOf(req)} path "${path}"`);
+    if (!skipAuthorization && !(config.authorizationKubeconfig && reviewAccess(access, user.name, user.groups))) {
+      return status(res, 403, "Forbidden", `forbidden: User "${user.name}" cannot ${verbOf(req)} path "${path}"`);
     }
     return route(req, res, path);
   };

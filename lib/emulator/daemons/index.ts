@@ -5,18 +5,25 @@
  * controller-manager.ts and node-agent.ts for what each one emulates, and access.ts for the
  * stand-in of the token and subject access reviews a real daemon would send to the API server.
  *
- * The TLS certificate is the caller's: the emulator reads no files (tollgate passes the
- * self-signed pair of fixtures/daemons/tls/).
+ * The default TLS certificate is the caller's (tollgate passes the self-signed pair of
+ * fixtures/daemons/tls/). The files the command lines name (--client-ca-file,
+ * --requestheader-client-ca-file, --tls-sni-cert-key) are read at start, as a real daemon
+ * reads them; `readFile` can stand in for the file system.
  */
+import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { Finding } from "../../daemons/findings.js";
 import { NO_ACCESS, type DaemonAccess } from "./access.js";
 import { checkCommandLine } from "./command-line.js";
-import { controllerManagerConfig, controllerManagerHandler, type ControllerManagerConfig, type ControllerManagerFault } from "./controller-manager.js";
+import { controllerManagerAuthentication, controllerManagerConfig, controllerManagerHandler, type ControllerManagerConfig, type ControllerManagerFault } from "./controller-manager.js";
+import { clientCaHints, wantsClientCertificate, type Authentication } from "./authenticate.js";
+import type { ReadFile } from "./certificates.js";
+import { sniCallback, sniEntries } from "./sni.js";
 import { capConnectionLifetime, closeServer, listen, serve, type AnyServer } from "./http.js";
 import {
   NODE_AGENT_MAX_CONNECTION_MS,
+  nodeAgentAuthentication,
   nodeAgentConfig,
   nodeAgentHealthzHandler,
   nodeAgentMainHandler,
@@ -27,6 +34,7 @@ import {
 
 export { ANONYMOUS_GROUP, ANONYMOUS_USER, NO_ACCESS, type DaemonAccess } from "./access.js";
 export { DaemonCommandLineError } from "./command-line.js";
+export { DaemonFileError } from "./certificates.js";
 export { CONTROLLER_MANAGER_FAULTS, type ControllerManagerConfig, type ControllerManagerFault } from "./controller-manager.js";
 export { NODE_AGENT_FAULTS, NODE_AGENT_MAX_CONNECTION_MS, type NodeAgentConfig, type NodeAgentFault } from "./node-agent.js";
 
@@ -63,6 +71,8 @@ export interface EmulatedDaemonsOptions {
   /** Listening address of every server (default 127.0.0.1). */
   readonly host?: string;
   readonly tls: DaemonTls;
+  /** Reads the files the command lines name (default: the file system, as UTF-8). */
+  readonly readFile?: ReadFile;
   /** The token and subject access review stand-in, shared by both daemons (default: no tokens, nobody allowed). */
   readonly access?: DaemonAccess;
   /** Started when present. */
@@ -100,16 +110,29 @@ export interface RunningEmulatedDaemons {
   close(): Promise<void>;
 }
 
+/** HTTPS options: ask for a client certificate only when an authenticator reads one, and verify it there, not in the handshake. */
+function httpsOptions(tls: DaemonTls, authn: Authentication): { cert: string | Buffer; key: string | Buffer; requestCert: boolean; rejectUnauthorized: boolean; ca?: string[] } {
+  if (!wantsClientCertificate(authn)) return { cert: tls.cert, key: tls.key, requestCert: false, rejectUnauthorized: false };
+  return { cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, ca: clientCaHints(authn) };
+}
+
 /**
- * Checks both command lines first (a DaemonCommandLineError rejects before anything
- * listens), then starts the servers; if one cannot listen, the ones already started are
- * closed and the error is passed on.
+ * Checks both command lines and reads the files they name first (a DaemonCommandLineError or
+ * DaemonFileError rejects before anything listens), then starts the servers; if one cannot
+ * listen, the ones already started are closed and the error is passed on.
  */
 export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promise<RunningEmulatedDaemons> {
   const host = opts.host ?? "127.0.0.1";
   const access = opts.access ?? NO_ACCESS;
   const cmLine = opts.controllerManager ? checkCommandLine("controller-manager", opts.controllerManager.args ?? []) : undefined;
   const agentLine = opts.nodeAgent ? checkCommandLine("node-agent", opts.nodeAgent.args ?? []) : undefined;
+  const readFile = opts.readFile ?? ((path: string) => readFileSync(path, "utf8"));
+  const cmConfig = cmLine ? controllerManagerConfig(cmLine.view) : undefined;
+  const cmFaults = new Set(opts.controllerManager?.faults ?? []);
+  const cmAuthn = cmConfig ? controllerManagerAuthentication(cmConfig, readFile, cmFaults) : undefined;
+  const cmSni = cmConfig ? sniEntries(cmConfig.sniCertKeys, readFile) : [];
+  const agentConfig = agentLine ? nodeAgentConfig(agentLine.view) : undefined;
+  const agentAuthn = agentConfig ? nodeAgentAuthentication(agentConfig, readFile, new Set(opts.nodeAgent?.faults ?? [])) : undefined;
 
   const servers: AnyServer[] = [];
   const close = async (): Promise<void> => {
@@ -123,21 +146,22 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
 
   try {
     let controllerManager: RunningControllerManager | undefined;
-    if (opts.controllerManager && cmLine) {
-      const config = controllerManagerConfig(cmLine.view);
+    if (opts.controllerManager && cmLine && cmConfig && cmAuthn) {
+      const config = cmConfig;
       let url: string | undefined;
       if (config.securePort !== 0) {
-        const server = createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key });
-        serve(server, controllerManagerHandler(config, access, new Set(opts.controllerManager.faults ?? [])));
+        const https = httpsOptions(opts.tls, cmAuthn);
+        const server = createHttpsServer(cmSni.length > 0 ? { ...https, SNICallback: sniCallback(cmSni, https.ca ?? [], cmFaults.has("sni-first-match")) } : https);
+        serve(server, controllerManagerHandler(config, cmAuthn, access, cmFaults));
         url = await start(server, "https", opts.controllerManager.port ?? config.securePort);
       }
       controllerManager = { url, args: cmLine.args, config, findings: cmLine.findings };
     }
 
     let nodeAgent: RunningNodeAgent | undefined;
-    if (opts.nodeAgent && agentLine) {
+    if (opts.nodeAgent && agentLine && agentConfig && agentAuthn) {
       const o = opts.nodeAgent;
-      const config = nodeAgentConfig(agentLine.view);
+      const config = agentConfig;
       const faults = new Set(o.faults ?? []);
       const maxConnectionMs = o.maxConnectionMs ?? NODE_AGENT_MAX_CONNECTION_MS;
       const capped = <S extends AnyServer>(server: S): S => {
@@ -148,8 +172,8 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
       let readOnlyUrl: string | undefined;
       let healthzUrl: string | undefined;
       if (config.enableServer) {
-        const server = capped(createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }));
-        serve(server, nodeAgentMainHandler(config, access));
+        const server = capped(createHttpsServer(httpsOptions(opts.tls, agentAuthn)));
+        serve(server, nodeAgentMainHandler(config, agentAuthn, access));
         url = await start(server, "https", o.port ?? config.port);
       }
       if (config.readOnlyPort !== 0) {

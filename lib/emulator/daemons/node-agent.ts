@@ -12,6 +12,10 @@
  * - --authentication-token-webhook (default false): bearer tokens are checked against the
  *   token table (the token review stand-in), an unknown one is 401. When false no
  *   authenticator looks at tokens, so a token is ignored and the request is anonymous.
+ * - --client-ca-file: a client certificate issued by these CAs authenticates as its common
+ *   name; one from another CA is 401, also when anonymous requests are allowed (the rules of
+ *   authenticate.ts, without identity headers: the node agent has none). The file is read
+ *   when the daemon starts. The node agent has no --tls-sni-cert-key.
  * - --authorization-mode: AlwaysAllow (default) permits everything; Webhook asks the allow
  *   list (the subject access review stand-in) and answers 403 to anyone not on it.
  * - --enable-debugging-handlers (default true): /logs/ is served; when false the debugging
@@ -23,7 +27,9 @@
  * the idle settings; NODE_AGENT_MAX_CONNECTION_MS is applied to all three servers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ANONYMOUS_USER, bearerToken, reviewAccess, reviewToken, type DaemonAccess } from "./access.js";
+import { reviewAccess, type DaemonAccess } from "./access.js";
+import { authenticate, type Authentication } from "./authenticate.js";
+import { readBundle, type ReadFile } from "./certificates.js";
 import type { OptionView } from "../../daemons/checker.js";
 import { json, notFound, pathOf, text, type Handler } from "./http.js";
 
@@ -35,9 +41,11 @@ export type NodeAgentFault =
   /** The read-only server asks for credentials (401). */
   | "read-only-auth"
   /** The health server answers 500 instead of "ok". */
-  | "healthz-not-ok";
+  | "healthz-not-ok"
+  /** A client certificate is taken for its common name whoever issued it. */
+  | "any-client-cert";
 
-export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = ["read-only-auth", "healthz-not-ok"];
+export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = ["read-only-auth", "healthz-not-ok", "any-client-cert"];
 
 /** What the emulated node agent takes from its command line. */
 export interface NodeAgentConfig {
@@ -51,6 +59,8 @@ export interface NodeAgentConfig {
   readonly tokenWebhook: boolean;
   readonly authorizationMode: "AlwaysAllow" | "Webhook";
   readonly debuggingHandlers: boolean;
+  /** --client-ca-file; undefined when not set. */
+  readonly clientCaFile?: string;
 }
 
 export function nodeAgentConfig(view: OptionView): NodeAgentConfig {
@@ -64,6 +74,17 @@ export function nodeAgentConfig(view: OptionView): NodeAgentConfig {
     tokenWebhook: view.bool("--authentication-token-webhook") ?? false,
     authorizationMode: view.raw("--authorization-mode") === "Webhook" ? "Webhook" : "AlwaysAllow",
     debuggingHandlers: view.bool("--enable-debugging-handlers") ?? true,
+    clientCaFile: view.set("--client-ca-file") ? view.raw("--client-ca-file") : undefined,
+  };
+}
+
+/** The authenticators the command line configures, with the CA file read. */
+export function nodeAgentAuthentication(config: NodeAgentConfig, readFile: ReadFile, faults: ReadonlySet<NodeAgentFault> = new Set()): Authentication {
+  return {
+    faults: faults.has("any-client-cert") ? new Set(["any-client-cert"] as const) : undefined,
+    clientCas: config.clientCaFile === undefined ? undefined : readBundle("node agent", "--client-ca-file", config.clientCaFile, readFile),
+    tokens: config.tokenWebhook,
+    anonymous: config.anonymousAuth,
   };
 }
 
@@ -95,13 +116,17 @@ function configz(config: NodeAgentConfig): unknown {
       healthzPort: config.healthzPort,
       enableServer: config.enableServer,
       enableDebuggingHandlers: config.debuggingHandlers,
-      authentication: { anonymous: { enabled: config.anonymousAuth }, webhook: { enabled: config.tokenWebhook } },
+      authentication: {
+        anonymous: { enabled: config.anonymousAuth },
+        webhook: { enabled: config.tokenWebhook },
+        x509: config.clientCaFile === undefined ? {} : { clientCAFile: config.clientCaFile },
+      },
       authorization: { mode: config.authorizationMode },
     },
   };
 }
 
-export function nodeAgentMainHandler(config: NodeAgentConfig, access: DaemonAccess): Handler {
+export function nodeAgentMainHandler(config: NodeAgentConfig, authn: Authentication, access: DaemonAccess): Handler {
   const route = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     const debugging = DEBUGGING_PREFIXES.find((p) => path.startsWith(p) || path === p.slice(0, -1));
     if (debugging) {
@@ -123,19 +148,11 @@ export function nodeAgentMainHandler(config: NodeAgentConfig, access: DaemonAcce
 
   return (req, res) => {
     const path = pathOf(req);
-    let user: string | undefined;
-    const token = config.tokenWebhook ? bearerToken(req) : undefined;
-    if (token !== undefined) {
-      user = reviewToken(access, token);
-      if (user === undefined) return text(res, 401, "Unauthorized");
-    } else if (config.anonymousAuth) {
-      user = ANONYMOUS_USER;
-    } else {
-      return text(res, 401, "Unauthorized");
-    }
-    if (config.authorizationMode === "Webhook" && !reviewAccess(access, user)) {
+    const user = authenticate(req, authn, access);
+    if (user === "unauthorized") return text(res, 401, "Unauthorized");
+    if (config.authorizationMode === "Webhook" && !reviewAccess(access, user.name, user.groups)) {
       const verb = VERBS[req.method ?? "GET"] ?? (req.method ?? "get").toLowerCase();
-      return text(res, 403, `Forbidden (user=${user}, verb=${verb}, resource=nodes, subresource=${subresourceOf(path)})`);
+      return text(res, 403, `Forbidden (user=${user.name}, verb=${verb}, resource=nodes, subresource=${subresourceOf(path)})`);
     }
     return route(req, res, path);
   };

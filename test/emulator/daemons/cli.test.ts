@@ -4,7 +4,9 @@ import { once } from "node:events";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseEmulatorArgs, parseEmulatorCommand } from "../../../lib/cli/emulator.js";
+import { PKI } from "../../../fixtures/daemons/pki.js";
 import { daemonEnvironment } from "../../../lib/cli/run.js";
+import { DaemonSettingsError, daemonSettingsFromEnv } from "../../../lib/runner/settings.js";
 import { UsageError } from "../../../lib/cli/usage.js";
 import { get } from "./support.js";
 
@@ -29,6 +31,16 @@ describe("tollgate emulator: daemon flags", () => {
     expect(c.daemons?.token).toBe("-starts-with-a-dash");
     expect(c.daemons?.deniedToken).toMatch(/^[0-9a-f]{40}$/);
     expect(parseEmulatorCommand(["--controller-manager-args", ""]).daemons).toMatchObject({ controllerManager: { args: [] }, nodeAgent: undefined });
+  });
+
+  it("pass certificate files as absolute paths, and the global setup reads them in pairs", () => {
+    const env = daemonEnvironment({ "controller-manager": "https://127.0.0.1:10257", "daemon-client-cert": PKI.client.cert, "daemon-client-key": PKI.client.key });
+    expect(env).toMatchObject({ TOLLGATE_DAEMON_CLIENT_CERT: PKI.client.cert, TOLLGATE_DAEMON_CLIENT_KEY: PKI.client.key });
+    const settings = daemonSettingsFromEnv({ ...env, TOLLGATE_DAEMON_PROXY_CERT: PKI.proxy.cert, TOLLGATE_DAEMON_PROXY_KEY: PKI.proxy.key }, (p) => `read ${p}`);
+    expect(settings?.clientCert).toEqual({ cert: `read ${PKI.client.cert}`, key: `read ${PKI.client.key}` });
+    expect(settings?.proxyCert).toEqual({ cert: `read ${PKI.proxy.cert}`, key: `read ${PKI.proxy.key}` });
+    expect(settings?.unlistedProxyCert).toBeUndefined();
+    expect(() => daemonSettingsFromEnv({ TOLLGATE_CONTROLLER_MANAGER: "https://x:1", TOLLGATE_DAEMON_CLIENT_KEY: "k" }, (p) => p)).toThrow(DaemonSettingsError);
   });
 
   it("refuses bad daemon flags as usage errors", () => {
@@ -102,6 +114,16 @@ describe("tollgate run: daemon flags", () => {
     });
   });
 
+  it("pass certificate files as absolute paths, and the global setup reads them in pairs", () => {
+    const env = daemonEnvironment({ "controller-manager": "https://127.0.0.1:10257", "daemon-client-cert": PKI.client.cert, "daemon-client-key": PKI.client.key });
+    expect(env).toMatchObject({ TOLLGATE_DAEMON_CLIENT_CERT: PKI.client.cert, TOLLGATE_DAEMON_CLIENT_KEY: PKI.client.key });
+    const settings = daemonSettingsFromEnv({ ...env, TOLLGATE_DAEMON_PROXY_CERT: PKI.proxy.cert, TOLLGATE_DAEMON_PROXY_KEY: PKI.proxy.key }, (p) => `read ${p}`);
+    expect(settings?.clientCert).toEqual({ cert: `read ${PKI.client.cert}`, key: `read ${PKI.client.key}` });
+    expect(settings?.proxyCert).toEqual({ cert: `read ${PKI.proxy.cert}`, key: `read ${PKI.proxy.key}` });
+    expect(settings?.unlistedProxyCert).toBeUndefined();
+    expect(() => daemonSettingsFromEnv({ TOLLGATE_CONTROLLER_MANAGER: "https://x:1", TOLLGATE_DAEMON_CLIENT_KEY: "k" }, (p) => p)).toThrow(DaemonSettingsError);
+  });
+
   it("refuses bad daemon flags as usage errors", () => {
     for (const values of [
       { "controller-manager": "http://127.0.0.1:10257" },
@@ -111,6 +133,10 @@ describe("tollgate run: daemon flags", () => {
       { "node-agent-read-only": "http://127.0.0.1:10255", "node-agent-args": "--port='" },
       { "node-agent-read-only": "http://127.0.0.1:10255", "daemon-ca": "/no/such/file.pem" },
       { "node-agent-read-only": "http://127.0.0.1:10255", "daemon-ca": BIN, "daemon-insecure": true },
+      { "controller-manager": "https://127.0.0.1:10257", "daemon-client-cert": PKI.client.cert },
+      { "controller-manager": "https://127.0.0.1:10257", "daemon-proxy-key": PKI.proxy.key },
+      { "controller-manager": "https://127.0.0.1:10257", "daemon-proxy-cert": "/no/such/cert.pem", "daemon-proxy-key": PKI.proxy.key },
+      { "daemon-client-cert": PKI.client.cert, "daemon-client-key": PKI.client.key },
     ]) {
       expect(() => daemonEnvironment(values), JSON.stringify(values)).toThrow(UsageError);
     }

@@ -7,8 +7,16 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { PKI } from "../../../fixtures/daemons/pki.js";
 import { DAEMON_TLS_CERT_FILE } from "../../../fixtures/daemons/tls.js";
-import { startEmulatedDaemons, type EmulatedDaemonsOptions, type RunningEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
+import {
+  startEmulatedDaemons,
+  type ControllerManagerFault,
+  type EmulatedDaemonsOptions,
+  type NodeAgentFault,
+  type RunningEmulatedDaemons,
+} from "../../../lib/emulator/daemons/index.js";
+import { EMBEDDED_CONTROLLER_MANAGER_ARGS, EMBEDDED_NODE_AGENT_ARGS } from "../../../lib/runner/global-setup.js";
 import type { Summary } from "../../../lib/report/summary.js";
 import { runViaCli } from "../../support/run-suite.js";
 import { ACCESS, ALLOWED_TOKEN, DENIED_TOKEN, TLS } from "./support.js";
@@ -101,3 +109,44 @@ describe("the daemon probe suite against daemons", () => {
     expect(code, output).toBe(1);
   });
 });
+
+/** The certificate suite (suites/daemons/certificates.test.ts) against emulated daemons that take certificates wrongly. */
+describe("the daemon certificate suite against daemons", () => {
+  const certFlags = [
+    "--daemon-client-cert", PKI.client.cert, "--daemon-client-key", PKI.client.key,
+    "--daemon-proxy-cert", PKI.proxy.cert, "--daemon-proxy-key", PKI.proxy.key,
+    "--daemon-unlisted-proxy-cert", PKI.proxyUnlisted.cert, "--daemon-unlisted-proxy-key", PKI.proxyUnlisted.key,
+  ];
+
+  async function runCertificates(cmFaults: ControllerManagerFault[], agentFaults: NodeAgentFault[], toldCm: readonly string[] = EMBEDDED_CONTROLLER_MANAGER_ARGS): Promise<{ code: number | null; summary: Summary; output: string }> {
+    daemons = await startEmulatedDaemons({
+      tls: TLS,
+      access: ACCESS,
+      controllerManager: { args: EMBEDDED_CONTROLLER_MANAGER_ARGS, port: 0, faults: cmFaults },
+      nodeAgent: { args: EMBEDDED_NODE_AGENT_ARGS, ...FREE, faults: agentFaults },
+    });
+    const cm = daemons.controllerManager?.url;
+    const agent = daemons.nodeAgent?.url;
+    if (!cm || !agent) throw new Error("a daemon server did not start");
+    return runViaCli([
+      "--suite", "suites/daemons/certificates",
+      "--controller-manager", cm, "--controller-manager-args", shellQuote(toldCm),
+      "--node-agent", agent, "--node-agent-args", shellQuote(EMBEDDED_NODE_AGENT_ARGS),
+      "--daemon-ca", fileURLToPath(DAEMON_TLS_CERT_FILE), ...certFlags,
+    ]);
+  }
+
+  it("fails on certificates from any CA, identity headers from any certificate, and SNI without precedence", { timeout: 90_000 }, async () => {
+    const { code, summary, output } = await runCertificates(["any-client-cert", "headers-from-any-cert", "sni-first-match"], ["any-client-cert"]);
+    expect(withStatus(summary, "failed"), output).toEqual([
+      "doc3.auth.agent-client-cert-cn",
+      "doc3.auth.cm-client-cert-cn",
+      "doc3.auth.cm-request-header-trust",
+      "doc3.cm-general.sni-match-precedence",
+    ]);
+    expect(code, output).toBe(1);
+  });
+});
+
+/** Words joined for --*-args (the fixture paths hold no quote or space that needs more). */
+const shellQuote = (words: readonly string[]): string => words.map((w) => `'${w}'`).join(" ");

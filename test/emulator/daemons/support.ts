@@ -17,8 +17,8 @@ export interface Answer extends ProbeResponse {
   headers: IncomingMessage["headers"];
 }
 
-/** GET `url`, trusting only the fixture certificate on https. */
-export function get(url: string, headers: Record<string, string> = {}): Promise<Answer> {
+/** GET `url`, trusting only the fixture certificate on https; `cert` is a client certificate and key to present. */
+export function get(url: string, headers: Record<string, string> = {}, cert?: { cert: string; key: string }): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const onResponse = (res: IncomingMessage): void => {
@@ -27,7 +27,7 @@ export function get(url: string, headers: Record<string, string> = {}): Promise<
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
       res.on("error", reject);
     };
-    const req = u.protocol === "https:" ? httpsRequest(u, { headers, agent: false, ca: TLS.cert }, onResponse) : httpRequest(u, { headers, agent: false }, onResponse);
+    const req = u.protocol === "https:" ? httpsRequest(u, { headers, agent: false, ca: TLS.cert, ...cert }, onResponse) : httpRequest(u, { headers, agent: false }, onResponse);
     req.on("error", reject);
     req.end();
   });
