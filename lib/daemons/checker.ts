@@ -19,6 +19,7 @@ import {
   type GateEntry,
 } from "./catalog/index.js";
 import { readCommandLine, type CommandLine, type Occurrence } from "./command-line.js";
+import { credentialConfigMergePlan, readDirEntries, type DirEntry } from "./credential-config.js";
 import { sortFindings, type Finding, type Severity } from "./findings.js";
 import {
   closest,
@@ -60,6 +61,8 @@ export interface CheckOptions {
    * other daemon's doc3 defaults are left to the cross-check, which has the real values.
    */
   peer?: boolean;
+  /** Lists a directory named by an option; the local file system unless a test gives another. */
+  readDir?: (path: string) => DirEntry[] | undefined;
 }
 
 /** doc3 defaults of the other daemon, for the one-daemon forms of the cross-daemon rules. */
@@ -886,7 +889,25 @@ function checkNodeAgent(view: OptionView, r: Report, options: CheckOptions): voi
   checkAgentServing(view, r);
   checkAgentResources(view, r);
   checkAgentLimits(view, r, options);
+  checkCredentialConfig(view, r, options);
   checkVersionFlag(view, r);
+}
+
+/** When the credential provider config is a directory on this machine: the merge order the node agent will use. */
+function checkCredentialConfig(view: OptionView, r: Report, options: CheckOptions): void {
+  const OPT = "--image-credential-provider-config";
+  const RULE = "doc3.agent-options.credential-config-merge-order";
+  const path = view.given(OPT) ? view.raw(OPT) : undefined;
+  if (!path) return;
+  const entries = (options.readDir ?? readDirEntries)(path);
+  if (entries === undefined) return;
+  const plan = credentialConfigMergePlan(entries);
+  if (plan.merged.length === 0) {
+    r.error(OPT, RULE, `the directory ${path} holds no .json, .yaml or .yml file: the node agent will not start`);
+  } else {
+    r.note(OPT, RULE, `the directory ${path} is merged in this order: ${plan.merged.join(", ")}`);
+  }
+  for (const i of plan.ignored) r.note(OPT, RULE, `${i.name} is not read: ${i.why}`);
 }
 
 function checkAgentDeprecation(view: OptionView, r: Report): void {

@@ -4,6 +4,9 @@
  * on the compliant line next to it and expects none. These tests need no target; they run in
  * the conformance project so that their rule ids count like the HTTP suites'.
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import "../../lib/report/task-meta.js";
 import { ALPHA_GATES, BETA_OFF_GATES, BETA_ON_GATES, catalogs, realGateName, type Daemon } from "../../lib/daemons/catalog/index.js";
@@ -665,5 +668,32 @@ describe("catalog", () => {
   rules("both daemons' tables are complete in the catalog", ["doc3.cm-general.types-defaults", "doc3.cm-concurrency.types-defaults", "doc3.cm-behaviour.types-defaults", "doc3.cm-signing.types-defaults", "doc3.agent-options.types-defaults"], () => {
     expect(catalogs["controller-manager"].tables.map((t) => t.options.length)).toEqual([63, 20, 50, 11]);
     expect(catalogs["node-agent"].tables.map((t) => t.options.length)).toEqual([128]);
+  });
+});
+
+describe("credential provider config directory", () => {
+  const OPT = "--image-credential-provider-config";
+  const RULE = "doc3.agent-options.credential-config-merge-order";
+
+  rules("a directory is merged in byte-wise lexicographic order, only its own .json/.yaml/.yml files, not recursively", [RULE], () => {
+    const dir = mkdtempSync(join(tmpdir(), "tollgate-credcfg-"));
+    for (const f of ["b.yaml", "a.json", "B.yml", "notes.txt", "z.yaml", "é.yaml"]) writeFileSync(join(dir, f), "kind: CredentialProviderConfig\n");
+    mkdirSync(join(dir, "nested.yaml"));
+    writeFileSync(join(dir, "nested.yaml", "inner.yaml"), "");
+    const fs = checkFlags(AGENT, [`${OPT}=${dir}`]);
+    expectFinding(fs, "note", OPT, RULE);
+    const notes = fs.filter((f) => f.rule === RULE).map((f) => f.message);
+    expect(notes).toContain(`the directory ${dir} is merged in this order: B.yml, a.json, b.yaml, z.yaml, é.yaml`);
+    expect(notes).toContain("nested.yaml/ is not read: a subdirectory: the directory is not read recursively");
+    expect(notes).toContain("notes.txt is not read: not a .json, .yaml or .yml file");
+    expect(notes.join("\n")).not.toMatch(/inner\.yaml/);
+  });
+
+  rules("a directory without any config file is an error; a single file names no order", [RULE], () => {
+    const empty = checkFlags(AGENT, [`${OPT}=/etc/creds`], { readDir: () => [{ name: "README", isDirectory: false }] });
+    expect(expectFinding(empty, "error", OPT, RULE).message).toMatch(/holds no \.json, \.yaml or \.yml file/);
+    const file = checkFlags(AGENT, [`${OPT}=/etc/creds.yaml`], { readDir: () => undefined });
+    expectNoFinding(file, "note", OPT, RULE);
+    expectNoFinding(file, "error", OPT, RULE);
   });
 });
