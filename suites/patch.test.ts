@@ -1,4 +1,5 @@
 /** doc1 "Patch content types": the four patch types, on built-in types, with their failure modes. */
+import fc from "fast-check";
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
 import type { ApiResponse } from "../lib/harness/client.js";
@@ -162,6 +163,33 @@ describe("server-side apply", () => {
     expect(message).toContain('conflicts with "tollgate-creator"');
     expect(message).toContain('conflicts with "tollgate-updater"');
   });
+
+  check(
+    "property: an apply states values, not changes: whatever the current values, the applied fields end up as sent, and a repeat changes nothing",
+    ["doc1.patch.ssa-no-value-dependent", "doc1.patch.ssa-force"],
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.dictionary(fc.constantFrom("count", "mode", "other"), fc.stringMatching(/^[a-z0-9]{0,6}$/), { maxKeys: 3 }), fc.stringMatching(/^[0-9]{1,3}$/), async (before, wanted) => {
+          const name = `vd-${uniqueName("p")}-${++n}`;
+          await session.client.create(t, ns, configMap(session.types, ns, name, before), { fieldManager: "tollgate-writer" });
+          const body = configMap(session.types, ns, name, { count: wanted });
+          const first = await apply(name, body, "tollgate-declarer", { force: "true" });
+          expect(first.code, first.text.slice(0, 300)).toBe(200);
+          const after = (first.json as KubeObject).data as Record<string, string>;
+          expect(after.count, `count was ${JSON.stringify(before.count)}`).toBe(wanted);
+          for (const [k, v] of Object.entries(before)) if (k !== "count") expect(after[k], `${k} belongs to another manager`).toBe(v);
+          const again = await apply(name, body, "tollgate-declarer");
+          expect(again.code).toBe(200);
+          expect((again.json as KubeObject).metadata.resourceVersion, "the same apply again is a no-op").toBe((first.json as KubeObject).metadata.resourceVersion);
+        }),
+        { numRuns: 8 },
+      );
+    },
+    { timeout: 60_000 },
+  );
 
   check("a field the applier owned and now leaves out is removed", ["doc1.patch.ssa-managed-fields"], async () => {
     const { session, ns } = suite;
