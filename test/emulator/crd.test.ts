@@ -163,6 +163,59 @@ describe("the CustomResourceDefinition resource", () => {
   });
 });
 
+describe("changing a CustomResourceDefinition", () => {
+  it("updates with optimistic concurrency, ignores status changes, bumps generation and serves a new version", async () => {
+    const { group, name } = await defineWidgets();
+    const current = (await call("GET", `${CRDS}/${name}`)).json;
+    const noRv = await call("PUT", `${CRDS}/${name}`, { ...current, metadata: { name } });
+    expect(noRv.status).toBe(422);
+    const v2 = { name: "v2", served: true, storage: false, schema: { openAPIV3Schema: WIDGET_SCHEMA } };
+    const next = { ...current, spec: { ...current.spec, versions: [...current.spec.versions, v2] }, status: { storedVersions: ["zz"] } };
+    const updated = await call("PUT", `${CRDS}/${name}`, next);
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.json.metadata.generation).toBe(2);
+    expect(updated.json.status.storedVersions).toEqual(["v1"]);
+    expect((await call("PUT", `${CRDS}/${name}`, next)).status).toBe(409);
+    expect((await call("GET", `/apis/${group}`)).json.preferredVersion.version).toBe("v2");
+    expect((await call("POST", `/apis/${group}/v2/namespaces/default/widgets`, widget(group, "in-v2", { size: 1 }, "v2"))).status).toBe(201);
+    const asV1 = await call("GET", `/apis/${group}/v1/namespaces/default/widgets/in-v2`);
+    expect(asV1.json.apiVersion).toBe(`${group}/v1`);
+  });
+
+  it("takes merge, json and apply patches, and refuses a patch that breaks validation", async () => {
+    const { group, name } = await defineWidgets();
+    const merge = await call("PATCH", `${CRDS}/${name}`, { spec: { names: { shortNames: ["wd"] } } }, { headers: { "content-type": "application/merge-patch+json" } });
+    expect(merge.status, merge.text).toBe(200);
+    expect(merge.json.spec.names.shortNames).toEqual(["wd"]);
+    const list = await call("GET", `/apis/${group}/v1`);
+    expect(list.json.resources[0].shortNames).toEqual(["wd"]);
+    const json = await call("PATCH", `${CRDS}/${name}`, [{ op: "replace", path: "/spec/scope", value: "Cluster" }], {
+      headers: { "content-type": "application/json-patch+json" },
+    });
+    expect(json.status).toBe(422);
+    expect(json.json.message).toContain('spec.scope: Invalid value: "Cluster": field is immutable');
+    const applied = await call("PATCH", `${CRDS}/${name}?fieldManager=tester&force=true`, {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name, labels: { a: "b" } },
+    }, { headers: { "content-type": "application/apply-patch+yaml" } });
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.json.metadata.labels).toEqual({ a: "b" });
+  });
+
+  it("watches definitions as they are created, established and changed", async () => {
+    const list = await call("GET", CRDS);
+    const w = await openWatch(emu.url, `${CRDS}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`);
+    const { name } = await defineWidgets();
+    const [added, established] = await w.take(2, 2000);
+    w.close();
+    expect(added?.type).toBe("ADDED");
+    expect(added?.object.metadata.name).toBe(name);
+    expect(established?.type).toBe("MODIFIED");
+    expect(established?.object.status.conditions.map((c: { type: string }) => c.type)).toContain("Established");
+  });
+});
+
 describe("custom resources", () => {
   it("are in discovery with the definition's names, verbs and storage version hash", async () => {
     const { group } = await defineWidgets();
@@ -353,6 +406,36 @@ describe("custom resources", () => {
     w.close();
     const bad = await call("GET", `${base}?fieldSelector=spec.size%3D1`);
     expect(bad.status).toBe(400);
+  });
+
+  it("list in chunks, delete collections, and go with their namespace", async () => {
+    const { group, base } = await defineWidgets();
+    await call("POST", "/api/v1/namespaces", { metadata: { name: "crd-ns" } });
+    const nsBase = base.replace("/namespaces/default/", "/namespaces/crd-ns/");
+    for (const n of ["c1", "c2", "c3"]) await call("POST", base, widget(group, n));
+    await call("POST", nsBase, widget(group, "n1"));
+    const page = await call("GET", `${base}?limit=2`);
+    expect(page.json.items.length).toBe(2);
+    expect(page.json.metadata.remainingItemCount).toBe(1);
+    const rest = await call("GET", `${base}?limit=2&continue=${page.json.metadata.continue}`);
+    expect(rest.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(["c3"]);
+    const all = await call("GET", `/apis/${group}/v1/widgets`);
+    expect(all.json.items.length).toBe(4);
+    expect((await call("DELETE", base)).status).toBe(200);
+    expect((await call("GET", base)).json.items).toEqual([]);
+    await call("DELETE", "/api/v1/namespaces/crd-ns");
+    for (let i = 0; i < 50 && (await call("GET", "/api/v1/namespaces/crd-ns")).status === 200; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await call("GET", `/apis/${group}/v1/widgets`)).json.items).toEqual([]);
+  });
+
+  it("send bookmarks on watches that ask for them", async () => {
+    const { group, base } = await defineWidgets();
+    const w = await openWatch(emu.url, `${base}?watch=true&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
+    await call("POST", base, widget(group, "bm"));
+    const events = await w.take(1, 2000);
+    w.close();
+    expect(events[0]?.type).toBe("BOOKMARK");
+    expect(events[0]?.object).toMatchObject({ apiVersion: `${group}/v1`, kind: "Widget", metadata: { annotations: { "k8s.io/initial-events-end": "true" } } });
   });
 
   it("keep status out of the main resource when the status subresource is on", async () => {

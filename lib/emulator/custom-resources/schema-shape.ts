@@ -54,7 +54,9 @@ function shapeOf(schema: JsonObject, goName: string): Shape {
 export function customResourceShape(schema: JsonObject | undefined, kind: string): StructShape {
   const root = schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
   const fields = propertyFields(root, kind).filter((f) => !["apiVersion", "kind", "metadata"].includes(f.name));
-  const head = [field("apiVersion", STRING, "always"), field("kind", STRING, "always"), field("metadata", OBJECT_META, "always")];
+  // apiVersion and kind are always in a stored object; omitempty keeps them out of the zero
+  // object (a BOOKMARK's), which gets them from the watched type.
+  const head = [field("apiVersion", STRING), field("kind", STRING), field("metadata", OBJECT_META, "always")];
   const shape = structOf(kind, [...head, ...fields], root["x-kubernetes-preserve-unknown-fields"] === true);
   return { ...shape, lenient: false };
 }
