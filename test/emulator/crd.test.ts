@@ -93,6 +93,8 @@ describe("the CustomResourceDefinition resource", () => {
     const crd = list.json.resources.find((r: { name: string }) => r.name === "customresourcedefinitions");
     expect(crd).toMatchObject({ kind: "CustomResourceDefinition", namespaced: false, singularName: "customresourcedefinition", shortNames: ["crd", "crds"] });
     expect(crd.storageVersionHash).toBe("M5uH+AlWATY=");
+    const status = list.json.resources.find((r: { name: string }) => r.name === "customresourcedefinitions/status");
+    expect(status).toEqual({ name: "customresourcedefinitions/status", singularName: "", namespaced: false, kind: "CustomResourceDefinition", verbs: ["get", "patch", "update"] });
   });
 
   it("defaults singular and listKind, starts storedVersions, and becomes Established", async () => {
@@ -445,6 +447,30 @@ describe("custom resources", () => {
     const updated = await call("PUT", `${base}/s`, { ...created.json, status: { phase: "Ready" } });
     expect(updated.json.status).toBeUndefined();
     expect(updated.json.metadata.generation).toBe(1);
+
+    const viaStatus = await call("PUT", `${base}/s/status`, { ...updated.json, spec: { size: 9 }, status: { phase: "Ready" } });
+    expect(viaStatus.status, viaStatus.text).toBe(200);
+    expect(viaStatus.json.status).toEqual({ phase: "Ready" });
+    expect(viaStatus.json.spec).toEqual({ size: 3 });
+    expect(viaStatus.json.metadata.generation).toBe(1);
+    const patched = await call("PATCH", `${base}/s/status`, { status: { phase: 7 } }, { headers: { "content-type": "application/merge-patch+json" } });
+    expect(patched.status).toBe(422);
+    expect(patched.json.message).toContain('status.phase: Invalid value: "integer": status.phase in body must be of type string: "integer"');
+    expect((await call("GET", `${base}/s/status`)).json.status).toEqual({ phase: "Ready" });
+    expect((await call("DELETE", `${base}/s/status`)).status).toBe(405);
+    expect((await call("GET", `${base}/s/scale`)).status).toBe(404);
+    const list = await call("GET", `/apis/${group}/v1`);
+    expect(list.json.resources.map((r: { name: string; verbs: string[] }) => `${r.name} ${r.verbs.join(",")}`)).toEqual([
+      "widgets delete,deletecollection,get,list,patch,create,update,watch",
+      "widgets/status get,patch,update",
+    ]);
+  });
+
+  it("have no status subresource unless the definition asks for it", async () => {
+    const { group, base } = await defineWidgets();
+    await call("POST", base, { ...widget(group, "ns"), status: { phase: "Up" } });
+    expect((await call("GET", `${base}/ns`)).json.status).toEqual({ phase: "Up" });
+    expect((await call("GET", `${base}/ns/status`)).status).toBe(404);
   });
 });
 

@@ -9,9 +9,11 @@
  * anything but metadata, and status when it is a subresource, changes), and a refusal of
  * create while the definition is terminating (405, as the real handler answers).
  *
- * Known differences: `subresources.status` only makes the main resource ignore status
- * changes and drop status on create (the /status endpoint itself is not served), `scale` is
- * not served, and selectableFields are not offered as field selectors.
+ * With `subresources.status` the main resource ignores status (dropped on create) and
+ * `/status` writes it (status-subresource.ts).
+ *
+ * Known differences: `scale` is not served, and selectableFields are not offered as field
+ * selectors.
  */
 import { createHash } from "node:crypto";
 import { ApiError, details } from "../api-errors.js";
@@ -21,6 +23,7 @@ import { dns1123Subdomain } from "../name-validation.js";
 import { nameOf, namespaceOf, setMeta, validateObjectMeta, validateObjectMetaUpdate } from "../object-meta.js";
 import type { ResourceStrategy } from "../resources.js";
 import type { StorageView } from "../storage-views.js";
+import { statusStrategyOf } from "../status-subresource.js";
 import { namesOf, specOf, storageVersionOf, versionsOf, withoutStandardFinalizerRule } from "../strategies/crd.js";
 import { customResourcePrinter } from "./printer.js";
 import { customResourceShape } from "./schema-shape.js";
@@ -98,6 +101,10 @@ export function customResourceTypes(crd: KubeObject, terminating: () => boolean)
   const hash = storageVersionHash(group, storageVersion, kind);
 
   const strategyOf = (v: JsonObject): ResourceStrategy => {
+    const main = mainStrategyOf(v);
+    return isJsonObject(obj(v, "subresources")?.["status"]) ? { ...main, statusStrategy: statusStrategyOf(main) } : main;
+  };
+  const mainStrategyOf = (v: JsonObject): ResourceStrategy => {
     const version = str(v, "name");
     const schema = obj(obj(v, "schema"), "openAPIV3Schema");
     const validate = compileSchema(schema);

@@ -34,12 +34,28 @@ function refuseProtobufObjects(ctx: RequestContext, collection: boolean): void {
   );
 }
 
+/**
+ * A subresource path: only `status` of a type that has it (else 404), read with GET and written
+ * with PUT or PATCH (else 405), served as its own type on the same stored object.
+ */
+function handleSubresource(request: ResourceRequest): Promise<void> {
+  const { route, req, url } = request;
+  const status = route.subresource === "status" && route.name !== undefined ? route.strategy.statusStrategy : undefined;
+  if (!status) throw pathNotFound();
+  const method = req.method ?? "GET";
+  const watch = url.searchParams.get("watch");
+  if (!["GET", "PUT", "PATCH"].includes(method) || (method === "GET" && watch !== null && watch !== "" && watch !== "false" && watch !== "0")) {
+    throw methodNotAllowed();
+  }
+  return handleResource({ ...request, route: { ...route, strategy: status, subresource: undefined } });
+}
+
 export async function handleResource(request: ResourceRequest): Promise<void> {
   const { route, req, url } = request;
   const { strategy } = route;
   const method = req.method ?? "GET";
   const name = route.name;
-  if (route.subresource !== undefined) throw pathNotFound();
+  if (route.subresource !== undefined) return handleSubresource(request);
 
   const verbs = new Set<string>(strategy.verbs);
   const collectionPath = name === undefined && !route.allNamespaces;

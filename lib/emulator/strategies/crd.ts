@@ -19,6 +19,7 @@ import { cloneJson, isJsonObject, obj, str, type Json, type JsonObject, type Kub
 import { dns1123Subdomain } from "../name-validation.js";
 import { finalizersOf, nameOf, objectHead, setMeta, validateObjectMeta, validateObjectMetaUpdate } from "../object-meta.js";
 import type { ResourceStrategy } from "../resources.js";
+import { statusStrategyOf } from "../status-subresource.js";
 import { ANY, BOOL, BYTES, field, INT32, INT64, listOf, mapOf, STRING, struct, TIME, type FieldSpec, type StructShape } from "../typed-json.js";
 import { structuralErrors } from "../custom-resources/structural.js";
 
@@ -321,7 +322,7 @@ function setDefaults(o: KubeObject): void {
 
 const same = (a: Json | undefined, b: Json | undefined): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-export const crdStrategy: ResourceStrategy = {
+const crdMainStrategy: ResourceStrategy = {
   group: CRD_GROUP,
   version: "v1",
   resource: "customresourcedefinitions",
@@ -402,3 +403,6 @@ export function setCondition(o: KubeObject, c: CrdCondition, now: string): boole
   status["conditions"] = existing ? conditions.map((x) => (x === existing ? next : x)) : [...conditions, next];
   return true;
 }
+
+/** The CRD type, with its `/status` subresource (where the controllers write). */
+export const crdStrategy: ResourceStrategy = { ...crdMainStrategy, statusStrategy: statusStrategyOf(crdMainStrategy) };
