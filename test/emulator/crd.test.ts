@@ -328,6 +328,10 @@ describe("custom resources", () => {
     expect(viaBeta.status).toBe(201);
     expect(viaBeta.json.apiVersion).toBe(`${group}/v1`);
     expect(viaBeta.json.extra).toBe(true);
+    expect(viaBeta.headers["warning"]).toBeUndefined();
+    const strict = await call("POST", `${base}?fieldValidation=Strict`, { ...widget(group, "c", { deep: { er: 1 } }), more: [1] });
+    expect(strict.status).toBe(201);
+    expect(strict.json).toMatchObject({ spec: { deep: { er: 1 } }, more: [1] });
     const asBeta = await call("GET", `/apis/${group}/v1beta1/widgets/b`);
     expect(asBeta.json.apiVersion).toBe(`${group}/v1beta1`);
     expect(asBeta.json.metadata.resourceVersion).toBe(viaBeta.json.metadata.resourceVersion);
