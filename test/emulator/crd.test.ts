@@ -478,6 +478,22 @@ describe("custom resources", () => {
   });
 });
 
+describe("a definition for a built-in resource's path", () => {
+  it("leaves the built-in type serving that path, also after the definition is deleted", async () => {
+    const body = crdBody("events.k8s.io", "events", "Event");
+    const created = await call("POST", CRDS, body);
+    expect(created.status, created.text).toBe(201);
+    await new Promise((r) => setTimeout(r, 20));
+    const events = () => call("GET", "/apis/events.k8s.io/v1").then((r) => r.json.resources.find((x: { name: string }) => x.name === "events"));
+    expect(await events()).toMatchObject({ shortNames: ["ev"], storageVersionHash: "r2yiGXH7wu8=" });
+    expect((await call("DELETE", `${CRDS}/events.events.k8s.io`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await call("GET", `${CRDS}/events.events.k8s.io`)).status).toBe(404);
+    expect(await events()).toMatchObject({ shortNames: ["ev"], storageVersionHash: "r2yiGXH7wu8=" });
+    expect((await call("GET", "/apis/events.k8s.io/v1/namespaces/default/events")).status).toBe(200);
+  });
+});
+
 describe("deleting a CustomResourceDefinition", () => {
   it("adds the cleanup finalizer, deletes the instances, then stops serving the type", async () => {
     const { group, base, name } = await defineWidgets();

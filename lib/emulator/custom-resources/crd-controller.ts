@@ -134,7 +134,8 @@ export class CrdController {
     const types = customResourceTypes(crd, () => terminating);
     const old = new Set<ResourceStrategy>(current?.types.strategies ?? []);
     this.registry.remove((s) => old.has(s));
-    this.registry.add(types.strategies);
+    // A built-in type keeps its path: the real server's own handlers come before the CRD ones.
+    this.registry.add(types.strategies.filter((s) => this.registry.lookup(s.group, s.version, s.resource) === undefined));
     this.served.set(name, { signature, types });
   }
 
