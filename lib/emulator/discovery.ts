@@ -64,11 +64,16 @@ function apiResource(s: ResourceStrategy): Record<string, unknown> {
   return r;
 }
 
+/** A `<resource>/status` entry: no singular name, the subresource's verbs (wire-facts §6.2). */
+function statusResource(s: ResourceStrategy): Record<string, unknown> {
+  return { name: `${s.resource}/status`, singularName: "", namespaced: s.namespaced, kind: s.kind, verbs: ["get", "patch", "update"] };
+}
+
 /** `/api/v1`, `/apis/{group}/{version}`: the resources of one group-version, by name. */
 export function apiResourceList(registry: ResourceRegistry, group: string, version: string): Record<string, unknown> {
   const resources = registry
     .inGroupVersion(group, version)
     .sort((a, b) => (a.resource < b.resource ? -1 : 1))
-    .map(apiResource);
+    .flatMap((s) => (s.statusStrategy ? [apiResource(s), statusResource(s)] : [apiResource(s)]));
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: group ? `${group}/${version}` : version, resources };
 }

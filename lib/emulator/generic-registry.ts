@@ -159,6 +159,7 @@ export class GenericRegistry {
       const marked = cloneJson(o);
       setMeta(marked, "deletionTimestamp", formatTime(this.now()));
       setMeta(marked, "deletionGracePeriodSeconds", 0);
+      strategy.prepareForDeletion?.(marked);
       if (options.dryRun) return { deleted: false, object: marked };
       const { kv } = this.storage.put(strategy, existing.kv.key, this.storage.encode(marked), {
         expectModRevision: existing.kv.modRevision,

@@ -30,7 +30,8 @@ export interface StoredObject {
 }
 
 export class ObjectStorage {
-  private readonly viewed = new Map<StorageView, ViewedEntries>();
+  // Weak: a custom resource type is rebuilt, with new views, whenever its definition changes.
+  private readonly viewed = new WeakMap<StorageView, ViewedEntries>();
   /** Keys marked unreadable, each with the modRevision of the value that is "corrupt". */
   private readonly corrupt = new Map<string, number>();
 

@@ -7,6 +7,7 @@ import type { QualifiedKind, QualifiedResource } from "./api-errors.js";
 import type { FieldError } from "./field-errors.js";
 import type { KubeObject } from "./json.js";
 import type { StorageView } from "./storage-views.js";
+import type { TablePrinter } from "./table.js";
 import type { StructShape } from "./typed-json.js";
 
 export type Verb = "create" | "delete" | "deletecollection" | "get" | "list" | "patch" | "update" | "watch";
@@ -57,6 +58,25 @@ export interface ResourceStrategy {
   canonicalize(obj: KubeObject): void;
   /** Finalizers beyond metadata.finalizers that hold deletion (namespace spec.finalizers). */
   pendingFinalizers(obj: KubeObject): string[];
+  /**
+   * Set for a custom resource (served from a CustomResourceDefinition, stored unstructured):
+   * no protobuf, no strategic merge patch, apiVersion and kind required in bodies, and any
+   * served version of the definition accepted in a body.
+   */
+  readonly unstructured?: UnstructuredInfo;
+  /** The type's own Table columns (a CRD's additionalPrinterColumns); else table.ts's printers. */
+  readonly tablePrinter?: TablePrinter;
+  /** Changes the object the first DELETE marks as terminating (a CRD gets its cleanup finalizer). */
+  prepareForDeletion?(obj: KubeObject): void;
+  /** The `/status` subresource (status-subresource.ts), for types whose main resource ignores status. */
+  readonly statusStrategy?: ResourceStrategy;
+  /** Refuses a verb the type cannot serve right now (a terminating CRD's instances: no create). */
+  admitVerb?(verb: "create" | "update" | "patch"): void;
+}
+
+export interface UnstructuredInfo {
+  /** The definition's served apiVersions (`group/version`), any of which a body may carry. */
+  readonly servedApiVersions: readonly string[];
 }
 
 export function groupVersionOf(s: Pick<ResourceStrategy, "group" | "version">): string {
@@ -72,11 +92,43 @@ export interface GroupVersion {
   readonly version: string;
 }
 
+/**
+ * The served types: the fixed ones given at start, plus types added and removed at run time
+ * (custom resources, as their definitions come and go). Lookups go through maps rebuilt on
+ * each change, so a request for a fixed type costs the same however many types are served.
+ */
 export class ResourceRegistry {
-  private readonly strategies: readonly ResourceStrategy[];
+  private strategies: readonly ResourceStrategy[];
+  private byPath = new Map<string, ResourceStrategy>();
+  private versions: GroupVersion[] = [];
+  private versionKeys = new Set<string>();
+  private groups = new Set<string>();
 
   constructor(strategies: readonly ResourceStrategy[]) {
     this.strategies = strategies;
+    this.reindex();
+  }
+
+  private reindex(): void {
+    this.byPath = new Map(this.strategies.map((s) => [`${s.group}/${s.version}/${s.resource}`, s]));
+    const seen = new Map<string, GroupVersion>();
+    for (const s of this.strategies) seen.set(groupVersionOf(s), { group: s.group, version: s.version });
+    this.versions = [...seen.values()];
+    this.versionKeys = new Set(seen.keys());
+    this.groups = new Set(this.versions.map((gv) => gv.group));
+  }
+
+  /** Serves these types from now on, replacing any served under the same group/version/resource. */
+  add(added: readonly ResourceStrategy[]): void {
+    const keys = new Set(added.map((s) => `${s.group}/${s.version}/${s.resource}`));
+    this.strategies = [...this.strategies.filter((s) => !keys.has(`${s.group}/${s.version}/${s.resource}`)), ...added];
+    this.reindex();
+  }
+
+  /** Stops serving the types for which `which` is true. */
+  remove(which: (s: ResourceStrategy) => boolean): void {
+    this.strategies = this.strategies.filter((s) => !which(s));
+    this.reindex();
   }
 
   all(): readonly ResourceStrategy[] {
@@ -84,14 +136,16 @@ export class ResourceRegistry {
   }
 
   lookup(group: string, version: string, resource: string): ResourceStrategy | undefined {
-    return this.strategies.find((s) => s.group === group && s.version === version && s.resource === resource);
+    return this.byPath.get(`${group}/${version}/${resource}`);
   }
 
   /** The served group-versions, core first, in registration order. */
   groupVersions(): GroupVersion[] {
-    const seen = new Map<string, GroupVersion>();
-    for (const s of this.strategies) seen.set(groupVersionOf(s), { group: s.group, version: s.version });
-    return [...seen.values()];
+    return this.versions;
+  }
+
+  hasGroup(group: string): boolean {
+    return this.groups.has(group);
   }
 
   inGroupVersion(group: string, version: string): ResourceStrategy[] {
@@ -99,7 +153,7 @@ export class ResourceRegistry {
   }
 
   hasGroupVersion(group: string, version: string): boolean {
-    return this.strategies.some((s) => s.group === group && s.version === version);
+    return this.versionKeys.has(group ? `${group}/${version}` : version);
   }
 
   namespacedTypes(): ResourceStrategy[] {

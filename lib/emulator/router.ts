@@ -59,7 +59,7 @@ export function route(pathname: string, registry: ResourceRegistry): Route {
     return resourceRoute(registry, "", second, seg.slice(2));
   }
   if (first === "apis" && second !== undefined) {
-    if (!registry.groupVersions().some((gv) => gv.group === second && gv.group !== "")) return NOT_FOUND;
+    if (second === "" || !registry.hasGroup(second)) return NOT_FOUND;
     if (seg.length === 2) return { kind: "apiGroup", group: second };
     if (third === undefined || !registry.hasGroupVersion(second, third)) return NOT_FOUND;
     if (seg.length === 3) return { kind: "apiResourceList", group: second, version: third };

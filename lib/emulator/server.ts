@@ -23,6 +23,7 @@ import type { EmulatorSettings } from "./options.js";
 import { ResourceRegistry } from "./resources.js";
 import { route } from "./router.js";
 import { MemoryStore } from "./store.js";
+import { CrdController } from "./custom-resources/crd-controller.js";
 import { defaultStrategies, eventStrategy } from "./strategies/index.js";
 
 export interface EmulatorServer {
@@ -165,6 +166,9 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const continueTokens = new ContinueTokenSigner();
   const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl };
   lifecycle.seed();
+  // Serves the types CustomResourceDefinitions define, as they are established and deleted.
+  const crds = new CrdController(generic, registry, () => clock.date());
+  crds.start();
 
   const limit = new InFlightLimit(settings.maxRequestsInFlight);
   const server = createServer();
@@ -193,6 +197,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
     inFlight: () => limit.count,
     close: async () => {
       lifecycle.stop();
+      crds.stop();
       eventTtl.stop();
       for (const end of [...watches]) end();
       server.closeAllConnections();

@@ -31,7 +31,7 @@ import { EVENT_ID, getScalarValue, parseEvents, type Event as YamlEvent } from "
 import { duplicateFieldMessage } from "../wire/json-strict.js";
 import { goQuote } from "./field-errors.js";
 import { isJsonObject, type Json } from "./json.js";
-import type { FieldSpec, Shape, StructShape } from "./typed-json.js";
+import { ANY, type FieldSpec, type Shape, type StructShape } from "./typed-json.js";
 
 /** sigs.k8s.io/json stops collecting strict errors at 100. */
 const MAX_STRICT_ERRORS = 100;
@@ -85,11 +85,11 @@ function walkJson(node: ValueNode, shape: Shape, path: string | undefined, out: 
     let valueShape: Shape;
     if (shape.kind === "struct") {
       const spec = fieldsOf(shape).get(key);
-      if (!spec) {
+      if (!spec && shape.preserveUnknownFields) valueShape = ANY;
+      else if (!spec) {
         out.add(unknownFieldMessage(memberPath));
         continue;
-      }
-      valueShape = spec.shape;
+      } else valueShape = spec.shape;
     } else if (shape.kind === "map") {
       valueShape = shape.values;
     } else if (shape.kind === "any") {
@@ -131,8 +131,8 @@ function walkSortedValue(value: Json, shape: Shape, path: string | undefined, ou
     const memberPath = keyPath(path, key);
     if (shape.kind === "struct") {
       const spec = fieldsOf(shape).get(key);
-      if (!spec) out.add(unknownFieldMessage(memberPath));
-      else walkSortedValue(child, spec.shape, memberPath, out);
+      if (spec) walkSortedValue(child, spec.shape, memberPath, out);
+      else if (!shape.preserveUnknownFields) out.add(unknownFieldMessage(memberPath));
     } else if (shape.kind === "map") {
       walkSortedValue(child, shape.values, memberPath, out);
     }

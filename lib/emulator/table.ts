@@ -22,7 +22,8 @@ export interface TableColumnDefinition {
   readonly priority: number;
 }
 
-export type TableCell = string | number;
+/** A cell: a custom resource column may also hold a boolean, or null when its path finds nothing. */
+export type TableCell = string | number | boolean | null;
 
 export interface TablePrinter {
   readonly columns: readonly TableColumnDefinition[];
@@ -49,8 +50,10 @@ function column(name: string, description: string, extra: { type?: string; forma
   return { name, type: extra.type ?? "string", format: extra.format ?? "", description, priority: extra.priority ?? 0 };
 }
 
-const NAME_COLUMN = column("Name", OBJECT_META_NAME, { format: "name" });
+export const NAME_COLUMN = column("Name", OBJECT_META_NAME, { format: "name" });
 const AGE_COLUMN = column("Age", OBJECT_META_CREATION_TIMESTAMP);
+/** The creationTimestamp doc, which a CRD's default Age column carries as its description. */
+export const CREATION_TIMESTAMP_DOC = OBJECT_META_CREATION_TIMESTAMP;
 
 /**
  * duration.HumanDuration (apimachinery pkg/util/duration): about 2-3 significant figures.
@@ -211,6 +214,11 @@ const CORE_PRINTERS: ReadonlyMap<string, TablePrinter> = new Map([
 /** The printer of a type's internal kind, or the generic default. */
 export function printerFor(internalKind: QualifiedKind): TablePrinter {
   return (internalKind.group === "" ? CORE_PRINTERS.get(internalKind.kind) : undefined) ?? DEFAULT_PRINTER;
+}
+
+/** The type's own printer (a custom resource's columns), else the printer of its internal kind. */
+export function printerOf(strategy: { readonly tablePrinter?: TablePrinter; readonly internalKind: QualifiedKind }): TablePrinter {
+  return strategy.tablePrinter ?? printerFor(strategy.internalKind);
 }
 
 export type IncludeObject = "Metadata" | "Object" | "None";

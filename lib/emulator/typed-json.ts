@@ -12,8 +12,8 @@ export type ScalarKind = "string" | "bool" | "int32" | "int64" | "time" | "micro
 
 export type Shape =
   | { readonly kind: ScalarKind }
-  | { readonly kind: "map"; readonly values: Shape }
-  | { readonly kind: "list"; readonly items: Shape }
+  | { readonly kind: "map"; readonly values: Shape; readonly lenient?: boolean }
+  | { readonly kind: "list"; readonly items: Shape; readonly lenient?: boolean }
   | StructShape;
 
 export interface StructShape {
@@ -22,6 +22,14 @@ export interface StructShape {
   readonly goName: string;
   readonly goPackage: string;
   readonly fields: readonly FieldSpec[];
+  /**
+   * Custom resource schemas (custom-resources/schema-shape.ts): `lenient` lets a value of the
+   * wrong JSON type through unchanged, for schema validation to report (an unstructured
+   * object has no decode type errors); `preserveUnknownFields` keeps fields the struct does
+   * not declare, unreported (x-kubernetes-preserve-unknown-fields), keys then sorted.
+   */
+  readonly lenient?: boolean;
+  readonly preserveUnknownFields?: boolean;
 }
 
 /**
@@ -150,7 +158,10 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
     case "any":
       return value;
     case "map": {
-      if (!isJsonObject(value)) throw typeError(value, shape, ctx);
+      if (!isJsonObject(value)) {
+        if (shape.lenient) return value;
+        throw typeError(value, shape, ctx);
+      }
       const out: JsonObject = {};
       for (const key of Object.keys(value).sort()) {
         const v = value[key];
@@ -161,21 +172,30 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
       return out;
     }
     case "list": {
-      if (!Array.isArray(value)) throw typeError(value, shape, ctx);
+      if (!Array.isArray(value)) {
+        if (shape.lenient) return value;
+        throw typeError(value, shape, ctx);
+      }
       return value.map((item, i) =>
         item === null ? zeroValue(shape.items) ?? null : decodeValue(item, shape.items, { ...ctx, path: `${ctx.path}[${i}]` }),
       );
     }
     case "struct":
-      if (!isJsonObject(value)) throw typeError(value, shape, ctx);
+      if (!isJsonObject(value)) {
+        if (shape.lenient) return value;
+        throw typeError(value, shape, ctx);
+      }
       return decodeFields(value, shape, ctx);
   }
 }
 
 function decodeFields(input: JsonObject, shape: StructShape, ctx: Ctx): JsonObject {
   const known = new Set(shape.fields.map((f) => f.name));
+  const kept: string[] = [];
   for (const key of Object.keys(input)) {
-    if (!known.has(key)) ctx.unknown.push(ctx.path ? `${ctx.path}.${key}` : key);
+    if (known.has(key)) continue;
+    if (shape.preserveUnknownFields) kept.push(key);
+    else ctx.unknown.push(ctx.path ? `${ctx.path}.${key}` : key);
   }
   const out: JsonObject = {};
   for (const spec of shape.fields) {
@@ -190,7 +210,12 @@ function decodeFields(input: JsonObject, shape: StructShape, ctx: Ctx): JsonObje
     const emitted = emitValue(value, spec);
     if (emitted !== undefined) out[spec.name] = emitted;
   }
-  return out;
+  if (kept.length === 0) return out;
+  for (const key of kept) {
+    const v = input[key];
+    if (v !== undefined) out[key] = v;
+  }
+  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k] as Json]));
 }
 
 function isEmpty(value: Json): boolean {

@@ -134,6 +134,11 @@ describe("discovery and health", () => {
           versions: [{ groupVersion: "events.k8s.io/v1", version: "v1" }],
           preferredVersion: { groupVersion: "events.k8s.io/v1", version: "v1" },
         },
+        {
+          name: "apiextensions.k8s.io",
+          versions: [{ groupVersion: "apiextensions.k8s.io/v1", version: "v1" }],
+          preferredVersion: { groupVersion: "apiextensions.k8s.io/v1", version: "v1" },
+        },
       ],
     });
     expect((await call("GET", "/apis/events.k8s.io")).json).toMatchObject({ kind: "APIGroup", apiVersion: "v1", name: "events.k8s.io" });

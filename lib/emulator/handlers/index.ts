@@ -4,7 +4,7 @@
  * PATCH checks its Content-Type (415) before output negotiation, as the real patch handler
  * does it first of all.
  */
-import { methodNotAllowed, pathNotFound } from "../api-errors.js";
+import { methodNotAllowed, notAcceptableMessage, pathNotFound } from "../api-errors.js";
 import { readBody } from "../http-io.js";
 import { parseListOptions, validateListOptions } from "../list-options.js";
 import { negotiateOutput, wantsGzip } from "../negotiation.js";
@@ -19,12 +19,43 @@ import { patchTypeOf } from "../patch/media-types.js";
 import { handleUpdate } from "./update.js";
 import { handleWatch } from "./watch.js";
 
+/**
+ * Custom resources have no protobuf form: the real server negotiates protobuf, then fails to
+ * encode the unstructured object with 406 (wire-facts §1.5). Here the 406 comes before the
+ * verb runs (a real write would have been stored before its answer failed). The Table and
+ * metadata-only forms are typed, so they may still be protobuf.
+ */
+function refuseProtobufObjects(ctx: RequestContext, collection: boolean): void {
+  const { encoding, representation } = ctx.negotiated;
+  if (encoding !== "protobuf" || representation.as !== "object") return;
+  const list = collection && ctx.req.method === "GET";
+  throw notAcceptableMessage(
+    `object *unstructured.Unstructured${list ? "List" : ""} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`,
+  );
+}
+
+/**
+ * A subresource path: only `status` of a type that has it (else 404), read with GET and written
+ * with PUT or PATCH (else 405), served as its own type on the same stored object.
+ */
+function handleSubresource(request: ResourceRequest): Promise<void> {
+  const { route, req, url } = request;
+  const status = route.subresource === "status" && route.name !== undefined ? route.strategy.statusStrategy : undefined;
+  if (!status) throw pathNotFound();
+  const method = req.method ?? "GET";
+  const watch = url.searchParams.get("watch");
+  if (!["GET", "PUT", "PATCH"].includes(method) || (method === "GET" && watch !== null && watch !== "" && watch !== "false" && watch !== "0")) {
+    throw methodNotAllowed();
+  }
+  return handleResource({ ...request, route: { ...route, strategy: status, subresource: undefined } });
+}
+
 export async function handleResource(request: ResourceRequest): Promise<void> {
   const { route, req, url } = request;
   const { strategy } = route;
   const method = req.method ?? "GET";
   const name = route.name;
-  if (route.subresource !== undefined) throw pathNotFound();
+  if (route.subresource !== undefined) return handleSubresource(request);
 
   const verbs = new Set<string>(strategy.verbs);
   const collectionPath = name === undefined && !route.allNamespaces;
@@ -41,8 +72,12 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   const gates = request.parts.settings.featureGates;
   // The patch handler reads its Content-Type first of all (415); otherwise, before anything
   // else, as the real handlers do: a request whose answer cannot be written is 406.
-  const patchType = method === "PATCH" ? patchTypeOf(req, gates) : undefined;
+  const patchType = method === "PATCH" ? patchTypeOf(req, gates, strategy.unstructured === undefined) : undefined;
   const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates), gzip: wantsGzip(req, gates) };
+  if (strategy.unstructured) refuseProtobufObjects(ctx, name === undefined);
+  if (strategy.admitVerb && (method === "POST" || method === "PUT" || method === "PATCH")) {
+    strategy.admitVerb(method === "POST" ? "create" : method === "PUT" ? "update" : "patch");
+  }
 
   if (method === "GET") {
     const nameSelector = name !== undefined ? `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}` : undefined;

@@ -21,7 +21,7 @@ import { decodeObject as decodeProtobuf, ProtobufFormatError } from "../../wire/
 import { fromYaml, YamlDecodeError } from "../../wire/yaml.js";
 import { requestBodyEncoding, type Encoding } from "../negotiation.js";
 import { asKubeObject } from "../object-meta.js";
-import { groupVersionOf, type ResourceStrategy } from "../resources.js";
+import { groupVersionOf, type ResourceStrategy, type UnstructuredInfo } from "../resources.js";
 import { jsonStrictErrors, strictWarnings, unknownFieldMessage, yamlStrictErrors } from "../strict-decoding.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../typed-json.js";
 import type { RequestContext } from "./context.js";
@@ -75,6 +75,28 @@ function checkTypeMeta(strategy: ResourceStrategy, kind: string, apiVersion: str
     throw badRequest(`${prefix}: converting (${pkg}.${kind}) to (core.${strategy.kind}): unknown conversion`);
   }
   throw badRequest(`${prefix}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
+}
+
+/**
+ * The unstructured decoder of custom resources needs kind and apiVersion in the body (a
+ * typed decoder defaults them from the endpoint); any served version of the definition is
+ * accepted, the object then read as the endpoint's version (no conversion but apiVersion).
+ */
+function checkUnstructuredTypeMeta(strategy: ResourceStrategy, info: UnstructuredInfo, parsed: JsonObject, body: Buffer): void {
+  const kind = typeof parsed["kind"] === "string" ? parsed["kind"] : "";
+  const apiVersion = typeof parsed["apiVersion"] === "string" ? parsed["apiVersion"] : "";
+  if (!kind) {
+    throw badRequest(`the object provided is unrecognized (must be of type ${strategy.kind}): Object 'Kind' is missing in '${JSON.stringify(parsed)}' (${summarizeBody(body)})`);
+  }
+  if (!apiVersion) {
+    throw badRequest(`${kind} in version "" cannot be handled as a ${strategy.kind}: Object 'apiVersion' is missing in '${JSON.stringify(parsed)}'`);
+  }
+  if (!info.servedApiVersions.includes(apiVersion)) {
+    throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${groupVersionOf(strategy)})`);
+  }
+  if (kind !== strategy.kind) {
+    throw badRequest(`${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}: the kind in the data (${kind}) does not match the expected kind (${strategy.kind})`);
+  }
 }
 
 /** A decoded value in the JSON form: bigint (protobuf int64 beyond 2^53) becomes a number, like JSON numbers do. */
@@ -167,6 +189,11 @@ function strictErrorsOf(encoding: Encoding, read: ReadBody, shape: ResourceStrat
 export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidation): DecodedBody {
   const encoding = requestBodyEncoding(ctx.req, ctx.parts.settings.featureGates);
   const strategy = ctx.route.strategy;
+  if (strategy.unstructured && encoding === "protobuf") {
+    // The protobuf decoder cannot fill an unstructured object (errNotMarshalable), a decode error.
+    const v = strategy.version;
+    throw badRequest(`${strategy.kind} in version "${v}" cannot be handled as a ${strategy.kind}: object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`);
+  }
   const unrecognized = (detail: string): Error =>
     badRequest(
       `the object provided is unrecognized (must be of type ${strategy.kind}): couldn't get version/kind; ${encoding === "json" ? "json parse error: " : ""}${detail} (${summarizeBody(body)})`,
@@ -182,9 +209,10 @@ export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidat
       throw unrecognized(`json: cannot unmarshal ${jsonTypeName(v)} into Go struct field .${key} of type string`);
     }
   }
+  if (strategy.unstructured) checkUnstructuredTypeMeta(strategy, strategy.unstructured, parsed, body);
   const kind = typeof parsed["kind"] === "string" && parsed["kind"] ? parsed["kind"] : strategy.kind;
   const apiVersion = typeof parsed["apiVersion"] === "string" && parsed["apiVersion"] ? parsed["apiVersion"] : groupVersionOf(strategy);
-  checkTypeMeta(strategy, kind, apiVersion);
+  if (!strategy.unstructured) checkTypeMeta(strategy, kind, apiVersion);
 
   const prefix = `${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}`;
   let decoded;

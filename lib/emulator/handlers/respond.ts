@@ -23,7 +23,7 @@ import { collectionJsonPieces, compactJson, prettyJson, type Json, type JsonObje
 import { contentTypeOf, META_GROUP, type Encoding, type MetaVersion, type Representation } from "../negotiation.js";
 import { protobufListPieces } from "../protobuf-list.js";
 import { groupVersionOf, type ResourceStrategy } from "../resources.js";
-import { buildTable, partialObjectMetadata, printerFor, type IncludeObject, type ListMetaInit, type TableOptions } from "../table.js";
+import { buildTable, partialObjectMetadata, printerOf, type IncludeObject, type ListMetaInit, type TableOptions } from "../table.js";
 import type { RequestContext } from "./context.js";
 
 /** `meta.k8s.io/v1` (or v1beta1): the apiVersion of Tables and PartialObjectMetadata. */
@@ -94,7 +94,7 @@ export function transformObject(strategy: ResourceStrategy, o: KubeObject, repre
     case "PartialObjectMetadataList":
       throw notAcceptableMessage(`you requested PartialObjectMetadataList, but the requested object is not a list (${internalTypeName(strategy, false)})`);
     case "Table":
-      return buildTable(printerFor(strategy.internalKind), [o], undefined, metaApiVersion(representation.version), tableOptions ?? { includeObject: "Metadata", noHeaders: false }, nowMs);
+      return buildTable(printerOf(strategy), [o], undefined, metaApiVersion(representation.version), tableOptions ?? { includeObject: "Metadata", noHeaders: false }, nowMs);
   }
 }
 
@@ -182,7 +182,7 @@ export function writeList(ctx: RequestContext, source: ListSource): Promise<void
       throw notAcceptableMessage(`you requested PartialObjectMetadata, but the requested object is a list (${internalTypeName(strategy, true)})`);
     case "Table": {
       const options = tableOptionsOf(ctx.url);
-      const table = buildTable(printerFor(strategy.internalKind), [...source.items()], source.list, metaApiVersion(representation.version), options, ctx.parts.clock.now());
+      const table = buildTable(printerOf(strategy), [...source.items()], source.list, metaApiVersion(representation.version), options, ctx.parts.clock.now());
       return write([encodeBody(encoding, table, ctx.pretty)]);
     }
   }

@@ -24,7 +24,7 @@ import { compactJson, type JsonObject, type KubeObject } from "../json.js";
 import { negotiateWatch, watchContentTypeOf, type Encoding, type Negotiated, type Representation } from "../negotiation.js";
 import type { FeatureGates } from "../feature-gates.js";
 import type { ResourceStrategy } from "../resources.js";
-import { buildTable, partialObjectMetadata, printerFor, type TableOptions, type TablePrinter } from "../table.js";
+import { buildTable, partialObjectMetadata, printerOf, type TableOptions, type TablePrinter } from "../table.js";
 import { asBuffer, metaApiVersion, tableOptionsOf } from "./respond.js";
 
 export interface WatchFormat {
@@ -56,7 +56,7 @@ export function watchFormatOf(strategy: ResourceStrategy, negotiated: Negotiated
     contentType: watchContentTypeOf(encoding),
     plainJson: encoding === "json" && (representation.as === "object" || representation.as === "PartialObjectMetadataList"),
     tableHeaders: representation.as === "Table",
-    printer: printerFor(strategy.internalKind),
+    printer: printerOf(strategy),
     tableOptions,
   };
 }

@@ -19,9 +19,13 @@ export const PATCH_MEDIA_TYPES: Readonly<Record<PatchType, string>> = {
   "apply-cbor": "application/apply-patch+cbor",
 };
 
-/** The served patch types, in the order the 415 lists them. */
-export function servedPatchTypes(gates: FeatureGates): PatchType[] {
-  const out: PatchType[] = ["json", "merge", "strategic", "apply-yaml"];
+/**
+ * The served patch types, in the order the 415 lists them. `strategic` is false for custom
+ * resources, which have no Go struct to read patch strategies from (doc1: never for
+ * custom-definition types).
+ */
+export function servedPatchTypes(gates: FeatureGates, strategic = true): PatchType[] {
+  const out: PatchType[] = strategic ? ["json", "merge", "strategic", "apply-yaml"] : ["json", "merge", "apply-yaml"];
   if (gates.CBORServingAndStorage) out.push("apply-cbor");
   return out;
 }
@@ -29,11 +33,11 @@ export function servedPatchTypes(gates: FeatureGates): PatchType[] {
 export const isApply = (t: PatchType): boolean => t === "apply-yaml" || t === "apply-cbor";
 
 /** The request's patch type, or the 415. */
-export function patchTypeOf(req: IncomingMessage, gates: FeatureGates): PatchType {
+export function patchTypeOf(req: IncomingMessage, gates: FeatureGates, strategic = true): PatchType {
   const header = req.headers["content-type"] ?? "";
   const semicolon = header.indexOf(";");
   const contentType = semicolon > 0 ? header.slice(0, semicolon) : header;
-  const served = servedPatchTypes(gates);
+  const served = servedPatchTypes(gates, strategic);
   const found = served.find((t) => PATCH_MEDIA_TYPES[t] === contentType);
   if (!found) throw unsupportedMediaType(served.map((t) => PATCH_MEDIA_TYPES[t]));
   return found;

@@ -2,11 +2,12 @@
 import type { ResourceStrategy } from "../resources.js";
 import { configMapStrategy } from "./configmap.js";
 import { coreEventStrategy } from "./core-event.js";
+import { crdStrategy } from "./crd.js";
 import { eventStrategy } from "./event.js";
 import { namespaceStrategy } from "./namespace.js";
 
 export function defaultStrategies(): ResourceStrategy[] {
-  return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy];
+  return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy, crdStrategy];
 }
 
-export { configMapStrategy, coreEventStrategy, eventStrategy, namespaceStrategy };
+export { configMapStrategy, coreEventStrategy, crdStrategy, eventStrategy, namespaceStrategy };
