@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, type TestContext } from "vitest";
 import { ApiError, type ApiResponse, type Query } from "../lib/harness/client.js";
+import { decodeBody } from "../lib/harness/encodings.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { resourcePath, type ResourceType } from "../lib/harness/resources.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
@@ -182,7 +183,7 @@ describe("custom resources", () => {
     expect(causes).toContain("spec.size");
   });
 
-  check("protobuf is not offered for a custom type: 406 when it is all the client accepts, JSON when JSON is listed too", ["doc1.media.protobuf-some-types", "doc1.media.protobuf-json-fallback", "doc1.errors.406-not-acceptable"], async (ctx) => {
+  check("protobuf is not offered for a custom type: 406 when it is all the client accepts; with JSON listed too, JSON or the real server's 406", ["doc1.media.protobuf-some-types", "doc1.errors.406-not-acceptable"], async (ctx) => {
     if (!needsType(ctx)) return;
     const { session, ns } = suite;
     const made = await session.client.create(widgets, ns, widget(uniqueName("pb")) as KubeObject);
@@ -190,11 +191,19 @@ describe("custom resources", () => {
     const pb = `application/vnd.${session.settings.spec.vendor}.protobuf`;
     const only = await session.client.raw("GET", path, { accept: pb });
     expect(only.code, only.text.slice(0, 200)).toBe(406);
-    expect(only.json).toMatchObject({ kind: "Status", reason: "NotAcceptable", code: 406 });
+    // The request negotiated protobuf and only encoding the object failed, so a real server
+    // writes this Status in protobuf (a Status has a protobuf form); accept JSON too.
+    expect(decodeBody(only, session.settings.spec)).toMatchObject({ kind: "Status", reason: "NotAcceptable", code: 406 });
+    // doc1 promises a JSON fallback; a real 1.35 server still answers 406 for custom resources
+    // (kubernetes/kubernetes#86253). Either is accepted; nothing else is.
     const fallback = await session.client.raw("GET", path, { accept: `${pb}, application/json` });
-    expect(fallback.code).toBe(200);
-    expect(fallback.headers["content-type"]).toMatch(/^application\/json/);
-    expect(fallback.json).toEqual(made);
+    if (fallback.code === 406) {
+      expect(decodeBody(fallback, session.settings.spec)).toMatchObject({ kind: "Status", reason: "NotAcceptable" });
+    } else {
+      expect(fallback.code).toBe(200);
+      expect(fallback.headers["content-type"]).toMatch(/^application\/json/);
+      expect(fallback.json).toEqual(made);
+    }
   });
 });
 
