@@ -4,9 +4,10 @@ import { configMapStrategy } from "./configmap.js";
 import { coreEventStrategy } from "./core-event.js";
 import { eventStrategy } from "./event.js";
 import { namespaceStrategy } from "./namespace.js";
+import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "./webhook-configurations.js";
 
 export function defaultStrategies(): ResourceStrategy[] {
-  return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy];
+  return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy];
 }
 
-export { configMapStrategy, coreEventStrategy, eventStrategy, namespaceStrategy };
+export { configMapStrategy, coreEventStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, namespaceStrategy, validatingWebhookConfigurationStrategy };
