@@ -80,11 +80,6 @@ export class AdmissionDispatcher {
     return hooks.filter((h) => webhookApplies(h, a, this.namespaceLabels));
   }
 
-  /** Whether any webhook would see the request (to skip the admission work when none does). */
-  hasWebhooksFor(a: MatchAttributes): boolean {
-    return this.matching(this.source.mutating(), a).length > 0 || this.matching(this.source.validating(), a).length > 0;
-  }
-
   /** One call: the review out, the checked answer back; CallingWebhookError for a failed call. */
   private async call(hook: Webhook, a: AdmissionAttributes, mutating: boolean, warnings: string[]): Promise<ReviewResponse> {
     if (a.dryRun) {
