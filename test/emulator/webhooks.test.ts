@@ -195,6 +195,17 @@ describe("webhook configurations", () => {
   });
 });
 
+describe("webhook configurations without a protobuf form", () => {
+  it("answer kubectl's protobuf-then-JSON Accept in JSON, and a protobuf-only Accept with 406, never 500", async () => {
+    await register(VWC, [webhook("pb.tollgate.dev")]);
+    const fallback = await call("GET", VWC, undefined, { headers: { accept: "application/vnd.kubernetes.protobuf, application/json" } });
+    expect(fallback.status).toBe(200);
+    expect(fallback.headers["content-type"]).toBe("application/json");
+    const only = await call("GET", VWC, undefined, { headers: { accept: "application/vnd.kubernetes.protobuf" } });
+    expect(only.status).toBe(406);
+  });
+});
+
 describe("dispatch to webhooks", () => {
   it("sends validating webhooks an admission.k8s.io/v1 review of the object as it will be stored", async () => {
     await register(VWC, [webhook("review.tollgate.dev")]);

@@ -18,6 +18,8 @@ import { handlePatch } from "./patch.js";
 import { patchTypeOf } from "../patch/media-types.js";
 import { handleUpdate } from "./update.js";
 import { handleWatch } from "./watch.js";
+import { supportsProtobuf } from "../../wire/protobuf/index.js";
+import { groupVersionOf } from "../resources.js";
 
 export async function handleResource(request: ResourceRequest): Promise<void> {
   const { route, req, url } = request;
@@ -42,7 +44,9 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   // The patch handler reads its Content-Type first of all (415); otherwise, before anything
   // else, as the real handlers do: a request whose answer cannot be written is 406.
   const patchType = method === "PATCH" ? patchTypeOf(req, gates) : undefined;
-  const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates), gzip: wantsGzip(req, gates) };
+  // Types the shared protobuf codec has no messages for (admissionregistration) answer in JSON or YAML.
+  const objectProtobuf = supportsProtobuf(groupVersionOf(strategy), strategy.kind);
+  const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates, objectProtobuf), gzip: wantsGzip(req, gates) };
 
   if (method === "GET") {
     const nameSelector = name !== undefined ? `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}` : undefined;
