@@ -60,6 +60,7 @@ function apiResource(s: ResourceStrategy): Record<string, unknown> {
     verbs: [...s.verbs],
   };
   if (s.shortNames.length) r["shortNames"] = [...s.shortNames];
+  if (s.categories?.length) r["categories"] = [...s.categories];
   if (s.storageVersionHash) r["storageVersionHash"] = s.storageVersionHash;
   return r;
 }

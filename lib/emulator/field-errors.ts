@@ -51,6 +51,10 @@ export function notSupported(field: string, badValue: Json, supported: readonly 
   return { type: "FieldValueNotSupported", field, badValue, detail };
 }
 
+export function duplicate(field: string, badValue: Json): FieldError {
+  return { type: "FieldValueDuplicate", field, badValue, detail: "" };
+}
+
 export function tooLong(field: string, maxBytes: number): FieldError {
   return { type: "FieldValueTooLong", field, detail: `must have at most ${maxBytes} bytes` };
 }

@@ -65,6 +65,35 @@ export function generateName(base: string): string {
   return base.slice(0, MAX_GENERATED_BASE) + suffix;
 }
 
+/** Where a write waits for validating admission: the object as it would be stored, and the stored one it replaces. */
+export interface AdmissionPoint {
+  readonly object: KubeObject;
+  readonly old: KubeObject | undefined;
+}
+
+/** Validating admission: resolves to let the write go on, rejects to refuse it. */
+export type ValidatingAdmission = (point: AdmissionPoint) => Promise<void>;
+
+/** A write's steps: it yields where validating admission applies, then returns its result. */
+type WriteSteps<T> = Generator<AdmissionPoint, T, void>;
+
+/** Runs the steps at once, without admission (internal writers: seeding, controllers). */
+function runSteps<T>(steps: WriteSteps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Runs the steps, waiting for admission at each point; a refusal ends the write before it is made. */
+async function runAdmittedSteps<T>(steps: WriteSteps<T>, admit: ValidatingAdmission): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await admit(r.value);
+  }
+}
+
 export class GenericRegistry {
   constructor(
     readonly storage: ObjectStorage,
@@ -73,6 +102,15 @@ export class GenericRegistry {
 
   /** Stores a new object. `input` is the decoded request body, namespace already reconciled. */
   create(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions = {}): KubeObject {
+    return runSteps(this.createSteps(strategy, input, options));
+  }
+
+  /** create, with validating admission on the object about to be stored (admission/). */
+  createAdmitted(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions, admit: ValidatingAdmission): Promise<KubeObject> {
+    return runAdmittedSteps(this.createSteps(strategy, input, options), admit);
+  }
+
+  private *createSteps(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions): WriteSteps<KubeObject> {
     const o = cloneJson(input);
     setMeta(o, "deletionTimestamp", undefined);
     setMeta(o, "deletionGracePeriodSeconds", undefined);
@@ -90,6 +128,7 @@ export class GenericRegistry {
       // client's mistake, and tollgate's rule is that bad input never gets a 500, so the
       // emulator answers 400 BadRequest with the same message.
       if (resourceVersionOf(stored)) throw badRequest("resourceVersion should not be set on objects to be created");
+      yield { object: stored, old: undefined };
       const key = this.storage.key(strategy, str(stored.metadata, "namespace"), nameOf(stored));
       if (options.dryRun) {
         if (!this.storage.entry(strategy, key)) return stored;
@@ -109,6 +148,15 @@ export class GenericRegistry {
 
   /** Replaces an existing object; unchanged content keeps the old resourceVersion and writes nothing. */
   update(strategy: ResourceStrategy, existing: StoredObject, input: KubeObject, options: WriteOptions = {}): KubeObject {
+    return runSteps(this.updateSteps(strategy, existing, input, options));
+  }
+
+  /** update, with validating admission on the object about to be stored (admission/). */
+  updateAdmitted(strategy: ResourceStrategy, existing: StoredObject, input: KubeObject, options: WriteOptions, admit: ValidatingAdmission): Promise<KubeObject> {
+    return runAdmittedSteps(this.updateSteps(strategy, existing, input, options), admit);
+  }
+
+  private *updateSteps(strategy: ResourceStrategy, existing: StoredObject, input: KubeObject, options: WriteOptions): WriteSteps<KubeObject> {
     const old = existing.object;
     const o = cloneJson(input);
     const name = nameOf(old);
@@ -133,6 +181,8 @@ export class GenericRegistry {
     if (errors.length) throw invalidObject(strategy.internalKind, name, errors);
     strategy.canonicalize(o);
     const next = asKubeObject(canonicalize(o, strategy.shape));
+    // Validating admission sees every update, one that changes nothing included.
+    yield { object: next, old };
     const value = this.storage.encode(next);
     if (value === existing.kv.value) return old;
     if (options.dryRun) {

@@ -1,7 +1,7 @@
 /**
  * The reference emulator of the resource API: an in-process HTTP server with namespaces,
- * configmaps, and events served as events.k8s.io/v1 and as core v1 (one stored set, two views),
- * with PATCH and server-side apply, an event time-to-live on the emulator clock and, on request,
+ * configmaps, events served as events.k8s.io/v1 and as core v1 (one stored set, two views), and
+ * admission webhook configurations whose webhooks are called on writes, with PATCH and server-side apply, an event time-to-live on the emulator clock and, on request,
  * the test-only admin endpoint. The public entry point of lib/emulator (see README.md for the
  * modules; the emulated cluster daemons are in daemons/).
  */

@@ -44,6 +44,25 @@ export function dns1123Label(value: string): string[] {
   return errs;
 }
 
+const DNS1035_LABEL = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_RE = whole(DNS1035_LABEL);
+
+export function dns1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > 63) errs.push(maxLen(63));
+  if (!DNS1035_LABEL_RE.test(value)) {
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL,
+        "my-name",
+        "abc-123",
+      ),
+    );
+  }
+  return errs;
+}
+
 export function dns1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLen(253));

@@ -113,10 +113,11 @@ const META_VERSIONS: readonly MetaVersion[] = ["v1", "v1beta1"];
  * Every (encoding, representation) the endpoint can produce, in the server's preference order.
  * `transforms` is false for Status answers (errors), which are never transformed.
  */
-function offers(gates: FeatureGates, transforms: boolean): NegotiationOffer[] {
+function offers(gates: FeatureGates, transforms: boolean, objectProtobuf: boolean): NegotiationOffer[] {
   const out: NegotiationOffer[] = [];
   for (const encoding of servedEncodings(gates)) {
-    out.push(offer(encoding, OBJECT));
+    // A type without a protobuf form is not offered in protobuf (its metadata-only forms are).
+    if (encoding !== "protobuf" || objectProtobuf) out.push(offer(encoding, OBJECT));
     if (!transforms) continue;
     // AllowsMediaTypeTransform: Table only for application/json and application/yaml.
     if (encoding === "json" || encoding === "yaml") for (const version of META_VERSIONS) out.push(offer(encoding, { as: "Table", version }));
@@ -132,15 +133,15 @@ function offers(gates: FeatureGates, transforms: boolean): NegotiationOffer[] {
 }
 
 /** The negotiated encoding and representation for this Accept header, or undefined (406). */
-export function negotiateAccept(accept: string | undefined, gates: FeatureGates, transforms = true): Negotiated | undefined {
+export function negotiateAccept(accept: string | undefined, gates: FeatureGates, transforms = true, objectProtobuf = true): Negotiated | undefined {
   // An absent header means the server's first serializer (NegotiateMediaTypeOptions).
   if (accept === undefined || accept === "") return { encoding: "json", representation: OBJECT };
-  return negotiate(parseAccept(accept), offers(gates, transforms))?.negotiated;
+  return negotiate(parseAccept(accept), offers(gates, transforms, objectProtobuf))?.negotiated;
 }
 
 /** Negotiates a response for a resource endpoint; 406 listing the served media types when nothing fits. */
-export function negotiateOutput(req: IncomingMessage, gates: FeatureGates): Negotiated {
-  const n = negotiateAccept(req.headers.accept, gates, true);
+export function negotiateOutput(req: IncomingMessage, gates: FeatureGates, objectProtobuf = true): Negotiated {
+  const n = negotiateAccept(req.headers.accept, gates, true, objectProtobuf);
   if (!n) throw notAcceptable(servedMediaTypes(gates));
   return n;
 }

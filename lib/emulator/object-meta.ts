@@ -83,7 +83,7 @@ export type NameValidator = (name: string) => string[];
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
-function validateLabels(labels: Record<string, string>, path: string): FieldError[] {
+export function validateLabels(labels: Record<string, string>, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const key of Object.keys(labels).sort()) {
     for (const msg of qualifiedName(key)) errs.push(invalid(path, key, msg));

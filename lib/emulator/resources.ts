@@ -22,6 +22,8 @@ export interface ResourceStrategy {
   readonly listKind: string;
   readonly singularName: string;
   readonly shortNames: readonly string[];
+  /** Discovery categories (`api-extensions`); none when absent. */
+  readonly categories?: readonly string[];
   readonly namespaced: boolean;
   /** Verbs advertised in discovery, as the real server lists them. */
   readonly verbs: readonly Verb[];

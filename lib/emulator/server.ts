@@ -5,6 +5,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { handleAdmin, isAdminPath } from "./admin.js";
+import { AdmissionDispatcher } from "./admission/dispatcher.js";
+import { storedWebhooks } from "./admission/webhooks.js";
 import { ApiError, internalError, methodNotAllowed, pathNotFound } from "./api-errors.js";
 import { EmulatorClock } from "./clock.js";
 import { ContinueTokenSigner } from "./continue-token.js";
@@ -24,7 +26,8 @@ import { ResourceRegistry } from "./resources.js";
 import { route } from "./router.js";
 import { MemoryStore } from "./store.js";
 import { CrdController } from "./custom-resources/crd-controller.js";
-import { defaultStrategies, eventStrategy } from "./strategies/index.js";
+import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, namespaceStrategy, validatingWebhookConfigurationStrategy } from "./strategies/index.js";
+import { labelsOf } from "./object-meta.js";
 
 export interface EmulatorServer {
   readonly server: Server;
@@ -164,7 +167,11 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs }, () => clock.date());
   const watches: WatchRegistry = new Set();
   const continueTokens = new ContinueTokenSigner();
-  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl };
+  const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) => {
+    const ns = storage.get(namespaceStrategy, "", name);
+    return ns ? labelsOf(ns.object) : undefined;
+  });
+  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission };
   lifecycle.seed();
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.
   const crds = new CrdController(generic, registry, () => clock.date());

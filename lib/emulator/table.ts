@@ -188,6 +188,13 @@ export const CONFIG_MAP_PRINTER: TablePrinter = {
   emptyRows: "array",
 };
 
+/** The admissionregistration printers: the number of webhooks (an int64 cell). */
+const WEBHOOK_CONFIGURATION_PRINTER: TablePrinter = {
+  columns: [NAME_COLUMN, column("Webhooks", "Webhooks indicates the number of webhooks registered in this configuration", { type: "integer" }), AGE_COLUMN],
+  cells: (o, nowMs) => [str(o.metadata, "name"), Array.isArray(o["webhooks"]) ? o["webhooks"].length : 0, timestampSince(o.metadata["creationTimestamp"], nowMs)],
+  emptyRows: "array",
+};
+
 /** The Go zero time in RFC 3339, what the default convertor prints for a missing creationTimestamp. */
 const ZERO_TIME_RFC3339 = "0001-01-01T00:00:00Z";
 
@@ -211,9 +218,16 @@ const CORE_PRINTERS: ReadonlyMap<string, TablePrinter> = new Map([
   ["ConfigMap", CONFIG_MAP_PRINTER],
 ]);
 
+/** Printers of the named groups' internal types, keyed by `group/kind`. */
+const GROUP_PRINTERS: ReadonlyMap<string, TablePrinter> = new Map([
+  ["admissionregistration.k8s.io/MutatingWebhookConfiguration", WEBHOOK_CONFIGURATION_PRINTER],
+  ["admissionregistration.k8s.io/ValidatingWebhookConfiguration", WEBHOOK_CONFIGURATION_PRINTER],
+]);
+
 /** The printer of a type's internal kind, or the generic default. */
 export function printerFor(internalKind: QualifiedKind): TablePrinter {
-  return (internalKind.group === "" ? CORE_PRINTERS.get(internalKind.kind) : undefined) ?? DEFAULT_PRINTER;
+  const printer = internalKind.group === "" ? CORE_PRINTERS.get(internalKind.kind) : GROUP_PRINTERS.get(`${internalKind.group}/${internalKind.kind}`);
+  return printer ?? DEFAULT_PRINTER;
 }
 
 /** The type's own printer (a custom resource's columns), else the printer of its internal kind. */

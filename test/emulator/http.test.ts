@@ -134,6 +134,12 @@ describe("discovery and health", () => {
           versions: [{ groupVersion: "events.k8s.io/v1", version: "v1" }],
           preferredVersion: { groupVersion: "events.k8s.io/v1", version: "v1" },
         },
+        // A real server lists events.k8s.io before admissionregistration.k8s.io too.
+        {
+          name: "admissionregistration.k8s.io",
+          versions: [{ groupVersion: "admissionregistration.k8s.io/v1", version: "v1" }],
+          preferredVersion: { groupVersion: "admissionregistration.k8s.io/v1", version: "v1" }
+        },
         {
           name: "apiextensions.k8s.io",
           versions: [{ groupVersion: "apiextensions.k8s.io/v1", version: "v1" }],

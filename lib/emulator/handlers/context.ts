@@ -1,5 +1,6 @@
 /** What every resource handler gets: the emulator's parts and the parsed request. */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AdmissionDispatcher } from "../admission/dispatcher.js";
 import type { EmulatorClock } from "../clock.js";
 import type { ContinueTokenSigner } from "../continue-token.js";
 import type { EventTtl } from "../event-ttl.js";
@@ -27,6 +28,8 @@ export interface EmulatorParts {
   readonly continueTokens: ContinueTokenSigner;
   /** Deletes events a time after their last write (run by the admin clock advance too). */
   readonly eventTtl: EventTtl;
+  /** Calls the registered admission webhooks on writes (handlers/admission.ts). */
+  readonly admission: AdmissionDispatcher;
 }
 
 /** A request on a resource path, as routed. */

@@ -6,6 +6,7 @@ import { badRequest } from "../api-errors.js";
 import type { KubeObject } from "../json.js";
 import { nameOf, namespaceOf, setMeta } from "../object-meta.js";
 import type { ResourceStrategy } from "../resources.js";
+import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { decodeBody, fieldValidationOf } from "./request-body.js";
 import { writeObject } from "./respond.js";
@@ -25,13 +26,13 @@ export function reconcileCreateNamespace(strategy: ResourceStrategy, urlNamespac
   }
 }
 
-export function handleCreate(ctx: RequestContext, body: Buffer): Promise<void> {
+export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { dryRun } = writeOptionsOf(ctx.url, "CreateOptions");
   const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
   reconcileCreateNamespace(strategy, namespace, object);
   recordWriteOwnership(ctx, body, undefined, object);
   ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
-  const created = ctx.parts.generic.create(strategy, object, { dryRun });
+  const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });
   return writeObject(ctx, 201, created, warningHeaders(warnings));
 }

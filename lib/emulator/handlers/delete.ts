@@ -15,26 +15,29 @@ import { invalid as invalidField } from "../field-errors.js";
 import { qualifiedResourceOf } from "../resources.js";
 import { makeStatus } from "../../wire/status.js";
 import { namespaceStrategy } from "../strategies/namespace.js";
+import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { FORCE_OPTION, parseDeleteOptions } from "./delete-options.js";
 import { writeObject } from "./respond.js";
+import { warningHeaders } from "./write-options.js";
 
-export function handleDelete(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
+export async function handleDelete(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle } = ctx.parts;
   const options = parseDeleteOptions(ctx, body);
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential) return forceDelete(ctx, name);
   const isNamespace = strategy === namespaceStrategy;
   if (isNamespace) lifecycle.admitDelete(name);
-  const existing = generic.mustGet(strategy, namespace, name);
+  const warnings: string[] = [];
+  const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, generic.mustGet(strategy, namespace, name), options);
   const outcome = isNamespace ? lifecycle.delete(existing, options) : generic.delete(strategy, existing, options);
   if (outcome.deleted && !isNamespace) {
     const d = details({ name: nameOf(outcome.object), group: strategy.group, kind: strategy.resource, uid: uidOf(outcome.object) });
-    return writeObject(ctx, 200, makeStatus({ status: "Success", details: d }));
+    return writeObject(ctx, 200, makeStatus({ status: "Success", details: d }), warningHeaders(warnings));
   }
   // 202 only when the object stays and the client asked for cascading (orphanDependents=false).
   const code = !outcome.deleted && options.orphanDependents === false ? 202 : 200;
-  return writeObject(ctx, code, outcome.object);
+  return writeObject(ctx, code, outcome.object, warningHeaders(warnings));
 }
 
 function forceDelete(ctx: RequestContext, name: string): Promise<void> {

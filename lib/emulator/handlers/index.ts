@@ -18,6 +18,8 @@ import { handlePatch } from "./patch.js";
 import { patchTypeOf } from "../patch/media-types.js";
 import { handleUpdate } from "./update.js";
 import { handleWatch } from "./watch.js";
+import { supportsProtobuf } from "../../wire/protobuf/index.js";
+import { groupVersionOf } from "../resources.js";
 
 /**
  * Custom resources have no protobuf form: the real server negotiates protobuf, then fails to
@@ -73,7 +75,10 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   // The patch handler reads its Content-Type first of all (415); otherwise, before anything
   // else, as the real handlers do: a request whose answer cannot be written is 406.
   const patchType = method === "PATCH" ? patchTypeOf(req, gates, strategy.unstructured === undefined) : undefined;
-  const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates), gzip: wantsGzip(req, gates) };
+  // Types the shared protobuf codec has no messages for (admissionregistration) answer in JSON or
+  // YAML; custom resources negotiate protobuf and then refuse it, as a real server does.
+  const objectProtobuf = strategy.unstructured !== undefined || supportsProtobuf(groupVersionOf(strategy), strategy.kind);
+  const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates, objectProtobuf), gzip: wantsGzip(req, gates) };
   if (strategy.unstructured) refuseProtobufObjects(ctx, name === undefined);
   if (strategy.admitVerb && (method === "POST" || method === "PUT" || method === "PATCH")) {
     strategy.admitVerb(method === "POST" ? "create" : method === "PUT" ? "update" : "patch");

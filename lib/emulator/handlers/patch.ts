@@ -39,6 +39,7 @@ import { applyMergePatch } from "../patch/merge-patch.js";
 import { patchOptionsOf, type PatchOptions } from "../patch/options.js";
 import { fieldManagerContext, writeManager, zeroObject } from "../patch/ownership.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge.js";
+import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { reconcileCreateNamespace } from "./create.js";
 import { writeObject } from "./respond.js";
@@ -153,7 +154,7 @@ function checkIdentity(strategy: ResourceStrategy, namespace: string, name: stri
   if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
 }
 
-export function handlePatch(ctx: RequestContext, name: string, patchType: PatchType, body: Buffer): Promise<void> {
+export async function handlePatch(ctx: RequestContext, name: string, patchType: PatchType, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle, clock } = ctx.parts;
   const options = patchOptionsOf(ctx.url, patchType);
@@ -174,7 +175,6 @@ export function handlePatch(ctx: RequestContext, name: string, patchType: PatchT
     throw e;
   }
   checkIdentity(strategy, namespace, name, object);
-  const headers = warningHeaders(warnings);
 
   if (!stored) {
     // An apply that creates: a uid in the configuration names an object that is not there.
@@ -188,9 +188,9 @@ export function handlePatch(ctx: RequestContext, name: string, patchType: PatchT
     lifecycle.admitCreate(strategy, namespace, name);
     // Creation through the update path prepares the object for storage, dropping any version.
     setMeta(object, "resourceVersion", undefined);
-    const created = generic.create(strategy, object, { dryRun: options.dryRun });
-    return writeObject(ctx, 201, created, headers);
+    const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun: options.dryRun });
+    return writeObject(ctx, 201, created, warningHeaders(warnings));
   }
-  const updated = generic.update(strategy, stored, object, { dryRun: options.dryRun });
-  return writeObject(ctx, 200, updated, headers);
+  const updated = await admittedWrites(ctx, warnings).update(strategy, stored, object, { dryRun: options.dryRun });
+  return writeObject(ctx, 200, updated, warningHeaders(warnings));
 }

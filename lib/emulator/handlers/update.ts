@@ -6,13 +6,14 @@
 import { badRequest, notFound } from "../api-errors.js";
 import { nameOf, namespaceOf, setMeta } from "../object-meta.js";
 import { qualifiedResourceOf } from "../resources.js";
+import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { decodeBody, fieldValidationOf } from "./request-body.js";
 import { writeObject } from "./respond.js";
 import { warningHeaders, writeOptionsOf } from "./write-options.js";
 import { recordWriteOwnership } from "./write-ownership.js";
 
-export function handleUpdate(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
+export async function handleUpdate(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle } = ctx.parts;
   const { dryRun } = writeOptionsOf(ctx.url, "UpdateOptions");
@@ -24,7 +25,6 @@ export function handleUpdate(ctx: RequestContext, name: string, body: Buffer): P
     throw badRequest(`the namespace of the object (${bodyNamespace}) does not match the namespace on the request (${namespace})`);
   }
   setMeta(object, "namespace", strategy.namespaced ? namespace : undefined);
-  const headers = warningHeaders(warnings);
 
   const existing = generic.storage.get(strategy, namespace, name);
   recordWriteOwnership(ctx, body, existing?.object, object);
@@ -33,9 +33,9 @@ export function handleUpdate(ctx: RequestContext, name: string, body: Buffer): P
     lifecycle.admitCreate(strategy, namespace, name);
     // The storage update path prepares the object for storage, which drops the version.
     setMeta(object, "resourceVersion", undefined);
-    const created = generic.create(strategy, object, { dryRun });
-    return writeObject(ctx, 201, created, headers);
+    const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });
+    return writeObject(ctx, 201, created, warningHeaders(warnings));
   }
-  const updated = generic.update(strategy, existing, object, { dryRun });
-  return writeObject(ctx, 200, updated, headers);
+  const updated = await admittedWrites(ctx, warnings).update(strategy, existing, object, { dryRun });
+  return writeObject(ctx, 200, updated, warningHeaders(warnings));
 }

@@ -11,7 +11,10 @@
  *  - ObjectMeta.managedFields: `+listType=atomic`, no patch strategy;
  *  - NamespaceSpec.finalizers: `+listType=atomic`, no patch strategy;
  *  - NamespaceStatus.conditions: `+listType=map +listMapKey=type`, `patchMergeKey:"type"`;
- *  - ObjectReference (events' regarding/related): `+structType=atomic`.
+ *  - ObjectReference (events' regarding/related): `+structType=atomic`;
+ *  - (Validating|Mutating)WebhookConfiguration.webhooks and the webhooks' matchConditions:
+ *    `+listType=map +listMapKey=name`, `patchMergeKey:"name"`; LabelSelector (the webhooks'
+ *    namespaceSelector and objectSelector): `+structType=atomic`.
  * A list without a marker is atomic, as structured-merge-diff treats it.
  */
 import type { Shape, StructShape } from "../typed-json.js";
@@ -36,9 +39,13 @@ const LIST_MARKERS: Record<string, { listType: ListType; keys: readonly string[]
   "ObjectMeta.finalizers": { listType: "set", keys: [] },
   "ObjectMeta.ownerReferences": { listType: "map", keys: ["uid"] },
   "NamespaceStatus.conditions": { listType: "map", keys: ["type"] },
+  "ValidatingWebhookConfiguration.webhooks": { listType: "map", keys: ["name"] },
+  "MutatingWebhookConfiguration.webhooks": { listType: "map", keys: ["name"] },
+  "ValidatingWebhook.matchConditions": { listType: "map", keys: ["name"] },
+  "MutatingWebhook.matchConditions": { listType: "map", keys: ["name"] },
 };
 
-const ATOMIC_STRUCTS = new Set(["ObjectReference"]);
+const ATOMIC_STRUCTS = new Set(["ObjectReference", "LabelSelector"]);
 
 const cache = new WeakMap<StructShape, SchemaNode>();
 

@@ -5,9 +5,10 @@ import { coreEventStrategy } from "./core-event.js";
 import { crdStrategy } from "./crd.js";
 import { eventStrategy } from "./event.js";
 import { namespaceStrategy } from "./namespace.js";
+import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "./webhook-configurations.js";
 
 export function defaultStrategies(): ResourceStrategy[] {
-  return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy, crdStrategy];
+  return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy, crdStrategy];
 }
 
-export { configMapStrategy, coreEventStrategy, crdStrategy, eventStrategy, namespaceStrategy };
+export { configMapStrategy, coreEventStrategy, crdStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, namespaceStrategy, validatingWebhookConfigurationStrategy };
