@@ -9,7 +9,7 @@ import { check, uniqueName, useSuite } from "./support/conformance.js";
 const suite = useSuite("watch-basic");
 
 describe("watch", () => {
-  check("watch=1 on one object's path watches that object only", ["doc1.query.watch-resource-path", "doc1.query.watch"], async () => {
+  check("watch=1 on one object's path watches that object only", ["doc1.query.watch-resource-path"], async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const name = uniqueName("one");
