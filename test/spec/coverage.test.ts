@@ -51,3 +51,11 @@ describe("client duties in the coverage scan", () => {
     expect(suitesOnly.untested.map((r) => r.id)).toEqual(["doc1.s.client", "doc1.s.other"]);
   });
 });
+
+describe("the project's own suites", () => {
+  it("name only rule ids the catalog has", async () => {
+    const { allRules } = await import("../../lib/spec/catalog.js");
+    const root = join(import.meta.dirname, "../..");
+    expect(computeCoverage(allRules, join(root, "suites"), root, join(root, "test")).unknown).toEqual([]);
+  });
+});
