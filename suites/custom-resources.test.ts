@@ -36,6 +36,7 @@ function definition(): KubeObject {
           name: "v1",
           served: true,
           storage: true,
+          subresources: { status: {} },
           schema: {
             openAPIV3Schema: {
               type: "object",
@@ -43,6 +44,7 @@ function definition(): KubeObject {
                 spec: { type: "object", properties: { size: { type: "integer" }, color: { type: "string" }, tags: { type: "array", items: { type: "string" } } } },
                 // Free-form on purpose: the definition keeps whatever is put here.
                 open: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+                status: { type: "object", properties: { phase: { type: "string" } } },
               },
             },
           },
@@ -204,6 +206,48 @@ describe("custom resources", () => {
       expect(fallback.headers["content-type"]).toMatch(/^application\/json/);
       expect(fallback.json).toEqual(made);
     }
+  });
+});
+
+describe("the status subresource of a custom resource", () => {
+  check(
+    "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH change only status, the main resource ignores status",
+    ["doc1.paths.subresource-namespaced", "doc1.service.subresources", "doc1.verbs.subresource-verbs"],
+    async (ctx) => {
+      if (!needsType(ctx)) return;
+      const { session, ns } = suite;
+      const name = uniqueName("st");
+      const made = await session.client.create(widgets, ns, widget(name, { status: { phase: "Ignored" } }) as KubeObject);
+      expect(made.status, "a create through the main resource sets no status").toBeUndefined();
+      const statusPath = `${resourcePath(widgets, ns, name)}/status`;
+      const read = await session.client.raw("GET", statusPath);
+      expect(read.code, read.text.slice(0, 200)).toBe(200);
+      expect(read.json).toEqual(made);
+      const put = await session.client.raw("PUT", statusPath, { body: { ...made, spec: { size: 99, color: "green" }, status: { phase: "Ready" } } });
+      expect(put.code, put.text.slice(0, 300)).toBe(200);
+      const afterPut = put.json as KubeObject;
+      expect(afterPut.status).toEqual({ phase: "Ready" });
+      expect(afterPut.spec, "a status write leaves spec alone").toEqual({ size: 3, color: "red" });
+      const patched = await session.client.raw("PATCH", statusPath, { rawBody: JSON.stringify({ status: { phase: "Done" } }), contentType: "application/merge-patch+json" });
+      expect(patched.code, patched.text.slice(0, 300)).toBe(200);
+      expect((patched.json as KubeObject).status).toEqual({ phase: "Done" });
+      const main = await session.client.update(widgets, ns, { ...(patched.json as KubeObject), spec: { size: 5 }, status: { phase: "Overwritten" } });
+      expect(main.spec).toEqual({ size: 5 });
+      expect(main.status, "the main resource ignores status").toEqual({ phase: "Done" });
+      const del = await session.client.raw("DELETE", statusPath);
+      expect(del.code, "a status subresource takes no DELETE").toBe(405);
+    },
+  );
+
+  check("a subresource sits below one named object: there is no status of a collection or across namespaces", ["doc1.terms.subresource-single-resource"], async (ctx) => {
+    if (!needsType(ctx)) return;
+    const { session, ns } = suite;
+    const name = uniqueName("one");
+    await session.client.create(widgets, ns, widget(name) as KubeObject);
+    const across = await session.client.raw("GET", `/apis/${group}/v1/widgets/${name}/status`);
+    expect([404, 405], `the all-namespaces form: ${across.code} ${across.text.slice(0, 200)}`).toContain(across.code);
+    const own = await session.client.raw("GET", `${resourcePath(widgets, ns, name)}/status`);
+    expect(own.code).toBe(200);
   });
 });
 
