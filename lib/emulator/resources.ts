@@ -11,6 +11,28 @@ import type { StructShape } from "./typed-json.js";
 
 export type Verb = "create" | "delete" | "deletecollection" | "get" | "list" | "patch" | "update" | "watch";
 
+/** The verbs a subresource can serve here: reads and writes of one object. */
+export type SubresourceVerb = "get" | "patch" | "update";
+
+/**
+ * A subresource below each object of a type (`namespaces/{name}/status`), like a second REST
+ * storage over the same stored objects with its own update strategy. It never creates.
+ */
+export interface SubresourceStrategy {
+  /** The path segment (`status`, `finalize`). */
+  readonly name: string;
+  /** Verbs as discovery lists them; the methods they map to are the only ones served (else 405). */
+  readonly verbs: readonly SubresourceVerb[];
+  /** Whether its storage converts to Table; without, an Accept asking only for a Table is 406. */
+  readonly table: boolean;
+  /** Top-level fields the subresource's strategy resets, which nobody owns through it (GetResetFields). */
+  readonly resetFields: readonly string[];
+  /** Restores what a write through the subresource may not change (the rest of the object). */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** The subresource's whole update validation, ObjectMeta update rules included. */
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+}
+
 export interface ResourceStrategy {
   /** "" for the core group. */
   readonly group: string;
@@ -57,6 +79,8 @@ export interface ResourceStrategy {
   canonicalize(obj: KubeObject): void;
   /** Finalizers beyond metadata.finalizers that hold deletion (namespace spec.finalizers). */
   pendingFinalizers(obj: KubeObject): string[];
+  /** Subresources served below each object (none when absent); see subresources.ts. */
+  readonly subresources?: readonly SubresourceStrategy[];
 }
 
 export function groupVersionOf(s: Pick<ResourceStrategy, "group" | "version">): string {

@@ -1,10 +1,10 @@
 /**
  * Method dispatch for resource paths: which verb a method means on a collection or a resource,
- * 405 for the combinations a route does not serve, 404 for subresources (none served yet).
+ * 405 for the combinations a route does not serve; subresource paths go to subresource.ts.
  * PATCH checks its Content-Type (415) before output negotiation, as the real patch handler
  * does it first of all.
  */
-import { methodNotAllowed, pathNotFound } from "../api-errors.js";
+import { methodNotAllowed } from "../api-errors.js";
 import { readBody } from "../http-io.js";
 import { parseListOptions, validateListOptions } from "../list-options.js";
 import { negotiateOutput, wantsGzip } from "../negotiation.js";
@@ -15,6 +15,7 @@ import { handleDelete } from "./delete.js";
 import { handleGet } from "./get.js";
 import { handleList } from "./list.js";
 import { handlePatch } from "./patch.js";
+import { handleSubresource } from "./subresource.js";
 import { patchTypeOf } from "../patch/media-types.js";
 import { handleUpdate } from "./update.js";
 import { handleWatch } from "./watch.js";
@@ -24,7 +25,7 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   const { strategy } = route;
   const method = req.method ?? "GET";
   const name = route.name;
-  if (route.subresource !== undefined) throw pathNotFound();
+  if (route.subresource !== undefined) return handleSubresource(request, route.subresource);
 
   const verbs = new Set<string>(strategy.verbs);
   const collectionPath = name === undefined && !route.allNamespaces;
