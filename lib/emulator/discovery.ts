@@ -65,16 +65,31 @@ function apiResource(s: ResourceStrategy): Record<string, unknown> {
   return r;
 }
 
-/** A `<resource>/status` entry: no singular name, the subresource's verbs (wire-facts §6.2). */
+/** A `<resource>/status` entry of a custom type: no singular name, the subresource's verbs (wire-facts §6.2). */
 function statusResource(s: ResourceStrategy): Record<string, unknown> {
   return { name: `${s.resource}/status`, singularName: "", namespaced: s.namespaced, kind: s.kind, verbs: ["get", "patch", "update"] };
 }
 
-/** `/api/v1`, `/apis/{group}/{version}`: the resources of one group-version, by name. */
+/**
+ * A subresource's entry (`namespaces/status`): the parent's kind and scope, an empty
+ * singularName, and no shortNames or storageVersionHash (its storage provides neither).
+ */
+function subresourceEntries(s: ResourceStrategy): Record<string, unknown>[] {
+  return (s.subresources ?? []).map((sub) => ({
+    name: `${s.resource}/${sub.name}`,
+    singularName: "",
+    namespaced: s.namespaced,
+    kind: s.kind,
+    verbs: [...sub.verbs],
+  }));
+}
+
+/** `/api/v1`, `/apis/{group}/{version}`: the resources of one group-version and their subresources, by name. */
 export function apiResourceList(registry: ResourceRegistry, group: string, version: string): Record<string, unknown> {
+  const name = (r: Record<string, unknown>): string => String(r["name"]);
   const resources = registry
     .inGroupVersion(group, version)
-    .sort((a, b) => (a.resource < b.resource ? -1 : 1))
-    .flatMap((s) => (s.statusStrategy ? [apiResource(s), statusResource(s)] : [apiResource(s)]));
+    .flatMap((s) => [apiResource(s), ...(s.statusStrategy ? [statusResource(s)] : []), ...subresourceEntries(s)])
+    .sort((a, b) => (name(a) < name(b) ? -1 : 1));
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: group ? `${group}/${version}` : version, resources };
 }

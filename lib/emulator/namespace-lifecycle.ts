@@ -4,6 +4,12 @@
  * namespace controller that empties a terminating namespace, removes the "kubernetes"
  * finalizer and finally removes the namespace. Each step is a separate write, so watchers see
  * MODIFIED (Terminating), DELETED for every object in it, MODIFIED (finalized), DELETED.
+ *
+ * The rule for the final removal is the one a PUT to `namespaces/{name}/finalize` follows too
+ * (GenericRegistry.update): a terminating namespace goes once neither spec.finalizers nor
+ * metadata.finalizers holds it. Known difference: the real controller finalizes through that
+ * subresource, so its last step is one write (DELETED) after a status-conditions write; here
+ * the finalized MODIFIED stands in for that second event.
  */
 import { conflict, forbidden, notFound } from "./api-errors.js";
 import { formatTime } from "./api-time.js";

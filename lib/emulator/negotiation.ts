@@ -111,16 +111,18 @@ const META_VERSIONS: readonly MetaVersion[] = ["v1", "v1beta1"];
 
 /**
  * Every (encoding, representation) the endpoint can produce, in the server's preference order.
- * `transforms` is false for Status answers (errors), which are never transformed.
+ * `transforms` is false for Status answers (errors), which are never transformed; `tables` is
+ * false for an endpoint whose storage has no Table convertor (a namespace's `finalize`).
  */
-function offers(gates: FeatureGates, transforms: boolean, objectProtobuf: boolean): NegotiationOffer[] {
+function offers(gates: FeatureGates, transforms: boolean, objectProtobuf: boolean, tables = true): NegotiationOffer[] {
   const out: NegotiationOffer[] = [];
   for (const encoding of servedEncodings(gates)) {
     // A type without a protobuf form is not offered in protobuf (its metadata-only forms are).
     if (encoding !== "protobuf" || objectProtobuf) out.push(offer(encoding, OBJECT));
     if (!transforms) continue;
-    // AllowsMediaTypeTransform: Table only for application/json and application/yaml.
-    if (encoding === "json" || encoding === "yaml") for (const version of META_VERSIONS) out.push(offer(encoding, { as: "Table", version }));
+    // AllowsMediaTypeTransform: Table only for application/json and application/yaml, and
+    // only when the endpoint has a TableConvertor.
+    if (tables && (encoding === "json" || encoding === "yaml")) for (const version of META_VERSIONS) out.push(offer(encoding, { as: "Table", version }));
     for (const version of META_VERSIONS) {
       // The protobuf codec (lib/wire) registers only meta.k8s.io/v1 PartialObjectMetadata(List);
       // the v1beta1 forms are offered in the other encodings.
@@ -133,15 +135,19 @@ function offers(gates: FeatureGates, transforms: boolean, objectProtobuf: boolea
 }
 
 /** The negotiated encoding and representation for this Accept header, or undefined (406). */
-export function negotiateAccept(accept: string | undefined, gates: FeatureGates, transforms = true, objectProtobuf = true): Negotiated | undefined {
+export function negotiateAccept(accept: string | undefined, gates: FeatureGates, transforms = true, objectProtobuf = true, tables = true): Negotiated | undefined {
   // An absent header means the server's first serializer (NegotiateMediaTypeOptions).
   if (accept === undefined || accept === "") return { encoding: "json", representation: OBJECT };
-  return negotiate(parseAccept(accept), offers(gates, transforms, objectProtobuf))?.negotiated;
+  return negotiate(parseAccept(accept), offers(gates, transforms, objectProtobuf, tables))?.negotiated;
 }
 
-/** Negotiates a response for a resource endpoint; 406 listing the served media types when nothing fits. */
-export function negotiateOutput(req: IncomingMessage, gates: FeatureGates, objectProtobuf = true): Negotiated {
-  const n = negotiateAccept(req.headers.accept, gates, true, objectProtobuf);
+/**
+ * Negotiates a response for a resource endpoint; 406 listing the served media types when nothing
+ * fits. `objectProtobuf` false: the type has no protobuf form; `tables` false: the endpoint
+ * cannot answer as a Table.
+ */
+export function negotiateOutput(req: IncomingMessage, gates: FeatureGates, objectProtobuf = true, tables = true): Negotiated {
+  const n = negotiateAccept(req.headers.accept, gates, true, objectProtobuf, tables);
   if (!n) throw notAcceptable(servedMediaTypes(gates));
   return n;
 }

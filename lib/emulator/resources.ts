@@ -12,6 +12,28 @@ import type { StructShape } from "./typed-json.js";
 
 export type Verb = "create" | "delete" | "deletecollection" | "get" | "list" | "patch" | "update" | "watch";
 
+/** The verbs a subresource can serve here: reads and writes of one object. */
+export type SubresourceVerb = "get" | "patch" | "update";
+
+/**
+ * A subresource below each object of a type (`namespaces/{name}/status`), like a second REST
+ * storage over the same stored objects with its own update strategy. It never creates.
+ */
+export interface SubresourceStrategy {
+  /** The path segment (`status`, `finalize`). */
+  readonly name: string;
+  /** Verbs as discovery lists them; the methods they map to are the only ones served (else 405). */
+  readonly verbs: readonly SubresourceVerb[];
+  /** Whether its storage converts to Table; without, an Accept asking only for a Table is 406. */
+  readonly table: boolean;
+  /** Top-level fields the subresource's strategy resets, which nobody owns through it (GetResetFields). */
+  readonly resetFields: readonly string[];
+  /** Restores what a write through the subresource may not change (the rest of the object). */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** The subresource's whole update validation, ObjectMeta update rules included. */
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+}
+
 export interface ResourceStrategy {
   /** "" for the core group. */
   readonly group: string;
@@ -74,6 +96,8 @@ export interface ResourceStrategy {
   readonly statusStrategy?: ResourceStrategy;
   /** Refuses a verb the type cannot serve right now (a terminating CRD's instances: no create). */
   admitVerb?(verb: "create" | "update" | "patch"): void;
+  /** Subresources served below each object (none when absent); see subresources.ts. */
+  readonly subresources?: readonly SubresourceStrategy[];
 }
 
 export interface UnstructuredInfo {

@@ -33,8 +33,9 @@ describe("errors of the HTTP layer", () => {
     }
   });
 
-  it("404 for subresources, which are not served yet", async () => {
-    expect((await call("GET", "/api/v1/namespaces/default/status")).status).toBe(404);
+  it("404 for subresources a type does not have", async () => {
+    expect((await call("GET", "/api/v1/namespaces/default/scale")).status).toBe(404);
+    expect((await call("GET", "/api/v1/namespaces/default/configmaps/x/status")).status).toBe(404);
   });
 
   it("405 for a method the path does not serve", async () => {
@@ -166,7 +167,7 @@ describe("discovery and health", () => {
     });
     const core = (await call("GET", "/api/v1")).json;
     expect(core.groupVersion).toBe("v1");
-    expect(core.resources.map((r: { name: string }) => r.name)).toEqual(["configmaps", "events", "namespaces"]);
+    expect(core.resources.map((r: { name: string }) => r.name)).toEqual(["configmaps", "events", "namespaces", "namespaces/finalize", "namespaces/status"]);
     // core v1 events: the same stored type as events.k8s.io/v1, so the same storage version hash.
     expect(core.resources[1]).toEqual({
       name: "events",

@@ -1,6 +1,6 @@
 /**
  * Method dispatch for resource paths: which verb a method means on a collection or a resource,
- * 405 for the combinations a route does not serve, 404 for subresources (none served yet).
+ * 405 for the combinations a route does not serve; subresource paths go to subresource.ts.
  * PATCH checks its Content-Type (415) before output negotiation, as the real patch handler
  * does it first of all.
  */
@@ -15,6 +15,7 @@ import { handleDelete } from "./delete.js";
 import { handleGet } from "./get.js";
 import { handleList } from "./list.js";
 import { handlePatch } from "./patch.js";
+import { handleSubresource } from "./subresource.js";
 import { patchTypeOf } from "../patch/media-types.js";
 import { handleUpdate } from "./update.js";
 import { handleWatch } from "./watch.js";
@@ -40,7 +41,7 @@ function refuseProtobufObjects(ctx: RequestContext, collection: boolean): void {
  * A subresource path: only `status` of a type that has it (else 404), read with GET and written
  * with PUT or PATCH (else 405), served as its own type on the same stored object.
  */
-function handleSubresource(request: ResourceRequest): Promise<void> {
+function handleStatusStrategy(request: ResourceRequest): Promise<void> {
   const { route, req, url } = request;
   const status = route.subresource === "status" && route.name !== undefined ? route.strategy.statusStrategy : undefined;
   if (!status) throw pathNotFound();
@@ -57,7 +58,11 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   const { strategy } = route;
   const method = req.method ?? "GET";
   const name = route.name;
-  if (route.subresource !== undefined) return handleSubresource(request);
+  if (route.subresource !== undefined) {
+    // Custom types carry their `status` as a strategy of its own; built-in subresources
+    // (namespaces/status, namespaces/finalize) go through the generic mechanism.
+    return strategy.statusStrategy ? handleStatusStrategy(request) : handleSubresource(request, route.subresource);
+  }
 
   const verbs = new Set<string>(strategy.verbs);
   const collectionPath = name === undefined && !route.allNamespaces;

@@ -17,7 +17,9 @@
  *     against the URL's (400);
  *  6. the generic update (resourceVersion precondition 409, update validation 422, no write
  *     when nothing changed) or, for an apply that creates, namespace admission and the
- *     generic create. dryRun=All runs everything but the write. A watch sees MODIFIED, or
+ *     generic create. Through a subresource (`status`) the route's strategy carries the
+ *     subresource's update rules, the writer's managedFields entry names the subresource,
+ *     and nothing is created (404 before the patch is read). dryRun=All runs everything but the write. A watch sees MODIFIED, or
  *     ADDED for a create.
  *
  * Known differences: see patch/*.ts headers (500s answered as 400, strategic merge key order,
@@ -40,6 +42,7 @@ import { patchOptionsOf, type PatchOptions } from "../patch/options.js";
 import { fieldManagerContext, writeManager, zeroObject } from "../patch/ownership.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge.js";
 import { admittedWrites } from "./admission.js";
+import { findSubresource } from "../subresources.js";
 import type { RequestContext } from "./context.js";
 import { reconcileCreateNamespace } from "./create.js";
 import { writeObject } from "./respond.js";
@@ -160,10 +163,12 @@ export async function handlePatch(ctx: RequestContext, name: string, patchType: 
   const options = patchOptionsOf(ctx.url, patchType);
   const stored = generic.storage.get(strategy, namespace, name);
   const apply = isApply(patchType);
-  // The non-apply mechanisms cannot create (createNewObject is NotFound), before reading the patch.
-  if (!stored && !apply) throw notFound(qualifiedResourceOf(strategy), name);
+  const sub = ctx.route.subresource === undefined ? undefined : findSubresource(strategy, ctx.route.subresource);
+  // The non-apply mechanisms cannot create (createNewObject is NotFound), before reading the
+  // patch; nor can a subresource, whose storage refuses create on update before patching.
+  if (!stored && (!apply || sub)) throw notFound(qualifiedResourceOf(strategy), name);
 
-  const fm = fieldManagerContext(strategy, clock.date());
+  const fm = fieldManagerContext(strategy, clock.date(), sub);
   const warnings: string[] = [];
   let object: KubeObject;
   try {

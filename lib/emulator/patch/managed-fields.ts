@@ -60,7 +60,12 @@ export interface FieldManagerContext {
   readonly now: string;
   /** Paths of the type's reset fields, never owned (a namespace's `status`). */
   readonly ignored: readonly Path[];
+  /** The subresource the write goes through (`status`): recorded in the writer's entry. */
+  readonly subresource?: string;
 }
+
+/** The `subresource` part of a new entry for this write. */
+const subresourceOf = (ctx: FieldManagerContext): { subresource?: string } => (ctx.subresource ? { subresource: ctx.subresource } : {});
 
 export const BEFORE_FIRST_APPLY = "before-first-apply";
 
@@ -189,7 +194,7 @@ function updateEntries(ctx: FieldManagerContext, entries: ManagerEntry[], live: 
   const { entries: rest, cmp } = takeChangedFields(ctx, entries, live, next);
   const gained = strip(cmp.added.union(cmp.modified)).withoutPrefixes(ctx.ignored);
   if (gained.isEmpty()) return rest;
-  const self: ManagerEntry = { manager, operation: "Update", apiVersion: ctx.apiVersion, set: gained, time: ctx.now };
+  const self: ManagerEntry = { manager, operation: "Update", apiVersion: ctx.apiVersion, set: gained, time: ctx.now, ...subresourceOf(ctx) };
   const key = managerKey(self);
   const previous = rest.find((e) => managerKey(e) === key);
   if (!previous) return [...rest, self];
@@ -273,7 +278,7 @@ export function applyConfiguration(
     entries = updateEntries(ctx, [], empty, liveValue, BEFORE_FIRST_APPLY);
   }
   const merged = (merge(liveValue, config, ctx.schema) ?? {}) as JsonObject;
-  const applier: ManagerEntry = { manager, operation: "Apply", apiVersion: ctx.apiVersion, set: FieldSet.empty() };
+  const applier: ManagerEntry = { manager, operation: "Apply", apiVersion: ctx.apiVersion, set: FieldSet.empty(), ...subresourceOf(ctx) };
   const key = managerKey(applier);
   const previous = entries.find((e) => managerKey(e) === key);
   const lastSet = previous?.set ?? FieldSet.empty();

@@ -10,10 +10,10 @@
 import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../json.js";
 import { asKubeObject } from "../object-meta.js";
 import { METADATA_NAME_LABEL } from "../strategies/namespace.js";
-import { groupVersionOf, type ResourceStrategy } from "../resources.js";
+import { groupVersionOf, type ResourceStrategy, type SubresourceStrategy } from "../resources.js";
 import { canonicalize } from "../typed-json.js";
 import { formatTime } from "../api-time.js";
-import type { Path } from "./field-set.js";
+import { fieldElement, type Path } from "./field-set.js";
 import { managedFieldsAfterUpdate, type FieldManagerContext } from "./managed-fields.js";
 import { managerFromUserAgent } from "./options.js";
 import { schemaOf } from "./schema.js";
@@ -41,12 +41,17 @@ const DECODE_DEFAULTS: Record<string, (o: JsonObject) => JsonObject> = {
   },
 };
 
-export function fieldManagerContext(strategy: ResourceStrategy, now: Date): FieldManagerContext {
+/**
+ * The field manager's view of a type. A write through a subresource records it in the writer's entry and ignores that
+ * subresource's reset fields instead of the main resource's (`status` resets `spec`).
+ */
+export function fieldManagerContext(strategy: ResourceStrategy, now: Date, sub?: SubresourceStrategy): FieldManagerContext {
   return {
     schema: schemaOf(strategy.shape),
     apiVersion: groupVersionOf(strategy),
     now: formatTime(now),
-    ignored: RESET_FIELDS[`${strategy.group}/${strategy.resource}`] ?? [],
+    ignored: sub ? sub.resetFields.map((f): Path => [fieldElement(f)]) : (RESET_FIELDS[`${strategy.group}/${strategy.resource}`] ?? []),
+    ...(sub ? { subresource: sub.name } : {}),
   };
 }
 

@@ -2,12 +2,26 @@
  * core/v1 Namespace: cluster-scoped; the server owns status (phase Active on create) and
  * spec.finalizers (always holds "kubernetes" after create), and keeps the
  * kubernetes.io/metadata.name label equal to the name.
+ *
+ * Two subresources (pkg/registry/core/namespace strategy.go, storage.go): `status` (get,
+ * patch, update) writes status and metadata, keeping spec; `finalize` (update only, no Table
+ * convertor) writes spec.finalizers and metadata, keeping status. Both validate the ObjectMeta
+ * update; status checks the phase against deletionTimestamp, finalize each finalizer name.
  */
-import type { FieldError } from "../field-errors.js";
-import { obj, str, stringList, type JsonObject, type KubeObject } from "../json.js";
+import { invalid, type FieldError } from "../field-errors.js";
+import { cloneJson, obj, str, stringList, type JsonObject, type KubeObject } from "../json.js";
 import { dns1123Label } from "../name-validation.js";
-import { labelsOf, nameOf, objectHead, setMeta, validateFinalizers, validateObjectMeta, validateObjectMetaUpdate } from "../object-meta.js";
-import type { ResourceStrategy } from "../resources.js";
+import {
+  isTerminating,
+  labelsOf,
+  nameOf,
+  objectHead,
+  setMeta,
+  validateFinalizers,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from "../object-meta.js";
+import type { ResourceStrategy, SubresourceStrategy } from "../resources.js";
 import { field, listOf, STRING, struct, TIME } from "../typed-json.js";
 
 export const KUBERNETES_FINALIZER = "kubernetes";
@@ -31,6 +45,50 @@ export const phaseOf = (o: KubeObject): string => str(obj(o, "status"), "phase")
 export const specFinalizersOf = (o: KubeObject): string[] => stringList(obj(o, "spec"), "finalizers");
 
 const validateSpecFinalizers = (o: KubeObject): FieldError[] => validateFinalizers(specFinalizersOf(o), "spec.finalizers");
+
+/** Replaces (or removes) one top-level field of `o` with the old object's. */
+function keepOld(o: KubeObject, old: KubeObject, key: "spec" | "status"): void {
+  const value = old[key];
+  if (value === undefined) delete o[key];
+  else o[key] = cloneJson(value);
+}
+
+/** ValidateNamespaceStatusUpdate: the phase must agree with deletionTimestamp (Go field name `Phase`). */
+function validateStatusUpdate(o: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateObjectMetaUpdate(o, old);
+  const phase = phaseOf(o);
+  if (!isTerminating(o)) {
+    if (phase !== "Active") errs.push(invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty"));
+  } else if (phase !== "Terminating") {
+    errs.push(invalid("status.Phase", phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"));
+  }
+  return errs;
+}
+
+/** ValidateNamespaceFinalizeUpdate: each finalizer name on its own indexed path. */
+function validateFinalizeUpdate(o: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateObjectMetaUpdate(o, old);
+  specFinalizersOf(o).forEach((f, i) => errs.push(...validateFinalizers([f], `spec.finalizers[${i}]`)));
+  return errs;
+}
+
+export const NAMESPACE_STATUS: SubresourceStrategy = {
+  name: "status",
+  verbs: ["get", "patch", "update"],
+  table: true,
+  resetFields: ["spec"],
+  prepareForUpdate: (o, old) => keepOld(o, old, "spec"),
+  validateUpdate: validateStatusUpdate,
+};
+
+export const NAMESPACE_FINALIZE: SubresourceStrategy = {
+  name: "finalize",
+  verbs: ["update"],
+  table: false,
+  resetFields: ["status"],
+  prepareForUpdate: (o, old) => keepOld(o, old, "status"),
+  validateUpdate: validateFinalizeUpdate,
+};
 
 export const namespaceStrategy: ResourceStrategy = {
   group: "",
@@ -72,4 +130,5 @@ export const namespaceStrategy: ResourceStrategy = {
     setMeta(o, "labels", { ...labelsOf(o), [METADATA_NAME_LABEL]: nameOf(o) });
   },
   pendingFinalizers: specFinalizersOf,
+  subresources: [NAMESPACE_STATUS, NAMESPACE_FINALIZE],
 };
