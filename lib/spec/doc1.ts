@@ -208,7 +208,8 @@ export const doc1Rules: Rule[] = [
 
   // ── Query parameters ────────────────────────────────────────────────────────────────
   { id: "doc1.query.watch-list-path", doc: "doc1", section: QUERY, level: "required", title: "A truthy watch parameter on a collection path turns the GET into a watch" },
-  { id: "doc1.query.watch-resource-path", doc: "doc1", section: QUERY, level: "optional", title: "A truthy watch parameter on a resource path turns the GET into a watch of that object" },
+  { id: "doc1.query.watch-resource-path", doc: "doc1", section: QUERY, level: "optional", title: "A truthy watch parameter on a resource path turns the GET into a watch of that object",
+    realServer: "A real server's GET of one object reads only GetOptions and ignores watch: the object comes back (200). One object is watched through the list path with fieldSelector metadata.name=<name>, or the deprecated /watch/ prefix. The suite accepts either the object or a watch of it alone" },
   { id: "doc1.query.rv-param", doc: "doc1", section: QUERY, level: "required", title: "resourceVersion is a string parameter of get, list and watch" },
   { id: "doc1.query.rvm-values", doc: "doc1", section: QUERY, level: "required", title: "resourceVersionMatch takes Exact or NotOlderThan" },
   { id: "doc1.query.rvm-needs-rv", doc: "doc1", section: QUERY, level: "required", title: "resourceVersionMatch without resourceVersion is invalid", realServer: LISTOPTIONS_422 },

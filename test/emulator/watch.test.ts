@@ -73,10 +73,12 @@ describe("watch", () => {
     w.close();
   });
 
-  it("watches one object through the resource path and across namespaces for events", async () => {
+  it("watches one object through the /watch/ prefix, and across namespaces for events; watch on an object's path is a plain GET", async () => {
     const name = uniq("ev");
+    // As on a real server: GET of one object reads GetOptions only, so `watch` is ignored.
+    expect((await call("GET", `/apis/events.k8s.io/v1/namespaces/${ns}/events/${name}?watch=true`)).status).toBe(404);
     const all = await openWatch(url, "/apis/events.k8s.io/v1/events?watch=true&resourceVersion=1");
-    const one = await openWatch(url, `/apis/events.k8s.io/v1/namespaces/${ns}/events/${name}?watch=true`);
+    const one = await openWatch(url, `/apis/events.k8s.io/v1/watch/namespaces/${ns}/events/${name}`);
     await call("POST", `/apis/events.k8s.io/v1/namespaces/${ns}/events`, eventBody(ns, uniq("ev")));
     await call("POST", `/apis/events.k8s.io/v1/namespaces/${ns}/events`, eventBody(ns, name));
     const single = await one.next();

@@ -92,7 +92,10 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   if (method === "GET") {
     const nameSelector = name !== undefined ? `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}` : undefined;
     const parsed = parseListOptions(url.searchParams, strategy, nameSelector);
-    const options = route.watchPath ? { ...parsed, watch: true } : parsed;
+    // A real server's GET of one object reads only GetOptions: `watch` there is ignored (the
+    // object comes back), although doc1 lists it for resource paths; only the deprecated
+    // /watch/ prefix watches a single object.
+    const options = route.watchPath ? { ...parsed, watch: true } : name !== undefined ? { ...parsed, watch: false } : parsed;
     if (options.watch) {
       validateListOptions(options);
       return handleWatch(ctx, options);
