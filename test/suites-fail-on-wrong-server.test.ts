@@ -122,6 +122,21 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     suite: "suites/admission-webhooks",
     rule: "doc1.dry-run.webhook-side-effects",
   },
+  {
+    mutant: {
+      name: "serves GET on finalize and lets a status write change spec",
+      response: (r) => {
+        if (r.method === "GET" && r.code === 405 && r.path.endsWith("/finalize")) return { ...r, code: 200, body: "{}" };
+        if (r.method === "PUT" && r.path.endsWith("/status") && r.path.startsWith("/api/v1/namespaces/")) {
+          return { ...r, body: editJson(r.body, (o) => (o.spec = { finalizers: ["changed"] })) };
+        }
+        return r;
+      },
+    },
+    suite: "suites/subresources",
+    rule: "doc1.verbs.subresource-verbs",
+    alsoFailing: ["doc1.paths.subresource-cluster-scoped"],
+  },
 ];
 
 describe("suites fail against a wrong server", () => {
