@@ -53,11 +53,15 @@ function scheduleFlush(): void {
   else setTimeout(flushAll, wait);
 }
 
-/** The bytes of one flush. */
-function joined(lines: ReadonlyArray<Buffer | string>): Buffer | string {
-  const only = lines.length === 1 ? lines[0] : undefined;
-  return only ?? Buffer.concat(lines.map((l) => (typeof l === "string" ? Buffer.from(l, "utf8") : l)));
+/** The bytes of one flush, framed as one HTTP/1.1 chunk (hex size, CRLF, data, CRLF). */
+function framed(lines: ReadonlyArray<Buffer | string>): Buffer {
+  const parts = lines.map((l) => (typeof l === "string" ? Buffer.from(l, "utf8") : l));
+  let size = 0;
+  for (const b of parts) size += b.length;
+  return Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`, "latin1"), ...parts, CRLF]);
 }
+
+const CRLF = Buffer.from("\r\n", "latin1");
 
 function sameLines(a: ReadonlyArray<Buffer | string>, b: ReadonlyArray<Buffer | string>): boolean {
   if (a.length !== b.length) return false;
@@ -65,16 +69,26 @@ function sameLines(a: ReadonlyArray<Buffer | string>, b: ReadonlyArray<Buffer | 
   return true;
 }
 
-function flushOne(p: Pending, bytes?: Buffer | string): void {
+/**
+ * Writes the stream's queued lines. The chunk goes to the socket directly: it is what
+ * ServerResponse.write would send for a chunked response (size line, data, CRLF), as one socket
+ * write instead of a cork, three buffered writes and a writev on the next tick. The response
+ * owns its socket whenever `res.socket` is set (a pipelined response gets it only when its
+ * turn comes, with what it buffered written first), so order is kept; before that the
+ * ordinary path buffers as usual.
+ */
+function flushOne(p: Pending, chunk?: Buffer): void {
   const { res, lines } = p;
   p.lines = [];
   p.queued = false;
   if (lines.length === 0 || res.writableEnded || res.destroyed) return;
-  const out = bytes ?? joined(lines);
-  res.write(out);
+  const bytes = chunk ?? framed(lines);
+  const socket = res.socket;
+  if (socket && res.headersSent) socket.write(bytes);
+  else res.write(bytes.subarray(bytes.indexOf(CRLF) + 2, bytes.length - 2));
   watchOutboxStats.writes++;
   watchOutboxStats.lines += lines.length;
-  watchOutboxStats.bytes += out.length;
+  watchOutboxStats.bytes += bytes.length;
   if (res.writableLength > MAX_WATCH_BACKLOG_BYTES) p.onUnresponsive();
 }
 
@@ -83,14 +97,14 @@ function flushAll(): void {
   const batch = queue;
   queue = [];
   // Watchers of one collection mostly queued the very same line Buffers (see ChangeView in
-  // watch.ts); the previous stream's joined bytes are reused when its lines were the same.
+  // watch-groups.ts); the previous stream's framed bytes are reused when its lines were the same.
   let lastLines: ReadonlyArray<Buffer | string> = [];
-  let lastBytes: Buffer | string | undefined;
+  let lastBytes: Buffer | undefined;
   for (const p of batch) {
     if (!p.queued) continue;
     if (lastBytes === undefined || !sameLines(p.lines, lastLines)) {
       lastLines = p.lines;
-      lastBytes = joined(p.lines);
+      lastBytes = framed(p.lines);
     }
     flushOne(p, lastBytes);
   }

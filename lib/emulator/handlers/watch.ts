@@ -8,135 +8,28 @@
  * Encodings and representations (JSON lines, protobuf frames, CBOR sequences; Tables,
  * PartialObjectMetadata) are watch-format.ts's; a YAML watch is 406.
  *
- * Fan-out: each store change is decoded once, and encoded once per stream format (encoding,
- * representation, Table options) for all its watchers (ChangeView), and lines reach the
- * socket through watch-outbox.ts, which writes each stream's pending lines in one socket
- * write per flush. A Table stream's first event (with column definitions) is its own variant.
+ * Fan-out: each stream lists or replays what came before its start on its own, then joins the
+ * live fan-out of its collection (watch-groups.ts): streams without selectors and of the same
+ * format share one store listener, and each change is decoded once and encoded once per format
+ * (ChangeView, watch-change.ts). Lines reach the socket through watch-outbox.ts, which writes
+ * each stream's pending lines in one socket write per flush. A Table stream's first event (with
+ * column definitions) is its own variant.
  */
 import type { Status } from "../../wire/status.js";
 import { expired } from "../api-errors.js";
-import { watchEventLine, type JsonObject, type KubeObject } from "../json.js";
-import { objectFilter, parseResourceVersionParam, type ListOptions, type ObjectFilter } from "../list-options.js";
-import type { ObjectStorage } from "../object-storage.js";
+import { watchEventLine, type JsonObject } from "../json.js";
+import { objectFilter, parseResourceVersionParam, type ListOptions } from "../list-options.js";
 import { groupVersionOf, type ResourceStrategy } from "../resources.js";
-import { StoreError, type ChangeEvent } from "../store.js";
+import { StoreError } from "../store.js";
 import { zeroValue } from "../typed-json.js";
 import type { RequestContext } from "./context.js";
-import { encodeWatchEvent, watchFormatOf, watchObject, type WatchFormat } from "./watch-format.js";
+import { viewOf, type WatchEvent } from "./watch-change.js";
+import { encodeWatchEvent, watchFormatOf, watchObject } from "./watch-format.js";
+import { joinWatchGroup } from "./watch-groups.js";
 import { watchOutbox } from "./watch-outbox.js";
 
 /** Annotation of the BOOKMARK that ends the initial events (wire-facts §2). */
 export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
-
-export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
-
-export interface WatchEvent {
-  readonly type: WatchEventType;
-  readonly object: KubeObject | Status | JsonObject;
-}
-
-/**
- * One store change as every watcher of it sees it. The store hands the same ChangeEvent to all
- * its listeners, so the decoding and the encoded line of each event type are done once per
- * change, not once per watcher: with a thousand watchers the fan-out is then one filter check
- * and one socket write each. The decoded objects are shared and must not be changed.
- */
-class ChangeView {
-  private beforeObject?: KubeObject | null;
-  private afterObject?: KubeObject | null;
-  /** Encoded once per format, event type and header variant: the same bytes go to every watcher that sees them. */
-  private readonly lines = new Map<string, Buffer>();
-
-  constructor(
-    private readonly storage: ObjectStorage,
-    readonly change: ChangeEvent,
-  ) {}
-
-  /** The previous content with the revision of the change (etcd and watch-cache behaviour for DELETED). */
-  before(): KubeObject | undefined {
-    if (this.beforeObject === undefined) {
-      const prev = this.change.prevKv;
-      this.beforeObject = prev ? this.storage.decode(prev, this.change.revision) : null;
-    }
-    return this.beforeObject ?? undefined;
-  }
-
-  after(): KubeObject | undefined {
-    if (this.afterObject === undefined) {
-      const kv = this.change.type === "put" ? this.change.kv : undefined;
-      this.afterObject = kv ? this.storage.decode(kv) : null;
-    }
-    return this.afterObject ?? undefined;
-  }
-
-  /** The type of event a watcher with this filter sees, or nothing. */
-  type(filter: ObjectFilter): "ADDED" | "MODIFIED" | "DELETED" | undefined {
-    const { change } = this;
-    // Without selectors the entries alone decide; nothing needs decoding.
-    const wasIn = filter.empty ? change.prevKv !== undefined : this.matches(filter, this.before());
-    const isIn = filter.empty ? change.type === "put" && change.kv !== undefined : this.matches(filter, this.after());
-    if (isIn) return wasIn ? "MODIFIED" : "ADDED";
-    return wasIn ? "DELETED" : undefined;
-  }
-
-  event(filter: ObjectFilter): WatchEvent | undefined {
-    const type = this.type(filter);
-    const object = type === undefined ? undefined : type === "DELETED" ? this.before() : this.after();
-    return type && object ? { type, object } : undefined;
-  }
-
-  /**
-   * The event's bytes on the wire for a stream of this format; the same type always carries the
-   * same object, so format, type and the Table-headers variant key the cache. `headers` is
-   * asked for only when the event is really sent (it is the stream's first-event state).
-   */
-  line(filter: ObjectFilter, format: WatchFormat, headers: () => boolean, nowMs: number): Buffer | undefined {
-    const type = this.type(filter);
-    if (type === undefined) return undefined;
-    const withHeaders = headers();
-    const key = `${format.key}|${type}|${withHeaders ? "h" : ""}`;
-    let bytes = this.lines.get(key);
-    if (bytes === undefined) {
-      const { change, storage } = this;
-      if (format.plainJson) {
-        // The stored text, spliced: no decode and re-encode for the common case.
-        const kv = type === "DELETED" ? change.prevKv : change.kv;
-        if (!kv) return undefined;
-        bytes = Buffer.from(watchEventLine(type, type === "DELETED" ? storage.objectJson(kv, change.revision) : storage.objectJson(kv)), "utf8");
-      } else {
-        const o = type === "DELETED" ? this.before() : this.after();
-        if (!o) return undefined;
-        bytes = encodeWatchEvent(format, type, watchObject(format, o, withHeaders, nowMs));
-      }
-      this.lines.set(key, bytes);
-    }
-    return bytes;
-  }
-
-  private matches(filter: ObjectFilter, o: KubeObject | undefined): boolean {
-    return o !== undefined && filter.matches(o);
-  }
-}
-
-/**
- * The store notifies all watchers of a change in one synchronous loop, so remembering only the
- * latest change's view catches the whole fan-out. Keeping views for longer (say, per entry of
- * the history log) would hold decoded copies of every change for the retention window.
- */
-let latest: ChangeView | undefined;
-
-function viewOf(storage: ObjectStorage, change: ChangeEvent): ChangeView {
-  if (latest?.change !== change) latest = new ChangeView(storage, change);
-  return latest;
-}
-
-/**
- * What a watcher with this filter sees for one store change, or nothing. DELETED carries the
- * previous content with the revision of the change (etcd and watch-cache behaviour).
- */
-export function toWatchEvent(storage: ObjectStorage, filter: ObjectFilter, change: ChangeEvent): WatchEvent | undefined {
-  return viewOf(storage, change).event(filter);
-}
 
 /** A BOOKMARK object: the zero object of the watched kind with only the resourceVersion set. */
 export function bookmarkObject(strategy: ResourceStrategy, revision: number): JsonObject {
@@ -225,27 +118,35 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     from = startRv;
   }
 
-  // Synchronous from range to registration: no change can fall between the two.
-  let cancel: () => void;
+  // Synchronous from range (or replay) to joining the live fan-out: no change can fall between.
   try {
-    cancel = storage.watch(strategy, collection, from, (change) => {
+    // The history after `from` (none when `from` is the current revision), for this stream alone.
+    const stopReplay = storage.watch(strategy, collection, from, (change) => {
       if (closed) return;
       try {
         const line = viewOf(storage, change).line(filter, format, takeHeaders, clock.now());
         if (line !== undefined) sendLine(line);
       } catch {
-        // An event this stream cannot encode ends the stream (the client watches again), and
-        // must not reach the store, which is notifying every other watcher in this same loop.
+        // An event this stream cannot encode ends the stream (the client watches again).
         close();
       }
     });
+    stopReplay();
   } catch (e) {
     if (!(e instanceof StoreError && e.code === "Compacted")) throw e;
     send({ type: "ERROR", object: tooOldStatus(strategy, from, store.compactRevision) });
     close();
     return;
   }
-  addCleanup(cancel);
+  if (closed) return;
+  addCleanup(
+    joinWatchGroup(storage, strategy, collection, filter, format, clock, {
+      after: from,
+      takeHeaders: format.tableHeaders ? takeHeaders : undefined,
+      send: sendLine,
+      fail: close,
+    }),
+  );
   if (options.allowWatchBookmarks && settings.bookmarkIntervalMs > 0) {
     const timer = setInterval(() => send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(store.revision, from)) }), settings.bookmarkIntervalMs);
     addCleanup(() => clearInterval(timer));
