@@ -155,6 +155,20 @@ describe("list: resourceVersionMatch=NotOlderThan", () => {
   });
 });
 
+describe("list: a server that does not honour resourceVersionMatch", () => {
+  check("answers as if resourceVersionMatch were unset", ["doc1.query.rvm-unhonored-as-unset"], async (ctx) => {
+    const exact = asList(await list({ resourceVersionMatch: "Exact", resourceVersion: rvFirst }));
+    if (rvOf(exact) === rvFirst && JSON.stringify(names(exact)) === JSON.stringify(["a-first"])) {
+      ctx.skip("the target honours resourceVersionMatch (Exact answered at exactly that version)");
+      return;
+    }
+    // Not honoured: the answer must be the resourceVersion-only cell, "not older than".
+    const unset = asList(await list({ resourceVersion: rvFirst }));
+    expect(names(exact)).toEqual(names(unset));
+    expectNotOlderThanFirst(exact);
+  });
+});
+
 describe("list: versions no longer retained", () => {
   check(
     "Exact of a version the server no longer keeps gives 410 Expired",

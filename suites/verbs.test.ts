@@ -35,4 +35,24 @@ describe("verbs across the served types", () => {
     const lacking = all.filter((r) => !full.includes(r)).map((r) => `${r.type} [${r.verbs.join(",")}]`);
     expect(full.length / all.length, `types without all five verbs: ${lacking.join("; ")}`).toBeGreaterThanOrEqual(2 / 3);
   });
+
+  check("proxy is a verb of one named object: a `<type>/proxy` subresource, never a collection-wide type", ["doc1.verbs.proxy-single"], async (ctx) => {
+    const res = await suite.session.client.raw("GET", "/api/v1");
+    expect(res.code).toBe(200);
+    const names = ((res.json as { resources?: ApiResource[] }).resources ?? []).map((r) => r.name);
+    const proxies = names.filter((n) => n === "proxy" || n.endsWith("/proxy"));
+    if (proxies.length === 0) {
+      ctx.skip("the target serves no proxy subresource (a real cluster has pods/proxy, services/proxy, nodes/proxy)");
+      return;
+    }
+    for (const p of proxies) expect(p, "proxy sits below one object of a type").toMatch(/^[a-z0-9]+\/proxy$/);
+  });
+
+  check("the target reports release 1.35, the one whose behaviour the suites check", ["doc1.service.release-1-35"], async () => {
+    const res = await suite.session.client.raw("GET", "/version");
+    expect(res.code, res.text.slice(0, 200)).toBe(200);
+    const v = res.json as { major?: string; minor?: string; gitVersion?: string };
+    expect(v.major, JSON.stringify(v)).toBe("1");
+    expect(v.minor?.replace(/\+$/, ""), `gitVersion ${String(v.gitVersion)}: verdicts assume 1.35 behaviour`).toBe("35");
+  });
 });

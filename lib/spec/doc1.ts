@@ -98,7 +98,7 @@ export const doc1Rules: Rule[] = [
   { id: "doc1.fields.generate-name", doc: "doc1", section: FIELDS, level: "required", title: "With generateName set, the server builds a unique name from the prefix plus a random suffix" },
   { id: "doc1.fields.namespace-set", doc: "doc1", section: FIELDS, level: "required", title: "Namespaced objects carry their namespace in metadata.namespace" },
   { id: "doc1.fields.rv-last-modified", doc: "doc1", section: FIELDS, level: "required", title: "An object's metadata.resourceVersion is the version of its last modification" },
-  { id: "doc1.fields.rv-opaque-client", doc: "doc1", section: FIELDS, level: "optional", title: "Clients treat resourceVersion as opaque and pass it back unmodified" },
+  { id: "doc1.fields.rv-opaque-client", doc: "doc1", section: FIELDS, level: "optional", subject: "client", title: "Clients treat resourceVersion as opaque and pass it back unmodified" },
   { id: "doc1.fields.creation-timestamp", doc: "doc1", section: FIELDS, level: "required", title: "The server sets metadata.creationTimestamp at creation",
     realServer: "JSON form is RFC 3339 UTC without fraction; a zero creationTimestamp is omitted since 1.34 (omitzero) (wire-facts §1.2)" },
   { id: "doc1.fields.deletion-timestamp", doc: "doc1", section: FIELDS, level: "required", title: "metadata.deletionTimestamp is set to the current time when the first delete request is accepted" },

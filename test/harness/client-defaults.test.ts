@@ -49,3 +49,34 @@ describe(`tollgate's client and field validation (${RULE})`, () => {
     expect(new URL(seen[3] ?? "", "http://x").searchParams.get("fieldValidation")).toBe("Strict");
   });
 });
+
+/** The client duty checked below, as a literal for the coverage scan. */
+const OPAQUE_RULE = "doc1.fields.rv-opaque-client";
+
+describe(`tollgate's client passes resourceVersion back unmodified (${OPAQUE_RULE})`, () => {
+  it("sends an update with exactly the version it read, whatever its form", async () => {
+    const bodies: unknown[] = [];
+    const srv = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        if (chunks.length) bodies.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        res.writeHead(200, { "content-type": "application/json" });
+        // An extension server's opaque, non-decimal version with leading zeros and padding.
+        res.end(JSON.stringify({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: "c", namespace: "n", resourceVersion: "007 opaque+/=" } }));
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const c = new ApiClient({ url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, credentials: {}, source: "test" });
+    try {
+      const t = resourceTypes(defaultSpecSettings).configmaps;
+      const got = await c.get(t, "n", "c");
+      await c.update(t, "n", got);
+      expect((bodies[0] as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe("007 opaque+/=");
+    } finally {
+      await c.close();
+      srv.closeAllConnections();
+      srv.close();
+    }
+  });
+});
