@@ -69,7 +69,7 @@ describe("deletion", () => {
     expect(await waitGone(resourcePath(t, ns, name), 10_000)).toBe(true);
   });
 
-  check("deleting a namespace makes it Terminating, deletes what is inside, then removes it", ["doc1.paths.namespace-delete-cascades", "doc1.deletion.two-phases"], async () => {
+  check("deleting a namespace makes it Terminating, deletes what is inside, then removes it", ["doc1.paths.namespace-delete-cascades", "doc1.deletion.two-phases", "doc3.service.cm-controller-reconciles"], async () => {
     const { session } = suite;
     const ns = await session.createNamespace("deletion");
     const t = session.types.configmaps;

@@ -33,7 +33,8 @@ const ALL_BETA: FeatureGate = { name: "AllBeta", default: false };
 export const doc3Rules: Rule[] = [
   // ── What the service does ───────────────────────────────────────────────────────────
   { id: "doc3.service.cm-control-loops", doc: "doc3", section: SVC, level: "required", title: "The controller manager embeds the core control loops" },
-  { id: "doc3.service.cm-controller-reconciles", doc: "doc3", section: SVC, level: "required", title: "A controller watches shared state through the API and moves current state toward desired state" },
+  { id: "doc3.service.cm-controller-reconciles", doc: "doc3", section: SVC, level: "required", title: "A controller watches shared state through the API and moves current state toward desired state",
+    realServer: "Seen through the API, not the daemon's endpoints: the namespace controller (in the controller manager on a real cluster; the API emulator runs its own, see lib/emulator/namespace-lifecycle.ts) moves a namespace marked for deletion to its desired state: contents deleted, then the namespace removed" },
   { id: "doc3.service.agent-registers-node", doc: "doc3", section: SVC, level: "required", title: "The node agent registers its node using the hostname, an override flag or cloud-provider logic" },
   { id: "doc3.service.agent-podspec-running", doc: "doc3", section: SVC, level: "required", title: "The node agent keeps the containers of the PodSpecs it receives running and healthy" },
   { id: "doc3.service.agent-podspec-sources", doc: "doc3", section: SVC, level: "required", title: "PodSpecs come mainly from the API server, also from a file path and an HTTP endpoint" },
