@@ -32,7 +32,7 @@ const ALL_BETA: FeatureGate = { name: "AllBeta", default: false };
 
 export const doc3Rules: Rule[] = [
   // ── What the service does ───────────────────────────────────────────────────────────
-  { id: "doc3.service.cm-control-loops", doc: "doc3", section: SVC, level: "required", title: "The controller manager embeds the core control loops" },
+  { id: "doc3.service.cm-control-loops", doc: "doc3", section: SVC, level: "required", title: "The controller manager embeds the core control loops", realServer: "A 1.35 controller manager adds a /healthz check named after each controller it starts (after leaderElection with --leader-elect; ping only when it has no check): /healthz?verbose lists `[+]namespace-controller ok`... then `healthz check passed`. Controllers disabled by --controllers, disabled by default, or not applying (cloud controllers, the token controller without a key file) have none; the order after the token controller is Go map order. /healthz/<check> is not served on its secure port (its mux registers /healthz alone), and a standby that does not lead lists leaderElection only" },
   { id: "doc3.service.cm-controller-reconciles", doc: "doc3", section: SVC, level: "required", title: "A controller watches shared state through the API and moves current state toward desired state" },
   { id: "doc3.service.agent-registers-node", doc: "doc3", section: SVC, level: "required", title: "The node agent registers its node using the hostname, an override flag or cloud-provider logic" },
   { id: "doc3.service.agent-podspec-running", doc: "doc3", section: SVC, level: "required", title: "The node agent keeps the containers of the PodSpecs it receives running and healthy" },
