@@ -6,6 +6,7 @@
  * controllerManagerTarget and nodeAgentTargets read it with the checker's view of the options.
  */
 import { analyze } from "./checker.js";
+import { CORE_CONTROL_LOOPS, controllerEnabled, controllersDisabledByName, parseVerboseHealth } from "./controllers.js";
 
 export interface ProbeRequest {
   url: string;
@@ -105,6 +106,42 @@ export async function probeControllerManager(client: HttpClient, target: Control
     results.push(await expectStatus(client, "doc3.endpoints.cm-pprof", { url: join(target.baseUrl, "/debug/pprof/"), headers: options.authorizedHeaders }, "HTTP 200 with authorized credentials", (r) => r.status === 200));
   }
   return results;
+}
+
+/** What a controller manager's `/healthz?verbose` says of the control loops its command line runs. */
+export type ControlLoopsProbe =
+  | { readonly kind: "results"; readonly results: ProbeResult[] }
+  /** The answer lists no controller check: a standby of a leader-elected pair (its loops run elsewhere), or no loop runs. */
+  | { readonly kind: "no-controllers"; readonly checks: string[] };
+
+const CONTROL_LOOPS_RULE = "doc3.service.cm-control-loops";
+
+/**
+ * doc3.service.cm-control-loops through the health checks: a real controller manager adds a
+ * check named after each controller it starts, so the core loops (doc3's examples) that
+ * --controllers enables must be listed, and every controller it disables by name must not.
+ * `argv` is the command line the daemon was started with; `response` its `/healthz?verbose`.
+ */
+export function checkControlLoops(argv: readonly string[], url: string, response: ProbeResponse): ControlLoopsProbe {
+  const { view } = analyze("controller-manager", argv);
+  const entries = view.list("--controllers");
+  const actual = describe(response);
+  // A real healthz answers ?verbose with one line per check (at least leaderElection or ping), then "healthz check passed".
+  if (response.status !== 200 || parseVerboseHealth(response.body).length === 0) {
+    return { kind: "results", results: [{ rule: CONTROL_LOOPS_RULE, url, ok: false, expected: "HTTP 200 with the [+]<check> ok lines", actual }] };
+  }
+  const checks = parseVerboseHealth(response.body).map((c) => c.name);
+  const listed = new Set(checks);
+  if (!checks.some((c) => c.endsWith("-controller"))) return { kind: "no-controllers", checks };
+  const results: ProbeResult[] = [];
+  for (const loop of CORE_CONTROL_LOOPS) {
+    if (!controllerEnabled(loop, entries)) continue;
+    results.push({ rule: CONTROL_LOOPS_RULE, url, ok: listed.has(loop), expected: `a [+]${loop} check (--controllers enables it)`, actual: `checks: ${checks.join(", ")}` });
+  }
+  for (const off of controllersDisabledByName(entries)) {
+    results.push({ rule: CONTROL_LOOPS_RULE, url, ok: !listed.has(off), expected: `no ${off} check (--controllers disables it)`, actual: `checks: ${checks.join(", ")}` });
+  }
+  return { kind: "results", results };
 }
 
 // ── Node agent ──────────────────────────────────────────────────────────────────────────

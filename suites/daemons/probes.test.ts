@@ -1,7 +1,8 @@
 /**
  * doc3's "Endpoints" and "Authentication" sections, checked over HTTP against running
  * daemons: a controller manager's secure port and a node agent's main, read-only and health
- * servers. The targets are `inject("tollgate").daemons` (`tollgate run --controller-manager
+ * servers; and "What the service does" for the controller manager's core loops, seen through
+ * the named health checks a real one adds per controller it starts (/healthz?verbose). The targets are `inject("tollgate").daemons` (`tollgate run --controller-manager
  * URL ...`, or the emulated daemons of an embedded run); a test whose server is not given
  * skips with the reason. What a test expects depends on how the daemon was started, so the
  * command lines come with the targets (doc3's defaults when not given): a test about a
@@ -21,6 +22,7 @@ import "../../lib/report/task-meta.js";
 import type { DaemonSettings } from "../../lib/runner/settings.js";
 import { analyze } from "../../lib/daemons/checker.js";
 import {
+  checkControlLoops,
   controllerManagerTarget,
   nodeAgentTargets,
   probeControllerManager,
@@ -161,6 +163,19 @@ describe("controller manager", () => {
         expect(r.status, `${path} ${who}: ${describeResponse(r)}`).toBe(403);
       }
     }
+  });
+
+  it("the core control loops it runs have their health checks; a controller disabled by name has none", { meta: { rules: ["doc3.service.cm-control-loops"] } }, async (ctx: TestContext) => {
+    const cm = controllerManagerOrSkip(ctx);
+    // A real controller manager adds a check named after each controller it starts: /healthz?verbose shows the loops.
+    const open = cm.target.alwaysAllowPaths.some((p) => (p.endsWith("*") ? "/healthz".startsWith(p.slice(0, -1)) : p === "/healthz"));
+    const canAuthorize = cm.authenticationFile && cm.authorizationFile && cm.d.token !== undefined;
+    if (!open && !canAuthorize) ctx.skip("/healthz is not an always-allow path and no daemon token can be authorized (--daemon-token, both connection files)");
+    const r = await cm.get("/healthz?verbose", open ? undefined : bearer(cm.d.token ?? ""));
+    const probe = checkControlLoops(cm.d.controllerManagerArgs, `${cm.target.baseUrl}/healthz?verbose`, r);
+    if (probe.kind === "no-controllers") ctx.skip(`/healthz?verbose lists no controller (${probe.checks.join(", ") || "no check"}): a standby that does not lead, or one that runs no loop`);
+    if (probe.results.length === 0) ctx.skip("the command line given enables none of the core loops and disables none by name");
+    expect(probe.results.filter((x) => !x.ok), show(probe.results)).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  checkControlLoops,
   controllerManagerTarget,
   nodeAgentTargets,
   probeControllerManager,
@@ -156,5 +157,34 @@ describe("node agent probes", () => {
       authorizationMode: "Webhook",
     });
     expect(nodeAgentTargets("10.0.0.7", ["--enable-server=false", "--healthz-bind-address=0.0.0.0"])).toMatchObject({ mainUrl: undefined, healthzUrl: "http://10.0.0.7:10248" });
+  });
+});
+
+describe("control-loops probe (doc3.service.cm-control-loops)", () => {
+  const URL_ = "https://cm:10257/healthz?verbose";
+  const verbose = (...checks: string[]): { status: number; body: string } => ({ status: 200, body: `${checks.map((c) => `[+]${c} ok\n`).join("")}healthz check passed\n` });
+  const CORE = ["replicationcontroller-controller", "endpoints-controller", "namespace-controller", "serviceaccount-controller"];
+  const failedOf = (argv: string[], r: { status: number; body: string }): string[] => {
+    const p = checkControlLoops(argv, URL_, r);
+    if (p.kind !== "results") throw new Error(`no results: ${p.checks.join(",")}`);
+    return p.results.filter((x) => !x.ok).map((x) => x.expected);
+  };
+
+  it("passes when the enabled core loops are listed and the disabled ones are not", () => {
+    expect(failedOf([], verbose("leaderElection", ...CORE, "job-controller"))).toEqual([]);
+    expect(failedOf(["--controllers=*,-endpoint"], verbose("leaderElection", "replicationcontroller-controller", "namespace-controller", "serviceaccount-controller"))).toEqual([]);
+  });
+
+  it("fails on a missing core loop, a disabled controller listed, and a refused or failing /healthz", () => {
+    expect(failedOf([], verbose("leaderElection", "endpoints-controller", "namespace-controller", "serviceaccount-controller"))).toEqual(["a [+]replicationcontroller-controller check (--controllers enables it)"]);
+    expect(failedOf(["--controllers=*,-ttl-controller"], verbose(...CORE, "ttl-controller"))).toEqual(["no ttl-controller check (--controllers disables it)"]);
+    expect(failedOf([], { status: 403, body: "forbidden" })).toEqual(["HTTP 200 with the [+]<check> ok lines"]);
+    // ?verbose not honoured: a real healthz always lists its checks.
+    expect(failedOf([], { status: 200, body: "ok" })).toEqual(["HTTP 200 with the [+]<check> ok lines"]);
+    expect(failedOf([], { status: 500, body: "[-]namespace-controller failed: reason withheld\nhealthz check failed" })).toHaveLength(1);
+  });
+
+  it("reports a list without controllers (a standby) instead of judging", () => {
+    expect(checkControlLoops([], URL_, verbose("leaderElection")).kind).toBe("no-controllers");
   });
 });

@@ -1,6 +1,12 @@
 /**
  * The emulated controller manager: its secure port only (doc3 "Endpoints"), no control
  * loops. HTTPS with the certificate it is given; /healthz, /readyz and /livez answer "ok";
+ * /healthz?verbose lists the named checks a real one has once it leads (doc3 "What the
+ * service does"): `leaderElection` with --leader-elect, then one per controller it starts
+ * (lib/daemons/controllers.ts; a real one lists those after the token controller in Go map
+ * order, here in name order), `?exclude=<name>` as in the real healthz handler. As on a real
+ * one, /healthz/<check> is not served (its mux registers /healthz alone): 404 when authorized;
+ * the always-allow path `/healthz` does not cover it.
  * /metrics, /configz and /debug/pprof/ (when profiling is on) answer only those the
  * authorization stand-in allows.
  *
@@ -40,6 +46,7 @@ import { reviewAccess, type DaemonAccess } from "./access.js";
 import { authenticate, type Authentication, type AuthenticationFault } from "./authenticate.js";
 import { readBundle, type ReadFile } from "./certificates.js";
 import type { OptionView } from "../../daemons/checker.js";
+import { CORE_CONTROL_LOOPS, controllerManagerHealthChecks } from "../../daemons/controllers.js";
 import { json, notFound, pathOf, text, verbOf, type Handler } from "./http.js";
 
 /** Test-only misbehaviours, so that the probes can be shown to fail against a wrong daemon. */
@@ -52,9 +59,11 @@ export type ControllerManagerFault =
   | "pprof-missing"
   /** --tls-sni-cert-key: the first entry matching a name in any way serves it, without precedence. */
   | "sni-first-match"
+  /** /healthz?verbose leaves out the checks of doc3's core loops (namespace, endpoints...), as if they did not run. */
+  | "core-loops-unchecked"
   | AuthenticationFault;
 
-export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = ["metrics-open", "health-protected", "pprof-missing", "sni-first-match", "any-client-cert", "headers-from-any-cert"];
+export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = ["metrics-open", "health-protected", "pprof-missing", "sni-first-match", "core-loops-unchecked", "any-client-cert", "headers-from-any-cert"];
 
 /** What the emulated controller manager takes from its command line. */
 export interface ControllerManagerConfig {
@@ -76,6 +85,8 @@ export interface ControllerManagerConfig {
   };
   /** The --tls-sni-cert-key values, in order. */
   readonly sniCertKeys: readonly string[];
+  /** The named checks of /healthz?verbose: leaderElection and the controllers started (lib/daemons/controllers.ts). */
+  readonly healthChecks: readonly string[];
 }
 
 export function controllerManagerConfig(view: OptionView): ControllerManagerConfig {
@@ -95,6 +106,7 @@ export function controllerManagerConfig(view: OptionView): ControllerManagerConf
       extraHeaderPrefixes: nonEmpty(view.list("--requestheader-extra-headers-prefix")),
     },
     sniCertKeys: view.occurrences("--tls-sni-cert-key").map((o) => o.value),
+    healthChecks: controllerManagerHealthChecks(view),
   };
 }
 
@@ -125,6 +137,19 @@ export function controllerManagerAuthentication(config: ControllerManagerConfig,
 
 const HEALTH_PATHS = new Set(["/healthz", "/readyz", "/livez"]);
 
+/** The healthz handler's answer over passing checks: "ok", or with `verbose` one line per check then "healthz check passed". */
+function healthz(res: ServerResponse, checks: readonly string[], query: URLSearchParams): void {
+  const excluded = new Set(query.getAll("exclude"));
+  let out = "";
+  for (const name of checks) {
+    if (excluded.delete(name)) out += `[+]${name} excluded: ok\n`;
+    else out += `[+]${name} ok\n`;
+  }
+  if (excluded.size > 0) out += `warn: some health checks cannot be excluded: no matches for ${[...excluded].sort().map((n) => JSON.stringify(n)).join(",")}\n`;
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  text(res, 200, query.has("verbose") ? `${out}healthz check passed\n` : "ok");
+}
+
 function alwaysAllowed(paths: readonly string[], path: string): boolean {
   return paths.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : p === path));
 }
@@ -142,11 +167,13 @@ const METRICS = [
 ].join("\n");
 
 export function controllerManagerHandler(config: ControllerManagerConfig, authn: Authentication, access: DaemonAccess, faults: ReadonlySet<ControllerManagerFault>): Handler {
+  const checks = faults.has("core-loops-unchecked") ? config.healthChecks.filter((c) => !CORE_CONTROL_LOOPS.includes(c)) : config.healthChecks;
   const isProtectedRoute = (path: string): boolean =>
     path === "/metrics" || path === "/configz" || (config.profiling && path.startsWith("/debug/pprof/"));
 
   const route = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "405 method not allowed\n");
+    if (path === "/healthz") return healthz(res, checks, new URL(req.url ?? "/", "http://x").searchParams);
     if (HEALTH_PATHS.has(path)) return text(res, 200, "ok");
     if (path === "/metrics") return text(res, 200, METRICS, "text/plain; version=0.0.4; charset=utf-8");
     if (path === "/configz") {

@@ -62,6 +62,7 @@ describe("the daemon probe suite against daemons", () => {
     );
     expect(summary.totals.tests.failed, output).toBe(0);
     expect(summary.totals.tests.passed, output).toBeGreaterThanOrEqual(10);
+    expect(withStatus(summary, "passed"), output).toContain("doc3.service.cm-control-loops");
     expect(code, output).toBe(0);
   });
 
@@ -86,14 +87,16 @@ describe("the daemon probe suite against daemons", () => {
       "doc3.endpoints.cm-health-paths-always-allowed",
       "doc3.endpoints.cm-https-secure-port",
       "doc3.endpoints.cm-pprof",
+      // /healthz?verbose is refused as well (health-protected).
+      "doc3.service.cm-control-loops",
     ]);
     expect(code, output).toBe(1);
   });
 
-  it("fails when the controller manager has connection files it is said not to have, and the node agent authorizes by Webhook and has no debugging handlers", { timeout: 90_000 }, async () => {
+  it("fails when the controller manager has connection files it is said not to have and no checks of the core loops, and the node agent authorizes by Webhook and has no debugging handlers", { timeout: 90_000 }, async () => {
     const { code, summary, output } = await runAgainst(
       {
-        controllerManager: { args: WITH_FILES, port: 0 },
+        controllerManager: { args: WITH_FILES, port: 0, faults: ["core-loops-unchecked"] },
         nodeAgent: { args: ["--authentication-token-webhook", "--authorization-mode=Webhook", "--enable-debugging-handlers=false"], ...FREE },
       },
       { controllerManagerArgs: "", nodeAgentArgs: "--authentication-token-webhook", trust: "insecure" },
@@ -104,6 +107,7 @@ describe("the daemon probe suite against daemons", () => {
         "doc3.auth.cm-anonymous-without-authn-file",
         "doc3.auth.cm-forbidden-without-authz-file",
         "doc3.endpoints.agent-debugging-handlers",
+        "doc3.service.cm-control-loops",
       ]),
     );
     expect(code, output).toBe(1);
