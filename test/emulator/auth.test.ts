@@ -268,3 +268,17 @@ describe("the unsafe force delete", () => {
     expect((await as(token)("DELETE", `/api/v1/namespaces/${ns}/configmaps/c`, body)).status).toBe(200);
   });
 });
+
+describe("tollgate emulator --auth", () => {
+  it("turns auth on only when asked, with an optional admin token", async () => {
+    const { parseEmulatorArgs } = await import("../../lib/cli/emulator.js");
+    expect(parseEmulatorArgs([]).auth).toBeUndefined();
+    expect(parseEmulatorArgs(["--auth"])).toMatchObject({ auth: true });
+    expect(parseEmulatorArgs(["--auth", "--admin-token", "s3cret"])).toMatchObject({ auth: true, adminToken: "s3cret" });
+    expect(() => parseEmulatorArgs(["--admin-token", "s3cret"])).toThrow("--admin-token needs --auth");
+    const emu = await startEmulator({ port: 0, auth: true, adminToken: "s3cret" });
+    started.push(emu);
+    expect(emu.adminToken).toBe("s3cret");
+    expect((await client(emu.url)("GET", "/api", undefined, { headers: { authorization: "Bearer s3cret" } })).status).toBe(200);
+  });
+});
