@@ -73,6 +73,9 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       port: { type: "string", default: "8080" },
       host: { type: "string", default: "127.0.0.1" },
       admin: { type: "boolean", default: false },
+      // Authentication and RBAC; --admin-token sets the administrator's token (random otherwise).
+      auth: { type: "boolean", default: false },
+      "admin-token": { type: "string" },
       "bookmark-interval": { type: "string" },
       retention: { type: "string" },
       "continue-lifetime": { type: "string" },
@@ -94,6 +97,13 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
   const api: EmulatorOptions & { host: string; port: number } = { host: values.host, port, admin: values.admin };
+  const adminToken = values["admin-token"];
+  if (adminToken !== undefined && !values.auth) throw new UsageError("--admin-token needs --auth");
+  if (adminToken !== undefined && !/^\S+$/.test(adminToken)) throw new UsageError("--admin-token must be one word without spaces");
+  if (values.auth) {
+    api.auth = true;
+    if (adminToken !== undefined) api.adminToken = adminToken;
+  }
   const bookmarkIntervalMs = secondsFlag("bookmark-interval", values["bookmark-interval"]);
   const retentionMs = secondsFlag("retention", values.retention);
   const continueTokenLifetimeMs = secondsFlag("continue-lifetime", values["continue-lifetime"]);
@@ -187,6 +197,7 @@ export async function emulatorCommand(argv: string[]): Promise<number> {
     }
   }
   console.log(`listening on ${emu.url}`);
+  if (emu.adminToken) console.log(`admin token (group system:masters): ${emu.adminToken}`);
   if (daemons) {
     const cm = daemons.controllerManager;
     const agent = daemons.nodeAgent;

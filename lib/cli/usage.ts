@@ -15,7 +15,7 @@ export const USAGE = `usage:
                [--daemon-unlisted-proxy-cert FILE --daemon-unlisted-proxy-key FILE]
   tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
                     [--retention S] [--continue-lifetime S] [--feature-gates Name=bool,...]
-                    [--max-requests-inflight N]
+                    [--max-requests-inflight N] [--auth [--admin-token T]]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]

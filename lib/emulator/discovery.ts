@@ -79,7 +79,7 @@ function subresourceEntries(s: ResourceStrategy): Record<string, unknown>[] {
     name: `${s.resource}/${sub.name}`,
     singularName: "",
     namespaced: s.namespaced,
-    kind: s.kind,
+    ...(sub.discoveryKind ?? { kind: s.kind }),
     verbs: [...sub.verbs],
   }));
 }

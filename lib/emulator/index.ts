@@ -45,11 +45,22 @@ export interface EmulatorOptions {
    * gzips large get/list responses. An unknown name makes startEmulator reject.
    */
   featureGates?: Record<string, boolean>;
+  /**
+   * Authentication and RBAC (default false: every caller is served as an administrator). With
+   * it on, a request without a token is system:anonymous (allowed only the health paths and
+   * /version), an unknown token is 401, and `adminToken` (random when not given, see
+   * RunningEmulator.adminToken) is a user in system:masters; ServiceAccounts, their token
+   * subresource, RBAC and the review types are served.
+   */
+  auth?: boolean;
+  adminToken?: string;
 }
 
 export interface RunningEmulator {
   /** Base URL, e.g. http://127.0.0.1:PORT */
   url: string;
+  /** The administrator's bearer token, when started with auth on. */
+  adminToken?: string;
   close(): Promise<void>;
 }
 
@@ -57,5 +68,5 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const settings = resolveSettings(opts);
   const emulator = createEmulatorServer(settings);
   const url = await emulator.listen(opts.host ?? "127.0.0.1", opts.port ?? 0);
-  return { url, close: () => emulator.close() };
+  return { url, ...(settings.auth ? { adminToken: settings.adminToken } : {}), close: () => emulator.close() };
 }

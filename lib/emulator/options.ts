@@ -1,4 +1,5 @@
 /** Emulator settings, with the defaults of a real 1.35 server where one exists. */
+import { randomBytes } from "node:crypto";
 import { DEFAULT_EVENT_TTL_MS } from "./event-ttl.js";
 import { resolveFeatureGates, type FeatureGates } from "./feature-gates.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./http-io.js";
@@ -26,12 +27,19 @@ export interface EmulatorSettings {
   readonly admin: boolean;
   /** The feature gates in effect (feature-gates.ts), the 1.35 defaults unless overridden. */
   readonly featureGates: FeatureGates;
+  /**
+   * Authentication and RBAC authorization (auth/*): bearer tokens required for anything beyond
+   * what anonymous callers may do; off by default, so the fake cluster serves everyone as an admin.
+   */
+  readonly auth: boolean;
+  /** The bearer token of the emulator's administrator (group system:masters) when auth is on; random when not given. */
+  readonly adminToken: string;
 }
 
 /** What callers may give: any subset, with feature gates by name (unknown names are refused). */
 export type SettingsInput = Partial<Omit<EmulatorSettings, "featureGates">> & { featureGates?: Readonly<Record<string, boolean>> };
 
-type NumericSetting = Exclude<keyof EmulatorSettings, "admin" | "featureGates">;
+type NumericSetting = Exclude<keyof EmulatorSettings, "admin" | "featureGates" | "auth" | "adminToken">;
 
 /** doc1 "Limits": a continue token lives 5 minutes by default. */
 export const DEFAULT_CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
@@ -49,6 +57,8 @@ export const DEFAULT_SETTINGS: EmulatorSettings = {
   maxRequestsInFlight: 0,
   admin: false,
   featureGates: resolveFeatureGates(undefined),
+  auth: false,
+  adminToken: "",
 };
 
 const TIMER_SETTINGS: ReadonlySet<NumericSetting> = new Set(["bookmarkIntervalMs", "namespaceCleanupDelayMs"]);
@@ -70,5 +80,8 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     maxRequestsInFlight: Math.floor(pick("maxRequestsInFlight")),
     admin: partial.admin === true,
     featureGates: resolveFeatureGates(partial.featureGates),
+    auth: partial.auth === true,
+    // Bearer tokens are one header word: a token with spaces could never be presented.
+    adminToken: typeof partial.adminToken === "string" && /^\S+$/.test(partial.adminToken) ? partial.adminToken : randomBytes(24).toString("base64url"),
   };
 }

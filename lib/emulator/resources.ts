@@ -8,12 +8,13 @@ import type { FieldError } from "./field-errors.js";
 import type { KubeObject } from "./json.js";
 import type { StorageView } from "./storage-views.js";
 import type { TablePrinter } from "./table.js";
+import type { RequestContext } from "./handlers/context.js";
 import type { StructShape } from "./typed-json.js";
 
 export type Verb = "create" | "delete" | "deletecollection" | "get" | "list" | "patch" | "update" | "watch";
 
-/** The verbs a subresource can serve here: reads and writes of one object. */
-export type SubresourceVerb = "get" | "patch" | "update";
+/** The verbs a subresource can serve here: reads and writes of one object, or a create (`serviceaccounts/token`). */
+export type SubresourceVerb = "create" | "get" | "patch" | "update";
 
 /**
  * A subresource below each object of a type (`namespaces/{name}/status`), like a second REST
@@ -32,6 +33,10 @@ export interface SubresourceStrategy {
   prepareForUpdate(obj: KubeObject, old: KubeObject): void;
   /** The subresource's whole update validation, ObjectMeta update rules included. */
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Another type's identity in discovery (`serviceaccounts/token` is an authentication.k8s.io/v1 TokenRequest). */
+  readonly discoveryKind?: { readonly group: string; readonly version: string; readonly kind: string };
+  /** Serves POST on the subresource (a create-only subresource answers from its own handler; nothing is stored through the parent). */
+  create?(ctx: RequestContext, name: string, body: Buffer): Promise<void>;
 }
 
 export interface ResourceStrategy {
@@ -96,6 +101,11 @@ export interface ResourceStrategy {
   readonly statusStrategy?: ResourceStrategy;
   /** Refuses a verb the type cannot serve right now (a terminating CRD's instances: no create). */
   admitVerb?(verb: "create" | "update" | "patch"): void;
+  /**
+   * Serves POST on the collection instead of the generic create: the virtual review types
+   * (SubjectAccessReview, TokenReview…), which answer from the request and store nothing.
+   */
+  serveCreate?(ctx: RequestContext, body: Buffer): Promise<void>;
   /** Subresources served below each object (none when absent); see subresources.ts. */
   readonly subresources?: readonly SubresourceStrategy[];
 }

@@ -28,6 +28,7 @@ import { MemoryStore } from "./store.js";
 import { CrdController } from "./custom-resources/crd-controller.js";
 import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, namespaceStrategy, validatingWebhookConfigurationStrategy } from "./strategies/index.js";
 import { labelsOf } from "./object-meta.js";
+import { enableAuth } from "./auth/index.js";
 
 export interface EmulatorServer {
   readonly server: Server;
@@ -121,6 +122,9 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
   const pretty = wantsPretty(req, url);
   try {
     if (!limit.admit(req, res, url)) return;
+    // Authentication, then authorization, before anything else (the real filter chain); the
+    // test-only admin endpoint only checks credentials.
+    parts.auth?.check(req, url, !(parts.settings.admin && isAdminPath(url.pathname)));
     // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
     if (parts.settings.admin && isAdminPath(url.pathname)) {
       await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });
@@ -171,7 +175,8 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
     const ns = storage.get(namespaceStrategy, "", name);
     return ns ? labelsOf(ns.object) : undefined;
   });
-  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission };
+  const auth = settings.auth ? enableAuth(registry, generic, storage, clock, settings.adminToken) : undefined;
+  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth };
   lifecycle.seed();
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.
   const crds = new CrdController(generic, registry, () => clock.date());

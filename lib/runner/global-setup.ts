@@ -89,8 +89,9 @@ export async function setup(project: TestProject): Promise<void> {
   if (!target) {
     // The admin endpoint lets the 410 suites compact history instead of waiting 5 minutes, and a
     // 1 s bookmark interval lets the bookmark suites see one; without them those checks skip.
-    emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000 });
-    target = { url: emulator.url, credentials: {}, source: "embedded emulator" };
+    // Authentication is on, as on a real cluster: the suites act with the admin token.
+    emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true });
+    target = { url: emulator.url, credentials: emulator.adminToken ? { token: emulator.adminToken } : {}, source: "embedded emulator" };
     daemonSettings ??= await startEmbeddedDaemons();
   }
   settings = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };

@@ -38,6 +38,12 @@ export const EMULATOR_USER: UserInfo = { username: "system:admin", groups: ["sys
 
 const META_V1 = "meta.k8s.io/v1";
 
+/** The request's authenticated user when auth is on, else the fixed administrator. */
+function reviewUser(ctx: RequestContext): UserInfo {
+  const user = ctx.parts.auth?.userOf(ctx.req);
+  return user ? { username: user.username, groups: user.groups } : EMULATOR_USER;
+}
+
 /** CreateOptions or UpdateOptions as the handler decoded them from the query. */
 function queryOptions(kind: "CreateOptions" | "UpdateOptions", url: URL): JsonObject {
   const o: JsonObject = { kind, apiVersion: META_V1 };
@@ -88,7 +94,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
     oldObject: old,
     dryRun,
     options,
-    userInfo: EMULATOR_USER,
+    userInfo: reviewUser(ctx),
     shape: strategy.shape,
   });
 
@@ -104,6 +110,8 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const dryRun = options.dryRun === true;
       const createOptions = queryOptions("CreateOptions", ctx.url);
       const mutated = (await admission.mutate(attributes(strategy, "CREATE", nameOf(object), object, undefined, createOptions, dryRun), warnings)) ?? object;
+      // RBAC's escalation check sits in the registry, after mutating admission and before validation.
+      ctx.parts.auth?.admitRbacWrite(ctx.req, strategy, ctx.route.namespace, mutated);
       if (strategy.namespaced && namespaceOf(mutated) !== ctx.route.namespace) {
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       }
@@ -119,6 +127,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const updateOptions = queryOptions("UpdateOptions", ctx.url);
       const name = nameOf(existing.object);
       const mutated = (await admission.mutate(attributes(strategy, "UPDATE", name, object, existing.object, updateOptions, dryRun), warnings)) ?? object;
+      ctx.parts.auth?.admitRbacWrite(ctx.req, strategy, ctx.route.namespace, mutated);
       try {
         return await generic.updateAdmitted(strategy, existing, mutated, options, validating(strategy, "UPDATE", updateOptions, dryRun));
       } catch (e) {

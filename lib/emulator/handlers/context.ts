@@ -1,6 +1,7 @@
 /** What every resource handler gets: the emulator's parts and the parsed request. */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AdmissionDispatcher } from "../admission/dispatcher.js";
+import type { AccessControl } from "../auth/access-control.js";
 import type { EmulatorClock } from "../clock.js";
 import type { ContinueTokenSigner } from "../continue-token.js";
 import type { EventTtl } from "../event-ttl.js";
@@ -30,6 +31,8 @@ export interface EmulatorParts {
   readonly eventTtl: EventTtl;
   /** Calls the registered admission webhooks on writes (handlers/admission.ts). */
   readonly admission: AdmissionDispatcher;
+  /** Authentication and authorization, when the emulator is started with auth on (auth/*). */
+  readonly auth?: AccessControl;
 }
 
 /** A request on a resource path, as routed. */

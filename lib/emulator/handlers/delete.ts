@@ -25,7 +25,11 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle } = ctx.parts;
   const options = parseDeleteOptions(ctx, body);
-  if (options.ignoreStoreReadErrorWithClusterBreakingPotential) return forceDelete(ctx, name);
+  if (options.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    // With auth on, the unsafe delete also needs its own verb on the object.
+    ctx.parts.auth?.admitUnsafeDelete(ctx.req, strategy, strategy.namespaced ? namespace : strategy === namespaceStrategy ? name : "", name);
+    return forceDelete(ctx, name);
+  }
   const isNamespace = strategy === namespaceStrategy;
   if (isNamespace) lifecycle.admitDelete(name);
   const warnings: string[] = [];

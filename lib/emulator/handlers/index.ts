@@ -67,8 +67,9 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   const verbs = new Set<string>(strategy.verbs);
   const collectionPath = name === undefined && !route.allNamespaces;
   const readsOnly = route.watchPath || (name === undefined && route.allNamespaces);
+  const reads = verbs.has("get") || verbs.has("list") || verbs.has("watch");
   const allowed =
-    method === "GET" ||
+    (method === "GET" && reads) ||
     (!readsOnly &&
       ((method === "POST" && collectionPath && verbs.has("create")) ||
         (method === "PUT" && name !== undefined && verbs.has("update")) ||
@@ -105,6 +106,7 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
     return handleList(ctx, options);
   }
   const body = await readBody(req, ctx.parts.settings.maxRequestBodyBytes);
+  if (method === "POST" && strategy.serveCreate) return strategy.serveCreate(ctx, body);
   if (method === "POST") return handleCreate(ctx, body);
   if (method === "PUT" && name !== undefined) return handleUpdate(ctx, name, body);
   if (patchType !== undefined && name !== undefined) return handlePatch(ctx, name, patchType, body);

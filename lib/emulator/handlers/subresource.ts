@@ -7,6 +7,7 @@
  *    namespace's `finalize`; POST or DELETE on `status`), before anything else is read;
  *  - GET is a plain get (GetOptions: only resourceVersion; `watch` is not read, and the
  *    `/watch/` prefix form has no route);
+ *  - POST runs the subresource's own create (`serviceaccounts/token`), in JSON;
  *  - PUT and PATCH run the ordinary update and patch handlers with the subresource's update
  *    strategy (subresources.ts): same options (dryRun, fieldManager, fieldValidation, force),
  *    same preconditions and errors, never a create;
@@ -32,6 +33,10 @@ export async function handleSubresource(request: ResourceRequest, subresource: s
   if (!subresourceServes(sub, method)) throw methodNotAllowed();
 
   const gates = request.parts.settings.featureGates;
+  if (method === "POST" && sub.create) {
+    const body = await readBody(req, request.parts.settings.maxRequestBodyBytes);
+    return sub.create({ ...request, negotiated: negotiateOutput(req, gates, false, false), gzip: wantsGzip(req, gates) }, name, body);
+  }
   const patchType = method === "PATCH" ? patchTypeOf(req, gates) : undefined;
   const ctx: RequestContext = {
     ...request,

@@ -1,0 +1,140 @@
+/**
+ * The authorizer: system:masters is allowed everything first (the privileged group authorizer,
+ * no reason), then RBAC over the stored ClusterRoleBindings and, for a request in a namespace,
+ * that namespace's RoleBindings. A rule matches on verbs, apiGroups, resources (`*`,
+ * `resource/subresource`, `*\/subresource`), resourceNames, or on nonResourceURLs (`*` and
+ * prefix `…*`). The reasons are the real ones: `RBAC: allowed by RoleBinding "b/ns" of Role "r"
+ * to ServiceAccount "sa/ns"`; a denial carries none, unless a referenced role is missing.
+ */
+import type { ObjectStorage } from "../object-storage.js";
+import type { KubeObject } from "../json.js";
+import { nameOf, namespaceOf } from "../object-meta.js";
+import type { ResourceStrategy } from "../resources.js";
+import {
+  clusterRoleBindingStrategy,
+  clusterRoleStrategy,
+  roleBindingStrategy,
+  roleRefOf,
+  roleStrategy,
+  rulesOf,
+  subjectsOf,
+  type PolicyRule,
+  type Subject,
+} from "../strategies/rbac.js";
+import type { RequestAttributes } from "./request-attributes.js";
+import { MASTERS_GROUP, serviceAccountUsername, type User } from "./user.js";
+
+export interface Decision {
+  readonly allowed: boolean;
+  readonly reason: string;
+}
+
+function has(list: readonly string[], value: string): boolean {
+  return list.includes("*") || list.includes(value);
+}
+
+function resourceMatches(rule: PolicyRule, resource: string, subresource: string): boolean {
+  const combined = subresource ? `${resource}/${subresource}` : resource;
+  return rule.resources.some((r) => r === "*" || r === combined || (subresource !== "" && r === `*/${subresource}`));
+}
+
+function urlMatches(rule: PolicyRule, path: string): boolean {
+  return rule.nonResourceURLs.some((u) => u === "*" || u === path || (u.endsWith("*") && path.startsWith(u.slice(0, -1))));
+}
+
+export function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
+  if (!has(rule.verbs, a.verb)) return false;
+  if (a.kind === "nonResource") return urlMatches(rule, a.path);
+  return (
+    has(rule.apiGroups, a.group) &&
+    resourceMatches(rule, a.resource, a.subresource) &&
+    (rule.resourceNames.length === 0 || (a.name !== "" && rule.resourceNames.includes(a.name)))
+  );
+}
+
+function subjectApplies(s: Subject, user: User, bindingNamespace: string): boolean {
+  switch (s.kind) {
+    case "User":
+      return s.name === user.username;
+    case "Group":
+      return user.groups.includes(s.name);
+    case "ServiceAccount":
+      return serviceAccountUsername(s.namespace || bindingNamespace, s.name) === user.username;
+    default:
+      return false;
+  }
+}
+
+function describeSubject(s: Subject, bindingNamespace: string): string {
+  if (s.kind === "ServiceAccount") return `ServiceAccount "${s.name}/${s.namespace || bindingNamespace}"`;
+  return `${s.kind} "${s.name}"`;
+}
+
+/** One binding that applies to the user, with the rules of its role. */
+export interface AppliedBinding {
+  readonly description: string;
+  readonly rules: readonly PolicyRule[];
+}
+
+export class RbacAuthorizer {
+  constructor(private readonly storage: ObjectStorage) {}
+
+  private objects(strategy: ResourceStrategy, namespace: string | undefined): KubeObject[] {
+    const out: KubeObject[] = [];
+    for (const kv of this.storage.range(strategy, namespace).kvs) {
+      if (this.storage.isCorrupt(kv)) continue;
+      out.push(this.storage.decode(kv));
+    }
+    return out;
+  }
+
+  private roleRules(kind: string, name: string, namespace: string, errors: string[]): PolicyRule[] {
+    const strategy = kind === "Role" ? roleStrategy : clusterRoleStrategy;
+    const kv = this.storage.entry(strategy, this.storage.key(strategy, kind === "Role" ? namespace : "", name));
+    if (!kv || this.storage.isCorrupt(kv)) {
+      errors.push(`${kind === "Role" ? "role" : "clusterrole"}.rbac.authorization.k8s.io "${name}" not found`);
+      return [];
+    }
+    return rulesOf(this.storage.decode(kv));
+  }
+
+  /**
+   * The bindings that apply to the user in this namespace ("" for cluster scope): the cluster
+   * role bindings, then the namespace's role bindings; unresolvable role references in `errors`.
+   */
+  appliedBindings(user: User, namespace: string, errors: string[] = []): AppliedBinding[] {
+    const out: AppliedBinding[] = [];
+    const add = (binding: KubeObject, bindingKind: string, bindingNamespace: string): void => {
+      const subject = subjectsOf(binding).find((s) => subjectApplies(s, user, bindingNamespace));
+      if (!subject) return;
+      const ref = roleRefOf(binding);
+      const rules = this.roleRules(ref.kind, ref.name, bindingNamespace, errors);
+      const bindingName = bindingNamespace ? `${nameOf(binding)}/${bindingNamespace}` : nameOf(binding);
+      out.push({ description: `${bindingKind} "${bindingName}" of ${ref.kind} "${ref.name}" to ${describeSubject(subject, bindingNamespace)}`, rules });
+    };
+    for (const b of this.objects(clusterRoleBindingStrategy, undefined)) add(b, "ClusterRoleBinding", "");
+    if (namespace) for (const b of this.objects(roleBindingStrategy, namespace)) add(b, "RoleBinding", namespaceOf(b));
+    return out;
+  }
+
+  /** A stored role (Role or ClusterRole), if readable. */
+  roleObject(strategy: ResourceStrategy, namespace: string, name: string): KubeObject | undefined {
+    const kv = this.storage.entry(strategy, this.storage.key(strategy, namespace, name));
+    return kv && !this.storage.isCorrupt(kv) ? this.storage.decode(kv) : undefined;
+  }
+
+  /** All the rules the user holds in a namespace ("" for the cluster scope). */
+  rulesFor(user: User, namespace: string): PolicyRule[] {
+    return this.appliedBindings(user, namespace).flatMap((b) => b.rules);
+  }
+
+  authorize(user: User, a: RequestAttributes): Decision {
+    if (user.groups.includes(MASTERS_GROUP)) return { allowed: true, reason: "" };
+    const errors: string[] = [];
+    const namespace = a.kind === "resource" ? a.namespace : "";
+    for (const b of this.appliedBindings(user, namespace, errors)) {
+      if (b.rules.some((r) => ruleAllows(r, a))) return { allowed: true, reason: `RBAC: allowed by ${b.description}` };
+    }
+    return { allowed: false, reason: errors.length ? `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`}` : "" };
+  }
+}
