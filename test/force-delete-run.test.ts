@@ -1,7 +1,8 @@
 /**
  * The embedded run covers AllowUnsafeMalformedObjectDeletion's 1.35 default (off); this runs the
  * force-delete suite through the real CLI against an emulator with the gate on and its admin
- * endpoint (which can make an object corrupt), where every gated check applies.
+ * endpoint (which can make an object corrupt), where every gated check applies; with
+ * authentication on, the auth suite runs too, so the second verb a forced delete needs is checked.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../lib/emulator/index.js";
@@ -10,7 +11,8 @@ import { runSuiteViaCli } from "./support/run-suite.js";
 let emulator: RunningEmulator;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, admin: true, featureGates: { AllowUnsafeMalformedObjectDeletion: true } });
+  // Auth on, so the auth suite's forced-delete authorization check applies too.
+  emulator = await startEmulator({ port: 0, admin: true, auth: true, featureGates: { AllowUnsafeMalformedObjectDeletion: true } });
 });
 afterAll(async () => {
   await emulator.close();
@@ -18,7 +20,7 @@ afterAll(async () => {
 
 describe("the force-delete suite with the AllowUnsafeMalformedObjectDeletion gate on", () => {
   it("passes, with every gated rule checked", { timeout: 120_000 }, async () => {
-    const { code, output, summary, status } = await runSuiteViaCli(emulator.url, "suites/force-delete");
+    const { code, output, summary, status } = await runSuiteViaCli(emulator.url, "suites/force-delete", ["--suite", "suites/auth", "--token", emulator.adminToken ?? ""]);
     expect(code, output).toBe(0);
     expect(summary.totals.tests.failed, output).toBe(0);
     expect(summary.totals.tests.skipped, output).toBe(0);
@@ -30,6 +32,8 @@ describe("the force-delete suite with the AllowUnsafeMalformedObjectDeletion gat
       "doc1.deletion.force-skips-finalizers-preconditions",
       "doc1.deletion.force-readable-aborts",
       "doc1.versioning.cap-unsafe-force-delete",
+      "doc1.auth.force-delete-verbs",
+      "doc1.deletion.force-authz-both-verbs",
     ]) {
       expect(status(id), id).toBe("passed");
     }

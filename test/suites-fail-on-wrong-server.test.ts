@@ -10,11 +10,15 @@ import { runSuiteViaCli } from "./support/run-suite.js";
 
 
 let emulator: RunningEmulator;
+/** With authentication on, for the suite that needs a second identity. */
+let authEmulator: RunningEmulator;
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0 });
+  authEmulator = await startEmulator({ port: 0, auth: true });
 });
 afterAll(async () => {
   await emulator.close();
+  await authEmulator.close();
 });
 
 const editJson = (body: string, edit: (o: Record<string, unknown>) => void): string => {
@@ -23,7 +27,7 @@ const editJson = (body: string, edit: (o: Record<string, unknown>) => void): str
   return JSON.stringify(o);
 };
 
-const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string[] }[] = [
+const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string[]; auth?: boolean }[] = [
   {
     mutant: {
       name: "accepts a duplicate name",
@@ -137,13 +141,23 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     rule: "doc1.verbs.subresource-verbs",
     alsoFailing: ["doc1.paths.subresource-cluster-scoped"],
   },
+  {
+    mutant: {
+      name: "lets a known caller do what its role does not grant",
+      response: (r) => (r.code === 403 && r.body.includes('"Forbidden"') ? { ...r, code: r.method === "POST" ? 201 : 200, body: "{}" } : r),
+    },
+    suite: "suites/auth",
+    rule: "doc1.auth.unauthorized-401",
+    alsoFailing: ["doc1.auth.namespace-scope", "doc1.auth.dry-run-same-authz"],
+    auth: true,
+  },
 ];
 
 describe("suites fail against a wrong server", () => {
-  it.each(cases)("$mutant.name → $rule fails", { timeout: 90_000 }, async ({ mutant, suite, rule, alsoFailing }) => {
-    const proxy = await startMutantProxy(emulator.url, mutant);
+  it.each(cases)("$mutant.name → $rule fails", { timeout: 90_000 }, async ({ mutant, suite, rule, alsoFailing, auth }) => {
+    const proxy = await startMutantProxy((auth ? authEmulator : emulator).url, mutant);
     try {
-      const { code, summary, output } = await runSuiteViaCli(proxy.url, suite);
+      const { code, summary, output } = await runSuiteViaCli(proxy.url, suite, auth ? ["--token", authEmulator.adminToken ?? ""] : []);
       for (const id of [rule, ...(alsoFailing ?? [])]) expect(summary.rules.find((r) => r.id === id)?.status, `${id}\n${output}`).toBe("failed");
       expect(code, output).toBe(1);
     } finally {
