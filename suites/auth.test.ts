@@ -32,7 +32,7 @@ const rbacPath = (kind: "roles" | "rolebindings", ns: string, name?: string): st
 
 function clientWith(t: string): ApiClient {
   const target = suite.session.settings.target;
-  return new ApiClient({ ...target, credentials: { ...target.credentials, token: t, clientCert: undefined, clientKey: undefined, basic: undefined } });
+  return new ApiClient({ ...target, credentials: { ...target.credentials, token: t, clientCert: undefined, clientKey: undefined, basic: undefined } }, { suite: "auth" });
 }
 
 async function post(path: string, body: unknown): Promise<ApiResponse> {

@@ -81,7 +81,7 @@ describe("errors", () => {
 
   check("a request with an invalid bearer token gets 401 Unauthorized", ["doc1.errors.401-unauthenticated", "doc1.auth.unauthenticated-401"], async (ctx) => {
     const { session, ns } = suite;
-    const stranger = new ApiClient({ ...session.settings.target, credentials: { ...session.settings.target.credentials, token: "tollgate-invalid-token", clientCert: undefined, clientKey: undefined } });
+    const stranger = new ApiClient({ ...session.settings.target, credentials: { ...session.settings.target.credentials, token: "tollgate-invalid-token", clientCert: undefined, clientKey: undefined } }, { suite: "errors" });
     try {
       const res = await stranger.raw("GET", resourcePath(session.types.configmaps, ns));
       if (res.code === 200) {

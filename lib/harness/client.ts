@@ -62,10 +62,18 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
   return out;
 }
 
+/** The User-Agent tollgate sends; a suite adds its name, so server logs (and test proxies) can tell suites apart. */
+export const USER_AGENT = "tollgate/0.1.0";
+
 export class ApiClient {
   readonly dispatcher: Dispatcher;
+  readonly userAgent: string;
 
-  constructor(readonly target: Target) {
+  constructor(
+    readonly target: Target,
+    opts: { suite?: string } = {},
+  ) {
+    this.userAgent = opts.suite ? `${USER_AGENT} (suite ${opts.suite})` : USER_AGENT;
     const c = target.credentials;
     this.dispatcher = new Agent({
       keepAliveTimeout: 10_000,
@@ -92,7 +100,7 @@ export class ApiClient {
 
   /** Any request; never throws for an HTTP status, only for a transport failure. */
   async raw(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
-    const headers: Record<string, string> = { accept: opts.accept ?? "application/json", ...this.authHeaders(), ...opts.headers };
+    const headers: Record<string, string> = { accept: opts.accept ?? "application/json", "user-agent": this.userAgent, ...this.authHeaders(), ...opts.headers };
     let body: string | Uint8Array | undefined;
     if (opts.rawBody !== undefined) body = opts.rawBody;
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);

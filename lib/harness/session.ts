@@ -37,8 +37,11 @@ export class Session {
   /** Cluster-scoped objects this session created, deleted first at cleanup (a CRD before the namespaces holding its objects). */
   private readonly clusterObjects: { type: ResourceType; name: string }[] = [];
 
-  constructor(readonly settings: RunSettings) {
-    this.client = new ApiClient(settings.target);
+  constructor(
+    readonly settings: RunSettings,
+    suite?: string,
+  ) {
+    this.client = new ApiClient(settings.target, suite ? { suite } : {});
     this.types = resourceTypes(settings.spec);
   }
 

@@ -133,7 +133,7 @@ describe("Event endpoints", () => {
     ["doc2.endpoints.get-401", "doc2.endpoints.list-ns-401", "doc2.endpoints.list-all-401", "doc2.endpoints.create-401", "doc2.endpoints.update-401", "doc2.endpoints.patch-401", "doc2.endpoints.delete-401", "doc2.endpoints.deletecollection-401"],
     async (ctx) => {
       const { session, ns } = suite;
-      const stranger = new ApiClient({ ...session.settings.target, credentials: { ...session.settings.target.credentials, token: "tollgate-invalid-token", clientCert: undefined, clientKey: undefined } });
+      const stranger = new ApiClient({ ...session.settings.target, credentials: { ...session.settings.target.credentials, token: "tollgate-invalid-token", clientCert: undefined, clientKey: undefined } }, { suite: "event-endpoints" });
       try {
         const probe = await stranger.raw("GET", resourcePath(t(), ns));
         if (probe.code === 200) {

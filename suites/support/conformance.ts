@@ -23,7 +23,7 @@ export function useSuite(name: string): SuiteHandle {
   let session: Session | undefined;
   let ns: string | undefined;
   beforeAll(async () => {
-    session = new Session(inject("tollgate"));
+    session = new Session(inject("tollgate"), name);
     ns = await session.createNamespace(name);
   });
   afterAll(async () => {
