@@ -11,7 +11,7 @@ import { decodeBody } from "../lib/harness/encodings.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { resourcePath, type ResourceType } from "../lib/harness/resources.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
-import { check, uniqueName, useSuite } from "./support/conformance.js";
+import { check, uniqueName, useSuite, warnings } from "./support/conformance.js";
 
 const suite = useSuite("custom-resources");
 
@@ -102,12 +102,6 @@ function widget(name: string, extra: Record<string, unknown> = {}): Record<strin
 
 const post = (body: string, query?: Query): Promise<ApiResponse> =>
   suite.session.client.raw("POST", resourcePath(widgets, suite.ns), { rawBody: body, contentType: "application/json", query });
-
-/** Warning header items: `299 - "text"`, comma-separated when folded into one header. */
-function warnings(res: ApiResponse): string[] {
-  const raw = res.headers.warning ?? "";
-  return [...raw.matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1] as string}"`) as string);
-}
 
 describe("custom resources", () => {
   check("the custom type serves create, get and list with increasing decimal resourceVersions", ["doc1.versioning.rv-orderable-conformance", "doc1.versioning.rv-decimal-form"], async (ctx) => {

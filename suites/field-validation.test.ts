@@ -2,7 +2,7 @@
 import { describe, expect } from "vitest";
 import type { ApiResponse } from "../lib/harness/client.js";
 import { resourcePath } from "../lib/harness/resources.js";
-import { check, uniqueName, useSuite } from "./support/conformance.js";
+import { check, uniqueName, useSuite, warnings } from "./support/conformance.js";
 
 const suite = useSuite("field-validation");
 
@@ -14,12 +14,6 @@ function body(name: string, ns: string, extra = ""): string {
 async function post(text: string, level?: string): Promise<ApiResponse> {
   const { session, ns } = suite;
   return session.client.raw("POST", resourcePath(session.types.configmaps, ns), { rawBody: text, contentType: "application/json", query: level ? { fieldValidation: level } : undefined });
-}
-
-/** Warning header items: `299 - "text"`, comma-separated when folded into one header. */
-function warnings(res: ApiResponse): string[] {
-  const raw = res.headers.warning ?? "";
-  return [...raw.matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1] as string}"`) as string);
 }
 
 describe("field validation", () => {

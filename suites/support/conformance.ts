@@ -98,3 +98,9 @@ export function expectListOptionsInvalid(res: ApiResponse, field: string): void 
   const fields = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
   expect(fields).toContain(field);
 }
+
+/** Warning header items: `299 - "text"`, comma-separated when folded into one header. */
+export function warnings(res: ApiResponse): string[] {
+  const raw = res.headers.warning ?? "";
+  return [...raw.matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1] as string}"`) as string);
+}

@@ -13,16 +13,8 @@ import { dns1123Subdomain } from "../name-validation.js";
 import { nameOf, namespaceOf, objectHead, validateObjectMeta, validateObjectMetaUpdate } from "../object-meta.js";
 import type { ResourceStrategy, SubresourceStrategy } from "../resources.js";
 import { BOOL, field, listOf, STRING, struct } from "../typed-json.js";
+import { OBJECT_REFERENCE } from "./event.js";
 
-const OBJECT_REFERENCE = struct("v1", "ObjectReference", [
-  field("kind", STRING),
-  field("namespace", STRING),
-  field("name", STRING),
-  field("uid", STRING),
-  field("apiVersion", STRING),
-  field("resourceVersion", STRING),
-  field("fieldPath", STRING),
-]);
 const LOCAL_OBJECT_REFERENCE = struct("v1", "LocalObjectReference", [field("name", STRING)]);
 
 const SERVICE_ACCOUNT_SHAPE = struct("v1", "ServiceAccount", [
