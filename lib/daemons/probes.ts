@@ -216,3 +216,16 @@ export async function probeNodeAgent(client: HttpClient, targets: NodeAgentTarge
   }
   return results;
 }
+
+// The node agent's "What the service does" rules, checked across /pods, /runningpods/ and /stats/summary.
+export {
+  checkNoForeignContainers,
+  checkPodSources,
+  checkPodsRunning,
+  checkRegisteredNode,
+  isDns1123Subdomain,
+  parseAgentPods,
+  parseRuntimePods,
+  type AgentPod,
+  type RuntimePod,
+} from "./agent-pods.js";

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { PKI, PROXY_ALLOWED_NAME, readPair } from "../../fixtures/daemons/pki.js";
+import { STATIC_POD_DIR } from "../../fixtures/daemons/static-pods.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
 import { startEmulatedDaemons, type RunningEmulatedDaemons } from "../emulator/daemons/index.js";
 import { startEmulator, type RunningEmulator } from "../emulator/index.js";
@@ -34,7 +35,8 @@ let settings: ProvidedSettings | undefined;
  * the test PKI (fixtures/daemons/pki/); the controller manager also trusts identity headers
  * from its front-proxy certificate, and serves SNI certificates whose names compete: the
  * wildcard entry comes first and still loses to the exact name, and the explicit pattern of
- * the last entry wins over the same name taken from the second entry's certificate.
+ * the last entry wins over the same name taken from the second entry's certificate. The node
+ * agent runs the static pods of fixtures/daemons/static-pods/ and registers an overridden name.
  */
 export const EMBEDDED_CONTROLLER_MANAGER_ARGS: readonly string[] = [
   "--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf",
@@ -46,7 +48,15 @@ export const EMBEDDED_CONTROLLER_MANAGER_ARGS: readonly string[] = [
   `--tls-sni-cert-key=${PKI.sniExact.cert},${PKI.sniExact.key}`,
   `--tls-sni-cert-key=${PKI.sniExplicit.cert},${PKI.sniExplicit.key}:extracted.sni.tollgate.test`,
 ];
-export const EMBEDDED_NODE_AGENT_ARGS: readonly string[] = ["--authentication-token-webhook=true", "--authorization-mode=Webhook", `--client-ca-file=${PKI.clientCa}`];
+/** The embedded node name, in mixed case: the node agent registers it lowercased. */
+export const EMBEDDED_NODE_NAME_OVERRIDE = "Tollgate-Node-1";
+export const EMBEDDED_NODE_AGENT_ARGS: readonly string[] = [
+  "--authentication-token-webhook=true",
+  "--authorization-mode=Webhook",
+  `--client-ca-file=${PKI.clientCa}`,
+  `--pod-manifest-path=${STATIC_POD_DIR}`,
+  `--hostname-override=${EMBEDDED_NODE_NAME_OVERRIDE}`,
+];
 
 async function startEmbeddedDaemons(): Promise<DaemonSettings> {
   const tls = daemonTls();

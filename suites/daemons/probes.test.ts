@@ -13,6 +13,10 @@
  * (doc3 does not show the node agent's): /metrics and /configz on the controller manager,
  * /pods and /logs/ on the node agent, as a real 1.35 daemon serves them.
  *
+ * The node agent's "What the service does" rules are seen across its endpoints: /pods (the
+ * pods it manages and their config.source), /runningpods/ (what the runtime runs for it) and
+ * /stats/summary (the node it registered), asked on the main server as an authorized client.
+ *
  * These tests do not use the API session, so they are plain vitest tests with the rule ids
  * in their meta, like suites/daemons/flags.test.ts.
  */
@@ -23,6 +27,10 @@ import type { DaemonSettings } from "../../lib/runner/settings.js";
 import { analyze } from "../../lib/daemons/checker.js";
 import {
   checkControlLoops,
+  checkNoForeignContainers,
+  checkPodSources,
+  checkPodsRunning,
+  checkRegisteredNode,
   controllerManagerTarget,
   nodeAgentTargets,
   probeControllerManager,
@@ -207,6 +215,31 @@ function nodeAgent(ctx: TestContext): Agent {
   };
 }
 
+/**
+ * Headers of a client the main server serves everything to: the allowed user's token when
+ * tokens are reviewed, none when anonymous requests are permitted everything; else it skips.
+ */
+function authorizedOrSkip(ctx: TestContext, a: Agent): Record<string, string> | undefined {
+  if (a.tokenWebhook && a.d.token) return bearer(a.d.token);
+  if (a.targets.anonymousAuth && a.targets.authorizationMode === "AlwaysAllow") return undefined;
+  return ctx.skip("no authorized client: anonymous requests are not permitted everything and no token can be authenticated (--authentication-token-webhook and --daemon-token)");
+}
+
+/**
+ * /pods and /runningpods/ read together; a pod starting or stopping between the two answers
+ * can look inconsistent, so `check` is run on a second pair when the first fails.
+ */
+async function acrossPodsAndRuntime(a: Agent, headers: Record<string, string> | undefined, check: (pods: ProbeResponse, running: ProbeResponse) => ProbeResult[]): Promise<ProbeResult[]> {
+  let results: ProbeResult[] = [];
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const pods = await a.main("/pods", headers);
+    const running = await a.main("/runningpods/", headers);
+    results = check(pods, running);
+    if (results.every((r) => r.ok)) break;
+  }
+  return results;
+}
+
 function mainOrSkip(ctx: TestContext): Agent {
   const agent = nodeAgent(ctx);
   if (!agent.targets.mainUrl) ctx.skip("no node agent main server given (--node-agent URL)");
@@ -299,5 +332,38 @@ describe("node agent", () => {
     if (a.debuggingHandlers) expect(r.status, `/logs/: ${describeResponse(r)}`).toBe(200);
     // The real node agent answers 405 "Debug endpoints are disabled."; doc3 only says they are not served.
     else expect(r.status >= 200 && r.status < 300, `--enable-debugging-handlers=false, yet /logs/ answered ${describeResponse(r)}`).toBe(false);
+  });
+
+  it("every pod it runs names its source (API server, file path or HTTP endpoint); static pods are named <name>-<node name>", { meta: { rules: ["doc3.service.agent-podspec-sources"] } }, async (ctx: TestContext) => {
+    const a = mainOrSkip(ctx);
+    const headers = authorizedOrSkip(ctx, a);
+    const rs = checkPodSources(a.d.nodeAgentArgs, `${a.d.nodeAgent}/pods`, await a.main("/pods", headers));
+    if (rs.length === 0) ctx.skip("/pods lists no pod: no source to see");
+    expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
+  });
+
+  it("registers its node as --hostname-override (lowercased) or the hostname, and binds its pods to it", { meta: { rules: ["doc3.service.agent-registers-node"] } }, async (ctx: TestContext) => {
+    const a = mainOrSkip(ctx);
+    const headers = authorizedOrSkip(ctx, a);
+    const rs = checkRegisteredNode(a.d.nodeAgentArgs, `${a.d.nodeAgent}/stats/summary`, await a.main("/stats/summary", headers), `${a.d.nodeAgent}/pods`, await a.main("/pods", headers));
+    expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
+  });
+
+  it("the containers of the pods it reports running are running in the runtime (/runningpods/)", { meta: { rules: ["doc3.service.agent-podspec-running"] } }, async (ctx: TestContext) => {
+    const a = mainOrSkip(ctx);
+    const headers = authorizedOrSkip(ctx, a);
+    if (!a.debuggingHandlers) ctx.skip("--enable-debugging-handlers=false: /runningpods/ is not served");
+    const rs = await acrossPodsAndRuntime(a, headers, (pods, running) => checkPodsRunning(`${a.d.nodeAgent}/pods`, pods, `${a.d.nodeAgent}/runningpods/`, running));
+    if (rs.length === 0) ctx.skip("/pods reports no running container");
+    expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
+  });
+
+  it("the runtime pods it lists (/runningpods/) are all its own pods: no container the cluster did not create", { meta: { rules: ["doc3.service.agent-ignores-foreign-containers"] } }, async (ctx: TestContext) => {
+    const a = mainOrSkip(ctx);
+    const headers = authorizedOrSkip(ctx, a);
+    if (!a.debuggingHandlers) ctx.skip("--enable-debugging-handlers=false: /runningpods/ is not served");
+    const rs = await acrossPodsAndRuntime(a, headers, (pods, running) => checkNoForeignContainers(`${a.d.nodeAgent}/pods`, pods, `${a.d.nodeAgent}/runningpods/`, running));
+    if (rs.length === 0) ctx.skip("/runningpods/ lists no pod");
+    expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
   });
 });

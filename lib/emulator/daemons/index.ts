@@ -11,6 +11,7 @@
  * reads them; `readFile` can stand in for the file system.
  */
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { Finding } from "../../daemons/findings.js";
@@ -20,6 +21,8 @@ import { controllerManagerAuthentication, controllerManagerConfig, controllerMan
 import { clientCaHints, wantsClientCertificate, type Authentication } from "./authenticate.js";
 import type { ReadFile } from "./certificates.js";
 import { sniCallback, sniEntries } from "./sni.js";
+import type { NodePods } from "./pod-views.js";
+import { fetchManifestUrl, nodeNameOf, readManifestPath } from "./static-pods.js";
 import { capConnectionLifetime, closeServer, listen, serve, type AnyServer } from "./http.js";
 import {
   NODE_AGENT_MAX_CONNECTION_MS,
@@ -65,6 +68,8 @@ export interface EmulatedNodeAgentOptions {
   readonly faults?: readonly NodeAgentFault[];
   /** Test-only: the connection lifetime cap, so a test can see it enforced (default doc3's 4 hours). */
   readonly maxConnectionMs?: number;
+  /** The machine's hostname, the node name without --hostname-override (default os.hostname()). */
+  readonly hostname?: string;
 }
 
 export interface EmulatedDaemonsOptions {
@@ -102,6 +107,25 @@ export interface RunningNodeAgent {
   readonly findings: readonly Finding[];
   /** The lifetime cap of every connection to its servers. */
   readonly maxConnectionMs: number;
+  /** The node name it registered and the static pods it runs. */
+  readonly pods: NodePods;
+}
+
+/** The node name and the static pods of --pod-manifest-path and --manifest-url (fetched once). */
+async function nodePodsOf(config: NodeAgentConfig, o: EmulatedNodeAgentOptions): Promise<NodePods> {
+  const nodeName = nodeNameOf(config.hostnameOverride, o.hostname ?? hostname());
+  const faults = new Set(o.faults ?? []);
+  return {
+    nodeName,
+    pods: [
+      ...(config.podManifestPath ? readManifestPath(config.podManifestPath, nodeName) : []),
+      ...(config.manifestUrl ? await fetchManifestUrl(config.manifestUrl, nodeName) : []),
+    ],
+    startedAt: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+    foreignContainer: faults.has("foreign-container"),
+    wrongNodeName: faults.has("wrong-node-name"),
+    stoppedContainer: faults.has("stopped-container"),
+  };
 }
 
 export interface RunningEmulatedDaemons {
@@ -133,6 +157,7 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
   const cmSni = cmConfig ? sniEntries(cmConfig.sniCertKeys, readFile) : [];
   const agentConfig = agentLine ? nodeAgentConfig(agentLine.view) : undefined;
   const agentAuthn = agentConfig ? nodeAgentAuthentication(agentConfig, readFile, new Set(opts.nodeAgent?.faults ?? [])) : undefined;
+  const agentPods = agentConfig && opts.nodeAgent ? await nodePodsOf(agentConfig, opts.nodeAgent) : undefined;
 
   const servers: AnyServer[] = [];
   const close = async (): Promise<void> => {
@@ -159,7 +184,7 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
     }
 
     let nodeAgent: RunningNodeAgent | undefined;
-    if (opts.nodeAgent && agentLine && agentConfig && agentAuthn) {
+    if (opts.nodeAgent && agentLine && agentConfig && agentAuthn && agentPods) {
       const o = opts.nodeAgent;
       const config = agentConfig;
       const faults = new Set(o.faults ?? []);
@@ -173,12 +198,12 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
       let healthzUrl: string | undefined;
       if (config.enableServer) {
         const server = capped(createHttpsServer(httpsOptions(opts.tls, agentAuthn)));
-        serve(server, nodeAgentMainHandler(config, agentAuthn, access));
+        serve(server, nodeAgentMainHandler(config, agentAuthn, access, agentPods));
         url = await start(server, "https", o.port ?? config.port);
       }
       if (config.readOnlyPort !== 0) {
         const server = capped(createHttpServer());
-        serve(server, nodeAgentReadOnlyHandler(faults));
+        serve(server, nodeAgentReadOnlyHandler(faults, agentPods));
         readOnlyUrl = await start(server, "http", o.readOnlyPort ?? config.readOnlyPort);
       }
       if (config.healthzPort !== 0) {
@@ -186,7 +211,7 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
         serve(server, nodeAgentHealthzHandler(faults));
         healthzUrl = await start(server, "http", o.healthzPort ?? config.healthzPort);
       }
-      nodeAgent = { url, readOnlyUrl, healthzUrl, args: agentLine.args, config, findings: agentLine.findings, maxConnectionMs };
+      nodeAgent = { url, readOnlyUrl, healthzUrl, args: agentLine.args, config, findings: agentLine.findings, maxConnectionMs, pods: agentPods };
     }
 
     return { controllerManager, nodeAgent, close };

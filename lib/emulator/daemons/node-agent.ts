@@ -20,6 +20,9 @@
  *   list (the subject access review stand-in) and answers 403 to anyone not on it.
  * - --enable-debugging-handlers (default true): /logs/ is served; when false the debugging
  *   paths answer 405 "Debug endpoints are disabled.", as the real node agent does.
+ * - --pod-manifest-path, --manifest-url, --hostname-override: the static pods it runs and the
+ *   node name it registers (static-pods.ts, pod-views.ts): /pods, /runningpods/ and
+ *   /stats/summary show them; no pod comes from an API server.
  * --address and --healthz-bind-address are not emulated: the caller chooses the host.
  * Options left to a --config file, which the emulation does not read, take doc3's defaults.
  *
@@ -32,6 +35,7 @@ import { authenticate, type Authentication } from "./authenticate.js";
 import { readBundle, type ReadFile } from "./certificates.js";
 import type { OptionView } from "../../daemons/checker.js";
 import { json, notFound, pathOf, text, type Handler } from "./http.js";
+import { podListOf, runningPodsOf, statsSummaryOf, type NodePods } from "./pod-views.js";
 
 /** doc3 "Limits": 4 hours. */
 export const NODE_AGENT_MAX_CONNECTION_MS = 4 * 60 * 60 * 1000;
@@ -43,9 +47,15 @@ export type NodeAgentFault =
   /** The health server answers 500 instead of "ok". */
   | "healthz-not-ok"
   /** A client certificate is taken for its common name whoever issued it. */
-  | "any-client-cert";
+  | "any-client-cert"
+  /** /runningpods/ also lists a container the cluster did not create. */
+  | "foreign-container"
+  /** /stats/summary names another node than the one the pods are bound to. */
+  | "wrong-node-name"
+  /** The first static pod's first container is not running, yet /pods reports it running and ready. */
+  | "stopped-container";
 
-export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = ["read-only-auth", "healthz-not-ok", "any-client-cert"];
+export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = ["read-only-auth", "healthz-not-ok", "any-client-cert", "foreign-container", "wrong-node-name", "stopped-container"];
 
 /** What the emulated node agent takes from its command line. */
 export interface NodeAgentConfig {
@@ -61,6 +71,12 @@ export interface NodeAgentConfig {
   readonly debuggingHandlers: boolean;
   /** --client-ca-file; undefined when not set. */
   readonly clientCaFile?: string;
+  /** --pod-manifest-path; undefined when not set. */
+  readonly podManifestPath?: string;
+  /** --manifest-url; undefined when not set. */
+  readonly manifestUrl?: string;
+  /** --hostname-override; undefined when not set. */
+  readonly hostnameOverride?: string;
 }
 
 export function nodeAgentConfig(view: OptionView): NodeAgentConfig {
@@ -75,6 +91,9 @@ export function nodeAgentConfig(view: OptionView): NodeAgentConfig {
     authorizationMode: view.raw("--authorization-mode") === "Webhook" ? "Webhook" : "AlwaysAllow",
     debuggingHandlers: view.bool("--enable-debugging-handlers") ?? true,
     clientCaFile: view.set("--client-ca-file") ? view.raw("--client-ca-file") : undefined,
+    podManifestPath: view.raw("--pod-manifest-path") || undefined,
+    manifestUrl: view.raw("--manifest-url") || undefined,
+    hostnameOverride: view.raw("--hostname-override") || undefined,
   };
 }
 
@@ -87,8 +106,6 @@ export function nodeAgentAuthentication(config: NodeAgentConfig, readFile: ReadF
     anonymous: config.anonymousAuth,
   };
 }
-
-const EMPTY_POD_LIST = { kind: "PodList", apiVersion: "v1", metadata: {}, items: [] };
 
 /** The paths the real node agent registers as debugging handlers (logs, running commands in containers). */
 const DEBUGGING_PREFIXES = ["/logs/", "/run/", "/exec/", "/attach/", "/portForward/", "/containerLogs/", "/runningpods/"];
@@ -126,7 +143,10 @@ function configz(config: NodeAgentConfig): unknown {
   };
 }
 
-export function nodeAgentMainHandler(config: NodeAgentConfig, authn: Authentication, access: DaemonAccess): Handler {
+/** /stats/summary, also served on the read-only server as on a real node agent. */
+const isSummary = (path: string): boolean => path === "/stats/summary" || path === "/stats/summary/";
+
+export function nodeAgentMainHandler(config: NodeAgentConfig, authn: Authentication, access: DaemonAccess, pods: NodePods): Handler {
   const route = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     const debugging = DEBUGGING_PREFIXES.find((p) => path.startsWith(p) || path === p.slice(0, -1));
     if (debugging) {
@@ -135,13 +155,14 @@ export function nodeAgentMainHandler(config: NodeAgentConfig, authn: Authenticat
         // The real one lists the node's log directory; the emulated node has no logs.
         return path === "/logs/" ? text(res, 200, "<pre>\n</pre>\n", "text/html; charset=utf-8") : notFound(res);
       }
-      if (debugging === "/runningpods/") return json(res, 200, EMPTY_POD_LIST);
-      // No pods, so no container to run a command in or to read logs from.
+      if (debugging === "/runningpods/") return json(res, 200, runningPodsOf(pods));
+      // No container to run a command in or to read logs from: the emulated runtime runs none.
       return notFound(res);
     }
     if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "405 method not allowed\n");
     if (path === "/healthz") return text(res, 200, "ok");
-    if (path === "/pods" || path === "/pods/") return json(res, 200, EMPTY_POD_LIST);
+    if (path === "/pods" || path === "/pods/") return json(res, 200, podListOf(pods));
+    if (isSummary(path)) return json(res, 200, statsSummaryOf(pods));
     if (path === "/configz") return json(res, 200, configz(config));
     return notFound(res);
   };
@@ -159,13 +180,14 @@ export function nodeAgentMainHandler(config: NodeAgentConfig, authn: Authenticat
 }
 
 /** The read-only server: no authentication, no authorization (doc3 "Authentication" 4). */
-export function nodeAgentReadOnlyHandler(faults: ReadonlySet<NodeAgentFault>): Handler {
+export function nodeAgentReadOnlyHandler(faults: ReadonlySet<NodeAgentFault>, pods: NodePods): Handler {
   return (req, res) => {
     if (faults.has("read-only-auth")) return text(res, 401, "Unauthorized");
     if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "405 method not allowed\n");
     const path = pathOf(req);
     if (path === "/healthz") return text(res, 200, "ok");
-    if (path === "/pods" || path === "/pods/") return json(res, 200, EMPTY_POD_LIST);
+    if (path === "/pods" || path === "/pods/") return json(res, 200, podListOf(pods));
+    if (isSummary(path)) return json(res, 200, statsSummaryOf(pods));
     return notFound(res);
   };
 }

@@ -8,6 +8,7 @@
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { PKI } from "../../../fixtures/daemons/pki.js";
+import { STATIC_POD_DIR } from "../../../fixtures/daemons/static-pods.js";
 import { DAEMON_TLS_CERT_FILE } from "../../../fixtures/daemons/tls.js";
 import {
   startEmulatedDaemons,
@@ -23,6 +24,9 @@ import { ACCESS, ALLOWED_TOKEN, DENIED_TOKEN, TLS } from "./support.js";
 
 const WITH_FILES = ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf", "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"];
 const FREE = { port: 0, readOnlyPort: 0, healthzPort: 0 };
+/** A node agent that runs the fixture static pods and authorizes tokens by Webhook. */
+const PODS_ARGS = [`--pod-manifest-path=${STATIC_POD_DIR}`, "--hostname-override=Tollgate-Node-1"];
+const AGENT_WEBHOOK = ["--authentication-token-webhook", "--authorization-mode=Webhook"];
 
 let daemons: RunningEmulatedDaemons | undefined;
 afterEach(async () => {
@@ -57,12 +61,20 @@ const withStatus = (s: Summary, status: string): string[] => s.rules.filter((r) 
 describe("the daemon probe suite against daemons", () => {
   it("passes against emulated daemons that behave as their command lines say", { timeout: 90_000 }, async () => {
     const { code, summary, output } = await runAgainst(
-      { controllerManager: { args: WITH_FILES, port: 0 }, nodeAgent: { args: ["--authentication-token-webhook", "--authorization-mode=Webhook"], ...FREE } },
-      { controllerManagerArgs: WITH_FILES.join(" "), nodeAgentArgs: "--authentication-token-webhook --authorization-mode=Webhook" },
+      { controllerManager: { args: WITH_FILES, port: 0 }, nodeAgent: { args: [...AGENT_WEBHOOK, ...PODS_ARGS], ...FREE } },
+      { controllerManagerArgs: WITH_FILES.join(" "), nodeAgentArgs: [...AGENT_WEBHOOK, ...PODS_ARGS].join(" ") },
     );
     expect(summary.totals.tests.failed, output).toBe(0);
     expect(summary.totals.tests.passed, output).toBeGreaterThanOrEqual(10);
-    expect(withStatus(summary, "passed"), output).toContain("doc3.service.cm-control-loops");
+    expect(withStatus(summary, "passed"), output).toEqual(
+      expect.arrayContaining([
+        "doc3.service.agent-ignores-foreign-containers",
+        "doc3.service.agent-podspec-running",
+        "doc3.service.agent-podspec-sources",
+        "doc3.service.agent-registers-node",
+        "doc3.service.cm-control-loops",
+      ]),
+    );
     expect(code, output).toBe(0);
   });
 
@@ -88,6 +100,11 @@ describe("the daemon probe suite against daemons", () => {
       "doc3.endpoints.cm-https-secure-port",
       "doc3.endpoints.cm-pprof",
       // /healthz?verbose is refused as well (health-protected).
+      "doc3.service.agent-ignores-foreign-containers",
+      "doc3.service.agent-podspec-running",
+      "doc3.service.agent-podspec-sources",
+      // The node agent's endpoints refuse the token it is said to review (401).
+      "doc3.service.agent-registers-node",
       "doc3.service.cm-control-loops",
     ]);
     expect(code, output).toBe(1);
@@ -110,6 +127,26 @@ describe("the daemon probe suite against daemons", () => {
         "doc3.service.cm-control-loops",
       ]),
     );
+    expect(code, output).toBe(1);
+  });
+});
+
+/** The node agent's "What the service does" rules, each broken by its own fault, in one run. */
+describe("the daemon probe suite against a node agent that mismanages its pods", () => {
+  it("fails on a foreign container, a wrong node name, a stopped container reported running, and static pods from a path it is said not to have", { timeout: 90_000 }, async () => {
+    const { code, summary, output } = await runAgainst(
+      {
+        controllerManager: { args: WITH_FILES, port: 0 },
+        nodeAgent: { args: [...AGENT_WEBHOOK, ...PODS_ARGS], ...FREE, faults: ["foreign-container", "wrong-node-name", "stopped-container"] },
+      },
+      { controllerManagerArgs: WITH_FILES.join(" "), nodeAgentArgs: [...AGENT_WEBHOOK, "--hostname-override=Tollgate-Node-1"].join(" ") },
+    );
+    expect(withStatus(summary, "failed"), output).toEqual([
+      "doc3.service.agent-ignores-foreign-containers",
+      "doc3.service.agent-podspec-running",
+      "doc3.service.agent-podspec-sources",
+      "doc3.service.agent-registers-node",
+    ]);
     expect(code, output).toBe(1);
   });
 });
