@@ -1,7 +1,25 @@
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+
+/**
+ * The tests that drive the real CLI (a child vitest per run) are long chains of runs; started
+ * last, they leave one core idle at the end. Start them first, the rest in vitest's order.
+ */
+const CLI_DRIVEN = /(suites-fail-on-wrong-server|suite-fails|-run|cli)\.test\.ts$/;
+
+class CliRunsFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return [...sorted.filter((f) => CLI_DRIVEN.test(f.moduleId)), ...sorted.filter((f) => !CLI_DRIVEN.test(f.moduleId))];
+  }
+}
 
 export default defineConfig({
   test: {
+    sequence: { sequencer: CliRunsFirst },
+    // vitest's default leaves one core free; on the 2-core CI machines that means one worker,
+    // while most test time is waiting on HTTP and on child runs.
+    maxWorkers: "100%",
     projects: [
       {
         test: {
