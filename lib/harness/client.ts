@@ -141,7 +141,15 @@ export class ApiClient {
     return this.call<T>("GET", resourcePath(t, namespace, name), { query });
   }
 
+  /**
+   * A list. doc1 asks clients to always send resourceVersionMatch with a resourceVersion on a
+   * list (the bare form means different things with and without limit); this client keeps that
+   * duty and refuses a bare one. A suite checking the bare cells of the table sends them with raw().
+   */
   list<T extends KubeObject = KubeObject>(t: ResourceType, namespace?: string, query?: Query): Promise<KubeList<T>> {
+    if (query?.["resourceVersion"] !== undefined && query["resourceVersionMatch"] === undefined) {
+      return Promise.reject(new TypeError("a list with resourceVersion needs resourceVersionMatch (doc1); send a bare one with raw() on purpose"));
+    }
     return this.call<KubeList<T>>("GET", resourcePath(t, namespace), { query });
   }
 

@@ -214,7 +214,7 @@ export const doc1Rules: Rule[] = [
   { id: "doc1.query.rvm-values", doc: "doc1", section: QUERY, level: "required", title: "resourceVersionMatch takes Exact or NotOlderThan" },
   { id: "doc1.query.rvm-needs-rv", doc: "doc1", section: QUERY, level: "required", title: "resourceVersionMatch without resourceVersion is invalid", realServer: LISTOPTIONS_422 },
   { id: "doc1.query.rvm-unhonored-as-unset", doc: "doc1", section: QUERY, level: "optional", title: "A server that does not honour resourceVersionMatch behaves as if it were unset" },
-  { id: "doc1.query.rvm-client-always-set", doc: "doc1", section: QUERY, level: "optional", title: "Clients always set resourceVersionMatch when they set resourceVersion on a list" },
+  { id: "doc1.query.rvm-client-always-set", doc: "doc1", section: QUERY, level: "optional", subject: "client", title: "Clients always set resourceVersionMatch when they set resourceVersion on a list" },
   { id: "doc1.query.rvm-watch-needs-initial-events", doc: "doc1", section: QUERY, level: "required", title: "On a watch, resourceVersionMatch applies only together with sendInitialEvents",
     realServer: "resourceVersionMatch on a watch without sendInitialEvents is forbidden: 422 Invalid, kind ListOptions (wire-facts §2)" },
   { id: "doc1.query.allow-watch-bookmarks", doc: "doc1", section: QUERY, level: "required", title: "allowWatchBookmarks (boolean) on a watch requests BOOKMARK events" },

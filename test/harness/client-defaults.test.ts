@@ -80,3 +80,17 @@ describe(`tollgate's client passes resourceVersion back unmodified (${OPAQUE_RUL
     }
   });
 });
+
+const RVM_RULE = "doc1.query.rvm-client-always-set";
+
+describe(`tollgate's client sends resourceVersionMatch with every list resourceVersion (${RVM_RULE})`, () => {
+  it("refuses a bare resourceVersion on a typed list before sending anything, and sends both when both are given", async () => {
+    const t = resourceTypes(defaultSpecSettings).configmaps;
+    seen.length = 0;
+    await expect(client.list(t, "n", { resourceVersion: "5" })).rejects.toThrow(/needs resourceVersionMatch/);
+    expect(seen, "nothing was sent").toEqual([]);
+    await client.list(t, "n", { resourceVersion: "5", resourceVersionMatch: "NotOlderThan" }).catch(() => undefined);
+    const q = new URL(seen[0] ?? "", "http://x").searchParams;
+    expect([q.get("resourceVersion"), q.get("resourceVersionMatch")]).toEqual(["5", "NotOlderThan"]);
+  });
+});
