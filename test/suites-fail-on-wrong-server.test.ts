@@ -149,6 +149,21 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     rule: "doc1.auth.unauthorized-401",
     alsoFailing: ["doc1.auth.namespace-scope", "doc1.auth.dry-run-same-authz"],
   },
+  {
+    mutant: {
+      name: "lists only read verbs in discovery and reports release 1.34",
+      response: (r) => {
+        if (r.method === "GET" && /^\/(api\/v1|apis\/[^/]+\/[^/]+)$/.test(r.path.split("?")[0] ?? "") && r.body.includes('"APIResourceList"')) {
+          return { ...r, body: r.body.replace(/"verbs":\[[^\]]*\]/g, '"verbs":["get","list","watch"]') };
+        }
+        if (r.method === "GET" && r.path === "/version") return { ...r, body: editJson(r.body, (o) => (o.minor = "34")) };
+        return r;
+      },
+    },
+    suite: "suites/verbs",
+    rule: "doc1.verbs.most-types-all-methods",
+    alsoFailing: ["doc1.service.release-1-35"],
+  },
 ];
 
 /** The name a suite file gives useSuite(): what its client puts in the User-Agent. */
