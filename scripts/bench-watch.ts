@@ -1,15 +1,16 @@
 /**
  * Watch fan-out benchmark: the emulator (in a child process) serves 1,000 concurrent watchers
- * of one configmap collection, each on its own keep-alive HTTP/1.1 connection (undici Pool,
- * connections: 1000); this process creates configmaps at 200 writes/s for 10 s on a separate
- * pool and checks that every watcher receives every ADDED event exactly once, in order.
+ * of one configmap collection, each on its own HTTP/1.1 connection (plain `net` sockets read by
+ * bench-watch-client.ts, in a worker thread by default); this process creates configmaps at
+ * 200 writes/s for 10 s on a separate undici pool and checks that every watcher receives every
+ * ADDED event exactly once, in order.
  *
- * Latency is measured on this process's clock from just before the write request is sent to
- * the arrival of the chunk holding the event at each watcher (so it includes the write's own
- * request and processing); the same figures relative to the write's response are reported too
- * (they can be negative: the emulator fans out before it answers the write).
+ * Latency is measured on the process's monotonic clock from just before the write request is
+ * sent to the arrival of the read holding the event at each watcher (so it includes the write's
+ * own request and processing); the same figures relative to the write's response are reported
+ * too (they can be negative: the emulator fans out before it answers the write).
  *
- *   npx tsx scripts/bench-watch.ts [--watchers N] [--rate PER_SEC] [--seconds S]
+ *   npx tsx scripts/bench-watch.ts [--watchers N] [--rate PER_SEC] [--seconds S] [--reader worker|main]
  *
  * Target: p99 < 50 ms. Bounded: a deadline covers the whole run; loopback only.
  */
@@ -17,6 +18,8 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { Worker } from "node:worker_threads";
+import { clockMs, openWatchers, type FromWorker, type ToWorker, type WatchSetup, type WatchStats } from "./bench-watch-client.js";
 import { deadline, loopDelay, mb, percentile, report, startChild, type Child } from "./bench-support.js";
 
 const { values } = parseArgs({
@@ -25,6 +28,8 @@ const { values } = parseArgs({
     rate: { type: "string", default: "200" },
     seconds: { type: "string", default: "10" },
     payload: { type: "string", default: "256" },
+    // Where the watch sockets are read: a worker thread keeps the write loop's timing free of reads.
+    reader: { type: "string", default: "worker" },
   },
 });
 const WATCHERS = Number(values.watchers);
@@ -34,20 +39,8 @@ const WRITES = RATE * SECONDS;
 const NS = "bench-watch";
 const COLLECTION = `/api/v1/namespaces/${NS}/configmaps`;
 const PAYLOAD = "p".repeat(Number(values.payload));
-const NAME_MARK = Buffer.from('"metadata":{"name":"w-');
-const RV_MARK = Buffer.from('"resourceVersion":"');
-
-/** The decimal number of up to max digits at offset (stopping at the first non-digit). */
-function digits(data: Buffer, offset: number, max: number): number {
-  let n = 0;
-  let i = offset;
-  for (; i < offset + max && i < data.length; i++) {
-    const c = data[i] ?? 0;
-    if (c < 48 || c > 57) break;
-    n = n * 10 + (c - 48);
-  }
-  return i === offset ? NaN : n;
-}
+const READER = values.reader;
+if (READER !== "worker" && READER !== "main") throw new Error("--reader is worker or main");
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
@@ -58,26 +51,71 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-interface WatcherState {
-  received: number;
-  duplicates: number;
-  outOfOrder: number;
-  last: number;
-  errors: number;
+/** The watchers, read in this thread or in a worker. */
+interface Watchers {
+  openMs: number;
+  stats(): Promise<WatchStats>;
+  close(): Promise<void>;
+}
+
+async function startWatchers(setup: WatchSetup): Promise<Watchers> {
+  if (READER === "main") {
+    const opened = await openWatchers(setup);
+    return { openMs: opened.openMs, stats: async () => opened.stats(), close: async () => opened.close() };
+  }
+  // tsx's loader is registered per thread: the worker registers it before loading the module.
+  const boot = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${JSON.stringify(new URL("./bench-watch-client.ts", import.meta.url).href)}); })`;
+  const worker = new Worker(boot, { eval: true, workerData: { role: "bench-watchers", setup } });
+  const next = <T extends FromWorker["type"]>(type: T): Promise<Extract<FromWorker, { type: T }>> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (m: FromWorker): void => {
+        if (m.type === "error") done(new Error(m.message));
+        else if (m.type === type) done(undefined, m as Extract<FromWorker, { type: T }>);
+      };
+      const onError = (e: Error): void => done(e);
+      function done(error?: Error, value?: Extract<FromWorker, { type: T }>): void {
+        worker.off("message", onMessage);
+        worker.off("error", onError);
+        if (error) reject(error);
+        else resolve(value as Extract<FromWorker, { type: T }>);
+      }
+      worker.on("message", onMessage);
+      worker.on("error", onError);
+    });
+  const { openMs } = await next("open").catch(async (e: unknown) => {
+    // Its open sockets would keep the process alive.
+    await worker.terminate();
+    throw e;
+  });
+  return {
+    openMs,
+    stats: async () => {
+      const answer = next("stats");
+      worker.postMessage({ type: "stats" } satisfies ToWorker);
+      return (await answer).stats;
+    },
+    close: async () => {
+      worker.postMessage({ type: "close" } satisfies ToWorker);
+      const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+      const timer = setTimeout(() => void worker.terminate(), 2_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }
 
 async function main(): Promise<void> {
   const limit = deadline(5 * 60_000, "bench-watch");
   let emulator: Child | undefined;
   let pools: Pool[] = [];
+  let watchers: Watchers | undefined;
   try {
     const run = async (): Promise<void> => {
       emulator = await startChild("watch-emulator", [], 60_000);
       const url = emulator.ready.url;
       const pid = emulator.process.pid ?? 0;
-      const watchers = new Pool(url, { connections: WATCHERS, bodyTimeout: 0, headersTimeout: 30_000 });
       const writers = new Pool(url, { connections: 32 });
-      pools = [watchers, writers];
+      pools = [writers];
       const ns = await writers.request({ method: "POST", path: "/api/v1/namespaces", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name: NS } }) });
       await ns.body.text();
       const list = await writers.request({ method: "GET", path: COLLECTION });
@@ -85,65 +123,22 @@ async function main(): Promise<void> {
 
       const sentAt = new Float64Array(WRITES).fill(NaN);
       const answeredAt = new Float64Array(WRITES).fill(NaN);
-      // One slot per (watcher, write): arrival time on this process's clock.
-      const arrivedAt = new Float64Array(WATCHERS * WRITES).fill(NaN);
-      const states: WatcherState[] = [];
-
-      const openStarted = performance.now();
-      // Raw dispatch handlers instead of request(): the client must not be the bottleneck, so
-      // chunks are scanned as bytes, without a Readable stream or string conversion per chunk.
-      const open = (w: number): Promise<void> =>
-        new Promise((resolve, reject) => {
-          const state: WatcherState = { received: 0, duplicates: 0, outOfOrder: 0, last: -1, errors: 0 };
-          states[w] = state;
-          let carry: Buffer | undefined;
-          watchers.dispatch(
-            { method: "GET", path: `${COLLECTION}?watch=true&resourceVersion=${rv}` },
-            {
-              onRequestStart: () => {},
-              onResponseStart: (_controller, statusCode) => {
-                if (statusCode === 200) resolve();
-                else reject(new Error(`watch ${w} answered ${statusCode}`));
-              },
-              onResponseData: (_controller, chunk) => {
-                const now = performance.now();
-                const data = carry ? Buffer.concat([carry, chunk]) : chunk;
-                let start = 0;
-                for (let nl = data.indexOf(10, start); nl >= 0; nl = data.indexOf(10, start)) {
-                  const at = data.indexOf(NAME_MARK, start);
-                  start = nl + 1;
-                  const index = at >= 0 && at < nl ? digits(data, at + NAME_MARK.length, 6) : NaN;
-                  if (!Number.isInteger(index) || index < 0 || index >= WRITES) {
-                    state.errors++;
-                    continue;
-                  }
-                  const slot = w * WRITES + index;
-                  if (!Number.isNaN(arrivedAt[slot] ?? NaN)) {
-                    state.duplicates++;
-                    continue;
-                  }
-                  arrivedAt[slot] = now;
-                  state.received++;
-                  // Concurrent writes may commit in any order; events must follow resourceVersion order.
-                  const rvAt = data.indexOf(RV_MARK, at);
-                  const eventRv = rvAt >= 0 && rvAt < nl ? digits(data, rvAt + RV_MARK.length, 20) : NaN;
-                  if (!(eventRv > state.last)) state.outOfOrder++;
-                  state.last = eventRv;
-                }
-                carry = start < data.length ? Buffer.from(data.subarray(start)) : undefined;
-              },
-              onResponseEnd: () => {},
-              onResponseError: (_controller, error) => {
-                state.errors++;
-                reject(error);
-              },
-            },
-          );
-        });
-      for (let batch = 0; batch < WATCHERS; batch += 100) {
-        await Promise.all(Array.from({ length: Math.min(100, WATCHERS - batch) }, (_, k) => open(batch + k)));
-      }
-      const openMs = performance.now() - openStarted;
+      // One slot per (watcher, write): arrival time on the process's shared clock (clockMs).
+      const arrivedShared = new SharedArrayBuffer(WATCHERS * WRITES * Float64Array.BYTES_PER_ELEMENT);
+      const arrivedAt = new Float64Array(arrivedShared).fill(NaN);
+      const deliveredShared = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+      const deliveredCount = new Int32Array(deliveredShared);
+      const { hostname, port } = new URL(url);
+      watchers = await startWatchers({
+        host: hostname,
+        port: Number(port),
+        path: `${COLLECTION}?watch=true&resourceVersion=${rv}`,
+        watchers: WATCHERS,
+        writes: WRITES,
+        arrivedAt: arrivedShared,
+        delivered: deliveredShared,
+      });
+      const openMs = watchers.openMs;
       const memBefore = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
       const cpuBefore = cpuSeconds(pid);
       const clientCpuBefore = process.cpuUsage();
@@ -159,12 +154,12 @@ async function main(): Promise<void> {
         await sleep(writeStart + (i * 1000) / RATE - performance.now());
         const name = `w-${String(i).padStart(6, "0")}`;
         const body = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { payload: PAYLOAD } });
-        sentAt[i] = performance.now();
+        sentAt[i] = clockMs();
         pending.push(
           writers
             .request({ method: "POST", path: COLLECTION, headers: { "content-type": "application/json" }, body })
             .then(async (res) => {
-              answeredAt[i] = performance.now();
+              answeredAt[i] = clockMs();
               await res.body.text();
               if (res.statusCode !== 201) writeErrors++;
             })
@@ -177,10 +172,11 @@ async function main(): Promise<void> {
       const writeSeconds = (performance.now() - writeStart) / 1000;
       const expected = WATCHERS * WRITES;
       const drainStart = performance.now();
-      const delivered = (): number => states.reduce((n, s) => n + s.received, 0);
+      const delivered = (): number => Atomics.load(deliveredCount, 0);
       while (delivered() < expected && performance.now() - drainStart < 15_000) await sleep(20);
       const cpuUsed = cpuSeconds(pid) - cpuBefore;
       clientDelay.disable();
+      const stats = await watchers.stats();
       const serverSample = await emulator.ask({ type: "sample-stop" }, "sampled");
       const clientCpu = process.cpuUsage(clientCpuBefore);
       const clientCpuSeconds = (clientCpu.user + clientCpu.system) / 1e6;
@@ -205,17 +201,18 @@ async function main(): Promise<void> {
       const p99 = percentile(sortedSend, 99);
       report("bench-watch", {
         method:
-          "emulator in a child process; 1 undici Pool with one keep-alive connection per watcher; configmap creates on a separate 32-connection pool, paced by absolute schedule; latency = chunk arrival at the watcher minus the time just before the write request was sent (same process clock)",
+          `emulator in a child process; one net socket per watcher (hand-written GET, chunked de-framing, byte scan for name and resourceVersion), read in the ${READER === "worker" ? "worker" : "main"} thread; configmap creates on a separate 32-connection undici pool, paced by absolute schedule; latency = arrival of the read holding the event minus the time just before the write request was sent (process-wide monotonic clock)`,
         setup: { watchers: WATCHERS, writesPerSecond: RATE, seconds: SECONDS, writes: WRITES, payloadBytes: PAYLOAD.length, watchersOpenMs: Math.round(openMs) },
         delivery: {
           expected,
           delivered: got,
           missing: expected - got,
-          duplicates: states.reduce((n, s) => n + s.duplicates, 0),
-          outOfOrder: states.reduce((n, s) => n + s.outOfOrder, 0),
-          unparsedLines: states.reduce((n, s) => n + s.errors, 0),
+          duplicates: stats.duplicates,
+          outOfOrder: stats.outOfOrder,
+          unparsedLines: stats.unparsedLines,
+          connectionErrors: stats.errors,
           writeErrors,
-          watchersWithAllEvents: states.filter((s) => s.received === WRITES).length,
+          watchersWithAllEvents: stats.watchersWithAllEvents,
         },
         latencyFromSendMs: { p50: ms(percentile(sortedSend, 50)), p90: ms(percentile(sortedSend, 90)), p99: ms(p99), max: ms(sortedSend[sortedSend.length - 1] ?? NaN) },
         latencyFromWriteResponseMs: { p50: ms(percentile(sortedAnswer, 50)), p99: ms(percentile(sortedAnswer, 99)), max: ms(sortedAnswer[sortedAnswer.length - 1] ?? NaN) },
@@ -234,13 +231,24 @@ async function main(): Promise<void> {
           socketWrites: serverSample.counters["writes"],
           eventsPerSocketWrite: ms((serverSample.counters["lines"] ?? 0) / (serverSample.counters["writes"] ?? 1)),
         },
-        client: { cpuSeconds: ms(clientCpuSeconds), cpuPercentOfOneCore: ms((clientCpuSeconds / elapsedSeconds) * 100), loopDelayMs: loopDelay(clientDelay) },
+        client: {
+          reader: READER,
+          cpuSeconds: ms(clientCpuSeconds),
+          cpuPercentOfOneCore: ms((clientCpuSeconds / elapsedSeconds) * 100),
+          // Kernel time is mostly the reads of 1,000 sockets; user time is the JavaScript.
+          userPercent: ms((clientCpu.user / 1e6 / elapsedSeconds) * 100),
+          systemPercent: ms((clientCpu.system / 1e6 / elapsedSeconds) * 100),
+          // The write loop's thread; the reader's own loop when it is a worker.
+          loopDelayMs: loopDelay(clientDelay),
+          ...(stats.loopDelayMs ? { readerLoopDelayMs: stats.loopDelayMs } : {}),
+        },
         targets: { allDelivered: got === expected, p99Under50ms: p99 < 50 },
       });
     };
     await Promise.race([run(), limit.promise]);
   } finally {
     limit.clear();
+    await watchers?.close().catch(() => {});
     for (const p of pools) await p.destroy().catch(() => {});
     await emulator?.stop();
   }
