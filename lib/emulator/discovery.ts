@@ -65,11 +65,6 @@ function apiResource(s: ResourceStrategy): Record<string, unknown> {
   return r;
 }
 
-/** A `<resource>/status` entry of a custom type: no singular name, the subresource's verbs (wire-facts §6.2). */
-function statusResource(s: ResourceStrategy): Record<string, unknown> {
-  return { name: `${s.resource}/status`, singularName: "", namespaced: s.namespaced, kind: s.kind, verbs: ["get", "patch", "update"] };
-}
-
 /**
  * A subresource's entry (`namespaces/status`): the parent's kind and scope, an empty
  * singularName, and no shortNames or storageVersionHash (its storage provides neither).
@@ -89,7 +84,7 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
   const name = (r: Record<string, unknown>): string => String(r["name"]);
   const resources = registry
     .inGroupVersion(group, version)
-    .flatMap((s) => [apiResource(s), ...(s.statusStrategy ? [statusResource(s)] : []), ...subresourceEntries(s)])
+    .flatMap((s) => [apiResource(s), ...subresourceEntries(s)])
     .sort((a, b) => (name(a) < name(b) ? -1 : 1));
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion: group ? `${group}/${version}` : version, resources };
 }

@@ -97,8 +97,6 @@ export interface ResourceStrategy {
   readonly tablePrinter?: TablePrinter;
   /** Changes the object the first DELETE marks as terminating (a CRD gets its cleanup finalizer). */
   prepareForDeletion?(obj: KubeObject): void;
-  /** The `/status` subresource (status-subresource.ts), for types whose main resource ignores status. */
-  readonly statusStrategy?: ResourceStrategy;
   /** Refuses a verb the type cannot serve right now (a terminating CRD's instances: no create). */
   admitVerb?(verb: "create" | "update" | "patch"): void;
   /**

@@ -1,22 +1,21 @@
 /**
  * The `/status` subresource of a type whose main resource ignores status (CRDs, and custom
- * resources with `subresources.status`): GET reads the object; PUT and PATCH change status
- * and nothing else. A status write keeps everything of the stored object but status, and the
- * managedFields the write computed (apiextensions statusStrategy.PrepareForUpdate), so
- * generation does not move.
- *
- * Known difference: managedFields entries of status writes do not carry
- * `subresource: status`.
+ * resources with `subresources.status`), as a subresource of the generic mechanism
+ * (subresources.ts): GET reads the object; PUT and PATCH change status and nothing else. A
+ * status write keeps everything of the stored object but status, and the managedFields the
+ * write computed (apiextensions statusStrategy.PrepareForUpdate), so generation does not move.
  */
 import { cloneJson } from "./json.js";
 import { setMeta } from "./object-meta.js";
-import type { ResourceStrategy } from "./resources.js";
+import type { ResourceStrategy, SubresourceStrategy } from "./resources.js";
 
-export function statusStrategyOf(main: ResourceStrategy): ResourceStrategy {
+export function statusSubresourceOf(main: ResourceStrategy): SubresourceStrategy {
   return {
-    ...main,
+    name: "status",
     verbs: ["get", "patch", "update"],
-    statusStrategy: undefined,
+    table: true,
+    // The real status strategy's reset fields name spec only (other fields are dropped anyway).
+    resetFields: ["spec"],
     prepareForUpdate(o, old) {
       const status = o["status"];
       const managedFields = o.metadata["managedFields"];
@@ -26,5 +25,6 @@ export function statusStrategyOf(main: ResourceStrategy): ResourceStrategy {
       else o["status"] = status;
       setMeta(o, "managedFields", managedFields);
     },
+    validateUpdate: (o, old) => main.validateUpdate(o, old),
   };
 }

@@ -23,7 +23,7 @@ import { dns1123Subdomain } from "../name-validation.js";
 import { nameOf, namespaceOf, setMeta, validateObjectMeta, validateObjectMetaUpdate } from "../object-meta.js";
 import type { ResourceStrategy } from "../resources.js";
 import type { StorageView } from "../storage-views.js";
-import { statusStrategyOf } from "../status-subresource.js";
+import { statusSubresourceOf } from "../status-subresource.js";
 import { namesOf, specOf, storageVersionOf, versionsOf, withoutStandardFinalizerRule } from "../strategies/crd.js";
 import { customResourcePrinter } from "./printer.js";
 import { customResourceShape } from "./schema-shape.js";
@@ -102,7 +102,7 @@ export function customResourceTypes(crd: KubeObject, terminating: () => boolean)
 
   const strategyOf = (v: JsonObject): ResourceStrategy => {
     const main = mainStrategyOf(v);
-    return isJsonObject(obj(v, "subresources")?.["status"]) ? { ...main, statusStrategy: statusStrategyOf(main) } : main;
+    return isJsonObject(obj(v, "subresources")?.["status"]) ? { ...main, subresources: [statusSubresourceOf(main)] } : main;
   };
   const mainStrategyOf = (v: JsonObject): ResourceStrategy => {
     const version = str(v, "name");

@@ -4,7 +4,7 @@
  * PATCH checks its Content-Type (415) before output negotiation, as the real patch handler
  * does it first of all.
  */
-import { methodNotAllowed, notAcceptableMessage, pathNotFound } from "../api-errors.js";
+import { methodNotAllowed, notAcceptableMessage } from "../api-errors.js";
 import { readBody } from "../http-io.js";
 import { parseListOptions, validateListOptions } from "../list-options.js";
 import { negotiateOutput, wantsGzip } from "../negotiation.js";
@@ -37,32 +37,12 @@ function refuseProtobufObjects(ctx: RequestContext, collection: boolean): void {
   );
 }
 
-/**
- * A subresource path: only `status` of a type that has it (else 404), read with GET and written
- * with PUT or PATCH (else 405), served as its own type on the same stored object.
- */
-function handleStatusStrategy(request: ResourceRequest): Promise<void> {
-  const { route, req, url } = request;
-  const status = route.subresource === "status" && route.name !== undefined ? route.strategy.statusStrategy : undefined;
-  if (!status) throw pathNotFound();
-  const method = req.method ?? "GET";
-  const watch = url.searchParams.get("watch");
-  if (!["GET", "PUT", "PATCH"].includes(method) || (method === "GET" && watch !== null && watch !== "" && watch !== "false" && watch !== "0")) {
-    throw methodNotAllowed();
-  }
-  return handleResource({ ...request, route: { ...route, strategy: status, subresource: undefined } });
-}
-
 export async function handleResource(request: ResourceRequest): Promise<void> {
   const { route, req, url } = request;
   const { strategy } = route;
   const method = req.method ?? "GET";
   const name = route.name;
-  if (route.subresource !== undefined) {
-    // Custom types carry their `status` as a strategy of its own; built-in subresources
-    // (namespaces/status, namespaces/finalize) go through the generic mechanism.
-    return strategy.statusStrategy ? handleStatusStrategy(request) : handleSubresource(request, route.subresource);
-  }
+  if (route.subresource !== undefined) return handleSubresource(request, route.subresource);
 
   const verbs = new Set<string>(strategy.verbs);
   const collectionPath = name === undefined && !route.allNamespaces;

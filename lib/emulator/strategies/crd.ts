@@ -19,7 +19,7 @@ import { cloneJson, isJsonObject, obj, str, type Json, type JsonObject, type Kub
 import { dns1123Subdomain } from "../name-validation.js";
 import { finalizersOf, nameOf, objectHead, setMeta, validateObjectMeta, validateObjectMetaUpdate } from "../object-meta.js";
 import type { ResourceStrategy } from "../resources.js";
-import { statusStrategyOf } from "../status-subresource.js";
+import { statusSubresourceOf } from "../status-subresource.js";
 import { ANY, BOOL, BYTES, field, INT32, INT64, listOf, mapOf, STRING, struct, TIME, type FieldSpec, type StructShape } from "../typed-json.js";
 import { structuralErrors } from "../custom-resources/structural.js";
 
@@ -405,4 +405,4 @@ export function setCondition(o: KubeObject, c: CrdCondition, now: string): boole
 }
 
 /** The CRD type, with its `/status` subresource (where the controllers write). */
-export const crdStrategy: ResourceStrategy = { ...crdMainStrategy, statusStrategy: statusStrategyOf(crdMainStrategy) };
+export const crdStrategy: ResourceStrategy = { ...crdMainStrategy, subresources: [statusSubresourceOf(crdMainStrategy)] };
