@@ -20,7 +20,7 @@ afterAll(async () => {
 
 describe("the force-delete suite with the AllowUnsafeMalformedObjectDeletion gate on", () => {
   it("passes, with every gated rule checked", { timeout: 120_000 }, async () => {
-    const { code, output, summary, status } = await runSuiteViaCli(emulator.url, "suites/force-delete", ["--suite", "suites/auth", "--token", emulator.adminToken ?? ""]);
+    const { code, output, summary, status } = await runSuiteViaCli(emulator.url, "suites/force-delete", ["--suite", "suites/auth", `--token=${emulator.adminToken ?? ""}`]);
     expect(code, output).toBe(0);
     expect(summary.totals.tests.failed, output).toBe(0);
     expect(summary.totals.tests.skipped, output).toBe(0);

@@ -192,7 +192,7 @@ async function runThrough(mutants: Mutant[], suites: string[]): Promise<Awaited<
   const proxy = await startMutantProxy(emulator.url, mutants);
   try {
     const [first, ...rest] = suites;
-    return await runSuiteViaCli(proxy.url, first as string, [...rest.flatMap((x) => ["--suite", x]), "--token", emulator.adminToken ?? ""]);
+    return await runSuiteViaCli(proxy.url, first as string, [...rest.flatMap((x) => ["--suite", x]), `--token=${emulator.adminToken ?? ""}`]);
   } finally {
     await proxy.close();
   }

@@ -82,6 +82,6 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     featureGates: resolveFeatureGates(partial.featureGates),
     auth: partial.auth === true,
     // Bearer tokens are one header word: a token with spaces could never be presented.
-    adminToken: typeof partial.adminToken === "string" && /^\S+$/.test(partial.adminToken) ? partial.adminToken : randomBytes(24).toString("base64url"),
+    adminToken: typeof partial.adminToken === "string" && /^\S+$/.test(partial.adminToken) ? partial.adminToken : randomBytes(24).toString("hex"),
   };
 }

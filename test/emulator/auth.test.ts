@@ -299,3 +299,10 @@ describe("tollgate emulator --auth", () => {
     expect((await client(emu.url)("GET", "/api", undefined, { headers: { authorization: "Bearer s3cret" } })).status).toBe(200);
   });
 });
+
+describe("generated admin tokens", () => {
+  it("are plain hex, so `--token T` on a command line never reads as an option", async () => {
+    const { resolveSettings } = await import("../../lib/emulator/options.js");
+    for (let i = 0; i < 50; i++) expect(resolveSettings({ auth: true }).adminToken).toMatch(/^[0-9a-f]{48}$/);
+  });
+});

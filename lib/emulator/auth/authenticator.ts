@@ -35,7 +35,7 @@ export class Authenticator {
 
   /** Issues a token for a service account (its uid binds the token to this account object). */
   issue(namespace: string, name: string, uid: string, expirationSeconds: number): { token: string; expires: Date } {
-    const token = randomBytes(32).toString("base64url");
+    const token = randomBytes(32).toString("hex");
     const expiresMs = this.clock.now() + expirationSeconds * 1000;
     this.issued.set(token, { namespace, name, uid, expiresMs, credentialId: randomUUID() });
     return { token, expires: new Date(expiresMs) };
