@@ -3,6 +3,7 @@
  * and errors that carry the server's Status. It assumes nothing about the server beyond
  * HTTP; every check of what comes back lives in the suites.
  */
+import { toolVersion } from "../tool-version.js";
 import { Agent, request, type Dispatcher } from "undici";
 import { isStatus, type Status } from "../wire/status.js";
 import type { KubeList, KubeObject } from "./objects.js";
@@ -63,7 +64,7 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
 }
 
 /** The User-Agent tollgate sends; a suite adds its name, so server logs (and test proxies) can tell suites apart. */
-export const USER_AGENT = "tollgate/0.1.0";
+export const USER_AGENT = `tollgate/${toolVersion}`;
 
 export class ApiClient {
   readonly dispatcher: Dispatcher;
