@@ -7,23 +7,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { analyze } from "../../../lib/daemons/checker.js";
 import { controllerManagerHealthChecks } from "../../../lib/daemons/controllers.js";
 import { checkControlLoops } from "../../../lib/daemons/probes.js";
-import { startEmulatedDaemons, type EmulatedControllerManagerOptions, type RunningEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
-import { ACCESS, ALLOWED_TOKEN, bearer, get, TLS } from "./support.js";
+import type { EmulatedControllerManagerOptions } from "../../../lib/emulator/daemons/index.js";
+import { ALLOWED_TOKEN, bearer, controllerManagers, get, WITH_FILES } from "./support.js";
 
-const running: RunningEmulatedDaemons[] = [];
-afterAll(async () => {
-  await Promise.all(running.map((d) => d.close()));
-});
-
-const WITH_FILES = ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf", "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"];
-
-async function start(controllerManager: EmulatedControllerManagerOptions): Promise<string> {
-  const d = await startEmulatedDaemons({ tls: TLS, access: ACCESS, controllerManager: { port: 0, ...controllerManager } });
-  running.push(d);
-  const url = d.controllerManager?.url;
-  if (!url) throw new Error("no secure port");
-  return url;
-}
+const managers = controllerManagers();
+afterAll(() => managers.closeAll());
+const start = managers.start;
 
 const checkLines = (body: string): string[] => body.split("\n").filter((l) => l.startsWith("["));
 const checks = (args: string[]): string[] => controllerManagerHealthChecks(analyze("controller-manager", args).view);

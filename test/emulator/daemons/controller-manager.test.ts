@@ -3,23 +3,12 @@ import { X509Certificate } from "node:crypto";
 import { connect } from "node:tls";
 import { afterAll, describe, expect, it } from "vitest";
 import { controllerManagerTarget, probeControllerManager, type ProbeResult } from "../../../lib/daemons/probes.js";
-import { startEmulatedDaemons, type EmulatedControllerManagerOptions, type RunningEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
-import { ACCESS, ALLOWED_TOKEN, bearer, client, DENIED_TOKEN, get, TLS } from "./support.js";
+import { startEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
+import { ALLOWED_TOKEN, bearer, client, controllerManagers, DENIED_TOKEN, get, TLS, WITH_FILES } from "./support.js";
 
-const running: RunningEmulatedDaemons[] = [];
-afterAll(async () => {
-  await Promise.all(running.map((d) => d.close()));
-});
-
-const WITH_FILES = ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf", "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"];
-
-async function start(controllerManager: EmulatedControllerManagerOptions): Promise<string> {
-  const d = await startEmulatedDaemons({ tls: TLS, access: ACCESS, controllerManager: { port: 0, ...controllerManager } });
-  running.push(d);
-  const url = d.controllerManager?.url;
-  if (!url) throw new Error("no secure port");
-  return url;
-}
+const managers = controllerManagers();
+afterAll(() => managers.closeAll());
+const start = managers.start;
 
 const failed = (rs: ProbeResult[]): string[] => rs.filter((r) => !r.ok).map((r) => `${r.rule} ${new URL(r.url).pathname}`);
 
@@ -101,14 +90,14 @@ describe("emulated controller manager", () => {
 
   it("serves nothing with --secure-port=0, and takes its port from --secure-port when the caller gives none", async () => {
     const d = await startEmulatedDaemons({ tls: TLS, controllerManager: { args: ["--secure-port=0"], port: 0 } });
-    running.push(d);
+    managers.track(d);
     expect(d.controllerManager?.url).toBeUndefined();
     expect(d.controllerManager?.config.securePort).toBe(0);
   });
 
   it("drops a leading program name and keeps the checker's warnings and notes", async () => {
     const d = await startEmulatedDaemons({ tls: TLS, controllerManager: { args: ["/usr/local/bin/kube-controller-manager", ...WITH_FILES], port: 0 } });
-    running.push(d);
+    managers.track(d);
     expect(d.controllerManager?.args).toEqual(WITH_FILES);
     expect(d.controllerManager?.findings.map((f) => f.severity)).not.toContain("error");
   });

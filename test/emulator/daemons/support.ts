@@ -2,7 +2,7 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { daemonTls } from "../../../fixtures/daemons/tls.js";
-import type { DaemonAccess } from "../../../lib/emulator/daemons/index.js";
+import { startEmulatedDaemons, type DaemonAccess, type EmulatedControllerManagerOptions, type RunningEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
 import type { HttpClient, ProbeResponse } from "../../../lib/daemons/probes.js";
 
 export const TLS = daemonTls();
@@ -35,3 +35,31 @@ export function get(url: string, headers: Record<string, string> = {}, cert?: { 
 
 /** The probes' client over `get`. */
 export const client: HttpClient = ({ url, headers }) => get(url, { ...headers });
+
+/** Credential files a controller manager command line names (so it authenticates and authorizes by them). */
+export const WITH_FILES = ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf", "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"];
+
+/**
+ * Starts emulated controller managers on free ports for one test file; `closeAll` goes in
+ * its afterAll. `start` answers the secure port's URL; `track` adds daemons started otherwise.
+ */
+export function controllerManagers(): {
+  start(options: EmulatedControllerManagerOptions): Promise<string>;
+  track(d: RunningEmulatedDaemons): void;
+  closeAll(): Promise<void>;
+} {
+  const running: RunningEmulatedDaemons[] = [];
+  return {
+    track: (d) => void running.push(d),
+    async start(options) {
+      const d = await startEmulatedDaemons({ tls: TLS, access: ACCESS, controllerManager: { port: 0, ...options } });
+      running.push(d);
+      const url = d.controllerManager?.url;
+      if (!url) throw new Error("no secure port");
+      return url;
+    },
+    async closeAll() {
+      await Promise.all(running.map((d) => d.close()));
+    },
+  };
+}
