@@ -32,8 +32,23 @@ export default defineConfig({
         test: {
           name: "conformance",
           include: ["suites/**/*.test.ts"],
+          exclude: ["suites/exclusive/**"],
           globalSetup: ["lib/runner/global-setup.ts"],
           testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        // The serial phase: tests that change the whole target (compacting its history, moving its
+        // clock) run one file at a time after every other suite, so they cannot age anyone's versions.
+        // Same global setup: the two projects share one target and one detection (lib/runner/global-setup.ts).
+        test: {
+          name: "conformance-exclusive",
+          include: ["suites/exclusive/**/*.test.ts"],
+          globalSetup: ["lib/runner/global-setup.ts"],
+          sequence: { groupOrder: 1 },
+          maxWorkers: 1,
+          testTimeout: 60_000,
           hookTimeout: 30_000,
         },
       },

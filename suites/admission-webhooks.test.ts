@@ -58,8 +58,7 @@ const caBundle = Buffer.from(tls.cert).toString("base64");
 describe("registering a webhook (dry-run only: nothing is registered)", () => {
   for (const kind of ["validating", "mutating"] as const) {
     check(
-      `${kind}: sideEffects must be None or NoneOnDryRun; Some, Unknown and a missing value are refused with 422`,
-      ["doc1.dry-run.webhook-side-effects", "doc1.errors.dry-run-side-effects-fail", "doc1.errors.422-invalid"],
+      { title: `${kind}: sideEffects must be None or NoneOnDryRun; Some, Unknown and a missing value are refused with 422`, rules: ["doc1.dry-run.webhook-side-effects", "doc1.errors.dry-run-side-effects-fail", "doc1.errors.422-invalid"] },
       async (ctx) => {
         if (!needsWebhookTypes(ctx)) return;
         const { session } = suite;
@@ -128,8 +127,7 @@ describe("a registered webhook on dry-run and real requests", () => {
   });
 
   check(
-    "a NoneOnDryRun webhook is told dryRun=true on a dry-run and false otherwise; its denial refuses the dry-run too; a dry-run stores nothing",
-    ["doc1.dry-run.webhook-side-effects", "doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted"],
+    { title: "a NoneOnDryRun webhook is told dryRun=true on a dry-run and false otherwise; its denial refuses the dry-run too; a dry-run stores nothing", rules: ["doc1.dry-run.webhook-side-effects", "doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted"], timeout: 60_000 },
     async (ctx) => {
       if (!needsWebhookTypes(ctx)) return;
       const { session, ns } = suite;
@@ -170,6 +168,5 @@ describe("a registered webhook on dry-run and real requests", () => {
       expect(denied.code, `admission runs on a dry-run, so the webhook's denial applies: ${denied.text.slice(0, 300)}`).toBe(403);
       expect((denied.json as { message?: string }).message).toContain(`admission webhook "${hookName}" denied the request: tollgate says no`);
     },
-    { timeout: 60_000 },
   );
 });

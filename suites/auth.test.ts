@@ -112,7 +112,7 @@ function expectForbidden(res: ApiResponse, verb: string, resource: string, group
 }
 
 describe("authorization", () => {
-  check("a known caller without permission gets 403 Forbidden naming the user, verb, resource, group and namespace", ["doc1.auth.unauthorized-401"], async (ctx) => {
+  check({ title: "a known caller without permission gets 403 Forbidden naming the user, verb, resource, group and namespace", rules: ["doc1.auth.unauthorized-401"] }, async (ctx) => {
     const c = needsIdentity(ctx);
     if (!c) return;
     const { session, ns } = suite;
@@ -120,7 +120,7 @@ describe("authorization", () => {
     expectForbidden(res, "create", "configmaps", "", `in the namespace "${ns}"`);
   });
 
-  check("a rule grants exactly its listed verbs on its listed groups and resources", ["doc1.auth.rule-shape"], async (ctx) => {
+  check({ title: "a rule grants exactly its listed verbs on its listed groups and resources", rules: ["doc1.auth.rule-shape"] }, async (ctx) => {
     const c = needsIdentity(ctx);
     if (!c) return;
     const { session, ns } = suite;
@@ -136,8 +136,7 @@ describe("authorization", () => {
   });
 
   check(
-    "a Role of one namespace grants nothing in another namespace nor across namespaces",
-    ["doc1.auth.namespace-scope", "doc1.paths.namespace-scope-authz"],
+    { title: "a Role of one namespace grants nothing in another namespace nor across namespaces", rules: ["doc1.auth.namespace-scope", "doc1.paths.namespace-scope-authz"] },
     async (ctx) => {
       const c = needsIdentity(ctx);
       if (!c) return;
@@ -147,7 +146,7 @@ describe("authorization", () => {
     },
   );
 
-  check("a dry-run needs the same permission as the real request: refused where the real one is, allowed where it is", ["doc1.auth.dry-run-same-authz", "doc1.dry-run.nothing-persisted"], async (ctx) => {
+  check({ title: "a dry-run needs the same permission as the real request: refused where the real one is, allowed where it is", rules: ["doc1.auth.dry-run-same-authz", "doc1.dry-run.nothing-persisted"] }, async (ctx) => {
     const c = needsIdentity(ctx);
     if (!c) return;
     const { session, ns } = suite;
@@ -164,8 +163,7 @@ describe("authorization", () => {
 
 describe("reviews", () => {
   check(
-    "a SubjectAccessReview answers whether a user may act, from the same rules; it has no name and cannot be read back",
-    ["doc1.auth.subject-access-review", "doc1.names.virtual-types-unnamed"],
+    { title: "a SubjectAccessReview answers whether a user may act, from the same rules; it has no name and cannot be read back", rules: ["doc1.auth.subject-access-review", "doc1.names.virtual-types-unnamed"] },
     async (ctx) => {
       if (!needsIdentity(ctx)) return;
       const { ns } = suite;
@@ -189,7 +187,7 @@ describe("reviews", () => {
     },
   );
 
-  check("a TokenReview says whose a token is, and that a made-up one is no one's", ["doc1.auth.token-review", "doc1.names.virtual-types-unnamed"], async (ctx) => {
+  check({ title: "a TokenReview says whose a token is, and that a made-up one is no one's", rules: ["doc1.auth.token-review", "doc1.names.virtual-types-unnamed"] }, async (ctx) => {
     if (!needsIdentity(ctx)) return;
     const review = (t: string) => ({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: t } });
     const mine = await post("/apis/authentication.k8s.io/v1/tokenreviews", review(token));
@@ -210,8 +208,7 @@ describe("reviews", () => {
 
 describe("force deletion", () => {
   check(
-    "a forced delete needs unsafe-delete-ignore-read-errors besides delete",
-    ["doc1.auth.force-delete-verbs", "doc1.deletion.force-authz-both-verbs"],
+    { title: "a forced delete needs unsafe-delete-ignore-read-errors besides delete", rules: ["doc1.auth.force-delete-verbs", "doc1.deletion.force-authz-both-verbs"], timeout: 30_000 },
     async (ctx) => {
       const c = needsIdentity(ctx);
       if (!c) return;
@@ -245,6 +242,5 @@ describe("force deletion", () => {
       }
       expect(after.code, `with both verbs the forced delete passes authorization: ${after.text.slice(0, 300)}`).not.toBe(403);
     },
-    { timeout: 30_000 },
   );
 });

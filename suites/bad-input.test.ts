@@ -11,7 +11,7 @@ import { check, uniqueName, useSuite } from "./support/conformance.js";
 const suite = useSuite("bad-input");
 
 describe("bad input", () => {
-  check("a body that is not JSON is a 400 BadRequest Status", ["doc1.errors.400-fatal-validation", "doc1.errors.status-body"], async () => {
+  check({ title: "a body that is not JSON is a 400 BadRequest Status", rules: ["doc1.errors.400-fatal-validation", "doc1.errors.status-body"] }, async () => {
     const { session, ns } = suite;
     const res = await session.client.raw("POST", resourcePath(session.types.configmaps, ns), { rawBody: '{"apiVersion":"v1",', contentType: "application/json" });
     expect(res.code).toBe(400);
@@ -19,7 +19,7 @@ describe("bad input", () => {
     expect(res.json).toMatchObject({ status: "Failure", reason: "BadRequest", code: 400 });
   });
 
-  check("a body of another kind is refused with 400", ["doc1.errors.400-fatal-validation", "doc1.fields.kind-api-version-present"], async () => {
+  check({ title: "a body of another kind is refused with 400", rules: ["doc1.errors.400-fatal-validation", "doc1.fields.kind-api-version-present"] }, async () => {
     const { session, ns } = suite;
     const wrong = { ...configMap(session.types, ns, uniqueName("kind")), kind: "Secret" };
     const res = await session.client.raw("POST", resourcePath(session.types.configmaps, ns), { body: wrong });
@@ -29,7 +29,7 @@ describe("bad input", () => {
     expect((await session.client.raw("GET", resourcePath(session.types.configmaps, ns, name))).code, "nothing was stored").toBe(404);
   });
 
-  check("a body whose namespace differs from the URL's is refused with 400 before validation", ["doc2.endpoints.create-namespace-mismatch", "doc1.errors.status-body"], async () => {
+  check({ title: "a body whose namespace differs from the URL's is refused with 400 before validation", rules: ["doc2.endpoints.create-namespace-mismatch", "doc1.errors.status-body"] }, async () => {
     const { session, ns } = suite;
     const other = await session.createNamespace("bad-input");
     const res = await session.client.raw("POST", resourcePath(session.types.events, ns), { body: event(session.types, other, uniqueName("ns")) });
@@ -41,7 +41,7 @@ describe("bad input", () => {
     });
   });
 
-  check("an unknown path is a 404 NotFound Status", ["doc1.paths.unknown-path-404", "doc1.errors.status-body"], async () => {
+  check({ title: "an unknown path is a 404 NotFound Status", rules: ["doc1.paths.unknown-path-404", "doc1.errors.status-body"] }, async () => {
     const { session } = suite;
     for (const path of [`/apis/nonexistent.${session.settings.spec.groupDomain}/v1/widgets`, "/api/v1/nonexistents"]) {
       const res = await session.client.raw("GET", path);

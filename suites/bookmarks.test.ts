@@ -10,7 +10,7 @@ const suite = useSuite("bookmarks");
 const WAIT_MS = Number(process.env.TOLLGATE_BOOKMARK_WAIT_MS ?? 3_000);
 
 describe("bookmarks", () => {
-  check("no BOOKMARK without allowWatchBookmarks=true", ["doc1.watch-events.bookmark-opt-in", "doc1.query.allow-watch-bookmarks"], async () => {
+  check({ title: "no BOOKMARK without allowWatchBookmarks=true", rules: ["doc1.watch-events.bookmark-opt-in", "doc1.query.allow-watch-bookmarks"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
@@ -31,8 +31,7 @@ describe("bookmarks", () => {
   });
 
   check(
-    "bookmarks carry only metadata.resourceVersion on an object of the watched kind, and their versions never go backwards nor pass the next event",
-    ["doc1.watch-events.bookmark-object", "doc1.watch-event.bookmark-rv-only", "doc1.watch-events.bookmark-meaning", "doc1.watch-events.bookmarks-not-guaranteed"],
+    { title: "bookmarks carry only metadata.resourceVersion on an object of the watched kind, and their versions never go backwards nor pass the next event", rules: ["doc1.watch-events.bookmark-object", "doc1.watch-event.bookmark-rv-only", "doc1.watch-events.bookmark-meaning", "doc1.watch-events.bookmarks-not-guaranteed"], timeout: 60_000 },
     async (ctx) => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -73,6 +72,5 @@ describe("bookmarks", () => {
         last = e.rv;
       }
     },
-    { timeout: 60_000 },
   );
 });

@@ -1,12 +1,11 @@
 /** doc1 "Chunked lists" and the collection fields continue / remainingItemCount. */
 import { beforeAll, describe, expect } from "vitest";
 import { configMap, event } from "../fixtures/objects.js";
-import { compactHistory } from "../lib/harness/admin.js";
 import type { ApiResponse, Query } from "../lib/harness/client.js";
 import type { KubeList } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
-import { canCompact, check, useSuite } from "./support/conformance.js";
+import { check, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("chunked-list");
 const NAMES = ["a", "b", "c", "d", "e", "f", "g"];
@@ -47,8 +46,7 @@ const namesOf = (pages: KubeList[]): string[] => pages.flatMap((p) => p.items.ma
 
 describe("chunked lists", () => {
   check(
-    "pages of at most n items, in key order, without duplicates or gaps, all at the first page's version",
-    ["doc1.chunking.step1-up-to-n", "doc1.chunking.step1-continue-if-more", "doc1.chunking.step2-next-chunk", "doc1.chunking.step2-rv-constant", "doc1.chunking.step3-empty-at-end", "doc1.fields.continue-token", "doc1.fields.continue-empty-at-end", "doc1.query.limit", "doc1.query.continue", "doc1.versioning.cap-chunked-lists"],
+    { title: "pages of at most n items, in key order, without duplicates or gaps, all at the first page's version", rules: ["doc1.chunking.step1-up-to-n", "doc1.chunking.step1-continue-if-more", "doc1.chunking.step2-next-chunk", "doc1.chunking.step2-rv-constant", "doc1.chunking.step3-empty-at-end", "doc1.fields.continue-token", "doc1.fields.continue-empty-at-end", "doc1.query.limit", "doc1.query.continue", "doc1.versioning.cap-chunked-lists"] },
     async () => {
       const pages = await pageAll(3);
       expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
@@ -61,8 +59,7 @@ describe("chunked lists", () => {
   );
 
   check(
-    "remainingItemCount counts what follows, and is omitted on the last page",
-    ["doc1.fields.remaining-count-value", "doc1.fields.remaining-count-omitted-complete"],
+    { title: "remainingItemCount counts what follows, and is omitted on the last page", rules: ["doc1.fields.remaining-count-value", "doc1.fields.remaining-count-omitted-complete"] },
     async () => {
       const pages = await pageAll(3);
       expect(pages.map((p) => p.metadata.remainingItemCount)).toEqual([4, 1, undefined]);
@@ -71,7 +68,7 @@ describe("chunked lists", () => {
     },
   );
 
-  check("remainingItemCount is omitted when a label or field selector is used", ["doc1.fields.remaining-count-no-selectors"], async () => {
+  check({ title: "remainingItemCount is omitted when a label or field selector is used", rules: ["doc1.fields.remaining-count-no-selectors"] }, async () => {
     for (const q of [{ labelSelector: "set=chunk" }, { fieldSelector: `metadata.namespace=${suite.ns}` }]) {
       const first = asList(await page({ limit: 2, ...q }));
       expect(first.items.length).toBe(2);
@@ -81,8 +78,7 @@ describe("chunked lists", () => {
   });
 
   check(
-    "objects created or deleted while paging do not show up: the pages are one snapshot",
-    ["doc1.chunking.step2-rv-constant", "doc1.list-rv.continuation", "doc1.list-rv.continuation-token", "doc1.service.consistent-lists"],
+    { title: "objects created or deleted while paging do not show up: the pages are one snapshot", rules: ["doc1.chunking.step2-rv-constant", "doc1.list-rv.continuation", "doc1.list-rv.continuation-token", "doc1.service.consistent-lists"] },
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("chunked-list");
@@ -106,7 +102,7 @@ describe("chunked lists", () => {
     },
   );
 
-  check("a garbage continue token is a 400, not a server error", ["doc1.list-rv.continuation-token", "doc1.query.continue"], async () => {
+  check({ title: "a garbage continue token is a 400, not a server error", rules: ["doc1.list-rv.continuation-token", "doc1.query.continue"] }, async () => {
     for (const token of ["garbage", "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MCwic3RhcnQiOiIifQ", "%%%"]) {
       const res = await page({ limit: 2, continue: token });
       expect(res.code, `${token}: ${res.text.slice(0, 200)}`).toBe(400);
@@ -114,34 +110,7 @@ describe("chunked lists", () => {
     }
   });
 
-  check(
-    "an expired continue token gives 410 Expired with a fresh token that lists the rest at a newer version",
-    ["doc1.errors.410-expired-continue", "doc1.list-rv.continuation-unavailable-410", "doc1.limits.continue-token-5m", "doc1.errors.410-client-restart"],
-    async (ctx) => {
-      const { session } = suite;
-      if (!(await canCompact(ctx, session))) return;
-      // Events: their lists always go to storage, where an expired token comes back with a
-      // fresh one (wire-facts §9); cached types may answer 410 without one.
-      const ns = await session.createNamespace("chunked-list");
-      const t = session.types.events;
-      for (const n of NAMES) await session.client.create(t, ns, event(session.types, ns, n));
-      const path = resourcePath(t, ns);
-      const first = asList(await session.client.raw("GET", path, { query: { limit: 3 } }));
-      await session.client.create(t, ns, event(session.types, ns, "zz-late"));
-      await compactHistory(session.client);
-      const res = await session.client.raw("GET", path, { query: { limit: 3, continue: first.metadata.continue } });
-      expect(res.code, res.text.slice(0, 300)).toBe(410);
-      const status = res.json as { reason?: string; metadata?: { continue?: string } };
-      expect(status.reason).toBe("Expired");
-      const fresh = status.metadata?.continue;
-      expect(fresh, "the 410 carries a new continue token").toBeTruthy();
-      const rest = asList(await session.client.raw("GET", path, { query: { limit: 100, continue: fresh } }));
-      expect(rest.items.map((i) => i.metadata.name), "the rest, read at the current state").toEqual(["d", "e", "f", "g", "zz-late"]);
-      expect(compareResourceVersions(rest.metadata.resourceVersion ?? "", first.metadata.resourceVersion ?? "")).toBeGreaterThan(0);
-    },
-  );
-
-  check("the all-namespaces list pages too, in namespace/name order", ["doc1.chunking.step2-next-chunk", "doc1.paths.list-all-namespaces"], async () => {
+  check({ title: "the all-namespaces list pages too, in namespace/name order", rules: ["doc1.chunking.step2-next-chunk", "doc1.paths.list-all-namespaces"] }, async () => {
     const { session } = suite;
     const t = session.types.configmaps;
     const seen: string[] = [];

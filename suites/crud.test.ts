@@ -34,7 +34,7 @@ const subjects: Subject[] = [
 ];
 
 describe("cluster-scoped resources and batches", () => {
-  check("namespaces are cluster-scoped: listed and read without a namespace segment", ["doc1.paths.list-cluster-scoped", "doc1.paths.get-cluster-scoped", "doc1.paths.namespace-cluster-scoped"], async () => {
+  check({ title: "namespaces are cluster-scoped: listed and read without a namespace segment", rules: ["doc1.paths.list-cluster-scoped", "doc1.paths.get-cluster-scoped", "doc1.paths.namespace-cluster-scoped"] }, async () => {
     const { session, ns } = suite;
     expect(resourcePath(session.types.namespaces, undefined, ns)).toBe(`/api/v1/namespaces/${ns}`);
     const got = await session.client.get(session.types.namespaces, undefined, ns);
@@ -45,7 +45,7 @@ describe("cluster-scoped resources and batches", () => {
     expect(all.items.map((i) => i.metadata.name)).toEqual([ns]);
   });
 
-  check("there is no multi-object submission: a list body posted to a collection is refused and stores nothing", ["doc1.verbs.no-transactions", "doc1.verbs.multi-resource-verbs", "doc1.verbs.client-series"], async () => {
+  check({ title: "there is no multi-object submission: a list body posted to a collection is refused and stores nothing", rules: ["doc1.verbs.no-transactions", "doc1.verbs.multi-resource-verbs", "doc1.verbs.client-series"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const names = [uniqueName("batch"), uniqueName("batch")];
@@ -57,7 +57,7 @@ describe("cluster-scoped resources and batches", () => {
 });
 
 describe.each(subjects)("$label", (s) => {
-  check("create, get, list, update and delete round trip", ["doc1.service.crud-methods", "doc1.verbs.single-resource-verbs", "doc1.fields.no-list-kind", "doc1.verbs.create-post", "doc1.verbs.get-single", "doc1.versioning.core-api-path", "doc1.versioning.group-version-path", "doc1.watch-events.event-resources", "doc1.verbs.list-collection", "doc1.verbs.update-put-existing", "doc1.verbs.delete-single", "doc1.paths.core-prefix", "doc1.paths.group-prefix", "doc1.paths.list-namespaced", "doc1.paths.get-namespaced", "doc1.paths.create-post-collection", "doc1.paths.replace-put-resource", "doc1.paths.delete-resource", "doc1.fields.kind-api-version-present", "doc1.fields.api-version-form", "doc1.fields.list-kind-suffix", "doc1.fields.namespace-set", "doc1.fields.uid-unique", "doc1.fields.creation-timestamp", "doc1.fields.items-array", "doc1.fields.rv-last-modified"], async () => {
+  check({ title: "create, get, list, update and delete round trip", rules: ["doc1.service.crud-methods", "doc1.verbs.single-resource-verbs", "doc1.fields.no-list-kind", "doc1.verbs.create-post", "doc1.verbs.get-single", "doc1.versioning.core-api-path", "doc1.versioning.group-version-path", "doc1.watch-events.event-resources", "doc1.verbs.list-collection", "doc1.verbs.update-put-existing", "doc1.verbs.delete-single", "doc1.paths.core-prefix", "doc1.paths.group-prefix", "doc1.paths.list-namespaced", "doc1.paths.get-namespaced", "doc1.paths.create-post-collection", "doc1.paths.replace-put-resource", "doc1.paths.delete-resource", "doc1.fields.kind-api-version-present", "doc1.fields.api-version-form", "doc1.fields.list-kind-suffix", "doc1.fields.namespace-set", "doc1.fields.uid-unique", "doc1.fields.creation-timestamp", "doc1.fields.items-array", "doc1.fields.rv-last-modified"] }, async () => {
     const { session, ns } = suite;
     const t = s.type();
     const name = uniqueName("crud");
@@ -90,7 +90,7 @@ describe.each(subjects)("$label", (s) => {
     expect(err.status?.reason).toBe("NotFound");
   });
 
-  check("a missing object gives 404 with a NotFound Status naming it", ["doc1.errors.404-not-found", "doc1.errors.status-body", "doc1.errors.status-api-version", "doc1.errors.status-details"], async () => {
+  check({ title: "a missing object gives 404 with a NotFound Status naming it", rules: ["doc1.errors.404-not-found", "doc1.errors.status-body", "doc1.errors.status-api-version", "doc1.errors.status-details"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("missing");
     const err = await expectFailure(session.client.get(s.type(), ns, name), 404);
@@ -105,7 +105,7 @@ describe.each(subjects)("$label", (s) => {
     });
   });
 
-  check("the all-namespaces path lists objects of every namespace", ["doc1.paths.list-all-namespaces"], async () => {
+  check({ title: "the all-namespaces path lists objects of every namespace", rules: ["doc1.paths.list-all-namespaces"] }, async () => {
     const { session, ns } = suite;
     const t = s.type();
     const other = await session.createNamespace("crud");
@@ -117,7 +117,7 @@ describe.each(subjects)("$label", (s) => {
     expect(found).toEqual([ns, other].sort());
   });
 
-  check("a delete answers with a Success Status or the object", ["doc1.verbs.delete-single", "doc1.paths.response-bodies"], async () => {
+  check({ title: "a delete answers with a Success Status or the object", rules: ["doc1.verbs.delete-single", "doc1.paths.response-bodies"] }, async () => {
     const { session, ns } = suite;
     const t = s.type();
     const name = uniqueName("del");

@@ -104,7 +104,7 @@ const post = (body: string, query?: Query): Promise<ApiResponse> =>
   suite.session.client.raw("POST", resourcePath(widgets, suite.ns), { rawBody: body, contentType: "application/json", query });
 
 describe("custom resources", () => {
-  check("the custom type serves create, get and list with increasing decimal resourceVersions", ["doc1.versioning.rv-orderable-conformance", "doc1.versioning.rv-decimal-form"], async (ctx) => {
+  check({ title: "the custom type serves create, get and list with increasing decimal resourceVersions", rules: ["doc1.versioning.rv-orderable-conformance", "doc1.versioning.rv-decimal-form"] }, async (ctx) => {
     if (!needsType(ctx)) return;
     const { session, ns } = suite;
     const a = await session.client.create(widgets, ns, widget(uniqueName("w")) as KubeObject);
@@ -117,7 +117,7 @@ describe("custom resources", () => {
     expect(await session.client.get(widgets, ns, a.metadata.name as string)).toEqual(a);
   });
 
-  check("strategic-merge-patch is refused with 415 for a custom type; merge and JSON patches work", ["doc1.patch.strategic-merge-no-crds", "doc1.errors.415-unsupported-media-type"], async (ctx) => {
+  check({ title: "strategic-merge-patch is refused with 415 for a custom type; merge and JSON patches work", rules: ["doc1.patch.strategic-merge-no-crds", "doc1.errors.415-unsupported-media-type"] }, async (ctx) => {
     if (!needsType(ctx)) return;
     const { session, ns } = suite;
     const made = await session.client.create(widgets, ns, widget(uniqueName("smp")) as KubeObject);
@@ -135,8 +135,7 @@ describe("custom resources", () => {
   });
 
   check(
-    "unknown fields: kept and not flagged where the schema preserves them, flagged and dropped elsewhere",
-    ["doc1.field-validation.preserve-unknown", "doc1.field-validation.warn-default", "doc1.field-validation.strict-400", "doc1.field-validation.ignore"],
+    { title: "unknown fields: kept and not flagged where the schema preserves them, flagged and dropped elsewhere", rules: ["doc1.field-validation.preserve-unknown", "doc1.field-validation.warn-default", "doc1.field-validation.strict-400", "doc1.field-validation.ignore"] },
     async (ctx) => {
       if (!needsType(ctx)) return;
       const { session, ns } = suite;
@@ -171,7 +170,7 @@ describe("custom resources", () => {
     },
   );
 
-  check("field types are checked against the schema: a wrong type is 422 naming the field", ["doc1.field-validation.types-always"], async (ctx) => {
+  check({ title: "field types are checked against the schema: a wrong type is 422 naming the field", rules: ["doc1.field-validation.types-always"] }, async (ctx) => {
     if (!needsType(ctx)) return;
     const res = await post(JSON.stringify(widget(uniqueName("type"), { spec: { size: "three" } })));
     expect(res.code, res.text.slice(0, 300)).toBe(422);
@@ -179,7 +178,7 @@ describe("custom resources", () => {
     expect(causes).toContain("spec.size");
   });
 
-  check("protobuf is not offered for a custom type: 406 when it is all the client accepts; with JSON listed too, JSON or the real server's 406", ["doc1.media.protobuf-some-types", "doc1.errors.406-not-acceptable"], async (ctx) => {
+  check({ title: "protobuf is not offered for a custom type: 406 when it is all the client accepts; with JSON listed too, JSON or the real server's 406", rules: ["doc1.media.protobuf-some-types", "doc1.errors.406-not-acceptable"] }, async (ctx) => {
     if (!needsType(ctx)) return;
     const { session, ns } = suite;
     const made = await session.client.create(widgets, ns, widget(uniqueName("pb")) as KubeObject);
@@ -205,8 +204,7 @@ describe("custom resources", () => {
 
 describe("the status subresource of a custom resource", () => {
   check(
-    "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH change only status, the main resource ignores status",
-    ["doc1.paths.subresource-namespaced", "doc1.service.subresources", "doc1.verbs.subresource-verbs"],
+    { title: "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH change only status, the main resource ignores status", rules: ["doc1.paths.subresource-namespaced", "doc1.service.subresources", "doc1.verbs.subresource-verbs"] },
     async (ctx) => {
       if (!needsType(ctx)) return;
       const { session, ns } = suite;
@@ -233,7 +231,7 @@ describe("the status subresource of a custom resource", () => {
     },
   );
 
-  check("a subresource sits below one named object: there is no status of a collection or across namespaces", ["doc1.terms.subresource-single-resource"], async (ctx) => {
+  check({ title: "a subresource sits below one named object: there is no status of a collection or across namespaces", rules: ["doc1.terms.subresource-single-resource"] }, async (ctx) => {
     if (!needsType(ctx)) return;
     const { session, ns } = suite;
     const name = uniqueName("one");
@@ -246,7 +244,7 @@ describe("the status subresource of a custom resource", () => {
 });
 
 describe("a type without its own table definition", () => {
-  check("CustomResourceDefinitions as a Table: the two default columns, Name and Created At, and one row per object", ["doc1.table.default-columns", "doc1.table.rows-shape"], async (ctx) => {
+  check({ title: "CustomResourceDefinitions as a Table: the two default columns, Name and Created At, and one row per object", rules: ["doc1.table.default-columns", "doc1.table.rows-shape"] }, async (ctx) => {
     if (!needsType(ctx)) return;
     const { session } = suite;
     const t = session.types.customResourceDefinitions;

@@ -20,8 +20,7 @@ async function waitGone(path: string, ms = 60_000): Promise<boolean> {
 
 describe("deletion", () => {
   check(
-    "with finalizers a delete only marks the object: deletionTimestamp set, still readable and updatable, gone once the last finalizer is removed, in any order",
-    ["doc1.deletion.two-phases", "doc1.deletion.live-to-terminating", "doc1.fields.deletion-timestamp", "doc1.deletion.last-finalizer-removes", "doc1.deletion.finalizers-any-order", "doc1.fields.finalizers-unordered"],
+    { title: "with finalizers a delete only marks the object: deletionTimestamp set, still readable and updatable, gone once the last finalizer is removed, in any order", rules: ["doc1.deletion.two-phases", "doc1.deletion.live-to-terminating", "doc1.fields.deletion-timestamp", "doc1.deletion.last-finalizer-removes", "doc1.deletion.finalizers-any-order", "doc1.fields.finalizers-unordered"] },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -43,7 +42,7 @@ describe("deletion", () => {
     },
   );
 
-  check("a terminating object accepts no new finalizer", ["doc1.deletion.live-to-terminating"], async () => {
+  check({ title: "a terminating object accepts no new finalizer", rules: ["doc1.deletion.live-to-terminating"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const name = uniqueName("nofin");
@@ -55,7 +54,7 @@ describe("deletion", () => {
     await session.client.update(t, ns, { ...marked, metadata: { ...marked.metadata, finalizers: [] } });
   });
 
-  check("delete options: preconditions that do not match give 409; gracePeriodSeconds and propagationPolicy are accepted", ["doc1.delete-options.standard-fields", "doc1.delete-options.force-default-false"], async () => {
+  check({ title: "delete options: preconditions that do not match give 409; gracePeriodSeconds and propagationPolicy are accepted", rules: ["doc1.delete-options.standard-fields", "doc1.delete-options.force-default-false"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const made = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("pre")));
@@ -69,7 +68,7 @@ describe("deletion", () => {
     expect(await waitGone(resourcePath(t, ns, name), 10_000)).toBe(true);
   });
 
-  check("deleting a namespace makes it Terminating, deletes what is inside, then removes it", ["doc1.paths.namespace-delete-cascades", "doc1.deletion.two-phases", "doc3.service.cm-controller-reconciles"], async () => {
+  check({ title: "deleting a namespace makes it Terminating, deletes what is inside, then removes it", rules: ["doc1.paths.namespace-delete-cascades", "doc1.deletion.two-phases", "doc3.service.cm-controller-reconciles"], timeout: 90_000 }, async () => {
     const { session } = suite;
     const ns = await session.createNamespace("deletion");
     const t = session.types.configmaps;
@@ -83,5 +82,5 @@ describe("deletion", () => {
     expect([403, 404], "no new content in a terminating namespace").toContain(blocked.code);
     expect(await waitGone(resourcePath(t, ns, "inside"))).toBe(true);
     expect(await waitGone(resourcePath(session.types.namespaces, undefined, ns))).toBe(true);
-  }, { timeout: 90_000 });
+  });
 });

@@ -61,8 +61,7 @@ async function perform(op: Op, name: string, value: string, dryRun: boolean): Pr
 
 describe("dry run", () => {
   check(
-    "property: a dry run answers like the real request, stores nothing and emits no event",
-    ["doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted", "doc1.dry-run.response-object", "doc1.dry-run.generated-values-differ", "doc1.query.dry-run-all", "doc1.query.dry-run-absent-normal", "doc1.dry-run.builtin-admission", "doc1.versioning.cap-dry-run"],
+    { title: "property: a dry run answers like the real request, stores nothing and emits no event", rules: ["doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted", "doc1.dry-run.response-object", "doc1.dry-run.generated-values-differ", "doc1.query.dry-run-all", "doc1.query.dry-run-absent-normal", "doc1.dry-run.builtin-admission", "doc1.versioning.cap-dry-run"], timeout: 120_000 },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -92,10 +91,9 @@ describe("dry run", () => {
         { numRuns: 24 },
       );
     },
-    { timeout: 120_000 },
   );
 
-  check("an unknown dryRun value is refused as invalid request options (a real server: 422 on CreateOptions)", ["doc1.query.dry-run-all"], async () => {
+  check({ title: "an unknown dryRun value is refused as invalid request options (a real server: 422 on CreateOptions)", rules: ["doc1.query.dry-run-all"] }, async () => {
     const { session, ns } = suite;
     const res = await session.client.raw("POST", resourcePath(session.types.configmaps, ns), { body: configMap(session.types, ns, uniqueName("bad")) as KubeObject, query: { dryRun: "Some" } });
     expect(res.code).toBe(422);

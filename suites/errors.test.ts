@@ -11,7 +11,7 @@ import { check, expectFailure, uniqueName, useSuite } from "./support/conformanc
 const suite = useSuite("errors");
 
 describe("errors", () => {
-  check("a PUT with a stale resourceVersion gets 409 Conflict and changes nothing", ["doc1.errors.409-stale-put", "doc1.put.stale-rv-409", "doc1.put.client-sends-rv", "doc1.put.conditional-write"], async () => {
+  check({ title: "a PUT with a stale resourceVersion gets 409 Conflict and changes nothing", rules: ["doc1.errors.409-stale-put", "doc1.put.stale-rv-409", "doc1.put.client-sends-rv", "doc1.put.conditional-write"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const name = uniqueName("stale");
@@ -27,7 +27,7 @@ describe("errors", () => {
     expect((await session.client.get(t, ns, name)).data).toEqual({ v: "2" });
   });
 
-  check("an invalid object gets 422 Invalid with one cause per problem", ["doc1.errors.422-invalid", "doc1.errors.status-details"], async () => {
+  check({ title: "an invalid object gets 422 Invalid with one cause per problem", rules: ["doc1.errors.422-invalid", "doc1.errors.status-details"] }, async () => {
     const { session, ns } = suite;
     const bad = "Not_A_Valid_Name";
     const err = await expectFailure(session.client.create(session.types.configmaps, ns, configMap(session.types, ns, bad)), 422);
@@ -36,13 +36,13 @@ describe("errors", () => {
     expect(err.status?.details?.causes?.[0]).toMatchObject({ reason: "FieldValueInvalid", field: "metadata.name" });
   });
 
-  check("omitting a required field is an error", ["doc1.errors.missing-required-field"], async () => {
+  check({ title: "omitting a required field is an error", rules: ["doc1.errors.missing-required-field"] }, async () => {
     const { session, ns } = suite;
     const err = await expectFailure(session.client.create(session.types.configmaps, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: ns } }), 422);
     expect(err.status?.details?.causes).toContainEqual(expect.objectContaining({ reason: "FieldValueRequired", field: "metadata.name" }));
   });
 
-  check("an Accept header naming only unsupported types gets 406", ["doc1.errors.406-not-acceptable", "doc1.media.rule1-none-supported-406"], async () => {
+  check({ title: "an Accept header naming only unsupported types gets 406", rules: ["doc1.errors.406-not-acceptable", "doc1.media.rule1-none-supported-406"] }, async () => {
     const { session, ns } = suite;
     const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns), { accept: "application/x-unknown-type" });
     expect(res.code).toBe(406);
@@ -50,7 +50,7 @@ describe("errors", () => {
     expect((res.json as { message?: string }).message).toMatch(/^only the following media types are accepted: /);
   });
 
-  check("several Accept types with q values: the server answers with one it supports", ["doc1.headers.accept-negotiation", "doc1.media.json-default"], async () => {
+  check({ title: "several Accept types with q values: the server answers with one it supports", rules: ["doc1.headers.accept-negotiation", "doc1.media.json-default"] }, async () => {
     const { session, ns } = suite;
     const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns), { accept: "application/x-unknown-type, application/json;q=0.5" });
     expect(res.code).toBe(200);
@@ -59,7 +59,7 @@ describe("errors", () => {
     expect(plain.headers["content-type"]).toMatch(/^application\/json/);
   });
 
-  check("a request body in an unsupported media type gets 415", ["doc1.errors.415-unsupported-media-type"], async () => {
+  check({ title: "a request body in an unsupported media type gets 415", rules: ["doc1.errors.415-unsupported-media-type"] }, async () => {
     const { session, ns } = suite;
     const res = await session.client.raw("POST", resourcePath(session.types.configmaps, ns), {
       rawBody: "name=x",
@@ -70,7 +70,7 @@ describe("errors", () => {
     expect((res.json as { message?: string }).message).toMatch(/^the body of the request was in an unknown format - accepted media types include: /);
   });
 
-  check("an oversized request body gets 413, and nothing is stored", ["doc1.limits.request-too-large"], async () => {
+  check({ title: "an oversized request body gets 413, and nothing is stored", rules: ["doc1.limits.request-too-large"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("big");
     const body = configMap(session.types, ns, name, { blob: "x".repeat(4 * 1024 * 1024) });
@@ -79,7 +79,7 @@ describe("errors", () => {
     expect((await session.client.raw("GET", resourcePath(session.types.configmaps, ns, name))).code).toBe(404);
   });
 
-  check("a request with an invalid bearer token gets 401 Unauthorized", ["doc1.errors.401-unauthenticated", "doc1.auth.unauthenticated-401"], async (ctx) => {
+  check({ title: "a request with an invalid bearer token gets 401 Unauthorized", rules: ["doc1.errors.401-unauthenticated", "doc1.auth.unauthenticated-401"] }, async (ctx) => {
     const { session, ns } = suite;
     const stranger = new ApiClient({ ...session.settings.target, credentials: { ...session.settings.target.credentials, token: "tollgate-invalid-token", clientCert: undefined, clientKey: undefined } }, { suite: "errors" });
     try {

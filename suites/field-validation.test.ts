@@ -17,7 +17,7 @@ async function post(text: string, level?: string): Promise<ApiResponse> {
 }
 
 describe("field validation", () => {
-  check("Warn is the default: the create succeeds with one Warning per unknown field", ["doc1.field-validation.warn-default", "doc1.field-validation.warn-succeeds", "doc1.headers.warning-per-field", "doc1.field-validation.unknown-definition"], async () => {
+  check({ title: "Warn is the default: the create succeeds with one Warning per unknown field", rules: ["doc1.field-validation.warn-default", "doc1.field-validation.warn-succeeds", "doc1.headers.warning-per-field", "doc1.field-validation.unknown-definition"] }, async () => {
     const res = await post(body(uniqueName("warn"), suite.ns, ',"spex":{"a":1},"extra":true'));
     expect(res.code).toBe(201);
     expect(warnings(res).sort()).toEqual(['unknown field "extra"', 'unknown field "spex"']);
@@ -25,7 +25,7 @@ describe("field validation", () => {
     expect(warnings(explicit)).toEqual(['unknown field "extra"']);
   });
 
-  check("Ignore drops unknown fields silently", ["doc1.field-validation.ignore", "doc1.query.field-validation-values"], async () => {
+  check({ title: "Ignore drops unknown fields silently", rules: ["doc1.field-validation.ignore", "doc1.query.field-validation-values"] }, async () => {
     const name = uniqueName("ign");
     const res = await post(body(name, suite.ns, ',"extra":true'), "Ignore");
     expect(res.code).toBe(201);
@@ -33,7 +33,7 @@ describe("field validation", () => {
     expect((res.json as Record<string, unknown>).extra).toBeUndefined();
   });
 
-  check("Strict refuses with 400 listing every unknown field, and stores nothing", ["doc1.field-validation.strict-400", "doc1.errors.400-strict-unknown-fields", "doc1.versioning.cap-field-validation"], async () => {
+  check({ title: "Strict refuses with 400 listing every unknown field, and stores nothing", rules: ["doc1.field-validation.strict-400", "doc1.errors.400-strict-unknown-fields", "doc1.versioning.cap-field-validation"] }, async () => {
     const name = uniqueName("strict");
     const res = await post(body(name, suite.ns, ',"spex":1,"extra":true'), "Strict");
     expect(res.code).toBe(400);
@@ -47,7 +47,7 @@ describe("field validation", () => {
     expect((await session.client.raw("GET", resourcePath(session.types.configmaps, ns, name))).code).toBe(404);
   });
 
-  check("duplicate fields: a Warning under Warn, a 400 under Strict, silence under Ignore", ["doc1.field-validation.unknown-definition", "doc1.headers.warning-per-field", "doc1.field-validation.strict-400"], async () => {
+  check({ title: "duplicate fields: a Warning under Warn, a 400 under Strict, silence under Ignore", rules: ["doc1.field-validation.unknown-definition", "doc1.headers.warning-per-field", "doc1.field-validation.strict-400"] }, async () => {
     const dup = (name: string): string => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","namespace":"${suite.ns}","name":"${name}"},"data":{"k":"v"}}`;
     const warn = await post(dup(uniqueName("dup")));
     expect(warn.code).toBe(201);
@@ -60,7 +60,7 @@ describe("field validation", () => {
     expect(warnings(ignore)).toEqual([]);
   });
 
-  check("a type error is a 400 at every level, and then nothing is said about unknown fields", ["doc1.field-validation.types-always", "doc1.errors.400-fatal-validation"], async () => {
+  check({ title: "a type error is a 400 at every level, and then nothing is said about unknown fields", rules: ["doc1.field-validation.types-always", "doc1.errors.400-fatal-validation"] }, async () => {
     for (const level of ["Ignore", "Warn", "Strict"]) {
       const res = await post(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${uniqueName("type")}"},"data":{"k":5},"extra":true}`, level);
       expect(res.code, level).toBe(400);
@@ -71,7 +71,7 @@ describe("field validation", () => {
     }
   });
 
-  check("an unknown fieldValidation value is refused with 422 on the request options", ["doc1.query.field-validation-values"], async () => {
+  check({ title: "an unknown fieldValidation value is refused with 422 on the request options", rules: ["doc1.query.field-validation-values"] }, async () => {
     const res = await post(body(uniqueName("bad"), suite.ns), "Loose");
     expect(res.code).toBe(422);
     expect(res.json).toMatchObject({ kind: "Status", reason: "Invalid", details: { kind: "CreateOptions", group: "meta.k8s.io" } });

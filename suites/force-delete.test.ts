@@ -1,14 +1,14 @@
 /**
  * doc1 "Delete options" and "States and transitions": the unsafe force delete
  * (ignoreStoreReadErrorWithClusterBreakingPotential) behind the alpha gate
- * AllowUnsafeMalformedObjectDeletion. The gate's state is read from the target's answer to a
- * forced delete of a readable object: 422 naming the gate means off; anything else is taken as on,
- * where that delete must be aborted and the other checks apply. Making an object corrupt needs the
- * target's admin endpoint ("corrupt": true); without it the corrupt-object check is not applicable.
+ * AllowUnsafeMalformedObjectDeletion. The runner detects the gate's state before the tests (a
+ * forced delete of a missing object: 422 naming the gate means off, 404 on) unless the operator
+ * declared it (--feature-gates); the off tests and the on tests declare which they need. Making an
+ * object corrupt needs the target's admin endpoint ("corrupt").
  */
-import { describe, expect, type TestContext } from "vitest";
+import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
-import { detectAdmin, markCorrupt } from "../lib/harness/admin.js";
+import { markCorrupt } from "../lib/harness/admin.js";
 import type { ApiResponse } from "../lib/harness/client.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
@@ -36,54 +36,50 @@ async function readable(prefix: string, finalizers?: string[]): Promise<{ name: 
 const forceDelete = (path: string, extra: Record<string, unknown> = {}): Promise<ApiResponse> =>
   suite.session.client.raw("DELETE", path, { body: { kind: "DeleteOptions", apiVersion: "v1", [FORCE]: true, ...extra } });
 
-/** 422 on DeleteOptions whose text names the gate: the target runs with the gate off. */
+/** 422 on DeleteOptions whose text names the gate: the refusal of a target with the gate off. */
 function refusedForGate(res: ApiResponse): boolean {
   return res.code === 422 && res.text.includes(GATE) && causeFields(res).includes(FORCE);
 }
 
-let gate: "on" | "off" | undefined;
-/** The gate's state, probed once with a forced delete of a readable object (which changes nothing either way). */
-async function gateState(): Promise<"on" | "off"> {
-  if (gate) return gate;
-  const { path } = await readable("probe");
-  gate = refusedForGate(await forceDelete(path)) ? "off" : "on";
-  return gate;
-}
-
-async function needsGate(ctx: TestContext): Promise<boolean> {
-  if ((await gateState()) === "on") return true;
-  ctx.skip(`the target runs with the ${GATE} feature gate off (its 1.35 default): the forced delete is refused`);
-  return false;
-}
-
 describe("unsafe force delete", () => {
   check(
-    "the force option is refused with 422 naming the gate when AllowUnsafeMalformedObjectDeletion is off; with it on, the option is honoured",
-    ["doc1.delete-options.force-needs-gate", "doc1.versioning.cap-unsafe-force-delete"],
+    {
+      title: "with AllowUnsafeMalformedObjectDeletion off (its 1.35 default), the force option is refused with 422 naming the gate, and nothing changes",
+      rules: ["doc1.delete-options.force-needs-gate", "doc1.versioning.cap-unsafe-force-delete"],
+      needs: ["!force-delete"],
+    },
     async () => {
       const { path, before } = await readable("gate");
       const res = await forceDelete(path);
+      expect(refusedForGate(res), `a forced delete with the gate off: ${res.text.slice(0, 300)}`).toBe(true);
+      expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", code: 422, details: { kind: "DeleteOptions", group: "meta.k8s.io" } });
       const after = await suite.session.client.raw("GET", path);
       expect(after.code, "the object is still there").toBe(200);
       expect(after.json, "and unchanged").toEqual(before.json);
-      if (refusedForGate(res)) {
-        gate = "off";
-        expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", code: 422, details: { kind: "DeleteOptions", group: "meta.k8s.io" } });
-        return;
-      }
-      gate = "on";
-      // With the gate on, a readable object is not removed and the refusal is about the option itself.
-      expect(res.code, res.text.slice(0, 300)).toBeGreaterThanOrEqual(400);
-      expect(res.code, res.text.slice(0, 300)).toBeLessThan(500);
-      expect(res.text).toContain(FORCE);
     },
   );
 
   check(
-    "with the gate on, the force option together with dryRun, gracePeriodSeconds, orphanDependents, preconditions or propagationPolicy is 422 naming that field",
-    ["doc1.delete-options.force-excludes-others"],
-    async (ctx) => {
-      if (!(await needsGate(ctx))) return;
+    {
+      title: "with the gate on, the force option is taken: a forced delete of a readable object is refused for the object, not for the gate",
+      rules: ["doc1.delete-options.force-needs-gate", "doc1.versioning.cap-unsafe-force-delete"],
+      needs: ["force-delete"],
+    },
+    async () => {
+      const { path, before } = await readable("gate");
+      const res = await forceDelete(path);
+      expect(refusedForGate(res), `the gate is on, yet: ${res.text.slice(0, 300)}`).toBe(false);
+      expect(res.code, res.text.slice(0, 300)).toBeGreaterThanOrEqual(400);
+      expect(res.code, res.text.slice(0, 300)).toBeLessThan(500);
+      expect(res.text).toContain(FORCE);
+      const after = await suite.session.client.raw("GET", path);
+      expect(after.json, "the readable object is unchanged").toEqual(before.json);
+    },
+  );
+
+  check(
+    { title: "with the gate on, the force option together with dryRun, gracePeriodSeconds, orphanDependents, preconditions or propagationPolicy is 422 naming that field", rules: ["doc1.delete-options.force-excludes-others"], needs: ["force-delete"] },
+    async () => {
       const { path, before } = await readable("others");
       const others: Record<string, unknown> = {
         dryRun: ["All"],
@@ -104,10 +100,8 @@ describe("unsafe force delete", () => {
   );
 
   check(
-    "with the gate on, a forced delete of a readable object (read first, as a normal delete does) is aborted with an error and leaves it unchanged",
-    ["doc1.deletion.force-readable-aborts", "doc1.deletion.force-normal-first"],
-    async (ctx) => {
-      if (!(await needsGate(ctx))) return;
+    { title: "with the gate on, a forced delete of a readable object (read first, as a normal delete does) is aborted with an error and leaves it unchanged", rules: ["doc1.deletion.force-readable-aborts", "doc1.deletion.force-normal-first"], needs: ["force-delete"] },
+    async () => {
       const { path, before } = await readable("readable", [HOLD]);
       const res = await forceDelete(path);
       // A real 1.35 server's corrupt-object deleter answers 422 Invalid on the option ("is exclusively
@@ -123,16 +117,9 @@ describe("unsafe force delete", () => {
   );
 
   check(
-    "with the gate on, a corrupt object (reads fail with 500, a normal delete fails) is removed by a forced delete despite its finalizers; watchers see DELETED",
-    ["doc1.deletion.force-corrupt-removes", "doc1.deletion.force-skips-finalizers-preconditions", "doc1.deletion.force-normal-first"],
-    async (ctx) => {
+    { title: "with the gate on, a corrupt object (reads fail with 500, a normal delete fails) is removed by a forced delete despite its finalizers; watchers see DELETED", rules: ["doc1.deletion.force-corrupt-removes", "doc1.deletion.force-skips-finalizers-preconditions", "doc1.deletion.force-normal-first"], needs: ["force-delete", "admin-corrupt"] },
+    async () => {
       const { session, ns } = suite;
-      const admin = await detectAdmin(session.client);
-      if (!admin?.corrupt) {
-        ctx.skip("the target offers no way to make an object unreadable (tollgate's admin endpoint, \"corrupt\"); on a real server that takes breaking its storage encryption");
-        return;
-      }
-      if (!(await needsGate(ctx))) return;
       const t = session.types.configmaps;
       const { name, path } = await readable("corrupt", [HOLD]);
       const rv = (await session.client.list(t, ns)).metadata.resourceVersion;

@@ -17,7 +17,7 @@ async function setup(): Promise<{ name: string; rv1: string; rv2: string }> {
 }
 
 describe("get and resourceVersion", () => {
-  check("unset: the most recent state", ["doc1.get-rv.unset-most-recent"], async () => {
+  check({ title: "unset: the most recent state", rules: ["doc1.get-rv.unset-most-recent"] }, async () => {
     const { session, ns } = suite;
     const { name, rv2 } = await setup();
     const got = await session.client.get(session.types.configmaps, ns, name);
@@ -25,14 +25,14 @@ describe("get and resourceVersion", () => {
     expect(got.data).toEqual({ v: "2" });
   });
 
-  check("0: any version of the object", ["doc1.get-rv.zero-any"], async () => {
+  check({ title: "0: any version of the object", rules: ["doc1.get-rv.zero-any"] }, async () => {
     const { session, ns } = suite;
     const { name, rv1, rv2 } = await setup();
     const got = await session.client.get(session.types.configmaps, ns, name, { resourceVersion: "0" });
     expect([rv1, rv2]).toContain(got.metadata.resourceVersion);
   });
 
-  check("another version: state not older than it", ["doc1.get-rv.other-not-older-than", "doc1.query.rv-param"], async () => {
+  check({ title: "another version: state not older than it", rules: ["doc1.get-rv.other-not-older-than", "doc1.query.rv-param"] }, async () => {
     const { session, ns } = suite;
     const { name, rv1, rv2 } = await setup();
     const got = await session.client.get(session.types.configmaps, ns, name, { resourceVersion: rv1 });
@@ -42,8 +42,7 @@ describe("get and resourceVersion", () => {
   });
 
   check(
-    "a version far in the future: 504 'Too large resource version', or a Retry-After",
-    ["doc1.errors.504-too-large-rv", "doc1.errors.retry-after-unrecognized-rv", "doc1.headers.retry-after"],
+    { title: "a version far in the future: 504 'Too large resource version', or a Retry-After", rules: ["doc1.errors.504-too-large-rv", "doc1.errors.retry-after-unrecognized-rv", "doc1.headers.retry-after"], timeout: 60_000 },
     async () => {
       const { session, ns } = suite;
       const { name, rv2 } = await setup();
@@ -59,6 +58,5 @@ describe("get and resourceVersion", () => {
         }
       }
     },
-    { timeout: 60_000 },
   );
 });

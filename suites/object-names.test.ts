@@ -6,7 +6,7 @@ import { check, expectFailure, uniqueName, useSuite } from "./support/conformanc
 const suite = useSuite("object-names");
 
 describe("object names", () => {
-  check("a second create with the same name in a namespace is refused with 409 AlreadyExists", ["doc1.names.unique-in-namespace", "doc1.names.unique-in-scope", "doc1.errors.409-already-exists", "doc1.errors.status-details"], async () => {
+  check({ title: "a second create with the same name in a namespace is refused with 409 AlreadyExists", rules: ["doc1.names.unique-in-namespace", "doc1.names.unique-in-scope", "doc1.errors.409-already-exists", "doc1.errors.status-details"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const name = uniqueName("dup");
@@ -19,7 +19,7 @@ describe("object names", () => {
     expect(stored.data).toEqual({ a: "1" });
   });
 
-  check("the same name may be used in two namespaces", ["doc1.names.unique-in-namespace"], async () => {
+  check({ title: "the same name may be used in two namespaces", rules: ["doc1.names.unique-in-namespace"] }, async () => {
     const { session, ns } = suite;
     const other = await session.createNamespace("object-names");
     const name = uniqueName("shared");
@@ -29,7 +29,7 @@ describe("object names", () => {
     expect(a.metadata.uid).not.toBe(b.metadata.uid);
   });
 
-  check("a name can be reused once the object is deleted", ["doc1.names.reuse-after-delete"], async () => {
+  check({ title: "a name can be reused once the object is deleted", rules: ["doc1.names.reuse-after-delete"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const name = uniqueName("reuse");
@@ -41,7 +41,7 @@ describe("object names", () => {
     expect((await session.client.get(t, ns, name)).data).toEqual({ gen: "2" });
   });
 
-  check("cluster-scoped names are unique across the cluster", ["doc1.names.cluster-scoped-unique"], async () => {
+  check({ title: "cluster-scoped names are unique across the cluster", rules: ["doc1.names.cluster-scoped-unique"] }, async () => {
     const { session } = suite;
     const name = await session.createNamespace("object-names");
     const err = await expectFailure(
@@ -52,7 +52,7 @@ describe("object names", () => {
     expect(err.status?.message).toBe(`namespaces "${name}" already exists`);
   });
 
-  check("generateName gives a unique name that starts with the prefix", ["doc1.fields.generate-name"], async () => {
+  check({ title: "generateName gives a unique name that starts with the prefix", rules: ["doc1.fields.generate-name"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const made = await Promise.all(

@@ -18,8 +18,7 @@ beforeAll(async () => {
 
 describe("metadata-only", () => {
   check(
-    "one object as PartialObjectMetadata in JSON, YAML and protobuf: metadata only",
-    ["doc1.media.partial-meta-type", "doc1.partial-meta.single-kind", "doc1.partial-meta.single-metadata-only", "doc1.media.rule2-partial-meta-encodings", "doc1.media.rule2-binary-params"],
+    { title: "one object as PartialObjectMetadata in JSON, YAML and protobuf: metadata only", rules: ["doc1.media.partial-meta-type", "doc1.partial-meta.single-kind", "doc1.partial-meta.single-metadata-only", "doc1.media.rule2-partial-meta-encodings", "doc1.media.rule2-binary-params"] },
     async () => {
       const { session, ns } = suite;
       const full = await session.client.get(session.types.configmaps, ns, "pm-1");
@@ -36,8 +35,7 @@ describe("metadata-only", () => {
   );
 
   check(
-    "a list as PartialObjectMetadataList: list metadata with resourceVersion, items of metadata only",
-    ["doc1.media.partial-meta-list-type", "doc1.partial-meta.list-kind", "doc1.partial-meta.list-metadata", "doc1.partial-meta.list-items", "doc1.meta-lists.partial-list"],
+    { title: "a list as PartialObjectMetadataList: list metadata with resourceVersion, items of metadata only", rules: ["doc1.media.partial-meta-list-type", "doc1.partial-meta.list-kind", "doc1.partial-meta.list-metadata", "doc1.partial-meta.list-items", "doc1.meta-lists.partial-list"] },
     async () => {
       const { session, ns } = suite;
       for (const base of ["application/json", `application/vnd.${session.settings.spec.vendor}.protobuf`]) {
@@ -55,7 +53,7 @@ describe("metadata-only", () => {
     },
   );
 
-  check("a metadata-only watch sends PartialObjectMetadata objects", ["doc1.partial-meta.single-kind", "doc1.partial-meta.single-metadata-only"], async () => {
+  check({ title: "a metadata-only watch sends PartialObjectMetadata objects", rules: ["doc1.partial-meta.single-kind", "doc1.partial-meta.single-metadata-only"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
@@ -73,7 +71,7 @@ describe("metadata-only", () => {
     }
   });
 
-  check("asking only for a metadata-only list on a single-object path is not acceptable", ["doc1.media.rule3-as-only-406"], async () => {
+  check({ title: "asking only for a metadata-only list on a single-object path is not acceptable", rules: ["doc1.media.rule3-as-only-406"] }, async () => {
     const { session, ns } = suite;
     const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns, "pm-1"), { accept: `application/json;${params("PartialObjectMetadataList")}` });
     expect(res.code).toBe(406);

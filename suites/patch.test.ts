@@ -27,7 +27,7 @@ function patch(name: string, body: unknown, contentType: string, query?: Record<
 const current = (name: string): Promise<KubeObject> => suite.session.client.get(suite.session.types.configmaps, suite.ns, name);
 
 describe("patch types", () => {
-  check("json-patch applies every RFC 6902 operation in order", ["doc1.patch.json-patch", "doc1.verbs.patch-distinct", "doc1.paths.patch-resource"], async () => {
+  check({ title: "json-patch applies every RFC 6902 operation in order", rules: ["doc1.patch.json-patch", "doc1.verbs.patch-distinct", "doc1.paths.patch-resource"] }, async () => {
     const o = await fresh({ a: "1", b: "2", c: "3" });
     const name = o.metadata.name as string;
     const res = await patch(
@@ -47,7 +47,7 @@ describe("patch types", () => {
     expect((res.json as KubeObject).metadata.resourceVersion).not.toBe(o.metadata.resourceVersion);
   });
 
-  check("a json-patch whose test fails changes nothing, not even the operations before it", ["doc1.patch.json-patch-test-fails"], async () => {
+  check({ title: "a json-patch whose test fails changes nothing, not even the operations before it", rules: ["doc1.patch.json-patch-test-fails"] }, async () => {
     const o = await fresh();
     const name = o.metadata.name as string;
     const res = await patch(name, [{ op: "add", path: "/data/z", value: "26" }, { op: "test", path: "/data/a", value: "not-1" }], "application/json-patch+json");
@@ -58,7 +58,7 @@ describe("patch types", () => {
     expect(now.metadata.resourceVersion).toBe(o.metadata.resourceVersion);
   });
 
-  check("merge-patch merges maps and deletes keys set to null", ["doc1.patch.merge-patch"], async () => {
+  check({ title: "merge-patch merges maps and deletes keys set to null", rules: ["doc1.patch.merge-patch"] }, async () => {
     const o = await fresh({ a: "1", b: "2" }, { keep: "k", drop: "d" });
     const name = o.metadata.name as string;
     const res = await patch(name, { data: { a: null, c: "3" }, metadata: { labels: { drop: null, add: "x" } } }, "application/merge-patch+json");
@@ -68,7 +68,7 @@ describe("patch types", () => {
     expect(now.metadata.labels).toEqual({ keep: "k", add: "x" });
   });
 
-  check("strategic-merge-patch on a built-in type merges maps and treats finalizers as a set", ["doc1.patch.strategic-merge-builtin"], async () => {
+  check({ title: "strategic-merge-patch on a built-in type merges maps and treats finalizers as a set", rules: ["doc1.patch.strategic-merge-builtin"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("smp");
     await session.client.create(session.types.configmaps, ns, { ...configMap(session.types, ns, name, { a: "1" }), metadata: { name, namespace: ns, finalizers: ["tollgate.dev/one"] } });
@@ -82,7 +82,7 @@ describe("patch types", () => {
     expect((await current(name)).metadata.finalizers ?? []).toEqual([]);
   });
 
-  check("a patch with an unknown content type gets 415 listing the patch types", ["doc1.patch.unsupported-type-415", "doc1.media.rule5-no-cbor-patch", "doc1.errors.415-unsupported-media-type"], async () => {
+  check({ title: "a patch with an unknown content type gets 415 listing the patch types", rules: ["doc1.patch.unsupported-type-415", "doc1.media.rule5-no-cbor-patch", "doc1.errors.415-unsupported-media-type"] }, async () => {
     const o = await fresh();
     for (const ct of ["application/json", "text/plain", "application/merge-patch+cbor"]) {
       const res = await patch(o.metadata.name as string, { data: { a: "2" } }, ct);
@@ -91,7 +91,7 @@ describe("patch types", () => {
     }
   });
 
-  check("a patch that sets a stale resourceVersion is a 409 Conflict; a patch that makes the object invalid is a 422", ["doc1.put.conditional-write", "doc1.errors.422-invalid"], async () => {
+  check({ title: "a patch that sets a stale resourceVersion is a 409 Conflict; a patch that makes the object invalid is a 422", rules: ["doc1.put.conditional-write", "doc1.errors.422-invalid"] }, async () => {
     const o = await fresh();
     const name = o.metadata.name as string;
     await patch(name, { data: { a: "moved-on" } }, "application/merge-patch+json");
@@ -102,7 +102,7 @@ describe("patch types", () => {
     expect(invalid.code).toBe(422);
   });
 
-  check("patching a missing object is a 404 for every type but apply", ["doc1.errors.404-not-found"], async () => {
+  check({ title: "patching a missing object is a 404 for every type but apply", rules: ["doc1.errors.404-not-found"] }, async () => {
     const name = uniqueName("missing");
     for (const [ct, body] of [["application/merge-patch+json", { data: {} }], ["application/json-patch+json", []], ["application/strategic-merge-patch+json", { data: {} }]] as const) {
       expect((await patch(name, body, ct)).code, ct).toBe(404);
@@ -115,8 +115,7 @@ describe("server-side apply", () => {
     patch(name, body, "application/apply-patch+yaml", { fieldManager: manager, ...extra });
 
   check(
-    "apply creates a missing object (201), then updates it (200), recording the manager's fields",
-    ["doc1.patch.apply-create-or-patch", "doc1.patch.apply-accepts-json", "doc1.verbs.create-apply-absent", "doc1.media.apply-patch-yaml", "doc1.patch.ssa-managed-fields", "doc1.patch.ssa-objects-only"],
+    { title: "apply creates a missing object (201), then updates it (200), recording the manager's fields", rules: ["doc1.patch.apply-create-or-patch", "doc1.patch.apply-accepts-json", "doc1.verbs.create-apply-absent", "doc1.media.apply-patch-yaml", "doc1.patch.ssa-managed-fields", "doc1.patch.ssa-objects-only"] },
     async () => {
       const { session, ns } = suite;
       const name = uniqueName("ssa");
@@ -134,7 +133,7 @@ describe("server-side apply", () => {
     },
   );
 
-  check("a second manager changing an owned field gets 409 with one cause per field, and force takes ownership", ["doc1.patch.ssa-conflicts", "doc1.patch.ssa-force"], async () => {
+  check({ title: "a second manager changing an owned field gets 409 with one cause per field, and force takes ownership", rules: ["doc1.patch.ssa-conflicts", "doc1.patch.ssa-force"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("ssa");
     await apply(name, configMap(session.types, ns, name, { a: "1", b: "1" }), "owner");
@@ -148,7 +147,7 @@ describe("server-side apply", () => {
     expect((await current(name)).data).toEqual({ a: "2", b: "2" });
   });
 
-  check("fields set by a plain create and update are owned too: an apply changing them conflicts with that manager", ["doc1.patch.ssa-managed-fields", "doc1.patch.ssa-conflicts"], async () => {
+  check({ title: "fields set by a plain create and update are owned too: an apply changing them conflicts with that manager", rules: ["doc1.patch.ssa-managed-fields", "doc1.patch.ssa-conflicts"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const name = uniqueName("owned");
@@ -165,8 +164,7 @@ describe("server-side apply", () => {
   });
 
   check(
-    "property: an apply states values, not changes: whatever the current values, the applied fields end up as sent, and a repeat changes nothing",
-    ["doc1.patch.ssa-no-value-dependent", "doc1.patch.ssa-force"],
+    { title: "property: an apply states values, not changes: whatever the current values, the applied fields end up as sent, and a repeat changes nothing", rules: ["doc1.patch.ssa-no-value-dependent", "doc1.patch.ssa-force"], timeout: 60_000 },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -188,10 +186,9 @@ describe("server-side apply", () => {
         { numRuns: 8 },
       );
     },
-    { timeout: 60_000 },
   );
 
-  check("a field the applier owned and now leaves out is removed", ["doc1.patch.ssa-managed-fields"], async () => {
+  check({ title: "a field the applier owned and now leaves out is removed", rules: ["doc1.patch.ssa-managed-fields"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("ssa");
     await apply(name, configMap(session.types, ns, name, { keep: "1", drop: "1" }), "shrinker");
@@ -200,7 +197,7 @@ describe("server-side apply", () => {
     expect((await current(name)).data).toEqual({ keep: "1" });
   });
 
-  check("apply without a fieldManager is refused as invalid PatchOptions (422)", ["doc1.patch.ssa-managed-fields"], async () => {
+  check({ title: "apply without a fieldManager is refused as invalid PatchOptions (422)", rules: ["doc1.patch.ssa-managed-fields"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("ssa");
     const res = await patch(name, configMap(session.types, ns, name), "application/apply-patch+yaml");

@@ -39,8 +39,7 @@ function checkTooMany(res: ApiResponse): number {
 
 describe("rate limiting", () => {
   check(
-    "a rate-limited request gets a 429 with Retry-After and succeeds when retried after it",
-    ["doc1.limits.rate-limit"],
+    { title: "a rate-limited request gets a 429 with Retry-After and succeeds when retried after it", rules: ["doc1.limits.rate-limit"], timeout: 60_000 },
     async (ctx) => {
       const { session, ns } = suite;
       const path = resourcePath(session.types.configmaps, ns);
@@ -59,6 +58,5 @@ describe("rate limiting", () => {
       const retried = await session.client.raw("GET", path);
       expect(retried.code, `the retry after ${seconds}s: ${retried.text.slice(0, 300)}`).toBe(200);
     },
-    { timeout: 60_000 },
   );
 });

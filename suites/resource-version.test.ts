@@ -17,7 +17,7 @@ function rvOf(o: KubeObject): string {
 }
 
 describe("resourceVersion", () => {
-  check("every object and list version is a decimal with first digit 1-9", ["doc1.versioning.rv-decimal-form", "doc1.versioning.rv-string"], async () => {
+  check({ title: "every object and list version is a decimal with first digit 1-9", rules: ["doc1.versioning.rv-decimal-form", "doc1.versioning.rv-string"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const o = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("form")));
@@ -27,7 +27,7 @@ describe("resourceVersion", () => {
     }
   });
 
-  check("successive writes of one resource type get strictly increasing versions, across namespaces", ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-compare"], async () => {
+  check({ title: "successive writes of one resource type get strictly increasing versions, across namespaces", rules: ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-compare"] }, async () => {
     const { session, ns } = suite;
     const other = await session.createNamespace("resource-version");
     const t = session.types.configmaps;
@@ -45,8 +45,7 @@ describe("resourceVersion", () => {
   });
 
   check(
-    "writes of two resource types interleaved: each type's versions increase, and no order across types is assumed",
-    ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-cross-type-incomparable"],
+    { title: "writes of two resource types interleaved: each type's versions increase, and no order across types is assumed", rules: ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-cross-type-incomparable"] },
     async () => {
       const { session, ns } = suite;
       const writes: VersionedWrite[] = [];
@@ -62,8 +61,7 @@ describe("resourceVersion", () => {
   );
 
   check(
-    "no item of a list is newer than the list, and each item's version is that of its last write",
-    ["doc1.fields.list-rv", "doc1.fields.rv-last-modified", "doc1.list-rv.client-item-rv-meaning"],
+    { title: "no item of a list is newer than the list, and each item's version is that of its last write", rules: ["doc1.fields.list-rv", "doc1.fields.rv-last-modified", "doc1.list-rv.client-item-rv-meaning"] },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -90,8 +88,7 @@ describe("resourceVersion", () => {
   }) as fc.Arbitrary<Op>;
 
   check(
-    "property: after random creates, updates and deletes the list equals the model, and every write's version is newer than the last",
-    ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-orderable-conformance", "doc1.names.unique-in-namespace", "doc1.names.reuse-after-delete"],
+    { title: "property: after random creates, updates and deletes the list equals the model, and every write's version is newer than the last", rules: ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-orderable-conformance", "doc1.names.unique-in-namespace", "doc1.names.reuse-after-delete"], timeout: 120_000 },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -149,6 +146,5 @@ describe("resourceVersion", () => {
         { numRuns: 15 },
       );
     },
-    { timeout: 120_000 },
   );
 });

@@ -35,7 +35,7 @@ describe("label selectors", () => {
     ["color notin (blue)", ["red-1", "red-2"]],
     ["color=red,size=s", ["red-1"]],
   ];
-  check("list filters by every selector form (=, ==, !=, exists, !exists, in, notin, and)", ["doc1.verbs.list-collection"], async () => {
+  check({ title: "list filters by every selector form (=, ==, !=, exists, !exists, in, notin, and)", rules: ["doc1.verbs.list-collection"] }, async () => {
     const { session, ns } = suite;
     for (const [sel, want] of cases) {
       const l = await session.client.list(session.types.configmaps, ns, { labelSelector: sel });
@@ -43,7 +43,7 @@ describe("label selectors", () => {
     }
   });
 
-  check("a malformed label selector is a 400, not a server error", ["doc1.errors.status-body"], async () => {
+  check({ title: "a malformed label selector is a 400, not a server error", rules: ["doc1.errors.status-body"] }, async () => {
     const { session, ns } = suite;
     for (const sel of ["color in (", "=red", "a b"]) {
       const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns), { query: { labelSelector: sel } });
@@ -54,7 +54,7 @@ describe("label selectors", () => {
 });
 
 describe("field selectors", () => {
-  check("metadata.name and metadata.namespace select on any type, on the all-namespaces path too", ["doc1.paths.list-all-namespaces"], async () => {
+  check({ title: "metadata.name and metadata.namespace select on any type, on the all-namespaces path too", rules: ["doc1.paths.list-all-namespaces"] }, async () => {
     const { session, ns } = suite;
     expect(names((await session.client.list(session.types.configmaps, ns, { fieldSelector: "metadata.name=red-2" })).items)).toEqual(["red-2"]);
     expect(names((await session.client.list(session.types.configmaps, ns, { fieldSelector: "metadata.name!=red-2" })).items)).toEqual(["blue-1", "red-1"]);
@@ -62,7 +62,7 @@ describe("field selectors", () => {
     expect(all.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`)).toEqual([`${ns}/blue-1`]);
   });
 
-  check("Events select on type, reason and regarding fields; other fields are refused with 400", ["doc2.endpoints.list-field-selectors"], async () => {
+  check({ title: "Events select on type, reason and regarding fields; other fields are refused with 400", rules: ["doc2.endpoints.list-field-selectors"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.events;
     expect(names((await session.client.list(t, ns, { fieldSelector: "type=Warning" })).items)).toEqual(["ev-warn"]);
@@ -74,7 +74,7 @@ describe("field selectors", () => {
     expect((res.json as { message?: string }).message).toMatch(/field label not supported: note/);
   });
 
-  check("a watch with an Event field selector sees only matching events", ["doc2.endpoints.list-field-selectors", "doc1.watch-events.added"], async () => {
+  check({ title: "a watch with an Event field selector sees only matching events", rules: ["doc2.endpoints.list-field-selectors", "doc1.watch-events.added"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.events;
     const rv = (await session.client.list(t, ns)).metadata.resourceVersion;

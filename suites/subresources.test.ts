@@ -16,7 +16,7 @@ type Namespace = KubeObject & { spec?: { finalizers?: string[] }; status?: { pha
 const nsPath = (sub?: string): string => `${resourcePath(suite.session.types.namespaces, undefined, suite.ns)}${sub ? `/${sub}` : ""}`;
 
 describe("namespace subresources", () => {
-  check("discovery lists namespaces/status (get, patch, update) and namespaces/finalize (update) as entries of their own", ["doc1.service.subresources", "doc1.verbs.subresource-verbs"], async () => {
+  check({ title: "discovery lists namespaces/status (get, patch, update) and namespaces/finalize (update) as entries of their own", rules: ["doc1.service.subresources", "doc1.verbs.subresource-verbs"] }, async () => {
     const res = await suite.session.client.raw("GET", "/api/v1");
     expect(res.code).toBe(200);
     const resources = (res.json as { resources: { name: string; verbs: string[]; namespaced: boolean }[] }).resources;
@@ -27,8 +27,7 @@ describe("namespace subresources", () => {
   });
 
   check(
-    "…/namespaces/{name}/status: GET reads the namespace, PUT changes status but not spec",
-    ["doc1.paths.subresource-cluster-scoped", "doc1.service.subresources"],
+    { title: "…/namespaces/{name}/status: GET reads the namespace, PUT changes status but not spec", rules: ["doc1.paths.subresource-cluster-scoped", "doc1.service.subresources"] },
     async () => {
       const { session } = suite;
       const read = await session.client.raw("GET", nsPath("status"));
@@ -49,8 +48,7 @@ describe("namespace subresources", () => {
   );
 
   check(
-    "…/namespaces/{name}/finalize takes PUT only: it changes spec.finalizers, validates their names, and GET or PATCH there is 405",
-    ["doc1.paths.subresource-cluster-scoped", "doc1.verbs.subresource-verbs"],
+    { title: "…/namespaces/{name}/finalize takes PUT only: it changes spec.finalizers, validates their names, and GET or PATCH there is 405", rules: ["doc1.paths.subresource-cluster-scoped", "doc1.verbs.subresource-verbs"] },
     async () => {
       const { session } = suite;
       const current = (await session.client.get(session.types.namespaces, undefined, suite.ns)) as Namespace;
@@ -73,7 +71,7 @@ describe("namespace subresources", () => {
     },
   );
 
-  check("an unknown subresource of a namespace is 404", ["doc1.terms.subresource-single-resource", "doc1.errors.404-not-found"], async () => {
+  check({ title: "an unknown subresource of a namespace is 404", rules: ["doc1.terms.subresource-single-resource", "doc1.errors.404-not-found"] }, async () => {
     const res = await suite.session.client.raw("GET", nsPath("no-such-subresource"));
     expect(res.code).toBe(404);
   });

@@ -50,8 +50,7 @@ beforeAll(async () => {
 
 describe("Table", () => {
   check(
-    "a ConfigMap list as a Table: every column defined with all five keys, one row per object, PartialObjectMetadata rows",
-    ["doc1.media.table-type", "doc1.table.kind-api-version", "doc1.table.column-definitions", "doc1.table.rows-shape", "doc1.table.row-object", "doc1.table.content-type", "doc1.media.rule2-table-encodings"],
+    { title: "a ConfigMap list as a Table: every column defined with all five keys, one row per object, PartialObjectMetadata rows", rules: ["doc1.media.table-type", "doc1.table.kind-api-version", "doc1.table.column-definitions", "doc1.table.rows-shape", "doc1.table.row-object", "doc1.table.content-type", "doc1.media.rule2-table-encodings"] },
     async () => {
       const { session, ns } = suite;
       const tb = table(await asTable(session.types.configmaps, ns));
@@ -71,7 +70,7 @@ describe("Table", () => {
     },
   );
 
-  check("Event tables have the real columns, all of them whatever their priority", ["doc1.table.wide-columns", "doc1.table.column-definitions"], async () => {
+  check({ title: "Event tables have the real columns, all of them whatever their priority", rules: ["doc1.table.wide-columns", "doc1.table.column-definitions"] }, async () => {
     const { session, ns } = suite;
     const tb = table(await asTable(session.types.events, ns));
     expect(tb.columnDefinitions?.map((c) => [c.name, c.priority])).toEqual([
@@ -92,7 +91,7 @@ describe("Table", () => {
     expect(row?.cells[8], "count defaults to 1").toBe(1);
   });
 
-  check("a single object as a Table, and a Namespace's columns", ["doc1.media.table-type", "doc1.table.rows-shape"], async () => {
+  check({ title: "a single object as a Table, and a Namespace's columns", rules: ["doc1.media.table-type", "doc1.table.rows-shape"] }, async () => {
     const { session, ns } = suite;
     const one = table(await asTable(session.types.configmaps, ns, "t-1"));
     expect(one.rows).toHaveLength(1);
@@ -102,7 +101,7 @@ describe("Table", () => {
     expect(nsTable.rows[0]?.cells.slice(0, 2)).toEqual([ns, "Active"]);
   });
 
-  check("includeObject=Object embeds the full object, None leaves it out, and anything else is a 400", ["doc1.table.row-object"], async () => {
+  check({ title: "includeObject=Object embeds the full object, None leaves it out, and anything else is a 400", rules: ["doc1.table.row-object"] }, async () => {
     const { session, ns } = suite;
     const full = table(await asTable(session.types.configmaps, ns, undefined, { includeObject: "Object" }));
     expect(full.rows[0]?.object).toMatchObject({ kind: "ConfigMap", data: { a: "1", b: "2" } });
@@ -113,7 +112,7 @@ describe("Table", () => {
     expect(bad.code).toBe(400);
   });
 
-  check("a chunked Table list pages like any list", ["doc1.chunking.step2-next-chunk", "doc1.meta-lists.partial-list"], async () => {
+  check({ title: "a chunked Table list pages like any list", rules: ["doc1.chunking.step2-next-chunk", "doc1.meta-lists.partial-list"] }, async () => {
     const { session, ns } = suite;
     const first = table(await asTable(session.types.configmaps, ns, undefined, { limit: 1 }));
     expect(first.rows).toHaveLength(1);
@@ -122,7 +121,7 @@ describe("Table", () => {
     expect(second.rows.map((r) => r.cells[0])).toEqual(["t-2"]);
   });
 
-  check("a Table watch sends one-row Tables, with column definitions only in the first event", ["doc1.table.rows-shape"], async () => {
+  check({ title: "a Table watch sends one-row Tables, with column definitions only in the first event", rules: ["doc1.table.rows-shape"] }, async () => {
     const { session } = suite;
     const ns = await session.createNamespace("table");
     const t = session.types.configmaps;
@@ -144,8 +143,7 @@ describe("Table", () => {
   });
 
   check(
-    "Table refusals: only a protobuf Table, or a Table of an unknown group version, gives 406; adding JSON falls back to the full object",
-    ["doc1.media.rule3-as-only-406", "doc1.media.rule3-fallback-full-object", "doc1.media.rule2-binary-params", "doc1.errors.406-not-acceptable"],
+    { title: "Table refusals: only a protobuf Table, or a Table of an unknown group version, gives 406; adding JSON falls back to the full object", rules: ["doc1.media.rule3-as-only-406", "doc1.media.rule3-fallback-full-object", "doc1.media.rule2-binary-params", "doc1.errors.406-not-acceptable"] },
     async () => {
       const { session, ns } = suite;
       const { vendor, groupDomain } = session.settings.spec;

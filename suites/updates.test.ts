@@ -8,7 +8,7 @@ import { check, uniqueName, useSuite } from "./support/conformance.js";
 const suite = useSuite("updates");
 
 describe("updates", () => {
-  check("an update that changes nothing keeps the resourceVersion and emits no event", ["doc1.verbs.update-put-existing", "doc1.fields.rv-last-modified"], async () => {
+  check({ title: "an update that changes nothing keeps the resourceVersion and emits no event", rules: ["doc1.verbs.update-put-existing", "doc1.fields.rv-last-modified"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const o = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("noop"), { a: "1" }));
@@ -23,8 +23,7 @@ describe("updates", () => {
   });
 
   check(
-    "property: whatever a client sends, an update keeps uid and creationTimestamp",
-    ["doc1.fields.uid-unique", "doc1.fields.creation-timestamp", "doc1.put.client-sends-rv"],
+    { title: "property: whatever a client sends, an update keeps uid and creationTimestamp", rules: ["doc1.fields.uid-unique", "doc1.fields.creation-timestamp", "doc1.put.client-sends-rv"], timeout: 60_000 },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -45,17 +44,16 @@ describe("updates", () => {
         { numRuns: 10 },
       );
     },
-    { timeout: 60_000 },
   );
 
-  check("a PUT to a missing ConfigMap is a 404: only types that allow it create on update", ["doc1.verbs.create-put-absent", "doc1.verbs.update-put-existing"], async () => {
+  check({ title: "a PUT to a missing ConfigMap is a 404: only types that allow it create on update", rules: ["doc1.verbs.create-put-absent", "doc1.verbs.update-put-existing"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("absent");
     const res = await session.client.raw("PUT", resourcePath(session.types.configmaps, ns, name), { body: configMap(session.types, ns, name) });
     expect(res.code).toBe(404);
   });
 
-  check("a PUT whose body names another object is a 400", ["doc1.paths.replace-put-resource"], async () => {
+  check({ title: "a PUT whose body names another object is a 400", rules: ["doc1.paths.replace-put-resource"] }, async () => {
     const { session, ns } = suite;
     const o = await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, uniqueName("named")));
     const res = await session.client.raw("PUT", resourcePath(session.types.configmaps, ns, o.metadata.name), { body: { ...o, metadata: { ...o.metadata, name: "someone-else" } } });

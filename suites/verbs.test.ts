@@ -21,7 +21,7 @@ async function resourcesOf(path: string): Promise<ApiResource[]> {
 }
 
 describe("verbs across the served types", () => {
-  check("almost all object types list get, create, update, patch and delete in discovery", ["doc1.verbs.most-types-all-methods"], async () => {
+  check({ title: "almost all object types list get, create, update, patch and delete in discovery", rules: ["doc1.verbs.most-types-all-methods"] }, async () => {
     const paths = ["/api/v1"];
     const groups = await suite.session.client.raw("GET", "/apis");
     expect(groups.code).toBe(200);
@@ -36,7 +36,7 @@ describe("verbs across the served types", () => {
     expect(full.length / all.length, `types without all five verbs: ${lacking.join("; ")}`).toBeGreaterThanOrEqual(2 / 3);
   });
 
-  check("proxy is a verb of one named object: a `<type>/proxy` subresource, never a collection-wide type", ["doc1.verbs.proxy-single"], async (ctx) => {
+  check({ title: "proxy is a verb of one named object: a `<type>/proxy` subresource, never a collection-wide type", rules: ["doc1.verbs.proxy-single"] }, async (ctx) => {
     const res = await suite.session.client.raw("GET", "/api/v1");
     expect(res.code).toBe(200);
     const names = ((res.json as { resources?: ApiResource[] }).resources ?? []).map((r) => r.name);
@@ -48,7 +48,7 @@ describe("verbs across the served types", () => {
     for (const p of proxies) expect(p, "proxy sits below one object of a type").toMatch(/^[a-z0-9]+\/proxy$/);
   });
 
-  check("the target reports release 1.35, the one whose behaviour the suites check", ["doc1.service.release-1-35"], async () => {
+  check({ title: "the target reports release 1.35, the one whose behaviour the suites check", rules: ["doc1.service.release-1-35"] }, async () => {
     const res = await suite.session.client.raw("GET", "/version");
     expect(res.code, res.text.slice(0, 200)).toBe(200);
     const v = res.json as { major?: string; minor?: string; gitVersion?: string };

@@ -9,7 +9,7 @@ import { check, uniqueName, useSuite } from "./support/conformance.js";
 const suite = useSuite("watch-basic");
 
 describe("watch", () => {
-  check("watch=1 on one object's path: a watch of that object alone (doc1), or the object itself (a real server ignores it there)", ["doc1.query.watch-resource-path"], async () => {
+  check({ title: "watch=1 on one object's path: a watch of that object alone (doc1), or the object itself (a real server ignores it there)", rules: ["doc1.query.watch-resource-path"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const name = uniqueName("one");
@@ -34,7 +34,7 @@ describe("watch", () => {
     }
   });
 
-  check("a watch from a version sees create, update and delete after it, in order", ["doc1.service.watch", "doc1.watch-event.type-values", "doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type", "doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"], async () => {
+  check({ title: "a watch from a version sees create, update and delete after it, in order", rules: ["doc1.service.watch", "doc1.watch-event.type-values", "doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type", "doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const start = (await session.client.list(t, ns)).metadata.resourceVersion;
@@ -58,7 +58,7 @@ describe("watch", () => {
     }
   });
 
-  check("a watch without a version starts with a synthetic ADDED for each existing object", ["doc1.watch-rv.unset-state-most-recent", "doc1.watch-rv.most-recent-initial-added", "doc1.watch-events.added"], async () => {
+  check({ title: "a watch without a version starts with a synthetic ADDED for each existing object", rules: ["doc1.watch-rv.unset-state-most-recent", "doc1.watch-rv.most-recent-initial-added", "doc1.watch-events.added"] }, async () => {
     const { session } = suite;
     const ns = await session.createNamespace("watch-basic");
     const t = session.types.configmaps;
@@ -78,7 +78,7 @@ describe("watch", () => {
     }
   });
 
-  check("a watch from the current version sends no synthetic events", ["doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"], async () => {
+  check({ title: "a watch from the current version sends no synthetic events", rules: ["doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     await session.client.create(t, ns, configMap(session.types, ns, uniqueName("old")));
@@ -94,7 +94,7 @@ describe("watch", () => {
     }
   });
 
-  check("watch events carry full objects of the watched kind", ["doc1.watch-event.object-kind", "doc1.watch-event.type-and-object", "doc1.watch-events.stream-documents", "doc1.verbs.watch-param", "doc1.query.watch-list-path"], async () => {
+  check({ title: "watch events carry full objects of the watched kind", rules: ["doc1.watch-event.object-kind", "doc1.watch-event.type-and-object", "doc1.watch-events.stream-documents", "doc1.verbs.watch-param", "doc1.query.watch-list-path"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.events;
     const rv = (await session.client.list(t, ns)).metadata.resourceVersion;

@@ -25,15 +25,14 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 
 describe("watch history", () => {
   check(
-    "property: watchers opened at any point report every later write once, in order, and agree with each other",
-    [
+    { title: "property: watchers opened at any point report every later write once, in order, and agree with each other", rules: [
       "doc1.watch-events.reports-all-outcomes",
       "doc1.watch-events.list-then-watch",
       "doc1.watch-events.restart-from-last-rv",
       "doc1.watch-events.deleted-type",
       "doc1.watch-rv.other-start-exact",
       "doc1.versioning.rv-ordered-per-type",
-    ],
+    ], timeout: 180_000 },
     async () => {
       const { session } = suite;
       const t = session.types.configmaps;
@@ -96,6 +95,5 @@ describe("watch history", () => {
         { numRuns: 8 },
       );
     },
-    { timeout: 180_000 },
   );
 });

@@ -27,7 +27,7 @@ const dataOf = async (name: string): Promise<Record<string, string>> =>
   ((await suite.session.client.get(suite.session.types.configmaps, suite.ns, name)).data as Record<string, string> | undefined) ?? {};
 
 describe("write-path properties", () => {
-  check("property: a merge patch sets the keys it names and deletes those set to null (RFC 7386 model)", ["doc1.patch.merge-patch"], async () => {
+  check({ title: "property: a merge patch sets the keys it names and deletes those set to null (RFC 7386 model)", rules: ["doc1.patch.merge-patch"] }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.dictionary(key, value), fc.dictionary(key, fc.option(value, { nil: null })), async (initial, changes) => {
         const name = await freshMap(initial);
@@ -47,7 +47,7 @@ describe("write-path properties", () => {
   type Op = { op: "add" | "replace" | "remove"; k: string; v: string };
   const opArb: fc.Arbitrary<Op> = fc.record({ op: fc.constantFrom("add" as const, "replace" as const, "remove" as const), k: key, v: value });
 
-  check("property: a json-patch applies all its operations in order, or none when one of them cannot apply", ["doc1.patch.json-patch", "doc1.patch.json-patch-test-fails"], async () => {
+  check({ title: "property: a json-patch applies all its operations in order, or none when one of them cannot apply", rules: ["doc1.patch.json-patch", "doc1.patch.json-patch-test-fails"] }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.dictionary(key, value, { minKeys: 1 }), fc.array(opArb, { minLength: 1, maxLength: 5 }), async (initial, ops) => {
         const name = await freshMap(initial);
@@ -78,7 +78,7 @@ describe("write-path properties", () => {
     );
   });
 
-  check("property: under Warn each unknown field gets one Warning; under Strict the 400 names them all", ["doc1.field-validation.warn-succeeds", "doc1.field-validation.strict-400", "doc1.headers.warning-per-field"], async () => {
+  check({ title: "property: under Warn each unknown field gets one Warning; under Strict the 400 names them all", rules: ["doc1.field-validation.warn-succeeds", "doc1.field-validation.strict-400", "doc1.headers.warning-per-field"] }, async () => {
     const fieldArb = fc.uniqueArray(fc.stringMatching(/^x[a-z]{1,8}$/), { minLength: 1, maxLength: 4 });
     await fc.assert(
       fc.asyncProperty(fieldArb, async (fields) => {
@@ -96,7 +96,7 @@ describe("write-path properties", () => {
     );
   });
 
-  check("property: an object with finalizers stays, terminating, until the last one is removed, in any order", ["doc1.deletion.last-finalizer-removes", "doc1.deletion.finalizers-any-order", "doc1.deletion.live-to-terminating"], async () => {
+  check({ title: "property: an object with finalizers stays, terminating, until the last one is removed, in any order", rules: ["doc1.deletion.last-finalizer-removes", "doc1.deletion.finalizers-any-order", "doc1.deletion.live-to-terminating"], timeout: 120_000 }, async () => {
     const finArb = fc.uniqueArray(fc.stringMatching(/^tollgate\.dev\/[a-z]{1,6}$/), { minLength: 1, maxLength: 3 });
     await fc.assert(
       fc.asyncProperty(finArb.chain((fins) => fc.tuple(fc.constant(fins), fc.shuffledSubarray(fins, { minLength: fins.length, maxLength: fins.length }))), async ([fins, order]) => {
@@ -118,5 +118,5 @@ describe("write-path properties", () => {
       }),
       { numRuns: 10 },
     );
-  }, { timeout: 120_000 });
+  });
 });

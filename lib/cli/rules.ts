@@ -1,4 +1,4 @@
-/** `tollgate rules coverage`: the catalog rules no suite names yet. */
+/** `tollgate rules coverage`: the catalog rules no test declares yet (read from the tests' metadata, lib/spec/coverage.ts). */
 import { fileURLToPath } from "node:url";
 import { allRules } from "../spec/catalog.js";
 import { computeCoverage } from "../spec/coverage.js";
@@ -20,7 +20,8 @@ export function rulesCommand(argv: string[]): number {
   const cov = computeCoverage(rules, `${ROOT}suites`, ROOT, `${ROOT}test`);
   const unknown = doc ? cov.unknown.filter((u) => u.id.startsWith(`${doc}.`)) : cov.unknown;
   if (values.json) {
-    console.log(JSON.stringify({ total: rules.length, tested: cov.tested.size, untested: cov.untested.map((r) => r.id), unknown }, null, 2));
+    const unobservable = rules.filter((r) => r.unobservable !== undefined).map((r) => r.id);
+    console.log(JSON.stringify({ total: rules.length, tested: cov.tested.size, untested: cov.untested.map((r) => r.id), unobservable, unknown, problems: cov.problems }, null, 2));
   } else {
     let section = "";
     for (const r of cov.untested) {
@@ -32,7 +33,9 @@ export function rulesCommand(argv: string[]): number {
       console.log(`  ${r.id}  [${r.level}]  ${r.title}`);
     }
     for (const u of unknown) console.log(`unknown rule id ${u.id} named in ${u.file}`);
-    console.log(`\n${cov.untested.length} of ${rules.length} rules untested (${cov.tested.size} tested)`);
+    for (const p of cov.problems) console.log(`problem: ${p}`);
+    const unobservable = rules.filter((r) => r.unobservable !== undefined).length;
+    console.log(`\n${cov.untested.length} of ${rules.length} rules untested (${cov.tested.size} tested, ${unobservable} not observable from outside)`);
   }
-  return unknown.length > 0 ? 1 : 0;
+  return unknown.length > 0 || cov.problems.length > 0 ? 1 : 0;
 }

@@ -1,8 +1,8 @@
 /**
  * `tollgate run`: the conformance suites against a target (or the embedded emulator), with
  * summary.json, junit.xml and a single-file HTML report in one folder per run.
- * Exit codes: 0 no required rule failed, 1 one did (or the run was unsound), 2 bad usage or
- * an unreachable target.
+ * Exit codes: 0 no rule failed, 1 a rule failed, a --require profile was not verified, or the
+ * run was unsound; 2 bad usage or an unreachable target.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -15,10 +15,11 @@ import { resolveTarget, TargetError } from "../harness/target.js";
 import RuleAwareAllureReporter from "../report/allure-reporter.js";
 import { writeHtmlReport } from "../report/html.js";
 import { rulesPage } from "../report/rules-page.js";
-import { exitCodeFor, type Summary } from "../report/summary.js";
+import type { Summary } from "../report/summary.js";
+import { isProfile, PROFILE_NAMES } from "../spec/profiles.js";
 import SummaryReporter from "../report/summary-reporter.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
-import { ENV } from "../runner/settings.js";
+import { declaredGatesFromEnv, ENV, seedFromEnv, SettingsError, thoroughFromEnv } from "../runner/settings.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -109,6 +110,12 @@ export async function runCommand(argv: string[]): Promise<number> {
       "group-domain": { type: "string" },
       vendor: { type: "string" },
       "no-html": { type: "boolean", default: false },
+      // How verdicts are made: declared gates, profiles that must be verified, the property seed, waiting for slow rules.
+      "feature-gates": { type: "string" },
+      require: { type: "string", multiple: true },
+      seed: { type: "string" },
+      thorough: { type: "boolean", default: false },
+      "thorough-minutes": { type: "string" },
       // The doc3 daemons (suites/daemons/probes.test.ts); without any, an embedded run emulates them.
       "controller-manager": { type: "string" },
       "node-agent": { type: "string" },
@@ -131,6 +138,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   // Checked before the target is probed, so that a bad daemon flag is a usage error at once.
   const daemonEnv = daemonEnvironment(values);
+  const verdictEnv = verdictEnvironment(values);
   const selection = {
     target: values.target as string | undefined,
     kubeconfig: values.kubeconfig as string | undefined,
@@ -171,6 +179,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     [ENV.groupDomain]: values["group-domain"] as string | undefined,
     [ENV.vendor]: values.vendor as string | undefined,
     ...daemonEnv,
+    ...verdictEnv,
   };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete process.env[k];
@@ -184,7 +193,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     {
       config: join(ROOT, "vitest.config.ts"),
       root: ROOT,
-      project: "conformance",
+      // The second project is the serial phase: tests that change the whole target run after all others.
+      project: ["conformance", "conformance-exclusive"],
       watch: false,
       passWithNoTests: false,
       reporters: [
@@ -207,11 +217,73 @@ export async function runCommand(argv: string[]): Promise<number> {
     writeHtmlReport(resultsDir, outDir, `tollgate conformance — ${done.target.url}`);
     rmSync(resultsDir, { recursive: true, force: true });
   }
-  const { rules, tests } = done.totals;
-  console.log(
-    `tollgate: ${tests.passed} passed, ${tests.failed} failed, ${tests.skipped} skipped tests; rules: ${rules.passed} passed, ${rules.failed} failed (${done.totals.requiredFailed} required), ${rules.skipped} skipped, ${rules.untested} untested, ${rules.client} client duties`,
-  );
-  for (const p of done.problems) console.log(`tollgate: problem: ${p}`);
+  for (const line of verdictLines(done)) console.log(line);
   console.log(`tollgate: report written to ${outDir}`);
-  return exitCodeFor(done);
+  return done.exit.code;
 }
+
+/** The closing lines: totals, one line per profile, the exit code's reasons. */
+export function verdictLines(s: Summary): string[] {
+  const { rules, tests } = s.totals;
+  const lines = [
+    `tollgate: tests: ${tests.passed} passed, ${tests.failed} failed, ${tests["not-applicable"]} not applicable; rules: ${rules.passed} passed, ${rules.failed} failed (${s.totals.requiredFailed} required), ${rules["not-applicable"]} not applicable, ${rules["not-observable"]} not observable, ${rules.untested} untested, ${rules.client} client duties`,
+  ];
+  for (const p of s.profiles) {
+    const r = p.rules;
+    lines.push(
+      `tollgate: profile ${p.name.padEnd(14)} ${p.verdict.padEnd(12)} ${r.passed} passed, ${r.failed} failed, ${p.notVerified.length} not verified, ${r["not-observable"]} not observable${p.required ? " (required)" : ""}`,
+    );
+  }
+  for (const p of s.problems) lines.push(`tollgate: problem: ${p}`);
+  lines.push(s.exit.code === 0 ? "tollgate: exit 0: no rule failed" : `tollgate: exit 1: ${s.exit.reasons.join("; ")}`);
+  if (s.seed !== undefined && s.exit.code !== 0) lines.push(`tollgate: to repeat the run's property tests: --seed ${s.seed}`);
+  return lines;
+}
+
+/** The verdict flags as the environment variables the global setup and the summary read. */
+export function verdictEnvironment(values: RunFlagValues): Record<string, string | undefined> {
+  const gates = values["feature-gates"] as string | undefined;
+  if (gates !== undefined) {
+    try {
+      declaredGatesFromEnv({ [ENV.featureGates]: gates });
+    } catch (e) {
+      if (e instanceof SettingsError) throw new UsageError(e.message);
+      throw e;
+    }
+  }
+  const required = ((values.require as string[] | undefined) ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  for (const p of required) if (!isProfile(p)) throw new UsageError(`--require: no profile "${p}" (profiles: ${PROFILE_NAMES.join(", ")})`);
+  const seed = values.seed as string | undefined;
+  if (seed !== undefined) {
+    try {
+      seedFromEnv({ [ENV.seed]: seed });
+    } catch (e) {
+      if (e instanceof SettingsError) throw new UsageError(`--seed: ${e.message}`);
+      throw e;
+    }
+  }
+  const minutes = values["thorough-minutes"] as string | undefined;
+  if (minutes !== undefined && !values.thorough) throw new UsageError("--thorough-minutes goes with --thorough");
+  const thorough = values.thorough ? (minutes ?? String(DEFAULT_THOROUGH_MINUTES)) : undefined;
+  if (thorough !== undefined) {
+    try {
+      thoroughFromEnv({ [ENV.thoroughMinutes]: thorough });
+    } catch (e) {
+      if (e instanceof SettingsError) throw new UsageError(`--thorough-minutes: ${e.message}`);
+      throw e;
+    }
+  }
+  return {
+    [ENV.featureGates]: gates,
+    [ENV.require]: required.length ? required.join(",") : undefined,
+    [ENV.seed]: seed,
+    [ENV.thoroughMinutes]: thorough,
+  };
+}
+
+/**
+ * kube-apiserver compacts its storage every 5 minutes (--etcd-compaction-interval), each time up
+ * to the revision it saw at the previous round, so a version is gone 5 to 10 minutes after it was
+ * written; 11 minutes leaves a margin.
+ */
+export const DEFAULT_THOROUGH_MINUTES = 11;

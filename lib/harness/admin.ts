@@ -1,11 +1,11 @@
 /**
  * Test-only shortcuts a target may offer (the emulator does when started with --admin):
- * compacting history and advancing the clock, so 410 cases run in seconds. A suite asks
- * first and, when the target offers nothing, waits or reports "not applicable". Never
- * needed against a real cluster.
+ * compacting history and advancing the clock, so 410 cases run in seconds. The runner asks
+ * once, before any test (lib/runner/detect.ts); tests that use a shortcut declare it in their
+ * needs. Never needed against a real cluster.
  *
- * Contract: GET /tollgate/admin → 200 {"compact":true,"clock":true} when enabled (404 or
- * anything else: not offered); POST /tollgate/admin/compact → {"compactedRevision":"N"}
+ * Contract: GET /tollgate/admin → 200 {"compact":true,"clock":true} when enabled (404 or 403,
+ * as on a real cluster: not offered); POST /tollgate/admin/compact → {"compactedRevision":"N"}
  * (history older than the current revision is dropped); POST /tollgate/admin/clock with
  * {"advanceSeconds":N} → {"now":"<RFC 3339>"}. Optional, advertised as "corrupt":true: POST
  * /tollgate/admin/corrupt with {"path":"<API path of one object>"} makes that stored object
@@ -23,11 +23,22 @@ export interface AdminCapabilities {
   corrupt: boolean;
 }
 
-export async function detectAdmin(client: ApiClient): Promise<AdminCapabilities | undefined> {
+export type AdminDetection =
+  | ({ kind: "offered" } & AdminCapabilities)
+  /** Not offered, as on a real cluster (404, or 403 for an identity that may not read unknown paths). */
+  | { kind: "absent"; answer: string }
+  /** An answer no real server gives to a path that names nothing (a 5xx, or a 200 that is not the contract). */
+  | { kind: "wrong"; answer: string };
+
+export async function detectAdmin(client: ApiClient): Promise<AdminDetection> {
   const res = await client.raw("GET", ADMIN_PATH);
+  const answer = `${res.code}${res.text ? ` ${JSON.stringify(res.text.slice(0, 80))}` : ""}`;
   const body = res.json as Partial<AdminCapabilities> | undefined;
-  if (res.code !== 200 || typeof body !== "object" || body === null) return undefined;
-  return { compact: body.compact === true, clock: body.clock === true, corrupt: body.corrupt === true };
+  if (res.code === 200 && typeof body === "object" && body !== null && !Array.isArray(body)) {
+    return { kind: "offered", compact: body.compact === true, clock: body.clock === true, corrupt: body.corrupt === true };
+  }
+  if (res.code === 200 || res.code >= 500) return { kind: "wrong", answer };
+  return { kind: "absent", answer };
 }
 
 /** Compacts the target's history up to its current revision; returns that revision. */

@@ -19,6 +19,12 @@ export interface WatchStream<T extends KubeObject = KubeObject> {
   readonly headers: Record<string, string>;
   /** The next event; rejects with WatchTimeout after timeoutMs, or with the reason the stream failed. Resolves undefined when the stream ended. */
   next(timeoutMs?: number): Promise<WatchEvent<T> | undefined>;
+  /**
+   * The next event, or undefined when none arrived within timeoutMs or the stream ended (see
+   * `ended`). Unlike a caught `next`, a broken stream (a frame that is not a watch event, a
+   * transport failure) still throws: quiet is not the same as wrong.
+   */
+  nextOrIdle(timeoutMs: number): Promise<WatchEvent<T> | undefined>;
   /** Reads until `count` events arrived (ignores nothing). */
   take(count: number, timeoutMs?: number): Promise<WatchEvent<T>[]>;
   /** Events that arrived and were not yet read, without waiting. */
@@ -158,6 +164,14 @@ export async function openWatch<T extends KubeObject>(client: ApiClient, path: s
     contentType: headers["content-type"] ?? "",
     headers,
     next,
+    async nextOrIdle(timeoutMs) {
+      try {
+        return await next(timeoutMs);
+      } catch (e) {
+        if (e instanceof WatchTimeout) return undefined;
+        throw e;
+      }
+    },
     async take(count, timeoutMs = 5_000) {
       const out: WatchEvent<T>[] = [];
       const deadline = Date.now() + timeoutMs;

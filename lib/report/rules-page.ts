@@ -1,7 +1,9 @@
 /**
- * rules.html: the verdict per rule as one static page (the Allure report is per test).
- * Plain HTML and inline CSS, no script, so it opens anywhere offline.
+ * rules.html: the verdict per rule as one static page (the Allure report is per test), with
+ * the verdict per profile and the target's detected capabilities above it. Plain HTML and
+ * inline CSS, no script, so it opens anywhere offline.
  */
+import { PROFILES } from "../spec/profiles.js";
 import type { RuleVerdict, Summary } from "./summary.js";
 
 const esc = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
@@ -10,10 +12,31 @@ function row(v: RuleVerdict): string {
   const why = [
     ...v.failures.map((f) => `✗ ${f.test}: ${f.message}`),
     ...(v.notApplicable ?? []).map((n) => `– ${n.test}: ${n.reason}`),
+    ...(v.unobservable ? [`not observable: ${v.unobservable}`] : []),
   ];
   return `<tr class="${v.status}"><td><code>${esc(v.id)}</code></td><td>${esc(v.title)}${v.realServer ? `<div class="real">real server: ${esc(v.realServer)}</div>` : ""}${
     why.length ? `<div class="why">${why.map(esc).join("<br>")}</div>` : ""
-  }</td><td>${v.level}${v.gate ? ` (${esc(v.gate.name)}, default ${v.gate.default ? "on" : "off"})` : ""}</td><td>${v.tests}</td><td class="st">${v.status}</td></tr>`;
+  }</td><td>${v.level}${v.gate ? ` (${esc(v.gate.name)}, default ${v.gate.default ? "on" : "off"})` : ""}</td><td>${esc(v.profile ?? "—")}</td><td>${v.tests}</td><td class="st">${esc(v.status.replace("-", " "))}</td></tr>`;
+}
+
+function profilesTable(s: Summary): string {
+  const rows = s.profiles
+    .map((p) => {
+      const r = p.rules;
+      return `<tr class="p-${p.verdict.replace(" ", "-")}"><td><b>${esc(p.name)}</b>${p.required ? " (required)" : ""}<div class="why">${esc(PROFILES[p.name])}</div></td><td class="st">${esc(p.verdict)}</td><td>${r.passed}</td><td>${r.failed}</td><td>${p.notVerified.length}</td><td>${r["not-observable"]}</td><td>${r.total}</td></tr>`;
+    })
+    .join("");
+  return `<h2>Profiles</h2><table><tr><th>profile</th><th>verdict</th><th>passed</th><th>failed</th><th>not verified</th><th>not observable</th><th>rules</th></tr>${rows}</table>`;
+}
+
+function capabilitiesTable(s: Summary): string {
+  const rows = Object.entries(s.capabilities)
+    .map(([name, c]) => `<tr><td><code>${esc(name)}</code></td><td>${c.available ? "yes" : "no"}</td><td>${esc(c.evidence)}</td></tr>`)
+    .join("");
+  const violations = s.detection.violations.map((v) => `<li>${esc(v.probe)}: ${esc(v.message)} (fails ${v.rules.map(esc).join(", ")})</li>`).join("");
+  return `<h2>What the target offers (detected before the tests, in ${(s.detection.durationMs / 1000).toFixed(1)} s)</h2><table><tr><th>capability</th><th>offered</th><th>evidence</th></tr>${rows}</table>${
+    violations ? `<p class="failed">Answers no 1.35 server gives:</p><ul>${violations}</ul>` : ""
+  }`;
 }
 
 export function rulesPage(s: Summary): string {
@@ -21,17 +44,20 @@ export function rulesPage(s: Summary): string {
   for (const v of s.rules) sections.set(v.source, [...(sections.get(v.source) ?? []), v]);
   const t = s.totals.rules;
   const body = [...sections.entries()]
-    .map(([source, rules]) => `<h2>${esc(source)}</h2><table><tr><th>rule</th><th>statement</th><th>level</th><th>tests</th><th>verdict</th></tr>${rules.map(row).join("")}</table>`)
+    .map(([source, rules]) => `<h2>${esc(source)}</h2><table><tr><th>rule</th><th>statement</th><th>level</th><th>profile</th><th>tests</th><th>verdict</th></tr>${rules.map(row).join("")}</table>`)
     .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tollgate rules — ${esc(s.target.url)}</title><style>
 body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;width:100%;margin-bottom:1.5em}
 td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}code{font-size:12px}
-.passed .st{color:#1a7f37}.failed .st{color:#cf222e;font-weight:bold}.skipped .st{color:#9a6700}.untested .st{color:#888}.client .st{color:#555;font-style:italic}
-.failed{background:#fff0f0}.real,.why{font-size:12px;color:#555;margin-top:2px}h2{font-size:16px;margin-top:1.5em}
+.passed .st,.p-verified .st{color:#1a7f37}.failed .st,.p-failed .st{color:#cf222e;font-weight:bold}.not-applicable .st,.p-partial .st{color:#9a6700}.untested .st,.not-observable .st,.p-not-verified .st{color:#888}.client .st{color:#555;font-style:italic}
+.failed,.p-failed{background:#fff0f0}.real,.why{font-size:12px;color:#555;margin-top:2px}h2{font-size:16px;margin-top:1.5em}
 </style></head><body><h1>tollgate: verdict per rule</h1>
-<p>Target ${esc(s.target.url)} (${esc(s.target.source)})${s.serverVersion ? `, server ${esc(s.serverVersion)}` : ""}; run ${esc(s.runId)} at ${esc(s.startedAt)}.</p>
-<p><b>${t.passed}</b> passed, <b>${t.failed}</b> failed (${s.totals.requiredFailed} required), <b>${t.skipped}</b> not applicable, <b>${t.untested}</b> untested, <b>${t.client}</b> client duties (no server verdict), of ${t.total} rules.</p>
+<p>Target ${esc(s.target.url)} (${esc(s.target.source)})${s.serverVersion ? `, server ${esc(s.serverVersion)}` : ""}; run ${esc(s.runId)} at ${esc(s.startedAt)}${s.seed !== undefined ? `; seed ${s.seed}` : ""}.</p>
+<p><b>Exit ${s.exit.code}</b>${s.exit.reasons.length ? `: ${s.exit.reasons.map(esc).join("; ")}` : ": no rule failed"}.</p>
+<p><b>${t.passed}</b> passed, <b>${t.failed}</b> failed (${s.totals.requiredFailed} required), <b>${t["not-applicable"]}</b> not applicable, <b>${t["not-observable"]}</b> not observable, <b>${t.untested}</b> untested, <b>${t.client}</b> client duties (no server verdict), of ${t.total} rules.</p>
 ${s.problems.length ? `<p class="failed">Problems: ${s.problems.map(esc).join("; ")}</p>` : ""}
+${profilesTable(s)}
+${capabilitiesTable(s)}
 ${body}</body></html>
 `;
 }

@@ -4,7 +4,9 @@ import { join, relative } from "node:path";
 import type { SerializedError } from "vitest";
 import type { Reporter, TestModule } from "vitest/node";
 import { allRules } from "../spec/catalog.js";
+import { isProfile, type Profile } from "../spec/profiles.js";
 import { getRunState } from "../runner/run-state.js";
+import { ENV } from "../runner/settings.js";
 import { toolVersion } from "../tool-version.js";
 import { buildSummary, type Summary, type TestOutcome } from "./summary.js";
 import "./task-meta.js";
@@ -13,6 +15,11 @@ export interface SummaryReporterOptions {
   outputDir: string;
   /** Called with the summary once it is written (the CLI uses it for the exit code). */
   onSummary?: (summary: Summary) => void;
+}
+
+/** TOLLGATE_REQUIRE: comma-separated profile names (checked by the CLI; unknown names are dropped here). */
+function requiredProfiles(env: NodeJS.ProcessEnv = process.env): Profile[] {
+  return (env[ENV.require] ?? "").split(",").map((s) => s.trim()).filter(isProfile);
 }
 
 export default class SummaryReporter implements Reporter {
@@ -29,17 +36,22 @@ export default class SummaryReporter implements Reporter {
     for (const mod of modules) {
       for (const test of mod.children.allTests()) {
         const result = test.result();
-        const state = result.state === "passed" || result.state === "failed" ? result.state : "skipped";
+        const meta = test.meta();
+        const state = result.state === "passed" || result.state === "failed" ? result.state : "not-applicable";
+        const note = meta.notApplicable ?? (result.state === "skipped" ? result.note : undefined);
         tests.push({
           name: test.fullName,
           file: relative(process.cwd(), mod.moduleId),
-          rules: test.meta().rules ?? [],
+          rules: meta.rules ?? [],
+          ...(meta.needs?.length ? { needs: meta.needs } : {}),
           state,
           durationMs: Math.round(test.diagnostic()?.duration ?? 0),
           errors: result.state === "failed" ? result.errors.map((e) => e.message.split("\n")[0] ?? "failed") : [],
-          ...(result.state === "skipped" && result.note ? { note: result.note } : {}),
+          ...(state === "not-applicable" && note ? { note } : {}),
         });
       }
+      // A file that failed to load has no tests to report, and its rules would silently go untested.
+      for (const e of mod.errors()) unhandledErrors = [...unhandledErrors, { ...e, message: `${relative(process.cwd(), mod.moduleId)}: ${e.message}` } as SerializedError];
     }
     const run = getRunState();
     const summary = buildSummary({
@@ -47,10 +59,15 @@ export default class SummaryReporter implements Reporter {
       runId: run?.settings.runId ?? "unknown",
       target: run ? { url: run.settings.target.url, source: run.settings.target.source } : { url: "unknown", source: "unknown" },
       serverVersion: run?.serverVersion,
+      seed: run?.settings.seed,
       startedAt: this.startedAt,
       durationMs: Date.now() - this.startedAt.getTime(),
       rules: allRules,
       tests,
+      capabilities: run?.capabilities,
+      detection: run ? { durationMs: run.detectionMs, violations: run.violations } : undefined,
+      require: requiredProfiles(),
+      gatesDeclaredOff: run ? Object.entries(run.declaredGates).filter(([, on]) => !on).map(([g]) => g) : [],
       unhandledErrors: unhandledErrors.map((e) => e.message),
     });
     mkdirSync(this.options.outputDir, { recursive: true });

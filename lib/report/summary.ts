@@ -1,24 +1,42 @@
 /**
- * summary.json: the verdict per rule (not only per test). A rule fails when any test that
- * names it failed, passes when at least one passed and none failed, is skipped when all
- * its tests were skipped, and is untested when no test names it. A client duty no suite test
- * names gets "client": it binds clients, so a run gives no verdict on the server for it
- * (tollgate's own unit tests check that its client keeps it).
+ * summary.json: the verdict per rule (not only per test), the target's detected capabilities
+ * with their evidence, the verdict per profile, and the exit code with its reasons.
+ *
+ * A rule fails when any test naming it failed (the detection step counts as a test: an answer
+ * no 1.35 server gives fails the rule its probe exercises); passes when at least one passed and
+ * none failed; is not applicable when all its tests were (each with the runner's reason); is
+ * not observable when the catalog says no request from outside can show it; is untested when no
+ * test names it. A client duty no suite test names gets "client": a run gives no verdict on
+ * the server for it.
  */
+import { PROFILE_NAMES, profileOf, type Profile } from "../spec/profiles.js";
 import type { Rule } from "../spec/types.js";
 
-export type TestState = "passed" | "failed" | "skipped";
-export type RuleStatus = "passed" | "failed" | "skipped" | "untested" | "client";
+export type TestState = "passed" | "failed" | "not-applicable";
+export type RuleStatus = "passed" | "failed" | "not-applicable" | "not-observable" | "untested" | "client";
 
 export interface TestOutcome {
   name: string;
   file: string;
   rules: string[];
+  /** The capabilities the test declared it needs. */
+  needs?: string[];
   state: TestState;
   durationMs: number;
   errors: string[];
-  /** Why a skipped test did not apply (for example a shortcut the target does not offer). */
+  /** Why a test did not apply (the runner's reason from its needs and the detected capabilities). */
   note?: string;
+}
+
+export interface CapabilityRecord {
+  available: boolean;
+  evidence: string;
+}
+
+export interface DetectionViolation {
+  rules: string[];
+  probe: string;
+  message: string;
 }
 
 export interface RuleVerdict {
@@ -27,13 +45,28 @@ export interface RuleVerdict {
   doc: string;
   source: string;
   level: Rule["level"];
+  /** Undefined for client duties. */
+  profile?: Profile;
   gate?: Rule["gate"];
   realServer?: string;
+  /** Why no request from outside can show the statement. */
+  unobservable?: string;
   status: RuleStatus;
   tests: number;
   failures: { test: string; message: string }[];
-  /** Reasons given by tests of this rule that did not apply to the target. */
+  /** Reasons given by the runner for tests of this rule that did not apply to the target. */
   notApplicable?: { test: string; reason: string }[];
+}
+
+export interface ProfileVerdict {
+  name: Profile;
+  /** "verified": every rule that counts passed; "failed": one failed; "partial": some were not verified; "not verified": none was. */
+  verdict: "verified" | "failed" | "partial" | "not verified";
+  rules: Record<RuleStatus, number> & { total: number };
+  /** Rules that count for the profile but were neither passed nor failed (not applicable or untested). */
+  notVerified: string[];
+  /** Named with --require: its not-verified rules fail the run. */
+  required: boolean;
 }
 
 export interface Summary {
@@ -41,15 +74,22 @@ export interface Summary {
   runId: string;
   target: { url: string; source: string };
   serverVersion?: string;
+  /** The seed of the run's property tests; `tollgate run --seed N` repeats them. */
+  seed?: number;
   startedAt: string;
   durationMs: number;
+  capabilities: Record<string, CapabilityRecord>;
+  detection: { durationMs: number; violations: DetectionViolation[] };
   totals: {
     tests: Record<TestState, number> & { total: number };
     rules: Record<RuleStatus, number> & { total: number };
     requiredFailed: number;
   };
+  profiles: ProfileVerdict[];
   /** Tests that name no rule or an unknown one, unhandled errors: anything that makes the verdict incomplete. */
   problems: string[];
+  /** 0 or 1, and why. */
+  exit: { code: 0 | 1; reasons: string[] };
   rules: RuleVerdict[];
   tests: TestOutcome[];
 }
@@ -59,33 +99,55 @@ export interface SummaryInput {
   runId: string;
   target: { url: string; source: string };
   serverVersion?: string;
+  seed?: number;
   startedAt: Date;
   durationMs: number;
   rules: readonly Rule[];
   tests: readonly TestOutcome[];
+  capabilities?: Record<string, CapabilityRecord>;
+  detection?: { durationMs: number; violations: readonly DetectionViolation[] };
+  /** Profiles named with --require. */
+  require?: readonly Profile[];
+  /** Gates the operator declared off: rules behind them do not count as unverified. */
+  gatesDeclaredOff?: readonly string[];
   unhandledErrors?: readonly string[];
 }
 
+export const DETECTION_FILE = "(capability detection)";
+
+const count = <K extends string>(keys: readonly K[], of: (k: K) => number): Record<K, number> => Object.fromEntries(keys.map((k) => [k, of(k)])) as Record<K, number>;
+const TEST_STATES = ["passed", "failed", "not-applicable"] as const;
+const RULE_STATES = ["passed", "failed", "not-applicable", "not-observable", "untested", "client"] as const;
+
 export function buildSummary(input: SummaryInput): Summary {
+  const violations = [...(input.detection?.violations ?? [])];
+  // An answer of the detection step that no 1.35 server gives fails the rules its probe exercises, like a failed test.
+  const tests: TestOutcome[] = [
+    ...violations.map((v) => ({ name: `detection: ${v.probe}`, file: DETECTION_FILE, rules: [...v.rules], state: "failed" as const, durationMs: 0, errors: [v.message] })),
+    ...input.tests,
+  ];
   const byRule = new Map<string, TestOutcome[]>();
   const problems: string[] = [];
-  const known = new Set(input.rules.map((r) => r.id));
-  for (const t of input.tests) {
+  const catalog = new Map(input.rules.map((r) => [r.id, r]));
+  for (const t of tests) {
     if (t.rules.length === 0) problems.push(`test "${t.name}" (${t.file}) names no rule`);
     for (const id of t.rules) {
-      if (!known.has(id)) problems.push(`test "${t.name}" (${t.file}) names unknown rule ${id}`);
-      const list = byRule.get(id) ?? [];
-      list.push(t);
-      byRule.set(id, list);
+      const rule = catalog.get(id);
+      if (!rule) problems.push(`test "${t.name}" (${t.file}) names unknown rule ${id}`);
+      else if (rule.unobservable !== undefined && t.file !== DETECTION_FILE) problems.push(`test "${t.name}" (${t.file}) names ${id}, which no request from outside can show`);
+      byRule.set(id, [...(byRule.get(id) ?? []), t]);
     }
   }
   for (const e of input.unhandledErrors ?? []) problems.push(`unhandled error: ${e}`);
 
   const verdicts: RuleVerdict[] = input.rules.map((r) => {
-    const tests = byRule.get(r.id) ?? [];
-    const failed = tests.filter((t) => t.state === "failed");
-    const status: RuleStatus =
-      tests.length === 0 ? (r.subject === "client" ? "client" : "untested") : failed.length > 0 ? "failed" : tests.some((t) => t.state === "passed") ? "passed" : "skipped";
+    const mine = byRule.get(r.id) ?? [];
+    const failed = mine.filter((t) => t.state === "failed");
+    let status: RuleStatus;
+    if (failed.length > 0) status = "failed";
+    else if (r.unobservable !== undefined) status = "not-observable";
+    else if (mine.length === 0) status = r.subject === "client" ? "client" : "untested";
+    else status = mine.some((t) => t.state === "passed") ? "passed" : "not-applicable";
     const v: RuleVerdict = {
       id: r.id,
       title: r.title,
@@ -93,42 +155,80 @@ export function buildSummary(input: SummaryInput): Summary {
       source: `${r.doc} § ${r.section}`,
       level: r.level,
       status,
-      tests: tests.length,
+      tests: mine.length,
       failures: failed.map((t) => ({ test: t.name, message: t.errors[0] ?? "failed" })),
     };
-    const notes = tests.filter((t) => t.state === "skipped" && t.note).map((t) => ({ test: t.name, reason: t.note as string }));
+    const profile = profileOf(r);
+    if (profile) v.profile = profile;
+    const notes = mine.filter((t) => t.state === "not-applicable" && t.note).map((t) => ({ test: t.name, reason: t.note as string }));
     if (notes.length) v.notApplicable = notes;
     if (r.gate) v.gate = r.gate;
     if (r.realServer) v.realServer = r.realServer;
+    if (r.unobservable) v.unobservable = r.unobservable;
     return v;
   });
 
-  const count = <K extends string>(keys: readonly K[], of: (k: K) => number): Record<K, number> =>
-    Object.fromEntries(keys.map((k) => [k, of(k)])) as Record<K, number>;
-  const testStates = ["passed", "failed", "skipped"] as const;
-  const ruleStates = ["passed", "failed", "skipped", "untested", "client"] as const;
-  return {
+  const required = new Set(input.require ?? []);
+  const declaredOff = new Set(input.gatesDeclaredOff ?? []);
+  const profiles: ProfileVerdict[] = PROFILE_NAMES.map((name) => {
+    const mine = verdicts.filter((v) => v.profile === name);
+    // Optional core rules are a "may": not offering them is no gap. A gate the operator turned off takes its rules out too.
+    const counts = mine.filter((v) => v.status !== "not-observable" && !(name === "core" && v.level === "optional") && !(v.gate && declaredOff.has(v.gate.name)));
+    const notVerified = counts.filter((v) => v.status === "not-applicable" || v.status === "untested").map((v) => v.id);
+    const failed = counts.some((v) => v.status === "failed");
+    const passed = counts.filter((v) => v.status === "passed").length;
+    const verdict = failed ? "failed" : notVerified.length === 0 ? "verified" : passed > 0 ? "partial" : "not verified";
+    return { name, verdict, rules: { ...count(RULE_STATES, (s) => mine.filter((v) => v.status === s).length), total: mine.length }, notVerified, required: required.has(name) };
+  });
+
+  const summary: Summary = {
     tool: { name: "tollgate", version: input.toolVersion },
     runId: input.runId,
     target: input.target,
     ...(input.serverVersion ? { serverVersion: input.serverVersion } : {}),
+    ...(input.seed !== undefined ? { seed: input.seed } : {}),
     startedAt: input.startedAt.toISOString(),
     durationMs: Math.round(input.durationMs),
+    capabilities: input.capabilities ?? {},
+    detection: { durationMs: Math.round(input.detection?.durationMs ?? 0), violations },
     totals: {
-      tests: { ...count(testStates, (s) => input.tests.filter((t) => t.state === s).length), total: input.tests.length },
-      rules: { ...count(ruleStates, (s) => verdicts.filter((v) => v.status === s).length), total: verdicts.length },
+      // The suites' tests; the detection step's violations are in `tests` and `detection`, not counted here.
+      tests: { ...count(TEST_STATES, (s) => input.tests.filter((t) => t.state === s).length), total: input.tests.length },
+      rules: { ...count(RULE_STATES, (s) => verdicts.filter((v) => v.status === s).length), total: verdicts.length },
       requiredFailed: verdicts.filter((v) => v.status === "failed" && v.level === "required").length,
     },
+    profiles,
     problems,
+    exit: { code: 0, reasons: [] },
     rules: verdicts,
-    tests: [...input.tests],
+    tests,
   };
+  summary.exit = exitDecision(summary);
+  return summary;
 }
 
-/** Exit code of `tollgate run` for a finished run: 1 when a required rule failed or the run is unsound (a test with no or an unknown rule, an unhandled error, no test at all). */
+/**
+ * The exit code of `tollgate run` and why. 1 when any rule failed: a required rule, or one of a
+ * feature the target offers (a test only runs when the target offers what it needs, so a failed
+ * test of an optional or gated rule is a feature served wrongly); when a profile named with
+ * --require has rules that were not verified; or when the run is unsound (a test with no or an
+ * unknown rule, an unhandled error, no test at all). Not applicable, not observable, untested
+ * and client verdicts alone never fail a run.
+ */
+export function exitDecision(s: Pick<Summary, "rules" | "profiles" | "problems" | "totals">): { code: 0 | 1; reasons: string[] } {
+  const reasons: string[] = [];
+  const failed = s.rules.filter((r) => r.status === "failed");
+  const required = failed.filter((r) => r.level === "required");
+  if (required.length > 0) reasons.push(`${required.length} required rule(s) failed: ${required.slice(0, 5).map((r) => r.id).join(", ")}${required.length > 5 ? ", …" : ""}`);
+  const offered = failed.filter((r) => r.level !== "required");
+  if (offered.length > 0) reasons.push(`${offered.length} rule(s) of a feature the target offers failed: ${offered.slice(0, 5).map((r) => r.id).join(", ")}${offered.length > 5 ? ", …" : ""}`);
+  for (const p of s.profiles) if (p.required && p.notVerified.length > 0) reasons.push(`profile ${p.name} is required (--require) but ${p.notVerified.length} of its rules were not verified: ${p.notVerified.slice(0, 5).join(", ")}${p.notVerified.length > 5 ? ", …" : ""}`);
+  if (s.problems.length > 0) reasons.push(`the run is unsound: ${s.problems[0]}${s.problems.length > 1 ? ` (and ${s.problems.length - 1} more)` : ""}`);
+  if (s.totals.tests.total === 0) reasons.push("no test ran");
+  return { code: reasons.length > 0 ? 1 : 0, reasons };
+}
+
+/** Exit code of `tollgate run` for a finished run (see exitDecision). */
 export function exitCodeFor(summary: Summary): 0 | 1 {
-  if (summary.totals.requiredFailed > 0) return 1;
-  if (summary.problems.length > 0) return 1;
-  if (summary.totals.tests.total === 0) return 1;
-  return 0;
+  return exitDecision(summary).code;
 }

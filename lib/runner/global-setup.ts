@@ -18,10 +18,22 @@ import { daemonTls } from "../../fixtures/daemons/tls.js";
 import { startEmulatedDaemons, type RunningEmulatedDaemons } from "../emulator/daemons/index.js";
 import { startEmulator, type RunningEmulator } from "../emulator/index.js";
 import { deleteRunLeftovers } from "../harness/session.js";
-import { probeTarget } from "../harness/probe.js";
 import { resolveTarget } from "../harness/target.js";
+import { CAPABILITY_NAMES, type Capabilities } from "./capabilities.js";
+import { detectDaemons } from "./daemon-capabilities.js";
+import { detectApi, type Violation } from "./detect.js";
 import { setRunState } from "./run-state.js";
-import { daemonSettingsFromEnv, ENV, runIdFromEnv, specSettingsFromEnv, type DaemonSettings, type ProvidedSettings } from "./settings.js";
+import {
+  daemonSettingsFromEnv,
+  declaredGatesFromEnv,
+  ENV,
+  runIdFromEnv,
+  seedFromEnv,
+  specSettingsFromEnv,
+  thoroughFromEnv,
+  type DaemonSettings,
+  type ProvidedSettings,
+} from "./settings.js";
 
 let emulator: RunningEmulator | undefined;
 let daemons: RunningEmulatedDaemons | undefined;
@@ -87,7 +99,30 @@ async function startEmbeddedDaemons(): Promise<DaemonSettings> {
   };
 }
 
+/**
+ * The conformance suites run in two vitest projects: "conformance", and "conformance-exclusive"
+ * (tests that change the whole target: compaction, the clock) in a serial phase after it. Both
+ * projects name this setup; the first call starts the target and detects its capabilities, the
+ * second reuses them, so a run has one target, one detection and one teardown.
+ */
+interface Shared {
+  ready: Promise<ProvidedSettings>;
+  users: number;
+}
+const SHARED = Symbol.for("tollgate.global-setup");
+const shared = globalThis as { [SHARED]?: Shared };
+
 export async function setup(project: TestProject): Promise<void> {
+  let s = shared[SHARED];
+  if (!s) {
+    s = { ready: prepare(), users: 0 };
+    shared[SHARED] = s;
+  }
+  s.users += 1;
+  project.provide("tollgate", await s.ready);
+}
+
+async function prepare(): Promise<ProvidedSettings> {
   const env = process.env;
   let target = resolveTarget({
     target: env[ENV.target],
@@ -96,21 +131,45 @@ export async function setup(project: TestProject): Promise<void> {
     token: env[ENV.token],
   });
   let daemonSettings = daemonSettingsFromEnv(env, (path) => readFileSync(path, "utf8"));
+  const seed = seedFromEnv(env);
+  const thorough = thoroughFromEnv(env);
+  const declaredGates = declaredGatesFromEnv(env);
   if (!target) {
     // The admin endpoint lets the 410 suites compact history instead of waiting 5 minutes, and a
-    // 1 s bookmark interval lets the bookmark suites see one; without them those checks skip.
+    // 1 s bookmark interval lets the bookmark suites see one; without them those checks do not apply.
     // Authentication is on, as on a real cluster: the suites act with the admin token.
     emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true });
     target = { url: emulator.url, credentials: emulator.adminToken ? { token: emulator.adminToken } : {}, source: "embedded emulator" };
     daemonSettings ??= await startEmbeddedDaemons();
   }
-  settings = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };
-  const info = await probeTarget(target);
-  setRunState({ settings, serverVersion: info.version });
-  project.provide("tollgate", settings);
+  const base = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };
+  const api = await detectApi(base, { declaredGates, thorough });
+  const daemonCaps = await detectDaemons(daemonSettings);
+  const capabilities: Capabilities = { ...api.capabilities, ...daemonCaps };
+  settings = { ...base, capabilities, seed, thorough };
+  setRunState({ settings, serverVersion: api.serverVersion, capabilities, violations: api.violations, detectionMs: api.durationMs, declaredGates });
+  printDetection(settings, api.serverVersion, api.violations, api.durationMs);
+  return settings;
+}
+
+/** One line per capability, so the terminal says what was checked and why some tests do not apply. */
+function printDetection(s: ProvidedSettings, version: string | undefined, violations: readonly Violation[], ms: number): void {
+  const lines = [`tollgate: target ${s.target.url} (${s.target.source})${version ? `, server ${version}` : ""}; seed ${s.seed} (repeat with --seed ${s.seed})`];
+  lines.push(`tollgate: capabilities detected in ${(ms / 1000).toFixed(1)} s:`);
+  for (const name of CAPABILITY_NAMES) {
+    const c = s.capabilities[name];
+    lines.push(`  ${c.available ? "yes" : "no "} ${name.padEnd(24)} ${c.evidence}`);
+  }
+  for (const v of violations) lines.push(`tollgate: detection: ${v.probe}: ${v.message} (fails ${v.rules.join(", ")})`);
+  if (s.thorough.enabled) lines.push(`tollgate: --thorough: some tests wait up to ${s.thorough.minutes} minutes for the target to compact its history and send periodic bookmarks`);
+  console.log(lines.join("\n"));
 }
 
 export async function teardown(): Promise<void> {
+  const s = shared[SHARED];
+  if (s) s.users -= 1;
+  if (s && s.users > 0) return;
+  delete shared[SHARED];
   try {
     if (settings) await deleteRunLeftovers(settings).catch(() => 0);
   } finally {

@@ -3,11 +3,19 @@
  * Both run in vitest's main process but load modules through different loaders, so the
  * hand-over goes through globalThis rather than a module variable.
  */
-import type { RunSettings } from "../harness/session.js";
+import type { Capabilities, GateName } from "./capabilities.js";
+import type { Violation } from "./detect.js";
+import type { ProvidedSettings } from "./settings.js";
 
 export interface RunState {
-  settings: RunSettings;
+  settings: ProvidedSettings;
   serverVersion?: string;
+  capabilities: Capabilities;
+  /** Answers of the detection step that no 1.35 server gives: failures of the named rules. */
+  violations: Violation[];
+  detectionMs: number;
+  /** Gates the operator declared with --feature-gates. */
+  declaredGates: Partial<Record<GateName, boolean>>;
 }
 
 const KEY = Symbol.for("tollgate.run-state");

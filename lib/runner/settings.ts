@@ -3,6 +3,7 @@
  * workers: environment variables in, one RunSettings object provided to every test file.
  */
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
+import { GATE_CAPABILITIES, type Capabilities, type GateName } from "./capabilities.js";
 import { newRunId, type RunSettings } from "../harness/session.js";
 import { defaultSpecSettings } from "../harness/target.js";
 
@@ -14,6 +15,12 @@ export const ENV = {
   runId: "TOLLGATE_RUN_ID",
   groupDomain: "TOLLGATE_GROUP_DOMAIN",
   vendor: "TOLLGATE_VENDOR",
+  // How the run is made: the property seed, gates the operator declared, the thorough mode.
+  seed: "TOLLGATE_SEED",
+  featureGates: "TOLLGATE_FEATURE_GATES",
+  thoroughMinutes: "TOLLGATE_THOROUGH_MINUTES",
+  /** Profiles whose not-verified rules fail the run (read by the summary, `tollgate run --require`). */
+  require: "TOLLGATE_REQUIRE",
   // The daemons of doc3 (suites/daemons/probes.test.ts): where they serve, how they were started, how to reach them.
   controllerManager: "TOLLGATE_CONTROLLER_MANAGER",
   nodeAgent: "TOLLGATE_NODE_AGENT",
@@ -95,6 +102,46 @@ export interface PemPair {
 /** RunSettings as provided to the test files: the API target's, plus the daemons when a run has any. */
 export interface ProvidedSettings extends RunSettings {
   daemons?: DaemonSettings;
+  /** What the target offers, detected once before any test (lib/runner/detect.ts). */
+  capabilities: Capabilities;
+  /** The seed of every property test of the run (`tollgate run --seed N` repeats it). */
+  seed: number;
+  /** --thorough: how long a test may wait for what a real server only shows with time. */
+  thorough: { enabled: boolean; minutes: number };
+}
+
+export class SettingsError extends Error {}
+
+/** `--seed`: a non-negative 32-bit integer; absent, a fresh one (printed, so a failure can be repeated). */
+export function seedFromEnv(env: NodeJS.ProcessEnv = process.env, fresh: () => number = () => Math.floor(Math.random() * 0x7fffffff)): number {
+  const raw = env[ENV.seed];
+  if (raw === undefined || raw === "") return fresh();
+  if (!/^[0-9]+$/.test(raw) || Number(raw) > 0x7fffffff) throw new SettingsError(`seed ${JSON.stringify(raw)}: expected an integer from 0 to ${0x7fffffff}`);
+  return Number(raw);
+}
+
+/** `--thorough[-minutes]`: on when the environment gives the minutes to wait at most. */
+export function thoroughFromEnv(env: NodeJS.ProcessEnv = process.env): { enabled: boolean; minutes: number } {
+  const raw = env[ENV.thoroughMinutes];
+  if (raw === undefined || raw === "") return { enabled: false, minutes: 0 };
+  const minutes = Number(raw);
+  if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 120) throw new SettingsError(`thorough minutes ${JSON.stringify(raw)}: expected a number above 0, at most 120`);
+  return { enabled: true, minutes };
+}
+
+/** `--feature-gates Name=bool,...`: the gates whose state decides a capability (others are refused: a typo must not go unnoticed). */
+export function declaredGatesFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Record<GateName, boolean>> {
+  const raw = env[ENV.featureGates];
+  if (raw === undefined || raw.trim() === "") return {};
+  const out: Partial<Record<GateName, boolean>> = {};
+  for (const item of raw.split(",")) {
+    const m = /^\s*([A-Za-z0-9]+)=(true|false)\s*$/.exec(item);
+    if (!m) throw new SettingsError(`--feature-gates: "${item}" is not Name=true or Name=false`);
+    const name = m[1] as string;
+    if (!Object.hasOwn(GATE_CAPABILITIES, name)) throw new SettingsError(`--feature-gates: ${name} is not a gate tollgate's verdicts depend on (known: ${Object.keys(GATE_CAPABILITIES).join(", ")})`);
+    out[name as GateName] = m[2] === "true";
+  }
+  return out;
 }
 
 export class DaemonSettingsError extends Error {}

@@ -12,6 +12,16 @@ export const RULE_ID_PATTERN = /^doc[123](\.[a-z0-9]+(-[a-z0-9]+)*)+$/;
 
 export const allRules: readonly Rule[] = Object.freeze([...doc1Rules, ...doc2Rules, ...doc3Rules]);
 
+/**
+ * Every rule id of the catalog, as a union of string literals the compiler derives from the
+ * three documents' rule lists: a test that names an id the catalog does not have does not compile.
+ */
+export type RuleId = (typeof doc1Rules)[number]["id"] | (typeof doc2Rules)[number]["id"] | (typeof doc3Rules)[number]["id"];
+
+export function isRuleId(id: string): id is RuleId {
+  return ruleById.has(id);
+}
+
 /** Lookup by id. On duplicate ids (a catalog problem) the first rule wins. */
 export const ruleById: ReadonlyMap<string, Rule> = (() => {
   const map = new Map<string, Rule>();

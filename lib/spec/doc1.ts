@@ -46,9 +46,11 @@ const COMPRESSION: FeatureGate = { name: "APIResponseCompression", default: true
 const WATCH_LIST: FeatureGate = { name: "WatchList", default: true };
 
 const LISTOPTIONS_422 = "422 Invalid with details kind ListOptions, group meta.k8s.io (ListOptions validation; wire-facts §2, §9)";
+const UNOBSERVABLE_CACHE = "Whether a list is served from the watch cache, one of its snapshots or storage does not show on the wire: the body and its versions are the same either way";
+const UNOBSERVABLE_DEFAULT = "A default of the server's configuration: from outside one sees when a version or token went, not whether the setting behind it is the default";
 const EVENTS_NO_CACHE = "Events (core and events.k8s.io) have the watch cache disabled by default, so such reads of Events go to storage (etcd) (wire-facts §4)";
 
-export const doc1Rules: Rule[] = [
+export const doc1Rules = [
   // ── What the service does ───────────────────────────────────────────────────────────
   { id: "doc1.service.crud-methods", doc: "doc1", section: SVC, level: "required", title: "Resources are created, read, updated and deleted over HTTP with POST, GET, PUT, PATCH and DELETE" },
   { id: "doc1.service.subresources", doc: "doc1", section: SVC, level: "optional", title: "Some resources expose subresources, separately authorizable and possibly served in other representations" },
@@ -274,9 +276,9 @@ export const doc1Rules: Rule[] = [
   { id: "doc1.media.rule3-as-only-406", doc: "doc1", section: MEDIA, level: "required", title: "Accept with only a Table (or only a metadata-only) type for an unsupporting resource gives 406",
     realServer: "e.g. `the resource X does not support being converted to a Table` for objects without ObjectMeta (wire-facts §8)" },
   { id: "doc1.media.rule3-fallback-full-object", doc: "doc1", section: MEDIA, level: "required", title: "Adding a fallback such as application/json (optionally q=0.9) yields the full object instead of 406" },
-  { id: "doc1.media.rule4-item-by-item", doc: "doc1", section: MEDIA, level: "optional", title: "JSON and binary collection responses are encoded item by item",
+  { id: "doc1.media.rule4-item-by-item", doc: "doc1", section: MEDIA, level: "optional", unobservable: "How the server encodes a collection (item by item, streaming) does not show in the bytes, which are the same either way", title: "JSON and binary collection responses are encoded item by item",
     realServer: "Streaming collection encoding is GA since 1.34; output bytes equal the non-streamed encoding (wire-facts §10)" },
-  { id: "doc1.media.rule4-large-collections", doc: "doc1", section: MEDIA, level: "optional", title: "Other encodings, pretty JSON included, perform poorly for collections above 100 MB" },
+  { id: "doc1.media.rule4-large-collections", doc: "doc1", section: MEDIA, level: "optional", unobservable: "A remark on how other encodings perform above 100 MB: a performance trait of those encodings, not a behaviour a polite request can check", title: "Other encodings, pretty JSON included, perform poorly for collections above 100 MB" },
   { id: "doc1.media.rule5-no-cbor-patch", doc: "doc1", section: MEDIA, level: "required", title: "There is no CBOR form of json-patch, merge-patch or strategic-merge-patch",
     realServer: "An unknown patch content type gives 415 listing json-patch+json, merge-patch+json, strategic-merge-patch+json and apply-patch+yaml (wire-facts §3)" },
 
@@ -339,25 +341,25 @@ export const doc1Rules: Rule[] = [
     realServer: "422 Invalid (ListOptions): resourceVersionMatch is forbidden when continue is provided (wire-facts §9)" },
   // semantics
   { id: "doc1.list-rv.any", doc: "doc1", section: LISTRV, level: "required", title: "Any: data at any version, newest preferred, possibly older than what the client saw before" },
-  { id: "doc1.list-rv.any-watch-cache", doc: "doc1", section: LISTRV, level: "optional", title: "Any is served from the watch cache", realServer: EVENTS_NO_CACHE },
+  { id: "doc1.list-rv.any-watch-cache", doc: "doc1", section: LISTRV, level: "optional", unobservable: UNOBSERVABLE_CACHE, title: "Any is served from the watch cache", realServer: EVENTS_NO_CACHE },
   { id: "doc1.list-rv.most-recent", doc: "doc1", section: LISTRV, level: "required", title: "Most recent: consistent data at the latest version, via a quorum read" },
-  { id: "doc1.list-rv.most-recent-watch-cache", doc: "doc1", section: LISTRV, level: "optional", title: "Most recent may be served from the watch cache when storage supports progress notification", realServer: EVENTS_NO_CACHE },
+  { id: "doc1.list-rv.most-recent-watch-cache", doc: "doc1", section: LISTRV, level: "optional", unobservable: UNOBSERVABLE_CACHE, title: "Most recent may be served from the watch cache when storage supports progress notification", realServer: EVENTS_NO_CACHE },
   { id: "doc1.list-rv.not-older-than", doc: "doc1", section: LISTRV, level: "required", title: "Not older than: data at least as new as the given version" },
   { id: "doc1.list-rv.not-older-than-list-rv-only", doc: "doc1", section: LISTRV, level: "required", title: "For Not older than lists only the collection resourceVersion is guaranteed, not the items'" },
-  { id: "doc1.list-rv.not-older-than-watch-cache", doc: "doc1", section: LISTRV, level: "optional", title: "Not older than is served from the watch cache", realServer: EVENTS_NO_CACHE },
+  { id: "doc1.list-rv.not-older-than-watch-cache", doc: "doc1", section: LISTRV, level: "optional", unobservable: UNOBSERVABLE_CACHE, title: "Not older than is served from the watch cache", realServer: EVENTS_NO_CACHE },
   { id: "doc1.list-rv.exact", doc: "doc1", section: LISTRV, level: "required", title: "Exact: data at exactly the given version" },
   { id: "doc1.list-rv.exact-unavailable-410", doc: "doc1", section: LISTRV, level: "required", title: "Exact with a version no longer available gives 410",
     realServer: "410 Expired, `The resourceVersion for the provided list is too old.` (storage) or `too old resource version: N (M)` (watch cache) (wire-facts §4)" },
   { id: "doc1.list-rv.exact-collection-rv", doc: "doc1", section: LISTRV, level: "required", title: "For Exact the collection resourceVersion equals the requested one; item versions are not guaranteed" },
-  { id: "doc1.list-rv.exact-snapshot", doc: "doc1", section: LISTRV, level: "gated", gate: SNAPSHOT, title: "Exact may be answered from watch-cache snapshots", realServer: EVENTS_NO_CACHE },
-  { id: "doc1.list-rv.snapshot-retention", doc: "doc1", section: LISTRV, level: "gated", gate: SNAPSHOT, title: "A snapshot is taken on every watch event and kept until compaction or until the cache is full of events older than 75 s" },
-  { id: "doc1.list-rv.exact-store-fallback", doc: "doc1", section: LISTRV, level: "required", title: "Without snapshot support, Exact falls back to reading from storage" },
+  { id: "doc1.list-rv.exact-snapshot", doc: "doc1", section: LISTRV, level: "gated", gate: SNAPSHOT, unobservable: UNOBSERVABLE_CACHE, title: "Exact may be answered from watch-cache snapshots", realServer: EVENTS_NO_CACHE },
+  { id: "doc1.list-rv.snapshot-retention", doc: "doc1", section: LISTRV, level: "gated", gate: SNAPSHOT, unobservable: UNOBSERVABLE_CACHE, title: "A snapshot is taken on every watch event and kept until compaction or until the cache is full of events older than 75 s" },
+  { id: "doc1.list-rv.exact-store-fallback", doc: "doc1", section: LISTRV, level: "required", unobservable: UNOBSERVABLE_CACHE, title: "Without snapshot support, Exact falls back to reading from storage" },
   { id: "doc1.list-rv.continuation", doc: "doc1", section: LISTRV, level: "required", title: "Continuation: the next page is consistent with the version fixed by the first request" },
   { id: "doc1.list-rv.continuation-token", doc: "doc1", section: LISTRV, level: "required", title: "The continue token encodes the list version and the last position",
     realServer: "base64url without padding of {\"v\":\"meta.k8s.io/v1\",\"rv\":N,\"start\":\"<last key>\\u0000\"}; malformed tokens give 400 `invalid continue token: ...` (wire-facts §9)" },
   { id: "doc1.list-rv.continuation-unavailable-410", doc: "doc1", section: LISTRV, level: "required", title: "Continuation with a version no longer available gives 410",
     realServer: "Storage path (always for Events): 410 Expired with metadata.continue holding a new token with rv -1; watch-cache path: 410 without a new token (wire-facts §9)" },
-  { id: "doc1.list-rv.continuation-snapshot", doc: "doc1", section: LISTRV, level: "gated", gate: SNAPSHOT, title: "Continuation pages may be answered from snapshots, as for Exact", realServer: EVENTS_NO_CACHE },
+  { id: "doc1.list-rv.continuation-snapshot", doc: "doc1", section: LISTRV, level: "gated", gate: SNAPSHOT, unobservable: UNOBSERVABLE_CACHE, title: "Continuation pages may be answered from snapshots, as for Exact", realServer: EVENTS_NO_CACHE },
   { id: "doc1.list-rv.client-not-older-than-limit-410", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "Clients using NotOlderThan with limit handle 410 by retrying with a newer or empty resourceVersion" },
   { id: "doc1.list-rv.client-exact-verify", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "Clients using Exact without limit check the collection version and retry with limit if it differs" },
   { id: "doc1.list-rv.client-item-rv-meaning", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "An item's resourceVersion tells when it last changed, not how current the response is" },
@@ -485,12 +487,12 @@ export const doc1Rules: Rule[] = [
     realServer: "sideEffects has no default in v1: missing is 422 Required, Some/Unknown 422 Unsupported value; the AdmissionReview carries request.dryRun" },
 
   // ── Limits ──────────────────────────────────────────────────────────────────────────
-  { id: "doc1.limits.watch-history-5m", doc: "doc1", section: LIMITS, level: "optional", title: "Watch history (store version 3) is kept for the last 5 minutes by default" },
-  { id: "doc1.limits.continue-token-5m", doc: "doc1", section: LIMITS, level: "optional", title: "Continue tokens live 5 minutes by default",
+  { id: "doc1.limits.watch-history-5m", doc: "doc1", section: LIMITS, level: "optional", unobservable: UNOBSERVABLE_DEFAULT, title: "Watch history (store version 3) is kept for the last 5 minutes by default" },
+  { id: "doc1.limits.continue-token-5m", doc: "doc1", section: LIMITS, level: "optional", unobservable: UNOBSERVABLE_DEFAULT, title: "Continue tokens live 5 minutes by default",
     realServer: "A token expires when its rv is compacted in storage (wire-facts §9)" },
-  { id: "doc1.limits.snapshot-retention", doc: "doc1", section: LIMITS, level: "gated", gate: SNAPSHOT, title: "List snapshots are kept until compaction or until the cache is full of events older than 75 s" },
+  { id: "doc1.limits.snapshot-retention", doc: "doc1", section: LIMITS, level: "gated", gate: SNAPSHOT, unobservable: UNOBSERVABLE_CACHE, title: "List snapshots are kept until compaction or until the cache is full of events older than 75 s" },
   { id: "doc1.limits.large-collection-encodings", doc: "doc1", section: LIMITS, level: "optional", title: "Collections above 100 MB should use only JSON or binary item-by-item encodings" },
-  { id: "doc1.limits.example-size", doc: "doc1", section: LIMITS, level: "optional", title: "About 2 KiB of JSON per Pod; a large cluster's full Pod list can be 10-20 MB" },
+  { id: "doc1.limits.example-size", doc: "doc1", section: LIMITS, level: "optional", unobservable: "Typical sizes of Pods and Pod lists, given as an illustration: no behaviour a request could check", title: "About 2 KiB of JSON per Pod; a large cluster's full Pod list can be 10-20 MB" },
   { id: "doc1.limits.response-compression", doc: "doc1", section: LIMITS, level: "gated", gate: COMPRESSION, title: "Responses are gzip-compressed when Accept-Encoding asks for it" },
   { id: "doc1.limits.old-rv-not-required", doc: "doc1", section: LIMITS, level: "optional", title: "Servers need not serve old or unrecognized resource versions" },
   { id: "doc1.limits.rate-limit", doc: "doc1", section: LIMITS, level: "required", title: "Response to a rate-limited request (spec: not shown)",
@@ -519,4 +521,4 @@ export const doc1Rules: Rule[] = [
   { id: "doc1.versioning.cap-cbor", doc: "doc1", section: VERS, level: "gated", gate: CBOR, title: "CBOR encoding is alpha (1.32) and off by default",
     realServer: "CBORServingAndStorage: alpha, default false since 1.32, unchanged in 1.35 (wire-facts §3)" },
   { id: "doc1.versioning.cap-unsafe-force-delete", doc: "doc1", section: VERS, level: "gated", gate: FORCE_DELETE, title: "Unsafe force delete is alpha (1.32) and off by default" },
-];
+] as const satisfies readonly Rule[];

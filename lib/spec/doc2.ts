@@ -14,7 +14,7 @@ const EP = "Endpoints";
 
 const WF7 = "wire-facts §7";
 
-export const doc2Rules: Rule[] = [
+export const doc2Rules = [
   // ── What the service does ───────────────────────────────────────────────────────────
   { id: "doc2.service.retention-limited", doc: "doc2", section: SVC, level: "required", title: "Events are kept only for a limited time",
     realServer: "Each Event is stored with the apiserver --event-ttl lease (default 1h); expiry deletes it and watchers see DELETED (wire-facts §7)" },
@@ -182,4 +182,4 @@ export const doc2Rules: Rule[] = [
   { id: "doc2.endpoints.deletecollection-401", doc: "doc2", section: EP, level: "required", title: "deletecollection answers 401 to an unauthenticated caller" },
   { id: "doc2.endpoints.status-shape", doc: "doc2", section: EP, level: "required", title: "Shape of the Status response body (spec: not shown)",
     realServer: "kind Status, apiVersion v1, metadata {}, status, message, reason, details, code; code omitted on a successful delete (wire-facts §4)" },
-];
+] as const satisfies readonly Rule[];

@@ -30,7 +30,7 @@ const QOS_RESERVED: FeatureGate = { name: "QOSReserved", default: false };
 const ALL_ALPHA: FeatureGate = { name: "AllAlpha", default: false };
 const ALL_BETA: FeatureGate = { name: "AllBeta", default: false };
 
-export const doc3Rules: Rule[] = [
+export const doc3Rules = [
   // ── What the service does ───────────────────────────────────────────────────────────
   { id: "doc3.service.cm-control-loops", doc: "doc3", section: SVC, level: "required", title: "The controller manager embeds the core control loops", realServer: "A 1.35 controller manager adds a /healthz check named after each controller it starts (after leaderElection with --leader-elect; ping only when it has no check): /healthz?verbose lists `[+]namespace-controller ok`... then `healthz check passed`. Controllers disabled by --controllers, disabled by default, or not applying (cloud controllers, the token controller without a key file) have none; the order after the token controller is Go map order. /healthz/<check> is not served on its secure port (its mux registers /healthz alone), and a standby that does not lead lists leaderElection only" },
   { id: "doc3.service.cm-controller-reconciles", doc: "doc3", section: SVC, level: "required", title: "A controller watches shared state through the API and moves current state toward desired state",
@@ -241,4 +241,4 @@ export const doc3Rules: Rule[] = [
   { id: "doc3.versioning.gate-clients-prefer-cbor", doc: "doc3", section: VERS, level: "gated", gate: { name: "ClientsPreferCBOR", default: false }, title: "ClientsPreferCBOR is alpha, default off" },
   { id: "doc3.versioning.gate-logging-alpha-options", doc: "doc3", section: VERS, level: "gated", gate: LOGGING_ALPHA, title: "LoggingAlphaOptions is alpha, default off" },
   { id: "doc3.versioning.gate-qos-reserved", doc: "doc3", section: VERS, level: "gated", gate: QOS_RESERVED, title: "QOSReserved is alpha, default off" },
-];
+] as const satisfies readonly Rule[];

@@ -33,4 +33,11 @@ export interface Rule {
    * for a client rule that only test/ names.
    */
   subject?: "client";
+  /**
+   * Set when no request from outside can tell whether a server keeps the statement (that an
+   * Exact list is served from a watch-cache snapshot rather than from storage looks the same on
+   * the wire): why. A run reports such a rule as "not observable", never as passed, and no test
+   * may claim to examine it.
+   */
+  unobservable?: string;
 }

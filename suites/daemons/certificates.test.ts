@@ -15,7 +15,7 @@
 import { randomBytes, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, inject, it, type TestContext } from "vitest";
-import "../../lib/report/task-meta.js";
+import { check } from "../support/conformance.js";
 import { PKI, readPair } from "../../fixtures/daemons/pki.js";
 import { analyze, type OptionView } from "../../lib/daemons/checker.js";
 import { certificateCommonName, describeAnswer, forbiddenUser, judgeHeadersIgnored, judgeRefused, judgeTakenFor, type Judgement } from "../../lib/daemons/client-certs.js";
@@ -63,7 +63,7 @@ const cmClientCa = (view: OptionView): boolean => view.set("--client-ca-file") |
 const cmRequestHeaderCa = (view: OptionView): boolean => view.set("--requestheader-client-ca-file") || cmLooksUp(view);
 
 describe("controller manager", () => {
-  it("a client certificate issued by --client-ca-file is taken for its common name", { meta: { rules: ["doc3.auth.cm-client-cert-cn"] } }, async (ctx: TestContext) => {
+  check({ title: "a client certificate issued by --client-ca-file is taken for its common name", rules: ["doc3.auth.cm-client-cert-cn"] }, async (ctx: TestContext) => {
     const cm = daemonOrSkip(ctx, "controller-manager");
     if (!cmClientCa(cm.view)) ctx.skip("the controller manager's command line given has no --client-ca-file (and no lookup of the cluster's): it reads no client certificate");
     if (!cm.d.clientCert) ctx.skip("no client certificate given (--daemon-client-cert FILE --daemon-client-key FILE)");
@@ -72,7 +72,7 @@ describe("controller manager", () => {
     expectOk([[`/metrics with the client certificate of "${user}"`, judgeTakenFor("controller-manager", await cm.get("/metrics", undefined, cm.d.clientCert), anonymous, user)]]);
   });
 
-  it("a client certificate from an authority it does not trust is refused with 401, also on the always-allow paths", { meta: { rules: ["doc3.auth.cm-client-cert-cn"] } }, async (ctx: TestContext) => {
+  check({ title: "a client certificate from an authority it does not trust is refused with 401, also on the always-allow paths", rules: ["doc3.auth.cm-client-cert-cn"] }, async (ctx: TestContext) => {
     const cm = daemonOrSkip(ctx, "controller-manager");
     if (!cmClientCa(cm.view) && !cmRequestHeaderCa(cm.view)) ctx.skip("the controller manager's command line given has no --client-ca-file or --requestheader-client-ca-file: it asks for no client certificate");
     const paths = ["/metrics", ...(cm.view.list("--authorization-always-allow-paths") ?? []).filter((p) => !p.includes("*")).slice(0, 1)];
@@ -81,7 +81,7 @@ describe("controller manager", () => {
     expectOk(judgements);
   });
 
-  it("identity headers from a front-proxy certificate with an allowed name are trusted", { meta: { rules: ["doc3.auth.cm-request-header-trust"] } }, async (ctx: TestContext) => {
+  check({ title: "identity headers from a front-proxy certificate with an allowed name are trusted", rules: ["doc3.auth.cm-request-header-trust"] }, async (ctx: TestContext) => {
     const cm = daemonOrSkip(ctx, "controller-manager");
     if (!cmRequestHeaderCa(cm.view)) ctx.skip("the controller manager's command line given has no --requestheader-client-ca-file (and no lookup of the cluster's): it trusts no identity header");
     if (!cm.d.proxyCert) ctx.skip("no front-proxy certificate given (--daemon-proxy-cert FILE --daemon-proxy-key FILE)");
@@ -93,7 +93,7 @@ describe("controller manager", () => {
     expect(forbiddenUser("controller-manager", r), `/metrics with the front-proxy certificate and ${userHeader}: ${user}: ${describeAnswer(r)}`).toBe(user);
   });
 
-  it("identity headers from anyone else change nothing: no certificate, an untrusted one, a client certificate, a front-proxy name not allowed", { meta: { rules: ["doc3.auth.cm-request-header-trust"] } }, async (ctx: TestContext) => {
+  check({ title: "identity headers from anyone else change nothing: no certificate, an untrusted one, a client certificate, a front-proxy name not allowed", rules: ["doc3.auth.cm-request-header-trust"] }, async (ctx: TestContext) => {
     const cm = daemonOrSkip(ctx, "controller-manager");
     if (!cmRequestHeaderCa(cm.view)) ctx.skip("the controller manager's command line given has no --requestheader-client-ca-file (and no lookup of the cluster's): it trusts no identity header");
     const userHeader = cm.view.list("--requestheader-username-headers")?.[0] ?? "x-remote-user";
@@ -115,7 +115,7 @@ describe("controller manager", () => {
     expectOk(judgements);
   });
 
-  it("--tls-sni-cert-key: a server name gets its certificate; non-wildcard matches beat wildcard ones, explicit patterns beat names from certificates", { meta: { rules: ["doc3.cm-general.sni-match-precedence"] } }, async (ctx: TestContext) => {
+  check({ title: "--tls-sni-cert-key: a server name gets its certificate; non-wildcard matches beat wildcard ones, explicit patterns beat names from certificates", rules: ["doc3.cm-general.sni-match-precedence"] }, async (ctx: TestContext) => {
     const cm = daemonOrSkip(ctx, "controller-manager");
     const values = cm.view.occurrences("--tls-sni-cert-key").map((o) => o.value);
     if (values.length === 0) ctx.skip("the controller manager's command line given has no --tls-sni-cert-key");
@@ -157,7 +157,7 @@ function agentClientCaOrSkip(ctx: TestContext, agent: Daemon): void {
 }
 
 describe("node agent", () => {
-  it("a client certificate issued by its client CA is taken for its common name", { meta: { rules: ["doc3.auth.agent-client-cert-cn"] } }, async (ctx: TestContext) => {
+  check({ title: "a client certificate issued by its client CA is taken for its common name", rules: ["doc3.auth.agent-client-cert-cn"] }, async (ctx: TestContext) => {
     const agent = daemonOrSkip(ctx, "node-agent");
     agentClientCaOrSkip(ctx, agent);
     if (!agent.d.clientCert) ctx.skip("no client certificate given (--daemon-client-cert FILE --daemon-client-key FILE)");
@@ -170,7 +170,7 @@ describe("node agent", () => {
     expectOk([[`/pods with the client certificate of "${user}"`, judgeTakenFor("node-agent", r, anonymous, user)]]);
   });
 
-  it("a client certificate from an authority it does not trust is refused with 401, even with anonymous requests on", { meta: { rules: ["doc3.auth.agent-client-cert-cn"] } }, async (ctx: TestContext) => {
+  check({ title: "a client certificate from an authority it does not trust is refused with 401, even with anonymous requests on", rules: ["doc3.auth.agent-client-cert-cn"] }, async (ctx: TestContext) => {
     const agent = daemonOrSkip(ctx, "node-agent");
     agentClientCaOrSkip(ctx, agent);
     expectOk([["/pods with a certificate from an unknown CA", judgeRefused(await agent.get("/pods", undefined, STRANGER))]]);

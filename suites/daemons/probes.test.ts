@@ -22,7 +22,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, inject, it, type TestContext } from "vitest";
-import "../../lib/report/task-meta.js";
+import { check } from "../support/conformance.js";
 import type { DaemonSettings } from "../../lib/runner/settings.js";
 import { analyze } from "../../lib/daemons/checker.js";
 import {
@@ -95,13 +95,13 @@ function controllerManagerOrSkip(ctx: TestContext): Cm {
 }
 
 describe("controller manager", () => {
-  it("the secure port is HTTPS and refuses every other path without credentials", { meta: { rules: ["doc3.endpoints.cm-https-secure-port"] } }, async (ctx: TestContext) => {
+  check({ title: "the secure port is HTTPS and refuses every other path without credentials", rules: ["doc3.endpoints.cm-https-secure-port"] }, async (ctx: TestContext) => {
     const cm = controllerManagerOrSkip(ctx);
     expect(new URL(cm.target.baseUrl).protocol).toBe("https:");
     expectAllOk(await probeControllerManager(cm.client, cm.target), "doc3.endpoints.cm-https-secure-port");
   });
 
-  it("the always-allow paths answer ok without credentials", { meta: { rules: ["doc3.endpoints.cm-health-paths-always-allowed"] } }, async (ctx: TestContext) => {
+  check({ title: "the always-allow paths answer ok without credentials", rules: ["doc3.endpoints.cm-health-paths-always-allowed"] }, async (ctx: TestContext) => {
     const cm = controllerManagerOrSkip(ctx);
     if (cm.target.alwaysAllowPaths.length === 0) ctx.skip("the command line given sets no always-allow path");
     // A pattern with `*` names no single path to ask.
@@ -109,7 +109,7 @@ describe("controller manager", () => {
     expectAllOk(await probeControllerManager(cm.client, target, { protectedPaths: [] }), "doc3.endpoints.cm-health-paths-always-allowed");
   });
 
-  it("profiling is served under /debug/pprof/ to an authorized client when on, and not when off", { meta: { rules: ["doc3.endpoints.cm-pprof"] } }, async (ctx: TestContext) => {
+  check({ title: "profiling is served under /debug/pprof/ to an authorized client when on, and not when off", rules: ["doc3.endpoints.cm-pprof"] }, async (ctx: TestContext) => {
     const cm = controllerManagerOrSkip(ctx);
     if (!cm.d.token) ctx.skip("no daemon token given (--daemon-token): nobody to be authorized as");
     if (!cm.authenticationFile || !cm.authorizationFile) {
@@ -123,7 +123,7 @@ describe("controller manager", () => {
     }
   });
 
-  it("with an authentication connection file, bearer tokens are reviewed: one naming nobody gets 401", { meta: { rules: ["doc3.auth.cm-token-review-cached"] } }, async (ctx: TestContext) => {
+  check({ title: "with an authentication connection file, bearer tokens are reviewed: one naming nobody gets 401", rules: ["doc3.auth.cm-token-review-cached"] }, async (ctx: TestContext) => {
     // Caching (doc3: answers are cached) shows no difference over HTTP; the review itself does.
     const cm = controllerManagerOrSkip(ctx);
     if (!cm.authenticationFile) ctx.skip("the controller manager's command line given has no --authentication-kubeconfig: tokens are not reviewed");
@@ -135,7 +135,7 @@ describe("controller manager", () => {
     }
   });
 
-  it("with an authorization connection file, a subject access review decides: allowed 200, not allowed 403", { meta: { rules: ["doc3.auth.cm-sar-authorization"] } }, async (ctx: TestContext) => {
+  check({ title: "with an authorization connection file, a subject access review decides: allowed 200, not allowed 403", rules: ["doc3.auth.cm-sar-authorization"] }, async (ctx: TestContext) => {
     const cm = controllerManagerOrSkip(ctx);
     if (!cm.authorizationFile) ctx.skip("the controller manager's command line given has no --authorization-kubeconfig: no subject access review is made");
     if (!cm.authenticationFile) ctx.skip("the controller manager's command line given has no --authentication-kubeconfig: every request is anonymous, so no token names a user");
@@ -150,7 +150,7 @@ describe("controller manager", () => {
     }
   });
 
-  it("without an authentication connection file, token requests are anonymous", { meta: { rules: ["doc3.auth.cm-anonymous-without-authn-file"] } }, async (ctx: TestContext) => {
+  check({ title: "without an authentication connection file, token requests are anonymous", rules: ["doc3.auth.cm-anonymous-without-authn-file"] }, async (ctx: TestContext) => {
     const cm = controllerManagerOrSkip(ctx);
     if (cm.authenticationFile) ctx.skip("the controller manager's command line given has --authentication-kubeconfig");
     const anonymous = await cm.get("/metrics");
@@ -162,7 +162,7 @@ describe("controller manager", () => {
     }
   });
 
-  it("without an authorization connection file, everything off the always-allow paths is forbidden", { meta: { rules: ["doc3.auth.cm-forbidden-without-authz-file"] } }, async (ctx: TestContext) => {
+  check({ title: "without an authorization connection file, everything off the always-allow paths is forbidden", rules: ["doc3.auth.cm-forbidden-without-authz-file"] }, async (ctx: TestContext) => {
     const cm = controllerManagerOrSkip(ctx);
     if (cm.authorizationFile) ctx.skip("the controller manager's command line given has --authorization-kubeconfig");
     for (const path of ["/metrics", "/configz"]) {
@@ -173,7 +173,7 @@ describe("controller manager", () => {
     }
   });
 
-  it("the core control loops it runs have their health checks; a controller disabled by name has none", { meta: { rules: ["doc3.service.cm-control-loops"] } }, async (ctx: TestContext) => {
+  check({ title: "the core control loops it runs have their health checks; a controller disabled by name has none", rules: ["doc3.service.cm-control-loops"] }, async (ctx: TestContext) => {
     const cm = controllerManagerOrSkip(ctx);
     // A real controller manager adds a check named after each controller it starts: /healthz?verbose shows the loops.
     const open = cm.target.alwaysAllowPaths.some((p) => (p.endsWith("*") ? "/healthz".startsWith(p.slice(0, -1)) : p === "/healthz"));
@@ -227,14 +227,14 @@ function authorizedOrSkip(ctx: TestContext, a: Agent): Record<string, string> | 
 
 /**
  * /pods and /runningpods/ read together; a pod starting or stopping between the two answers
- * can look inconsistent, so `check` is run on a second pair when the first fails.
+ * can look inconsistent, so `judge` is run on a second pair when the first fails.
  */
-async function acrossPodsAndRuntime(a: Agent, headers: Record<string, string> | undefined, check: (pods: ProbeResponse, running: ProbeResponse) => ProbeResult[]): Promise<ProbeResult[]> {
+async function acrossPodsAndRuntime(a: Agent, headers: Record<string, string> | undefined, judge: (pods: ProbeResponse, running: ProbeResponse) => ProbeResult[]): Promise<ProbeResult[]> {
   let results: ProbeResult[] = [];
   for (let attempt = 0; attempt < 2; attempt++) {
     const pods = await a.main("/pods", headers);
     const running = await a.main("/runningpods/", headers);
-    results = check(pods, running);
+    results = judge(pods, running);
     if (results.every((r) => r.ok)) break;
   }
   return results;
@@ -250,13 +250,13 @@ function mainOrSkip(ctx: TestContext): Agent {
 const mainOnly = (a: Agent): NodeAgentTargets => ({ ...a.targets, healthzUrl: undefined, readOnlyUrl: undefined });
 
 describe("node agent", () => {
-  it("the health server answers ok", { meta: { rules: ["doc3.endpoints.agent-healthz-server"] } }, async (ctx: TestContext) => {
+  check({ title: "the health server answers ok", rules: ["doc3.endpoints.agent-healthz-server"] }, async (ctx: TestContext) => {
     const a = nodeAgent(ctx);
     if (!a.targets.healthzUrl) ctx.skip("no node agent health server given (--node-agent-healthz URL)");
     expectAllOk(await probeNodeAgent(a.client, { ...a.targets, mainUrl: undefined, readOnlyUrl: undefined }), "doc3.endpoints.agent-healthz-server");
   });
 
-  it("the read-only server answers /healthz and /pods without credentials", { meta: { rules: ["doc3.endpoints.agent-read-only-server", "doc3.auth.agent-read-only-no-auth"] } }, async (ctx: TestContext) => {
+  check({ title: "the read-only server answers /healthz and /pods without credentials", rules: ["doc3.endpoints.agent-read-only-server", "doc3.auth.agent-read-only-no-auth"] }, async (ctx: TestContext) => {
     const a = nodeAgent(ctx);
     if (!a.targets.readOnlyUrl) ctx.skip("no node agent read-only server given (--node-agent-read-only URL)");
     const only = { ...a.targets, mainUrl: undefined, healthzUrl: undefined };
@@ -265,18 +265,18 @@ describe("node agent", () => {
     expectAllOk(rs, "doc3.auth.agent-read-only-no-auth");
   });
 
-  it("the main server answers over HTTPS", { meta: { rules: ["doc3.endpoints.agent-main-server"] } }, async (ctx: TestContext) => {
+  check({ title: "the main server answers over HTTPS", rules: ["doc3.endpoints.agent-main-server"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     expect(new URL(a.targets.mainUrl as string).protocol).toBe("https:");
     expectAllOk(await probeNodeAgent(a.client, mainOnly(a)), "doc3.endpoints.agent-main-server");
   });
 
-  it("a request without credentials follows --anonymous-auth: system:anonymous when on, 401 when off", { meta: { rules: ["doc3.auth.agent-anonymous-default"] } }, async (ctx: TestContext) => {
+  check({ title: "a request without credentials follows --anonymous-auth: system:anonymous when on, 401 when off", rules: ["doc3.auth.agent-anonymous-default"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     expectAllOk(await probeNodeAgent(a.client, mainOnly(a), { mainPath: "/pods" }), "doc3.auth.agent-anonymous-default");
   });
 
-  it("authorization mode AlwaysAllow permits everything", { meta: { rules: ["doc3.auth.agent-always-allow-default"] } }, async (ctx: TestContext) => {
+  check({ title: "authorization mode AlwaysAllow permits everything", rules: ["doc3.auth.agent-always-allow-default"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     if (a.targets.authorizationMode !== "AlwaysAllow") ctx.skip(`the node agent's command line given says --authorization-mode=${a.targets.authorizationMode}`);
     const askers: [string, Record<string, string> | undefined][] = [];
@@ -292,7 +292,7 @@ describe("node agent", () => {
     }
   });
 
-  it("authorization mode Webhook asks a subject access review: allowed served, not allowed 403", { meta: { rules: ["doc3.auth.agent-webhook-sar"] } }, async (ctx: TestContext) => {
+  check({ title: "authorization mode Webhook asks a subject access review: allowed served, not allowed 403", rules: ["doc3.auth.agent-webhook-sar"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     if (a.targets.authorizationMode !== "Webhook") ctx.skip(`the node agent's command line given says --authorization-mode=${a.targets.authorizationMode}`);
     const withTokens = a.tokenWebhook && (a.d.token !== undefined || a.d.deniedToken !== undefined);
@@ -309,7 +309,7 @@ describe("node agent", () => {
     }
   });
 
-  it("with --authentication-token-webhook, bearer tokens are reviewed: one naming nobody gets 401", { meta: { rules: ["doc3.auth.agent-bearer-token-review"] } }, async (ctx: TestContext) => {
+  check({ title: "with --authentication-token-webhook, bearer tokens are reviewed: one naming nobody gets 401", rules: ["doc3.auth.agent-bearer-token-review"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     if (!a.tokenWebhook) ctx.skip("the node agent's command line given does not set --authentication-token-webhook: tokens are not reviewed");
     const unknown = await a.main("/pods", bearer(unknownToken()));
@@ -321,7 +321,7 @@ describe("node agent", () => {
     }
   });
 
-  it("the debugging handlers (/logs/) are served when --enable-debugging-handlers is on, and refused when off", { meta: { rules: ["doc3.endpoints.agent-debugging-handlers"] } }, async (ctx: TestContext) => {
+  check({ title: "the debugging handlers (/logs/) are served when --enable-debugging-handlers is on, and refused when off", rules: ["doc3.endpoints.agent-debugging-handlers"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     let headers: Record<string, string> | undefined;
     if (a.tokenWebhook && a.d.token) headers = bearer(a.d.token);
@@ -334,7 +334,7 @@ describe("node agent", () => {
     else expect(r.status >= 200 && r.status < 300, `--enable-debugging-handlers=false, yet /logs/ answered ${describeResponse(r)}`).toBe(false);
   });
 
-  it("every pod it runs names its source (API server, file path or HTTP endpoint); static pods are named <name>-<node name>", { meta: { rules: ["doc3.service.agent-podspec-sources"] } }, async (ctx: TestContext) => {
+  check({ title: "every pod it runs names its source (API server, file path or HTTP endpoint); static pods are named <name>-<node name>", rules: ["doc3.service.agent-podspec-sources"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     const headers = authorizedOrSkip(ctx, a);
     const rs = checkPodSources(a.d.nodeAgentArgs, `${a.d.nodeAgent}/pods`, await a.main("/pods", headers));
@@ -342,14 +342,14 @@ describe("node agent", () => {
     expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
   });
 
-  it("registers its node as --hostname-override (lowercased) or the hostname, and binds its pods to it", { meta: { rules: ["doc3.service.agent-registers-node"] } }, async (ctx: TestContext) => {
+  check({ title: "registers its node as --hostname-override (lowercased) or the hostname, and binds its pods to it", rules: ["doc3.service.agent-registers-node"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     const headers = authorizedOrSkip(ctx, a);
     const rs = checkRegisteredNode(a.d.nodeAgentArgs, `${a.d.nodeAgent}/stats/summary`, await a.main("/stats/summary", headers), `${a.d.nodeAgent}/pods`, await a.main("/pods", headers));
     expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
   });
 
-  it("the containers of the pods it reports running are running in the runtime (/runningpods/)", { meta: { rules: ["doc3.service.agent-podspec-running"] } }, async (ctx: TestContext) => {
+  check({ title: "the containers of the pods it reports running are running in the runtime (/runningpods/)", rules: ["doc3.service.agent-podspec-running"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     const headers = authorizedOrSkip(ctx, a);
     if (!a.debuggingHandlers) ctx.skip("--enable-debugging-handlers=false: /runningpods/ is not served");
@@ -358,7 +358,7 @@ describe("node agent", () => {
     expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
   });
 
-  it("the runtime pods it lists (/runningpods/) are all its own pods: no container the cluster did not create", { meta: { rules: ["doc3.service.agent-ignores-foreign-containers"] } }, async (ctx: TestContext) => {
+  check({ title: "the runtime pods it lists (/runningpods/) are all its own pods: no container the cluster did not create", rules: ["doc3.service.agent-ignores-foreign-containers"] }, async (ctx: TestContext) => {
     const a = mainOrSkip(ctx);
     const headers = authorizedOrSkip(ctx, a);
     if (!a.debuggingHandlers) ctx.skip("--enable-debugging-handlers=false: /runningpods/ is not served");

@@ -16,7 +16,7 @@ async function make(ns = suite.ns, name = uniqueName("ep")): Promise<KubeObject>
 }
 
 describe("Event endpoints", () => {
-  check("get: 200 with the Event, and pretty=true indents it", ["doc2.endpoints.get-path", "doc2.endpoints.get-params", "doc2.endpoints.get-200", "doc2.endpoints.pretty-string", "doc2.service.api-version-kind", "doc2.service.namespaced"], async () => {
+  check({ title: "get: 200 with the Event, and pretty=true indents it", rules: ["doc2.endpoints.get-path", "doc2.endpoints.get-params", "doc2.endpoints.get-200", "doc2.endpoints.pretty-string", "doc2.service.api-version-kind", "doc2.service.namespaced"] }, async () => {
     const { session, ns } = suite;
     const made = await make();
     const name = made.metadata.name as string;
@@ -30,8 +30,7 @@ describe("Event endpoints", () => {
   });
 
   check(
-    "list in one namespace and across namespaces: 200 with an EventList, paged with limit and continue",
-    ["doc2.endpoints.list-ns-path", "doc2.endpoints.list-ns-params", "doc2.endpoints.list-ns-200", "doc2.endpoints.list-all-path", "doc2.endpoints.list-all-params", "doc2.endpoints.list-all-200", "doc2.service.list-kind", "doc2.list.items-required", "doc2.list.standard-metadata"],
+    { title: "list in one namespace and across namespaces: 200 with an EventList, paged with limit and continue", rules: ["doc2.endpoints.list-ns-path", "doc2.endpoints.list-ns-params", "doc2.endpoints.list-ns-200", "doc2.endpoints.list-all-path", "doc2.endpoints.list-all-params", "doc2.endpoints.list-all-200", "doc2.service.list-kind", "doc2.list.items-required", "doc2.list.standard-metadata"] },
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("event-endpoints");
@@ -51,7 +50,7 @@ describe("Event endpoints", () => {
     },
   );
 
-  check("watch on both list paths", ["doc2.endpoints.list-ns-params", "doc2.endpoints.list-all-params"], async () => {
+  check({ title: "watch on both list paths", rules: ["doc2.endpoints.list-ns-params", "doc2.endpoints.list-all-params"] }, async () => {
     const { session, ns } = suite;
     const rv = (await session.client.list(t(), ns)).metadata.resourceVersion;
     const one = await session.client.watch(t(), ns, { resourceVersion: rv });
@@ -68,7 +67,7 @@ describe("Event endpoints", () => {
     }
   });
 
-  check("create: 201 with the Event; dryRun=All answers as a create would and stores nothing", ["doc2.endpoints.create-path", "doc2.endpoints.create-params", "doc2.endpoints.create-success", "doc2.event.generation-unset"], async () => {
+  check({ title: "create: 201 with the Event; dryRun=All answers as a create would and stores nothing", rules: ["doc2.endpoints.create-path", "doc2.endpoints.create-params", "doc2.endpoints.create-success", "doc2.event.generation-unset"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("cr");
     const dry = await session.client.raw("POST", resourcePath(t(), ns), { body: event(session.types, ns, name), query: { dryRun: "All" } });
@@ -81,8 +80,7 @@ describe("Event endpoints", () => {
   });
 
   check(
-    "update: 200; a PUT without resourceVersion is accepted; a PUT to a missing name creates it (201); dryRun stores nothing",
-    ["doc2.endpoints.update-path", "doc2.endpoints.update-params", "doc2.endpoints.update-success", "doc2.endpoints.update-unconditional", "doc2.endpoints.update-creates-missing", "doc2.event.update-mutable-fields"],
+    { title: "update: 200; a PUT without resourceVersion is accepted; a PUT to a missing name creates it (201); dryRun stores nothing", rules: ["doc2.endpoints.update-path", "doc2.endpoints.update-params", "doc2.endpoints.update-success", "doc2.endpoints.update-unconditional", "doc2.endpoints.update-creates-missing", "doc2.event.update-mutable-fields"] },
     async () => {
       const { session, ns } = suite;
       const made = await make();
@@ -101,7 +99,7 @@ describe("Event endpoints", () => {
     },
   );
 
-  check("delete: 200 with the Success Status naming the Event; dryRun keeps it", ["doc2.endpoints.delete-path", "doc2.endpoints.delete-params", "doc2.endpoints.delete-success", "doc2.endpoints.status-shape"], async () => {
+  check({ title: "delete: 200 with the Success Status naming the Event; dryRun keeps it", rules: ["doc2.endpoints.delete-path", "doc2.endpoints.delete-params", "doc2.endpoints.delete-success", "doc2.endpoints.status-shape"] }, async () => {
     const { session, ns } = suite;
     const made = await make();
     const name = made.metadata.name as string;
@@ -113,7 +111,7 @@ describe("Event endpoints", () => {
     expect(res.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name, group: group(), kind: "events", uid: made.metadata.uid } });
   });
 
-  check("deletecollection: 200, removes the selected Events only; dryRun removes none", ["doc2.endpoints.deletecollection-path", "doc2.endpoints.deletecollection-params", "doc2.endpoints.deletecollection-200", "doc1.verbs.deletecollection", "doc1.paths.deletecollection-collection"], async () => {
+  check({ title: "deletecollection: 200, removes the selected Events only; dryRun removes none", rules: ["doc2.endpoints.deletecollection-path", "doc2.endpoints.deletecollection-params", "doc2.endpoints.deletecollection-200", "doc1.verbs.deletecollection", "doc1.paths.deletecollection-collection"] }, async () => {
     const { session } = suite;
     const ns = await session.createNamespace("event-endpoints");
     for (const n of ["keep", "drop-1", "drop-2"]) {
@@ -129,8 +127,7 @@ describe("Event endpoints", () => {
   });
 
   check(
-    "every operation answers 401 to a caller with an invalid token",
-    ["doc2.endpoints.get-401", "doc2.endpoints.list-ns-401", "doc2.endpoints.list-all-401", "doc2.endpoints.create-401", "doc2.endpoints.update-401", "doc2.endpoints.patch-401", "doc2.endpoints.delete-401", "doc2.endpoints.deletecollection-401"],
+    { title: "every operation answers 401 to a caller with an invalid token", rules: ["doc2.endpoints.get-401", "doc2.endpoints.list-ns-401", "doc2.endpoints.list-all-401", "doc2.endpoints.create-401", "doc2.endpoints.update-401", "doc2.endpoints.patch-401", "doc2.endpoints.delete-401", "doc2.endpoints.deletecollection-401"] },
     async (ctx) => {
       const { session, ns } = suite;
       const stranger = new ApiClient({ ...session.settings.target, credentials: { ...session.settings.target.credentials, token: "tollgate-invalid-token", clientCert: undefined, clientKey: undefined } }, { suite: "event-endpoints" });

@@ -47,8 +47,7 @@ async function read(path: string, encoding: Encoding): Promise<unknown> {
 
 describe("Event round trip through every encoding", () => {
   check(
-    "an Event created from each body encoding reads back the same through get and list in each encoding",
-    ["doc2.endpoints.create-path", "doc2.endpoints.create-success", "doc2.endpoints.get-200", "doc2.endpoints.list-ns-200", "doc2.service.api-version-kind", "doc2.service.list-kind", "doc1.media.yaml", "doc1.media.protobuf-some-types", "doc1.media.cbor", "doc1.paths.request-bodies"],
+    { title: "an Event created from each body encoding reads back the same through get and list in each encoding", rules: ["doc2.endpoints.create-path", "doc2.endpoints.create-success", "doc2.endpoints.get-200", "doc2.endpoints.list-ns-200", "doc2.service.api-version-kind", "doc2.service.list-kind", "doc1.media.yaml", "doc1.media.protobuf-some-types", "doc1.media.cbor", "doc1.paths.request-bodies"] },
     async () => {
       const { session, ns } = suite;
       for (const input of encodings()) {
@@ -75,8 +74,7 @@ describe("Event round trip through every encoding", () => {
   );
 
   check(
-    "a watch in each streaming encoding delivers the Event exactly as created",
-    ["doc1.media.protobuf-some-types", "doc1.media.cbor-seq-watch", "doc1.watch-events.event-resources", "doc2.service.api-version-kind"],
+    { title: "a watch in each streaming encoding delivers the Event exactly as created", rules: ["doc1.media.protobuf-some-types", "doc1.media.cbor-seq-watch", "doc1.watch-events.event-resources", "doc2.service.api-version-kind"] },
     async () => {
       const { session, ns } = suite;
       const streaming = encodings().filter((e) => e !== "yaml");

@@ -22,14 +22,14 @@ function samples(ns: string): KubeObject[] {
   return [single, series, related];
 }
 
-const SHAPE_RULES = ["doc2.event.event-time-microtime", "doc2.event.regarding-reference", "doc2.event.related-reference", "doc2.event.series-count-required", "doc2.event.series-last-observed-required"];
+const SHAPE_RULES = ["doc2.event.event-time-microtime", "doc2.event.regarding-reference", "doc2.event.related-reference", "doc2.event.series-count-required", "doc2.event.series-last-observed-required"] as const;
 
 function expectEvent(doc: unknown, where: string): void {
   expect(eventSchemaErrors(doc), `${where}: ${JSON.stringify(doc).slice(0, 400)}`).toEqual([]);
 }
 
 describe("Event and EventList schemas", () => {
-  check("create and get answer Events that conform to the Event schema", [...SHAPE_RULES, "doc2.endpoints.get-200", "doc2.endpoints.create-success"], async () => {
+  check({ title: "create and get answer Events that conform to the Event schema", rules: [...SHAPE_RULES, "doc2.endpoints.get-200", "doc2.endpoints.create-success"] }, async () => {
     const { session, ns } = suite;
     for (const body of samples(ns)) {
       const made = await session.client.create(t(), ns, body);
@@ -42,8 +42,7 @@ describe("Event and EventList schemas", () => {
   });
 
   check(
-    "lists in one namespace and across namespaces (fieldSelector on the namespace) conform to the EventList schema",
-    [...SHAPE_RULES, "doc2.list.items-required", "doc2.list.standard-metadata", "doc2.service.list-kind", "doc2.endpoints.list-ns-200", "doc2.endpoints.list-all-200"],
+    { title: "lists in one namespace and across namespaces (fieldSelector on the namespace) conform to the EventList schema", rules: [...SHAPE_RULES, "doc2.list.items-required", "doc2.list.standard-metadata", "doc2.service.list-kind", "doc2.endpoints.list-ns-200", "doc2.endpoints.list-all-200"] },
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("event-schema");
@@ -63,7 +62,7 @@ describe("Event and EventList schemas", () => {
     },
   );
 
-  check("watch events carry Events that conform to the Event schema", [...SHAPE_RULES, "doc2.endpoints.list-ns-params", "doc2.endpoints.list-all-params"], async () => {
+  check({ title: "watch events carry Events that conform to the Event schema", rules: [...SHAPE_RULES, "doc2.endpoints.list-ns-params", "doc2.endpoints.list-all-params"] }, async () => {
     const { session } = suite;
     const ns = await session.createNamespace("event-schema");
     const rv = (await session.client.list(t(), ns)).metadata.resourceVersion;

@@ -7,6 +7,7 @@ import { event, microTime } from "../../fixtures/objects.js";
 import type { KubeObject } from "../../lib/harness/objects.js";
 import { resourcePath } from "../../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "../support/conformance.js";
+import type { RuleId } from "../../lib/spec/catalog.js";
 
 const suite = useSuite("event-updates");
 type Obj = Record<string, unknown>;
@@ -17,7 +18,7 @@ async function fresh(): Promise<KubeObject> {
   return suite.session.client.create(t(), suite.ns, event(suite.session.types, suite.ns, uniqueName("upd")));
 }
 
-const immutable: { field: string; internal: string; rule: string; change: (e: KubeObject) => Obj }[] = [
+const immutable: { field: string; internal: string; rule: RuleId; change: (e: KubeObject) => Obj }[] = [
   { field: "regarding", internal: "involvedObject", rule: "doc2.event.immutable-regarding", change: (e) => ({ ...e, regarding: { ...(e.regarding as Obj), name: "someone-else" } }) },
   { field: "related", internal: "related", rule: "doc2.event.immutable-related", change: (e) => ({ ...e, related: { kind: "Pod", name: "p", namespace: suite.ns } }) },
   { field: "reason", internal: "reason", rule: "doc2.event.immutable-reason", change: (e) => ({ ...e, reason: "Changed" }) },
@@ -35,7 +36,7 @@ const immutable: { field: string; internal: string; rule: string; change: (e: Ku
 
 describe("Event updates", () => {
   for (const f of immutable) {
-    check(`${f.field} cannot change on update: 422 naming ${f.internal}`, [f.rule, "doc2.event.update-legacy-rules"], async () => {
+    check({ title: `${f.field} cannot change on update: 422 naming ${f.internal}`, rules: [f.rule, "doc2.event.update-legacy-rules"] }, async () => {
       const { session, ns } = suite;
       const e = await fresh();
       const res = await session.client.raw("PUT", resourcePath(t(), ns, e.metadata.name), { body: f.change(e) });
@@ -47,7 +48,7 @@ describe("Event updates", () => {
     });
   }
 
-  check("series and metadata may change; a changed series is validated", ["doc2.event.update-mutable-fields", "doc2.event.update-series-checked-if-changed", "doc2.event.series-null-single"], async () => {
+  check({ title: "series and metadata may change; a changed series is validated", rules: ["doc2.event.update-mutable-fields", "doc2.event.update-series-checked-if-changed", "doc2.event.series-null-single"] }, async () => {
     const { session, ns } = suite;
     const e = await fresh();
     expect(e.series, "a single event has no series").toBeUndefined();
@@ -61,7 +62,7 @@ describe("Event updates", () => {
     expect(((bad.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field)).toContain("series.count");
   });
 
-  check("the reporter sets the series cadence: back-to-back updates and any jump in count are accepted", ["doc2.event.series-cadence-reporter"], async () => {
+  check({ title: "the reporter sets the series cadence: back-to-back updates and any jump in count are accepted", rules: ["doc2.event.series-cadence-reporter"] }, async () => {
     const { session, ns } = suite;
     let cur = await fresh();
     for (const count of [2, 3, 250, 251]) {
@@ -72,7 +73,7 @@ describe("Event updates", () => {
     }
   });
 
-  check("PATCH an Event: merge-patch of its labels answers 200; force is only for apply (422); dryRun stores nothing", ["doc2.endpoints.patch-path", "doc2.endpoints.patch-params", "doc2.endpoints.patch-success"], async () => {
+  check({ title: "PATCH an Event: merge-patch of its labels answers 200; force is only for apply (422); dryRun stores nothing", rules: ["doc2.endpoints.patch-path", "doc2.endpoints.patch-params", "doc2.endpoints.patch-success"] }, async () => {
     const { session, ns } = suite;
     const e = await fresh();
     const path = resourcePath(t(), ns, e.metadata.name);
@@ -88,7 +89,7 @@ describe("Event updates", () => {
 });
 
 describe("the core v1 view of Events", () => {
-  check("an Event written in events.k8s.io reads back in core v1 with the core field names", ["doc2.service.shared-with-core"], async () => {
+  check({ title: "an Event written in events.k8s.io reads back in core v1 with the core field names", rules: ["doc2.service.shared-with-core"] }, async () => {
     const { session, ns } = suite;
     const e = await fresh();
     const core = await session.client.get(session.types.coreEvents, ns, e.metadata.name as string);
@@ -105,7 +106,7 @@ describe("the core v1 view of Events", () => {
     expect(core.metadata.resourceVersion).toBe(e.metadata.resourceVersion);
   });
 
-  check("a 64 kB message written through core v1 reads back whole as the note", ["doc2.event.note-readers-64kb", "doc2.service.shared-with-core"], async () => {
+  check({ title: "a 64 kB message written through core v1 reads back whole as the note", rules: ["doc2.event.note-readers-64kb", "doc2.service.shared-with-core"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("big");
     const message = "m".repeat(64 * 1024);

@@ -11,6 +11,7 @@ import type { ApiResponse } from "../../lib/harness/client.js";
 import { apiVersionOf, resourcePath } from "../../lib/harness/resources.js";
 import { check, useSuite } from "../support/conformance.js";
 import { expectedCreateViolations, violatedFields } from "../support/event-oracle.js";
+import type { RuleId } from "../../lib/spec/catalog.js";
 
 const suite = useSuite("event-validation");
 type Obj = Record<string, unknown>;
@@ -57,7 +58,7 @@ async function judge(event: Obj, ns: string): Promise<string | undefined> {
 const x = (n: number): string => "x".repeat(n);
 const e = (n: number): string => "é".repeat(n);
 
-const cases: { title: string; rules: string[]; patch: (ev: Obj, ns: string) => Obj }[] = [
+const cases: { title: string; rules: [RuleId, ...RuleId[]]; patch: (ev: Obj, ns: string) => Obj }[] = [
   { title: "a valid Event", rules: ["doc2.endpoints.create-success", "doc2.service.api-version-kind"], patch: (ev) => ev },
   { title: "eventTime missing", rules: ["doc2.event.event-time-required", "doc1.errors.missing-required-field"], patch: (ev) => ({ ...ev, eventTime: undefined }) },
   { title: "eventTime missing and regarding in another namespace", rules: ["doc2.event.namespace-l2"], patch: (ev) => ({ ...ev, eventTime: undefined, regarding: { kind: "Pod", name: "p", namespace: "elsewhere" } }) },
@@ -92,14 +93,14 @@ const cases: { title: string; rules: string[]; patch: (ev: Obj, ns: string) => O
 
 describe("Event validation, case by case", () => {
   for (const c of cases) {
-    check(c.title, c.rules, async () => {
+    check({ title: c.title, rules: c.rules }, async () => {
       const { ns } = suite;
       const problem = await judge(c.patch(base(ns), ns), ns);
       expect(problem).toBeUndefined();
     });
   }
 
-  check("the message of a 422 reads `Event \"<name>\" is invalid: …` with the bad value of a length error shown as \"\"", ["doc2.event.invalid-value-empty", "doc2.event.invalid-internal-names"], async () => {
+  check({ title: "the message of a 422 reads `Event \"<name>\" is invalid: …` with the bad value of a length error shown as \"\"", rules: ["doc2.event.invalid-value-empty", "doc2.event.invalid-internal-names"] }, async () => {
     const { ns } = suite;
     const ev: Obj = { ...base(ns), reason: x(129) };
     const res = await post(ev, ns);
@@ -108,7 +109,7 @@ describe("Event validation, case by case", () => {
     expect((res.json as { message?: string }).message).toBe(`Event "${name}" is invalid: reason: Invalid value: "": can have at most 128 characters`);
   });
 
-  check("eventTime without exactly six fractional digits is a 400 decode error", ["doc2.event.event-time-microtime"], async () => {
+  check({ title: "eventTime without exactly six fractional digits is a 400 decode error", rules: ["doc2.event.event-time-microtime"] }, async () => {
     const { ns } = suite;
     for (const t of ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00.123Z", "2026-01-01T00:00:00.123456789Z"]) {
       const res = await post({ ...base(ns), eventTime: t }, ns);
@@ -125,7 +126,7 @@ describe("Event validation, case by case", () => {
  * client can observe is the outcome the rules exist for: no such Event is ever stored.
  */
 describe("Event namespace", () => {
-  check("an Event without a namespace is refused (the all-namespaces path takes no POST) and nothing is stored", ["doc2.event.namespace-required"], async () => {
+  check({ title: "an Event without a namespace is refused (the all-namespaces path takes no POST) and nothing is stored", rules: ["doc2.event.namespace-required"] }, async () => {
     const { session, ns } = suite;
     const ev = base(ns);
     const { namespace: _dropped, ...meta } = ev.metadata as Obj;
@@ -138,7 +139,7 @@ describe("Event namespace", () => {
     expect(listed.items).toEqual([]);
   });
 
-  check("an Event in a namespace that is not a DNS-1123 subdomain is refused and nothing is stored", ["doc2.event.namespace-dns-subdomain"], async () => {
+  check({ title: "an Event in a namespace that is not a DNS-1123 subdomain is refused and nothing is stored", rules: ["doc2.event.namespace-dns-subdomain"] }, async () => {
     const { session, ns } = suite;
     for (const bad of ["Not_A_Subdomain", "UPPER", "dot.-dash"]) {
       const ev = base(ns);
@@ -171,8 +172,7 @@ function eventArb(ns: string): fc.Arbitrary<Obj> {
 
 describe("Event validation, property", () => {
   check(
-    "property: the target accepts exactly the Events the oracle accepts, and names every violated field",
-    ["doc2.event.action-required", "doc2.event.action-max-128", "doc2.event.reason-required", "doc2.event.reason-max-128", "doc2.event.reporting-instance-max-128", "doc2.event.note-max-1kb", "doc2.event.type-normal-warning", "doc2.event.reporting-controller-form", "doc2.event.series-count-min-2", "doc2.event.series-last-observed-required", "doc2.event.namespace-l3", "doc2.event.invalid-internal-names"],
+    { title: "property: the target accepts exactly the Events the oracle accepts, and names every violated field", rules: ["doc2.event.action-required", "doc2.event.action-max-128", "doc2.event.reason-required", "doc2.event.reason-max-128", "doc2.event.reporting-instance-max-128", "doc2.event.note-max-1kb", "doc2.event.type-normal-warning", "doc2.event.reporting-controller-form", "doc2.event.series-count-min-2", "doc2.event.series-last-observed-required", "doc2.event.namespace-l3", "doc2.event.invalid-internal-names"], timeout: 120_000 },
     async () => {
       const { ns } = suite;
       await fc.assert(
@@ -183,6 +183,5 @@ describe("Event validation, property", () => {
         { numRuns: 60 },
       );
     },
-    { timeout: 120_000 },
   );
 });

@@ -1,13 +1,13 @@
 /**
  * The contract between a suite file and the runner (in the spirit of test262's harness
- * notes): every test is declared with `check(title, ruleIds, fn)`, gets a Session for the
+ * notes): every test is declared with `check({ title, rules, needs }, fn)`, gets a Session for the
  * target that the runner provided, works in namespaces it creates, and cleans up in
  * afterAll whatever happened. The rule ids travel in the task meta to the reporters.
  */
 import { afterAll, beforeAll, expect, inject, it, type TestContext } from "vitest";
 import "../../lib/report/task-meta.js";
 import "../../lib/runner/settings.js";
-import { detectAdmin } from "../../lib/harness/admin.js";
+import { declareTest, type TestDeclaration } from "../../lib/runner/declare.js";
 import { ApiError, type ApiResponse } from "../../lib/harness/client.js";
 import { Session } from "../../lib/harness/session.js";
 
@@ -41,23 +41,16 @@ export function useSuite(name: string): SuiteHandle {
   };
 }
 
-export interface CheckOptions {
-  timeout?: number;
+/**
+ * Declares a conformance test: its title, the catalog rules it examines, and what it needs
+ * from the target (lib/runner/capabilities.ts). The runner decides from `needs` whether it
+ * applies; a test body that meets an unexpected answer fails, it never skips.
+ */
+export function check(decl: TestDeclaration, fn: (ctx: TestContext) => Promise<void> | void): void {
+  declareTest(decl, fn);
 }
 
-/**
- * Declares a conformance test and the catalog rules it checks (at least one). A test that
- * cannot apply to the target calls `ctx.skip(reason)`: the reason goes into the report.
- */
-export function check(
-  title: string,
-  rules: readonly string[],
-  fn: (ctx: TestContext) => Promise<void>,
-  opts: CheckOptions = {},
-): void {
-  if (rules.length === 0) throw new Error(`test "${title}" names no rule`);
-  it(title, { meta: { rules: [...rules] }, timeout: opts.timeout }, fn);
-}
+export type { TestDeclaration };
 
 /** Awaits a request that must fail with `code`; returns the error for further checks of its Status. */
 export async function expectFailure(p: Promise<unknown>, code: number): Promise<ApiError> {
@@ -77,18 +70,6 @@ let counter = 0;
 export function uniqueName(prefix: string): string {
   counter += 1;
   return `${prefix}-${Date.now().toString(36)}-${counter}`;
-}
-
-/**
- * True when the target can compact its history on request (the admin contract of
- * lib/harness/admin.ts); otherwise skips the test with the reason, since reaching a 410 on
- * a real server means waiting out its 5-minute history.
- */
-export async function canCompact(ctx: TestContext, session: Session): Promise<boolean> {
-  const admin = await detectAdmin(session.client);
-  if (admin?.compact) return true;
-  ctx.skip("the target offers no history compaction (tollgate's admin endpoint); on a real server this takes 5 minutes of waiting");
-  return false;
 }
 
 /** A real server refuses bad list/watch option combinations with 422 Invalid on meta.k8s.io ListOptions (wire-facts §2). */

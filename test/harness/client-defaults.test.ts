@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../lib/harness/client.js";
 import { resourceTypes } from "../../lib/harness/resources.js";
 import { defaultSpecSettings } from "../../lib/harness/target.js";
+import { clientDuty } from "../support/client-duty.js";
 
 let server: Server;
 let client: ApiClient;
@@ -32,11 +33,8 @@ afterAll(() => {
   server.close();
 });
 
-/** The client duty this file checks, as a literal for the coverage scan. */
-const RULE = "doc1.field-validation.client-defaults";
-
-describe(`tollgate's client and field validation (${RULE})`, () => {
-  it("sends no fieldValidation of its own on create, update and patch, and the level a suite asks for when it asks", async () => {
+describe("tollgate's client and field validation", () => {
+  clientDuty({ title: "sends no fieldValidation of its own on create, update and patch, and the level a suite asks for when it asks", rules: ["doc1.field-validation.client-defaults"] }, async () => {
     const t = resourceTypes(defaultSpecSettings).configmaps;
     const obj = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "n" } };
     seen.length = 0;
@@ -50,11 +48,8 @@ describe(`tollgate's client and field validation (${RULE})`, () => {
   });
 });
 
-/** The client duty checked below, as a literal for the coverage scan. */
-const OPAQUE_RULE = "doc1.fields.rv-opaque-client";
-
-describe(`tollgate's client passes resourceVersion back unmodified (${OPAQUE_RULE})`, () => {
-  it("sends an update with exactly the version it read, whatever its form", async () => {
+describe("tollgate's client passes resourceVersion back unmodified", () => {
+  clientDuty({ title: "sends an update with exactly the version it read, whatever its form", rules: ["doc1.fields.rv-opaque-client"] }, async () => {
     const bodies: unknown[] = [];
     const srv = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -81,10 +76,8 @@ describe(`tollgate's client passes resourceVersion back unmodified (${OPAQUE_RUL
   });
 });
 
-const RVM_RULE = "doc1.query.rvm-client-always-set";
-
-describe(`tollgate's client sends resourceVersionMatch with every list resourceVersion (${RVM_RULE})`, () => {
-  it("refuses a bare resourceVersion on a typed list before sending anything, and sends both when both are given", async () => {
+describe("tollgate's client sends resourceVersionMatch with every list resourceVersion", () => {
+  clientDuty({ title: "refuses a bare resourceVersion on a typed list before sending anything, and sends both when both are given", rules: ["doc1.query.rvm-client-always-set"] }, async () => {
     const t = resourceTypes(defaultSpecSettings).configmaps;
     seen.length = 0;
     await expect(client.list(t, "n", { resourceVersion: "5" })).rejects.toThrow(/needs resourceVersionMatch/);

@@ -19,6 +19,8 @@ describe("rules.html", () => {
     const html = rulesPage(s);
     expect(html).toContain("<h2>doc1 § A</h2>");
     expect(html).toContain('<tr class="failed"><td><code>doc1.a.one</code></td><td>one &lt;b&gt;');
+    expect(html).toContain("<h2>Profiles</h2>");
+    expect(html).toContain("<b>Exit 1</b>");
     expect(html).toContain("expected 409 &amp; got 200");
     expect(html).toContain("real server: does 422");
     expect(html).toContain("(G, default off)");

@@ -1,14 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { buildSummary, exitCodeFor, type TestOutcome } from "../../lib/report/summary.js";
+import { buildSummary, DETECTION_FILE, exitCodeFor, type SummaryInput, type TestOutcome } from "../../lib/report/summary.js";
 import type { Rule } from "../../lib/spec/types.js";
 
 const rules: Rule[] = [
   { id: "doc1.a.one", title: "one", doc: "doc1", section: "A", level: "required" },
   { id: "doc1.a.two", title: "two", doc: "doc1", section: "A", level: "optional" },
-  { id: "doc1.a.three", title: "three", doc: "doc1", section: "A", level: "gated", gate: { name: "G", default: false } },
+  { id: "doc1.a.three", title: "three", doc: "doc1", section: "A", level: "gated", gate: { name: "CBORServingAndStorage", default: false } },
   { id: "doc1.a.four", title: "four", doc: "doc1", section: "A", level: "required" },
   { id: "doc1.a.five", title: "five", doc: "doc1", section: "A", level: "optional", subject: "client" },
   { id: "doc1.a.six", title: "six", doc: "doc1", section: "A", level: "optional", subject: "client" },
+  { id: "doc1.a.seven", title: "seven", doc: "doc1", section: "A", level: "required", unobservable: "looks the same on the wire" },
+  { id: "doc1.a.eight", title: "eight", doc: "doc1", section: "A", level: "gated", gate: { name: "WatchList", default: true } },
 ];
 
 const t = (name: string, ruleIds: string[], state: TestOutcome["state"], errors: string[] = [], note?: string): TestOutcome => ({
@@ -21,7 +23,7 @@ const t = (name: string, ruleIds: string[], state: TestOutcome["state"], errors:
   errors,
 });
 
-const summarize = (tests: TestOutcome[], unhandledErrors: string[] = []) =>
+const summarize = (tests: TestOutcome[], extra: Partial<SummaryInput> = {}) =>
   buildSummary({
     toolVersion: "0",
     runId: "r",
@@ -30,39 +32,99 @@ const summarize = (tests: TestOutcome[], unhandledErrors: string[] = []) =>
     durationMs: 5,
     rules,
     tests,
-    unhandledErrors,
+    ...extra,
   });
+
+const statuses = (s: ReturnType<typeof summarize>): Record<string, string> => Object.fromEntries(s.rules.map((r) => [r.id, r.status]));
 
 describe("summary: verdicts per rule", () => {
   it("a rule fails when any of its tests failed, even if others passed", () => {
     const s = summarize([t("p", ["doc1.a.one"], "passed"), t("f", ["doc1.a.one", "doc1.a.two"], "failed", ["boom"])]);
-    const one = s.rules.find((r) => r.id === "doc1.a.one");
-    expect(one).toMatchObject({ status: "failed", tests: 2, failures: [{ test: "f", message: "boom" }], source: "doc1 § A" });
+    expect(s.rules.find((r) => r.id === "doc1.a.one")).toMatchObject({ status: "failed", tests: 2, failures: [{ test: "f", message: "boom" }], source: "doc1 § A", profile: "core" });
     expect(s.rules.find((r) => r.id === "doc1.a.two")?.status).toBe("failed");
     expect(s.totals.requiredFailed).toBe(1);
-    expect(exitCodeFor(s)).toBe(1);
   });
 
-  it("passed, skipped, untested and client duties are told apart, and only required failures fail the run", () => {
-    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("s", ["doc1.a.three"], "skipped", [], "gate G is off"), t("f", ["doc1.a.two"], "failed"), t("c", ["doc1.a.six"], "passed")]);
-    expect(Object.fromEntries(s.rules.map((r) => [r.id, r.status]))).toEqual({
+  it("passed, not applicable, not observable, untested and client duties are told apart", () => {
+    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("s", ["doc1.a.three"], "not-applicable", [], "needs cbor: 406"), t("c", ["doc1.a.six"], "passed")]);
+    expect(statuses(s)).toEqual({
       "doc1.a.one": "passed",
-      "doc1.a.two": "failed",
-      "doc1.a.three": "skipped",
+      "doc1.a.two": "untested",
+      "doc1.a.three": "not-applicable",
       "doc1.a.four": "untested",
       "doc1.a.five": "client",
       "doc1.a.six": "passed",
+      "doc1.a.seven": "not-observable",
+      "doc1.a.eight": "untested",
     });
-    expect(s.totals.rules).toEqual({ passed: 2, failed: 1, skipped: 1, untested: 1, client: 1, total: 6 });
-    expect(s.totals.tests).toEqual({ passed: 2, failed: 1, skipped: 1, total: 4 });
-    expect(s.rules.find((r) => r.id === "doc1.a.three")).toMatchObject({ gate: { name: "G", default: false }, notApplicable: [{ test: "s", reason: "gate G is off" }] });
+    expect(s.rules.find((r) => r.id === "doc1.a.three")).toMatchObject({ profile: "cbor", notApplicable: [{ test: "s", reason: "needs cbor: 406" }] });
+    expect(s.rules.find((r) => r.id === "doc1.a.seven")).toMatchObject({ unobservable: "looks the same on the wire" });
+    expect(s.totals.tests).toEqual({ passed: 2, failed: 0, "not-applicable": 1, total: 3 });
+  });
+
+  it("a test that claims an unobservable rule makes the run unsound, and the rule is still not passed", () => {
+    const s = summarize([t("claims", ["doc1.a.seven"], "passed")]);
+    expect(s.rules.find((r) => r.id === "doc1.a.seven")?.status).toBe("not-observable");
+    expect(s.problems).toEqual([expect.stringMatching(/names doc1\.a\.seven, which no request from outside can show/)]);
+    expect(s.exit.code).toBe(1);
+  });
+});
+
+describe("summary: the exit code, one verdict rule at a time", () => {
+  it("a required rule failed: exit 1", () => {
+    const s = summarize([t("f", ["doc1.a.one"], "failed", ["x"])]);
+    expect(s.exit).toEqual({ code: 1, reasons: [expect.stringMatching(/^1 required rule\(s\) failed: doc1\.a\.one/)] });
+  });
+
+  it("an optional or gated rule of a feature the target offers failed (its test ran): exit 1", () => {
+    for (const id of ["doc1.a.two", "doc1.a.three", "doc1.a.eight"]) {
+      const s = summarize([t("p", ["doc1.a.one"], "passed"), t("f", [id], "failed", ["x"])]);
+      expect(s.exit.code, id).toBe(1);
+      expect(s.exit.reasons, id).toEqual([expect.stringMatching(new RegExp(`^1 rule\\(s\\) of a feature the target offers failed: ${id.replace(/\./g, "\\.")}`))]);
+    }
+  });
+
+  it("a feature the target does not offer (its tests not applicable): exit 0", () => {
+    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("s", ["doc1.a.three"], "not-applicable", [], "needs cbor: 406")]);
+    expect(s.exit).toEqual({ code: 0, reasons: [] });
     expect(exitCodeFor(s)).toBe(0);
+  });
+
+  it("a rule not observable from outside: reported, exit 0", () => {
+    const s = summarize([t("p", ["doc1.a.one"], "passed")]);
+    expect(s.totals.rules["not-observable"]).toBe(1);
+    expect(s.exit.code).toBe(0);
+  });
+
+  it("a detection answer no 1.35 server gives fails the rule its probe exercises, like a failed test", () => {
+    const s = summarize([t("p", ["doc1.a.one"], "passed")], {
+      detection: { durationMs: 10, violations: [{ probe: "authentication", rules: ["doc1.a.four"], message: "a made-up token got 200" }] },
+    });
+    expect(s.rules.find((r) => r.id === "doc1.a.four")).toMatchObject({ status: "failed", failures: [{ test: "detection: authentication", message: "a made-up token got 200" }] });
+    expect(s.tests[0]).toMatchObject({ file: DETECTION_FILE, state: "failed" });
+    expect(s.totals.tests.total, "the suites' tests alone").toBe(1);
+    expect(s.exit.code).toBe(1);
+  });
+
+  it("--require: a profile with rules not verified fails the run; verified, or not required, it does not", () => {
+    const ran = [t("p1", ["doc1.a.one"], "passed"), t("p4", ["doc1.a.four"], "passed"), t("s", ["doc1.a.three"], "not-applicable", [], "needs cbor")];
+    const core = summarize(ran, { require: ["core"] });
+    const coreProfile = core.profiles.find((p) => p.name === "core");
+    // doc1.a.eight (a default-on gate) counts for core; doc1.a.two (optional) and doc1.a.seven (unobservable) do not.
+    expect(coreProfile).toMatchObject({ verdict: "partial", notVerified: ["doc1.a.eight"], required: true });
+    expect(core.exit.code).toBe(1);
+    expect(core.exit.reasons).toEqual([expect.stringMatching(/^profile core is required \(--require\) but 1 of its rules were not verified: doc1\.a\.eight/)]);
+    expect(summarize(ran, { require: ["core"], gatesDeclaredOff: ["WatchList"] }).exit.code, "a gate the operator turned off takes its rules out").toBe(0);
+    expect(summarize([...ran, t("p8", ["doc1.a.eight"], "passed")], { require: ["core"] }).exit.code).toBe(0);
+    expect(summarize(ran, { require: ["cbor"] }).profiles.find((p) => p.name === "cbor")).toMatchObject({ verdict: "not verified", notVerified: ["doc1.a.three"] });
+    expect(summarize(ran, { require: ["cbor"] }).exit.code).toBe(1);
+    expect(summarize(ran).exit.code).toBe(0);
   });
 
   it("an unknown rule id, a test without rules, an unhandled error or an empty run make the run unsound", () => {
     expect(summarize([t("u", ["doc9.nope"], "passed")]).problems).toEqual([`test "u" (suites/x.test.ts) names unknown rule doc9.nope`]);
     expect(exitCodeFor(summarize([t("n", [], "passed")]))).toBe(1);
-    expect(exitCodeFor(summarize([t("p", ["doc1.a.one"], "passed")], ["worker crashed"]))).toBe(1);
-    expect(exitCodeFor(summarize([]))).toBe(1);
+    expect(exitCodeFor(summarize([t("p", ["doc1.a.one"], "passed")], { unhandledErrors: ["worker crashed"] }))).toBe(1);
+    expect(summarize([]).exit.reasons).toContain("no test ran");
   });
 });

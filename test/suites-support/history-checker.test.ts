@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { History } from "../../lib/harness/history.js";
 import { checkHistory } from "../../suites/support/history-checker.js";
+import { clientDuty } from "../support/client-duty.js";
 
 /** A sound history: three writes, two watchers (one from the start, one after the create). */
 function sound(): History {
@@ -85,10 +86,8 @@ describe("history checker", () => {
   });
 });
 
-const NON_DECIMAL_RULE = "doc1.versioning.rv-non-decimal-equality";
-
-describe(`history checker and non-decimal versions (${NON_DECIMAL_RULE})`, () => {
-  it("never guesses an order for non-decimal versions, but still matches them by equality across watchers", () => {
+describe("history checker and non-decimal versions", () => {
+  clientDuty({ title: "never guesses an order for non-decimal versions, but still matches them by equality across watchers", rules: ["doc1.versioning.rv-non-decimal-equality"] }, () => {
     const h = new History();
     const w0 = h.startWatcher("s0");
     const w1 = h.startWatcher("s0");

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareResourceVersions, isDecimalResourceVersion } from "../../lib/wire/resource-version.js";
+import { clientDuty } from "../support/client-duty.js";
 
 const decimal = fc.bigInt({ min: 1n, max: 10n ** 40n }).map((n) => n.toString());
 
@@ -30,10 +31,8 @@ describe("resourceVersion form and order (doc1 Versioning)", () => {
   });
 });
 
-const NON_DECIMAL_RULE = "doc1.versioning.rv-non-decimal-equality";
-
-describe(`non-decimal resourceVersions (${NON_DECIMAL_RULE})`, () => {
-  it("tollgate refuses to order a version that is not a decimal, so only equality is ever tested", () => {
+describe("non-decimal resourceVersions", () => {
+  clientDuty({ title: "tollgate refuses to order a version that is not a decimal, so only equality is ever tested", rules: ["doc1.versioning.rv-non-decimal-equality"] }, () => {
     for (const [a, b] of [["abc", "abd"], ["1", "x"], ["0", "1"], ["01", "2"], ["10", "9.5"]] as const) {
       expect(() => compareResourceVersions(a, b), `${a} vs ${b}`).toThrow(RangeError);
     }

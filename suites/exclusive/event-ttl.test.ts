@@ -1,16 +1,15 @@
 /**
  * doc2 "Events are kept for a limited time": a real server stores each Event with the
  * --event-ttl lease (default 1 hour) and deletes it when the lease runs out, which watchers see
- * as DELETED (wire-facts §7). Waiting an hour is not an option, so this needs the admin clock,
- * and explicit permission (TOLLGATE_ALLOW_CLOCK_ADVANCE=1): jumping the clock of a shared target
- * also ages the history under every other suite running in parallel. The embedded run leaves it
- * off; test/event-ttl-run.test.ts runs this file alone against a dedicated emulator.
+ * as DELETED (wire-facts §7). Waiting an hour is not an option, so this needs the admin clock.
+ * Jumping the clock ages the whole target's history, so this file runs in the serial phase,
+ * after every other suite (the "conformance-exclusive" project).
  * The consumer duties of doc2 (do not assume events persist; best-effort data) have this as
  * their server side: an Event goes away by itself, and the test expects that, not an error.
  */
 import { describe, expect } from "vitest";
 import { event } from "../../fixtures/objects.js";
-import { advanceClock, detectAdmin } from "../../lib/harness/admin.js";
+import { advanceClock } from "../../lib/harness/admin.js";
 import type { WatchEvent } from "../../lib/harness/objects.js";
 import { check, expectFailure, uniqueName, useSuite } from "../support/conformance.js";
 
@@ -21,17 +20,15 @@ const t = () => suite.session.types.events;
 const PAST_TTL_SECONDS = 3_601;
 
 describe("Event time-to-live", () => {
-  check("an Event is deleted once the event TTL has passed: watchers see DELETED, get answers 404", ["doc2.service.retention-limited", "doc2.service.consumers-no-stable-trigger", "doc2.service.best-effort"], async (ctx) => {
+  check(
+    {
+      title: "an Event is deleted once the event TTL has passed: watchers see DELETED, get answers 404",
+      rules: ["doc2.service.retention-limited", "doc2.service.consumers-no-stable-trigger", "doc2.service.best-effort"],
+      needs: ["admin-clock"],
+      timeout: 60_000,
+    },
+    async () => {
     const { session, ns } = suite;
-    const admin = await detectAdmin(session.client);
-    if (!admin?.clock) {
-      ctx.skip("the target offers no admin clock (tollgate's admin endpoint); on a real server this takes the --event-ttl (default 1 hour) of waiting");
-      return;
-    }
-    if (process.env["TOLLGATE_ALLOW_CLOCK_ADVANCE"] !== "1") {
-      ctx.skip("advancing the clock of a shared target would age the history under suites running in parallel; set TOLLGATE_ALLOW_CLOCK_ADVANCE=1 on a dedicated target");
-      return;
-    }
     const name = uniqueName("ttl");
     const made = await session.client.create(t(), ns, event(session.types, ns, name));
     const w = await session.client.watch(t(), ns, { resourceVersion: made.metadata.resourceVersion, fieldSelector: `metadata.name=${name}` });
@@ -52,5 +49,5 @@ describe("Event time-to-live", () => {
       w.close();
     }
     await expectFailure(session.client.get(t(), ns, name), 404);
-  }, { timeout: 60_000 });
+  });
 });

@@ -1,0 +1,44 @@
+/**
+ * The runner's half of a test declaration: given what a test needs and what the target was
+ * detected to offer (provided by the global setup), register the test to run, or register it
+ * as not applicable with the reasons. This is the only place where a conformance test is
+ * skipped; a test body never decides that it does not apply.
+ */
+import { inject, it, type TestContext } from "vitest";
+import "../report/task-meta.js";
+import type { RuleId } from "../spec/catalog.js";
+import { isNeed, unmetNeeds, type Need } from "./capabilities.js";
+import "./settings.js";
+
+export interface TestDeclaration {
+  /** What the test checks, as a sentence. */
+  title: string;
+  /** The catalog rules it examines: at least one, each checked by the test's assertions. */
+  rules: readonly [RuleId, ...RuleId[]];
+  /** What the target must offer (or, with `!`, must not) for the test to apply. */
+  needs?: readonly Need[];
+  /** Milliseconds before the test counts as hung (vitest's testTimeout otherwise). */
+  timeout?: number;
+}
+
+/** Declares one test under the suite contract (suites/README.md). */
+export function declareTest(decl: TestDeclaration, fn: (ctx: TestContext) => Promise<void> | void): void {
+  if (decl.rules.length === 0) throw new Error(`test "${decl.title}" names no rule`);
+  const needs = [...(decl.needs ?? [])];
+  for (const n of needs) if (!isNeed(n)) throw new Error(`test "${decl.title}" needs ${JSON.stringify(n)}, which is no capability`);
+  const provided = inject("tollgate");
+  if (!provided) throw new Error("no run settings: run the conformance suites with `tollgate run` or `vitest --project conformance`");
+  const unmet = unmetNeeds(needs, provided.capabilities);
+  const meta = { rules: [...decl.rules], needs };
+  if (unmet.length > 0) {
+    // Registered as skipped, so its hooks (a file's setup) do not run for it; the reason travels in meta.
+    it.skip(decl.title, { meta: { ...meta, notApplicable: unmet.join("; ") } }, () => undefined);
+    return;
+  }
+  it(decl.title, { meta, timeout: decl.timeout }, fn);
+}
+
+/** The run's capabilities as the global setup detected them (for the few tests that adapt their waiting to them). */
+export function runCapabilities(): ReturnType<typeof inject<"tollgate">>["capabilities"] {
+  return inject("tollgate").capabilities;
+}
