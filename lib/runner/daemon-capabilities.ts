@@ -4,6 +4,7 @@
  * run's daemon settings (and, where only an answer can tell, one probe) before any test.
  */
 import type { CapabilityState } from "./capabilities.js";
+import type { Violation } from "./detect.js";
 import type { DaemonSettings } from "./settings.js";
 export const DAEMON_CAPABILITIES = {
   "controller-manager": "a controller manager secure port is given (--controller-manager URL, or the embedded run's emulated one)",
@@ -13,8 +14,18 @@ export const DAEMON_CAPABILITIES = {
 
 export type DaemonCapabilities = Record<keyof typeof DAEMON_CAPABILITIES, CapabilityState>;
 
+export interface DaemonDetection {
+  capabilities: DaemonCapabilities;
+  /** Answers of a daemon probe that no real 1.35 daemon gives: failures of the named rules. */
+  violations: Violation[];
+}
+
 /** What the run's daemon settings offer; the daemons' own answers are read by the tests. */
-export async function detectDaemons(d: DaemonSettings | undefined): Promise<DaemonCapabilities> {
+export async function detectDaemons(d: DaemonSettings | undefined): Promise<DaemonDetection> {
+  return { capabilities: daemonCapabilities(d), violations: [] };
+}
+
+function daemonCapabilities(d: DaemonSettings | undefined): DaemonCapabilities {
   const none = { available: false, evidence: "no daemon target given (tollgate run --controller-manager URL / --node-agent URL ...; an embedded run emulates both)" };
   if (!d) return { "controller-manager": none, "node-agent": none };
   return {

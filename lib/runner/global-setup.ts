@@ -144,11 +144,12 @@ async function prepare(): Promise<ProvidedSettings> {
   }
   const base = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };
   const api = await detectApi(base, { declaredGates, thorough });
-  const daemonCaps = await detectDaemons(daemonSettings);
-  const capabilities: Capabilities = { ...api.capabilities, ...daemonCaps };
+  const daemonsFound = await detectDaemons(daemonSettings);
+  const capabilities: Capabilities = { ...api.capabilities, ...daemonsFound.capabilities };
+  const violations = [...api.violations, ...daemonsFound.violations];
   settings = { ...base, capabilities, seed, thorough };
-  setRunState({ settings, serverVersion: api.serverVersion, capabilities, violations: api.violations, detectionMs: api.durationMs, declaredGates });
-  printDetection(settings, api.serverVersion, api.violations, api.durationMs);
+  setRunState({ settings, serverVersion: api.serverVersion, capabilities, violations, detectionMs: api.durationMs, declaredGates });
+  printDetection(settings, api.serverVersion, violations, api.durationMs);
   return settings;
 }
 
