@@ -172,6 +172,9 @@ export function checkRegisteredNode(argv: readonly string[], statsUrl: string, s
   return results;
 }
 
+/** Whether /pods reports a container running (or ready) in a Running pod: what checkPodsRunning has to check. */
+export const reportsRunningContainer = (pods: readonly AgentPod[]): boolean => pods.some((p) => p.phase === "Running" && p.containers.some((c) => c.running || c.ready));
+
 /**
  * doc3.service.agent-podspec-running: every container /pods reports running (or ready) in a
  * Running pod is one the runtime runs for that pod (/runningpods/), and a ready one is

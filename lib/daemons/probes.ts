@@ -6,6 +6,8 @@
  * controllerManagerTarget and nodeAgentTargets read it with the checker's view of the options.
  */
 import { analyze } from "./checker.js";
+import { parseAgentPods } from "./agent-pods.js";
+import { forbiddenUser } from "./client-certs.js";
 import { CORE_CONTROL_LOOPS, controllerEnabled, controllersDisabledByName, parseVerboseHealth } from "./controllers.js";
 
 export interface ProbeRequest {
@@ -116,6 +118,25 @@ export type ControlLoopsProbe =
 
 const CONTROL_LOOPS_RULE = "doc3.service.cm-control-loops";
 
+/** What /healthz?verbose can show of a command line: the core loops --controllers enables, and the controllers it disables by name. */
+export function controlLoopExpectations(argv: readonly string[]): { enabled: string[]; disabled: string[] } {
+  const entries = analyze("controller-manager", argv).view.list("--controllers");
+  return { enabled: CORE_CONTROL_LOOPS.filter((loop) => controllerEnabled(loop, entries)), disabled: controllersDisabledByName(entries) };
+}
+
+/**
+ * The check names of a `/healthz?verbose` answer; undefined when it is not one: a real healthz
+ * answers ?verbose with 200 and one line per check (at least leaderElection or ping), then
+ * "healthz check passed".
+ */
+export function verboseHealthChecks(response: ProbeResponse): string[] | undefined {
+  const checks = parseVerboseHealth(response.body).map((c) => c.name);
+  return response.status === 200 && checks.length > 0 ? checks : undefined;
+}
+
+/** Whether the checks include a controller's: a real controller manager adds one per controller it starts. */
+export const listsControllers = (checks: readonly string[]): boolean => checks.some((c) => c.endsWith("-controller"));
+
 /**
  * doc3.service.cm-control-loops through the health checks: a real controller manager adds a
  * check named after each controller it starts, so the core loops (doc3's examples) that
@@ -123,25 +144,21 @@ const CONTROL_LOOPS_RULE = "doc3.service.cm-control-loops";
  * `argv` is the command line the daemon was started with; `response` its `/healthz?verbose`.
  */
 export function checkControlLoops(argv: readonly string[], url: string, response: ProbeResponse): ControlLoopsProbe {
-  const { view } = analyze("controller-manager", argv);
-  const entries = view.list("--controllers");
-  const actual = describe(response);
-  // A real healthz answers ?verbose with one line per check (at least leaderElection or ping), then "healthz check passed".
-  if (response.status !== 200 || parseVerboseHealth(response.body).length === 0) {
-    return { kind: "results", results: [{ rule: CONTROL_LOOPS_RULE, url, ok: false, expected: "HTTP 200 with the [+]<check> ok lines", actual }] };
+  const checks = verboseHealthChecks(response);
+  if (checks === undefined) {
+    return { kind: "results", results: [{ rule: CONTROL_LOOPS_RULE, url, ok: false, expected: "HTTP 200 with the [+]<check> ok lines", actual: describe(response) }] };
   }
-  const checks = parseVerboseHealth(response.body).map((c) => c.name);
+  if (!listsControllers(checks)) return { kind: "no-controllers", checks };
   const listed = new Set(checks);
-  if (!checks.some((c) => c.endsWith("-controller"))) return { kind: "no-controllers", checks };
-  const results: ProbeResult[] = [];
-  for (const loop of CORE_CONTROL_LOOPS) {
-    if (!controllerEnabled(loop, entries)) continue;
-    results.push({ rule: CONTROL_LOOPS_RULE, url, ok: listed.has(loop), expected: `a [+]${loop} check (--controllers enables it)`, actual: `checks: ${checks.join(", ")}` });
-  }
-  for (const off of controllersDisabledByName(entries)) {
-    results.push({ rule: CONTROL_LOOPS_RULE, url, ok: !listed.has(off), expected: `no ${off} check (--controllers disables it)`, actual: `checks: ${checks.join(", ")}` });
-  }
-  return { kind: "results", results };
+  const { enabled, disabled } = controlLoopExpectations(argv);
+  const actual = `checks: ${checks.join(", ")}`;
+  return {
+    kind: "results",
+    results: [
+      ...enabled.map((loop) => ({ rule: CONTROL_LOOPS_RULE, url, ok: listed.has(loop), expected: `a [+]${loop} check (--controllers enables it)`, actual })),
+      ...disabled.map((off) => ({ rule: CONTROL_LOOPS_RULE, url, ok: !listed.has(off), expected: `no ${off} check (--controllers disables it)`, actual })),
+    ],
+  };
 }
 
 // ── Node agent ──────────────────────────────────────────────────────────────────────────
@@ -179,6 +196,13 @@ export function nodeAgentTargets(host: string, argv: readonly string[]): NodeAge
   };
 }
 
+/** What a node agent serves on `path` (doc3 does not show its paths; these are a real 1.35 one's): "ok" on /healthz, a PodList on /pods. */
+function servedBy(path: string): { what: string; ok: (r: ProbeResponse) => boolean } {
+  if (path === "/healthz") return { what: 'HTTP 200 "ok"', ok: isHealthyOk };
+  if (path === "/pods") return { what: "HTTP 200 with a PodList", ok: (r) => typeof parseAgentPods(r) !== "string" };
+  return { what: "HTTP 200", ok: (r) => r.status === 200 };
+}
+
 export interface NodeAgentProbeOptions {
   /** doc3 does not show the node agent's paths; the real one serves /healthz on every server. */
   readOnlyPath?: string;
@@ -197,21 +221,29 @@ export async function probeNodeAgent(client: HttpClient, targets: NodeAgentTarge
     results.push(await expectStatus(client, "doc3.endpoints.agent-healthz-server", { url: join(targets.healthzUrl, "/healthz") }, 'HTTP 200 "ok"', isHealthyOk));
   }
   if (targets.readOnlyUrl) {
-    const url = join(targets.readOnlyUrl, options.readOnlyPath ?? "/healthz");
-    results.push(await expectStatus(client, "doc3.endpoints.agent-read-only-server", { url }, "an answer", () => true));
+    const path = options.readOnlyPath ?? "/healthz";
+    const url = join(targets.readOnlyUrl, path);
+    // Whether it asks for credentials is agent-read-only-no-auth's question; here, that it is the read-only server.
+    const served = servedBy(path);
+    results.push(await expectStatus(client, "doc3.endpoints.agent-read-only-server", { url }, `${served.what}, or a refusal (401, 403)`, (r) => served.ok(r) || isDenied(r)));
     results.push(await expectStatus(client, "doc3.auth.agent-read-only-no-auth", { url }, "HTTP 2xx without credentials", is2xx));
   }
   if (targets.mainUrl) {
-    const url = join(targets.mainUrl, options.mainPath ?? "/healthz");
-    results.push(await expectStatus(client, "doc3.endpoints.agent-main-server", { url }, "an answer", () => true));
+    const path = options.mainPath ?? "/healthz";
+    const url = join(targets.mainUrl, path);
+    const served = servedBy(path);
+    results.push(await expectStatus(client, "doc3.endpoints.agent-main-server", { url }, `${served.what}, 401 or 403 without credentials`, (r) => served.ok(r) || isDenied(r)));
     if (!targets.anonymousAuth) {
       results.push(await expectStatus(client, "doc3.auth.agent-anonymous-default", { url }, "HTTP 401 without credentials (anonymous requests are off)", (r) => r.status === 401));
-    } else if (targets.authorizationMode === "AlwaysAllow") {
-      results.push(await expectStatus(client, "doc3.auth.agent-anonymous-default", { url }, "no 401 without credentials (anonymous requests are on)", (r) => r.status !== 401));
-      results.push(await expectStatus(client, "doc3.auth.agent-always-allow-default", { url }, "HTTP 2xx without credentials (AlwaysAllow)", is2xx));
     } else {
-      results.push(await expectStatus(client, "doc3.auth.agent-anonymous-default", { url }, "no 401 without credentials (anonymous requests are on)", (r) => r.status !== 401));
-      results.push(await expectStatus(client, "doc3.auth.agent-webhook-sar", { url }, "HTTP 2xx or 403 without credentials (Webhook decides)", (r) => is2xx(r) || r.status === 403));
+      // Taken as system:anonymous: served, or refused by name (the node agent's 403 names the user).
+      const anonymous = (r: ProbeResponse): boolean => is2xx(r) || (r.status === 403 && forbiddenUser("node-agent", r) === "system:anonymous");
+      results.push(await expectStatus(client, "doc3.auth.agent-anonymous-default", { url }, "HTTP 2xx, or 403 naming user system:anonymous, without credentials (anonymous requests are on)", anonymous));
+      if (targets.authorizationMode === "AlwaysAllow") {
+        results.push(await expectStatus(client, "doc3.auth.agent-always-allow-default", { url }, "HTTP 2xx without credentials (AlwaysAllow)", is2xx));
+      } else {
+        results.push(await expectStatus(client, "doc3.auth.agent-webhook-sar", { url }, "HTTP 2xx or 403 without credentials (Webhook decides)", (r) => is2xx(r) || r.status === 403));
+      }
     }
   }
   return results;
@@ -226,6 +258,7 @@ export {
   isDns1123Subdomain,
   parseAgentPods,
   parseRuntimePods,
+  reportsRunningContainer,
   type AgentPod,
   type RuntimePod,
 } from "./agent-pods.js";

@@ -1,6 +1,16 @@
 /** The node agent's "What the service does" checks pass on consistent answers and fail on wrong ones. */
 import { describe, expect, it } from "vitest";
-import { checkNoForeignContainers, checkPodSources, checkPodsRunning, checkRegisteredNode, isDns1123Subdomain, type ProbeResponse, type ProbeResult } from "../../lib/daemons/probes.js";
+import {
+  checkNoForeignContainers,
+  checkPodSources,
+  checkPodsRunning,
+  checkRegisteredNode,
+  isDns1123Subdomain,
+  parseAgentPods,
+  reportsRunningContainer,
+  type ProbeResponse,
+  type ProbeResult,
+} from "../../lib/daemons/probes.js";
 
 const ok = (value: unknown): ProbeResponse => ({ status: 200, body: JSON.stringify(value) });
 const podList = (items: unknown[]): ProbeResponse => ok({ kind: "PodList", apiVersion: "v1", metadata: {}, items });
@@ -119,6 +129,24 @@ describe("doc3.service.agent-podspec-running", () => {
 
   it("leaves pods that are not Running alone", () => {
     expect(checkPodsRunning("p", podList([pod({ ...API, phase: "Pending" })]), "r", podList([]))).toEqual([]);
+  });
+
+  it("says beforehand whether /pods gives it anything to check (the agent-running-containers capability)", () => {
+    const cases = [
+      PODS,
+      podList([]),
+      podList([pod({ ...API, phase: "Pending" })]),
+      podList([pod({ ...API, containers: [] })]),
+      podList([pod({ ...API, containers: [{ name: "app", running: false, ready: false }] })]),
+      podList([pod({ ...API, containers: [{ name: "app", running: false, ready: true }] })]),
+    ];
+    const running = cases.map((pods) => {
+      const parsed = parseAgentPods(pods);
+      if (typeof parsed === "string") throw new Error(parsed);
+      return reportsRunningContainer(parsed);
+    });
+    expect(running).toEqual([true, false, false, false, false, true]);
+    cases.forEach((pods, i) => expect(running[i], pods.body).toBe(checkPodsRunning("p", pods, "r", RUNNING).length > 0));
   });
 });
 

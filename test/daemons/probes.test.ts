@@ -4,13 +4,16 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   checkControlLoops,
+  controlLoopExpectations,
   controllerManagerTarget,
+  listsControllers,
   nodeAgentTargets,
   probeControllerManager,
   probeNodeAgent,
   type HttpClient,
   type NodeAgentTargets,
   type ProbeResult,
+  verboseHealthChecks,
 } from "../../lib/daemons/probes.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -141,6 +144,28 @@ describe("node agent probes", () => {
     expect(rs.map((r) => r.rule)).toEqual(["doc3.endpoints.agent-healthz-server"]);
   });
 
+  it("fail when a server answers what no node agent answers (a 5xx, or a path it serves missing), whatever else it does", async () => {
+    const broken = await serve((_req, res) => reply(res, 500, "boom"));
+    const missing = await serve((_req, res) => reply(res, 404, "404 page not found"));
+    expect(failed(await probeNodeAgent(client, targets({ mainUrl: broken, readOnlyUrl: missing, healthzUrl: undefined }))).map((r) => r.rule)).toEqual([
+      "doc3.endpoints.agent-read-only-server",
+      "doc3.auth.agent-read-only-no-auth",
+      "doc3.endpoints.agent-main-server",
+      "doc3.auth.agent-anonymous-default",
+      "doc3.auth.agent-always-allow-default",
+    ]);
+    // /pods must be a PodList where it is served; a refusal is the other rules' business.
+    const notPods = await serve((_req, res) => reply(res, 200, "ok"));
+    expect(failed(await probeNodeAgent(client, targets({ readOnlyUrl: notPods, mainUrl: undefined }), { readOnlyPath: "/pods" })).map((r) => r.rule)).toEqual(["doc3.endpoints.agent-read-only-server"]);
+    expect(failed(await probeNodeAgent(client, targets({ mainUrl: mainStrict, anonymousAuth: false }), { mainPath: "/pods" }))).toEqual([]);
+  });
+
+  it("fail when a request without credentials is refused as someone other than system:anonymous", async () => {
+    const otherUser = await serve((_req, res) => reply(res, 403, "Forbidden (user=kubelet-api, verb=get, resource=nodes, subresource=proxy)"));
+    const rs = failed(await probeNodeAgent(client, targets({ mainUrl: otherUser, authorizationMode: "Webhook" })));
+    expect(rs.map((r) => r.rule)).toEqual(["doc3.auth.agent-anonymous-default"]);
+  });
+
   it("find the three servers and the auth settings from the command line", () => {
     expect(nodeAgentTargets("10.0.0.7", [])).toEqual({
       healthzUrl: "http://127.0.0.1:10248",
@@ -186,5 +211,16 @@ describe("control-loops probe (doc3.service.cm-control-loops)", () => {
 
   it("reports a list without controllers (a standby) instead of judging", () => {
     expect(checkControlLoops([], URL_, verbose("leaderElection")).kind).toBe("no-controllers");
+  });
+
+  it("says what a command line lets /healthz?verbose show, and reads its checks", () => {
+    expect(controlLoopExpectations([])).toEqual({ enabled: CORE, disabled: [] });
+    expect(controlLoopExpectations(["--controllers=-ttl-controller"])).toEqual({ enabled: [], disabled: ["ttl-controller"] });
+    expect(controlLoopExpectations(["--controllers=job-controller"])).toEqual({ enabled: [], disabled: [] });
+    expect(verboseHealthChecks(verbose("leaderElection", "job-controller"))).toEqual(["leaderElection", "job-controller"]);
+    expect(verboseHealthChecks({ status: 200, body: "ok" })).toBeUndefined();
+    expect(verboseHealthChecks({ status: 500, body: "[-]leaderElection failed: reason withheld\n" })).toBeUndefined();
+    expect(listsControllers(["leaderElection"])).toBe(false);
+    expect(listsControllers(["leaderElection", "job-controller"])).toBe(true);
   });
 });
