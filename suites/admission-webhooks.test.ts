@@ -3,12 +3,12 @@
  * with dryRun=All, so nothing is registered on the target: a webhook must declare sideEffects
  * None or NoneOnDryRun (admissionregistration v1 refuses anything else), which is also why no
  * dry-run can reach a webhook with side effects on a 1.35 server. Where the target can call
- * back a webhook served by this process (a target on this machine), the suite registers one,
+ * back a webhook served by this process (capability `webhook-callback`: a target on this machine), the suite registers one,
  * limited to its own objects, and checks what the webhook sees on dry-run and real requests.
  */
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, type TestContext } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
 import { daemonTls } from "../fixtures/daemons/tls.js";
 import type { ApiResponse } from "../lib/harness/client.js";
@@ -41,26 +41,14 @@ function webhookEntry(name: string, url: string, caBundle: string, marker: strin
   };
 }
 
-let served: string | undefined;
-beforeAll(async () => {
-  const res = await suite.session.client.raw("GET", resourcePath(typeOf("validating")));
-  served = res.code === 404 ? "the target does not serve admissionregistration webhook configurations" : undefined;
-});
-
-function needsWebhookTypes(ctx: TestContext): boolean {
-  if (served) ctx.skip(served);
-  return !served;
-}
-
 const tls = daemonTls();
 const caBundle = Buffer.from(tls.cert).toString("base64");
 
 describe("registering a webhook (dry-run only: nothing is registered)", () => {
   for (const kind of ["validating", "mutating"] as const) {
     check(
-      { title: `${kind}: sideEffects must be None or NoneOnDryRun; Some, Unknown and a missing value are refused with 422`, rules: ["doc1.dry-run.webhook-side-effects", "doc1.errors.dry-run-side-effects-fail", "doc1.errors.422-invalid"] },
-      async (ctx) => {
-        if (!needsWebhookTypes(ctx)) return;
+      { title: `${kind}: sideEffects must be None or NoneOnDryRun; Some, Unknown and a missing value are refused with 422`, rules: ["doc1.dry-run.webhook-side-effects", "doc1.errors.dry-run-side-effects-fail", "doc1.errors.422-invalid"], needs: ["admission-webhooks"] },
+      async () => {
         const { session } = suite;
         const t = typeOf(kind);
         const post = (sideEffects: string | undefined): Promise<ApiResponse> => {
@@ -127,15 +115,9 @@ describe("a registered webhook on dry-run and real requests", () => {
   });
 
   check(
-    { title: "a NoneOnDryRun webhook is told dryRun=true on a dry-run and false otherwise; its denial refuses the dry-run too; a dry-run stores nothing", rules: ["doc1.dry-run.webhook-side-effects", "doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted"], timeout: 60_000 },
-    async (ctx) => {
-      if (!needsWebhookTypes(ctx)) return;
+    { title: "a NoneOnDryRun webhook is told dryRun=true on a dry-run and false otherwise; its denial refuses the dry-run too; a dry-run stores nothing", rules: ["doc1.dry-run.webhook-side-effects", "doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted"], needs: ["admission-webhooks", "webhook-callback"], timeout: 60_000 },
+    async () => {
       const { session, ns } = suite;
-      const host = new URL(session.settings.target.url).hostname;
-      if (!["127.0.0.1", "localhost", "[::1]"].includes(host)) {
-        ctx.skip(`the target (${host}) would have to call back a webhook served by tollgate on this machine; only a target on this machine is assumed to reach it`);
-        return;
-      }
       hook = await startWebhook();
       const marker = uniqueName("hook");
       const hookName = `dry-run.${marker}.tollgate.dev`;

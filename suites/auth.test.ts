@@ -2,11 +2,13 @@
  * doc1 "Authentication" (and the authorization parts of "Path shapes" and "States and
  * transitions"). The suite makes a second identity inside its own namespace: a ServiceAccount,
  * a Role and a RoleBinding, and a token for it from the TokenRequest subresource; then it acts
- * with that token. A target that does not authenticate, serve these types, or let the suite
- * create them, gets "not applicable" with the reason. Real servers answer a caller they know but
- * do not allow with 403 Forbidden (wire-facts §4), a caller they do not know with 401.
+ * with that token. Every test needs a target that authenticates and serves these types to an
+ * identity that may create them (capabilities `authentication` and `rbac`, detected by the
+ * runner); where it applies, a refusal while setting up is a failure. Real servers answer a
+ * caller they know but do not allow with 403 Forbidden (wire-facts §4), a caller they do not know
+ * with 401.
  */
-import { afterAll, beforeAll, describe, expect, type TestContext } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { configMap, event } from "../fixtures/objects.js";
 import { ApiClient, type ApiResponse } from "../lib/harness/client.js";
 import type { KubeObject } from "../lib/harness/objects.js";
@@ -17,9 +19,7 @@ const suite = useSuite("auth");
 const SA = "tollgate-limited";
 const RBAC = "rbac.authorization.k8s.io";
 const FORCE = "ignoreStoreReadErrorWithClusterBreakingPotential";
-const GATE = "AllowUnsafeMalformedObjectDeletion";
 
-let unavailable: string | undefined;
 let limited: ApiClient | undefined;
 let token = "";
 let user = "";
@@ -39,31 +39,20 @@ async function post(path: string, body: unknown): Promise<ApiResponse> {
   return suite.session.client.raw("POST", path, { body });
 }
 
-/** Stops the setup with a reason when the target refuses; returns the response otherwise. */
-function accepted(res: ApiResponse, what: string): ApiResponse | undefined {
-  if (res.code === 404) unavailable = `the target does not serve ${what} (${res.code})`;
-  else if (res.code === 401 || res.code === 403) unavailable = `the suite may not create ${what} here (${res.code})`;
-  else if (res.code >= 300) throw new Error(`creating ${what}: ${res.code} ${res.text.slice(0, 300)}`);
-  return unavailable ? undefined : res;
+/** A create the setup needs: anything but 201 is a failure of the run's setup on a target that offers these types. */
+function created(res: ApiResponse, what: string): ApiResponse {
+  expect(res.code, `creating ${what}: ${res.text.slice(0, 300)}`).toBe(201);
+  return res;
 }
 
 beforeAll(async () => {
   const { session, ns } = suite;
-  const stranger = clientWith("tollgate-invalid-token");
-  try {
-    if ((await stranger.raw("GET", resourcePath(session.types.configmaps, ns))).code === 200) {
-      unavailable = "the target does not authenticate requests (it accepted an invalid token)";
-      return;
-    }
-  } finally {
-    await stranger.close();
-  }
-  if (!accepted(await post(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SA } }), "serviceaccounts")) return;
+  created(await post(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SA } }), "serviceaccounts");
   const rules = [
     { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "delete"] },
     { apiGroups: [session.types.events.group], resources: ["events"], verbs: ["get", "patch"] },
   ];
-  if (!accepted(await post(rbacPath("roles", ns), { apiVersion: `${RBAC}/v1`, kind: "Role", metadata: { name: SA }, rules }), "roles")) return;
+  created(await post(rbacPath("roles", ns), { apiVersion: `${RBAC}/v1`, kind: "Role", metadata: { name: SA }, rules }), "roles");
   const binding = {
     apiVersion: `${RBAC}/v1`,
     kind: "RoleBinding",
@@ -71,12 +60,11 @@ beforeAll(async () => {
     subjects: [{ kind: "ServiceAccount", name: SA, namespace: ns }],
     roleRef: { apiGroup: RBAC, kind: "Role", name: SA },
   };
-  if (!accepted(await post(rbacPath("rolebindings", ns), binding), "rolebindings")) return;
-  const tr = accepted(
+  created(await post(rbacPath("rolebindings", ns), binding), "rolebindings");
+  const tr = created(
     await post(`/api/v1/namespaces/${ns}/serviceaccounts/${SA}/token`, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } }),
     "serviceaccounts/token",
   );
-  if (!tr) return;
   token = (tr.json as { status?: { token?: string } }).status?.token ?? "";
   expect(token, "the TokenRequest answer carries status.token").not.toBe("");
   user = `system:serviceaccount:${ns}:${SA}`;
@@ -95,11 +83,9 @@ afterAll(async () => {
   await limited?.close();
 });
 
-function needsIdentity(ctx: TestContext): ApiClient | undefined {
-  if (unavailable || !limited) {
-    ctx.skip(unavailable ?? "no second identity");
-    return undefined;
-  }
+/** The second identity, made in beforeAll (which runs only when a test of this file applies). */
+function identity(): ApiClient {
+  if (!limited) throw new Error("the suite's second identity was not set up");
   return limited;
 }
 
@@ -112,17 +98,15 @@ function expectForbidden(res: ApiResponse, verb: string, resource: string, group
 }
 
 describe("authorization", () => {
-  check({ title: "a known caller without permission gets 403 Forbidden naming the user, verb, resource, group and namespace", rules: ["doc1.auth.unauthorized-401"] }, async (ctx) => {
-    const c = needsIdentity(ctx);
-    if (!c) return;
+  check({ title: "a known caller without permission gets 403 Forbidden naming the user, verb, resource, group and namespace", rules: ["doc1.auth.unauthorized-401"], needs: ["authentication", "rbac"] }, async () => {
+    const c = identity();
     const { session, ns } = suite;
     const res = await c.raw("POST", resourcePath(session.types.configmaps, ns), { body: configMap(session.types, ns, uniqueName("no")) });
     expectForbidden(res, "create", "configmaps", "", `in the namespace "${ns}"`);
   });
 
-  check({ title: "a rule grants exactly its listed verbs on its listed groups and resources", rules: ["doc1.auth.rule-shape"] }, async (ctx) => {
-    const c = needsIdentity(ctx);
-    if (!c) return;
+  check({ title: "a rule grants exactly its listed verbs on its listed groups and resources", rules: ["doc1.auth.rule-shape"], needs: ["authentication", "rbac"] }, async () => {
+    const c = identity();
     const { session, ns } = suite;
     const cm = await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, uniqueName("readable")));
     expect((await c.raw("GET", resourcePath(session.types.configmaps, ns, cm.metadata.name))).code, "get is listed").toBe(200);
@@ -136,19 +120,17 @@ describe("authorization", () => {
   });
 
   check(
-    { title: "a Role of one namespace grants nothing in another namespace nor across namespaces", rules: ["doc1.auth.namespace-scope", "doc1.paths.namespace-scope-authz"] },
-    async (ctx) => {
-      const c = needsIdentity(ctx);
-      if (!c) return;
+    { title: "a Role of one namespace grants nothing in another namespace nor across namespaces", rules: ["doc1.auth.namespace-scope", "doc1.paths.namespace-scope-authz"], needs: ["authentication", "rbac"] },
+    async () => {
+      const c = identity();
       const { session } = suite;
       expectForbidden(await c.raw("GET", resourcePath(session.types.configmaps, elsewhere)), "list", "configmaps", "", `in the namespace "${elsewhere}"`);
       expectForbidden(await c.raw("GET", resourcePath(session.types.configmaps, undefined)), "list", "configmaps", "", "at the cluster scope");
     },
   );
 
-  check({ title: "a dry-run needs the same permission as the real request: refused where the real one is, allowed where it is", rules: ["doc1.auth.dry-run-same-authz", "doc1.dry-run.nothing-persisted"] }, async (ctx) => {
-    const c = needsIdentity(ctx);
-    if (!c) return;
+  check({ title: "a dry-run needs the same permission as the real request: refused where the real one is, allowed where it is", rules: ["doc1.auth.dry-run-same-authz", "doc1.dry-run.nothing-persisted"], needs: ["authentication", "rbac"] }, async () => {
+    const c = identity();
     const { session, ns } = suite;
     const name = uniqueName("dry");
     const refused = await c.raw("POST", resourcePath(session.types.configmaps, ns), { body: configMap(session.types, ns, name), query: { dryRun: "All" } });
@@ -163,9 +145,8 @@ describe("authorization", () => {
 
 describe("reviews", () => {
   check(
-    { title: "a SubjectAccessReview answers whether a user may act, from the same rules; it has no name and cannot be read back", rules: ["doc1.auth.subject-access-review", "doc1.names.virtual-types-unnamed"] },
-    async (ctx) => {
-      if (!needsIdentity(ctx)) return;
+    { title: "a SubjectAccessReview answers whether a user may act, from the same rules; it has no name and cannot be read back", rules: ["doc1.auth.subject-access-review", "doc1.names.virtual-types-unnamed"], needs: ["authentication", "rbac", "subject-access-reviews"] },
+    async () => {
       const { ns } = suite;
       const review = (verb: string) => ({
         apiVersion: "authorization.k8s.io/v1",
@@ -173,10 +154,6 @@ describe("reviews", () => {
         spec: { user, groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"], resourceAttributes: { namespace: ns, verb, group: "", resource: "configmaps" } },
       });
       const yes = await post("/apis/authorization.k8s.io/v1/subjectaccessreviews", review("get"));
-      if (yes.code === 403) {
-        ctx.skip("the suite's own identity may not create SubjectAccessReviews (a cluster-scoped permission)");
-        return;
-      }
       expect(yes.code, yes.text.slice(0, 300)).toBe(201);
       expect((yes.json as { status?: { allowed?: boolean } }).status?.allowed).toBe(true);
       expect((yes.json as KubeObject).metadata?.name ?? "", "a virtual object needs no name").toBe("");
@@ -187,14 +164,9 @@ describe("reviews", () => {
     },
   );
 
-  check({ title: "a TokenReview says whose a token is, and that a made-up one is no one's", rules: ["doc1.auth.token-review", "doc1.names.virtual-types-unnamed"] }, async (ctx) => {
-    if (!needsIdentity(ctx)) return;
+  check({ title: "a TokenReview says whose a token is, and that a made-up one is no one's", rules: ["doc1.auth.token-review", "doc1.names.virtual-types-unnamed"], needs: ["authentication", "rbac", "token-reviews"] }, async () => {
     const review = (t: string) => ({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: t } });
     const mine = await post("/apis/authentication.k8s.io/v1/tokenreviews", review(token));
-    if (mine.code === 403) {
-      ctx.skip("the suite's own identity may not create TokenReviews (a cluster-scoped permission)");
-      return;
-    }
     expect(mine.code, mine.text.slice(0, 300)).toBe(201);
     const status = (mine.json as { status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } }).status;
     expect(status?.authenticated).toBe(true);
@@ -208,19 +180,13 @@ describe("reviews", () => {
 
 describe("force deletion", () => {
   check(
-    { title: "a forced delete needs unsafe-delete-ignore-read-errors besides delete", rules: ["doc1.auth.force-delete-verbs", "doc1.deletion.force-authz-both-verbs"], timeout: 30_000 },
-    async (ctx) => {
-      const c = needsIdentity(ctx);
-      if (!c) return;
+    { title: "a forced delete needs unsafe-delete-ignore-read-errors besides delete", rules: ["doc1.auth.force-delete-verbs", "doc1.deletion.force-authz-both-verbs"], needs: ["authentication", "rbac", "force-delete"], timeout: 30_000 },
+    async () => {
+      const c = identity();
       const { session, ns } = suite;
       const t = session.types.configmaps;
       const make = async (): Promise<string> => resourcePath(t, ns, (await session.client.create(t, ns, configMap(session.types, ns, uniqueName("force")))).metadata.name);
       const force = (client: ApiClient, path: string): Promise<ApiResponse> => client.raw("DELETE", path, { body: { kind: "DeleteOptions", apiVersion: "v1", [FORCE]: true } });
-      const probe = await force(session.client, await make());
-      if (probe.code === 422 && probe.text.includes(GATE)) {
-        ctx.skip(`the target runs with the ${GATE} feature gate off (its 1.35 default): a forced delete is refused for everyone`);
-        return;
-      }
       const path = await make();
       const denied = await force(c, path);
       expect(denied.code, `delete alone does not allow a forced delete: ${denied.text.slice(0, 300)}`).toBe(403);

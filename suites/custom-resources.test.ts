@@ -1,12 +1,12 @@
 /**
  * Custom-definition types (doc1: "Patch content types", "Field validation behaviour", "Table
  * representation", "Media types and negotiation"): the suite defines its own type with a
- * CustomResourceDefinition, in a group of its own, and removes it at the end. A target that does
- * not serve CustomResourceDefinitions, or does not let the suite create one, gets "not
- * applicable" with the reason.
+ * CustomResourceDefinition, in a group of its own, and removes it at the end. Every test needs
+ * the `custom-resources` capability (the runner detected the type served and the run's identity
+ * allowed to create it); where it applies, a refusal while setting up is a failure.
  */
-import { beforeAll, describe, expect, type TestContext } from "vitest";
-import { ApiError, type ApiResponse, type Query } from "../lib/harness/client.js";
+import { beforeAll, describe, expect } from "vitest";
+import type { ApiResponse, Query } from "../lib/harness/client.js";
 import { decodeBody } from "../lib/harness/encodings.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { resourcePath, type ResourceType } from "../lib/harness/resources.js";
@@ -15,8 +15,6 @@ import { check, uniqueName, useSuite, warnings } from "./support/conformance.js"
 
 const suite = useSuite("custom-resources");
 
-/** Why the type could not be set up, or undefined when it is served. */
-let unavailable: string | undefined;
 let widgets: ResourceType;
 let crdName = "";
 
@@ -71,30 +69,12 @@ async function established(name: string): Promise<boolean> {
 beforeAll(async () => {
   const { session } = suite;
   const t = session.types.customResourceDefinitions;
-  const served = await session.client.raw("GET", resourcePath(t));
-  if (served.code === 404) {
-    unavailable = "the target does not serve customresourcedefinitions";
-    return;
-  }
   widgets = { group, version: "v1", resource: "widgets", kind: "Widget", listKind: "WidgetList", namespaced: true };
-  let made: KubeObject;
-  try {
-    made = await session.createClusterObject(t, "custom-resources", definition());
-  } catch (e) {
-    if (e instanceof ApiError && (e.code === 401 || e.code === 403)) {
-      unavailable = `the suite may not create a CustomResourceDefinition here (${e.code})`;
-      return;
-    }
-    throw e;
-  }
+  const made = await session.createClusterObject(t, "custom-resources", definition());
   crdName = made.metadata.name as string;
   if (!(await established(crdName))) throw new Error(`CustomResourceDefinition ${crdName} was not Established and served within 30 s`);
 }, 60_000);
 
-function needsType(ctx: TestContext): boolean {
-  if (unavailable) ctx.skip(unavailable);
-  return !unavailable;
-}
 
 function widget(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name, namespace: suite.ns }, spec: { size: 3, color: "red" }, ...extra };
@@ -104,8 +84,7 @@ const post = (body: string, query?: Query): Promise<ApiResponse> =>
   suite.session.client.raw("POST", resourcePath(widgets, suite.ns), { rawBody: body, contentType: "application/json", query });
 
 describe("custom resources", () => {
-  check({ title: "the custom type serves create, get and list with increasing decimal resourceVersions", rules: ["doc1.versioning.rv-orderable-conformance", "doc1.versioning.rv-decimal-form"] }, async (ctx) => {
-    if (!needsType(ctx)) return;
+  check({ title: "the custom type serves create, get and list with increasing decimal resourceVersions", rules: ["doc1.versioning.rv-orderable-conformance", "doc1.versioning.rv-decimal-form"], needs: ["custom-resources"] }, async () => {
     const { session, ns } = suite;
     const a = await session.client.create(widgets, ns, widget(uniqueName("w")) as KubeObject);
     const b = await session.client.create(widgets, ns, widget(uniqueName("w")) as KubeObject);
@@ -117,8 +96,7 @@ describe("custom resources", () => {
     expect(await session.client.get(widgets, ns, a.metadata.name as string)).toEqual(a);
   });
 
-  check({ title: "strategic-merge-patch is refused with 415 for a custom type; merge and JSON patches work", rules: ["doc1.patch.strategic-merge-no-crds", "doc1.errors.415-unsupported-media-type"] }, async (ctx) => {
-    if (!needsType(ctx)) return;
+  check({ title: "strategic-merge-patch is refused with 415 for a custom type; merge and JSON patches work", rules: ["doc1.patch.strategic-merge-no-crds", "doc1.errors.415-unsupported-media-type"], needs: ["custom-resources"] }, async () => {
     const { session, ns } = suite;
     const made = await session.client.create(widgets, ns, widget(uniqueName("smp")) as KubeObject);
     const path = resourcePath(widgets, ns, made.metadata.name);
@@ -135,9 +113,8 @@ describe("custom resources", () => {
   });
 
   check(
-    { title: "unknown fields: kept and not flagged where the schema preserves them, flagged and dropped elsewhere", rules: ["doc1.field-validation.preserve-unknown", "doc1.field-validation.warn-default", "doc1.field-validation.strict-400", "doc1.field-validation.ignore"] },
-    async (ctx) => {
-      if (!needsType(ctx)) return;
+    { title: "unknown fields: kept and not flagged where the schema preserves them, flagged and dropped elsewhere", rules: ["doc1.field-validation.preserve-unknown", "doc1.field-validation.warn-default", "doc1.field-validation.strict-400", "doc1.field-validation.ignore"], needs: ["custom-resources"] },
+    async () => {
       const { session, ns } = suite;
       const body = (name: string): string => JSON.stringify(widget(name, { open: { anything: { nested: [1, "two"] }, more: true }, spec: { size: 1, bogus: "x" } }));
 
@@ -170,16 +147,14 @@ describe("custom resources", () => {
     },
   );
 
-  check({ title: "field types are checked against the schema: a wrong type is 422 naming the field", rules: ["doc1.field-validation.types-always"] }, async (ctx) => {
-    if (!needsType(ctx)) return;
+  check({ title: "field types are checked against the schema: a wrong type is 422 naming the field", rules: ["doc1.field-validation.types-always"], needs: ["custom-resources"] }, async () => {
     const res = await post(JSON.stringify(widget(uniqueName("type"), { spec: { size: "three" } })));
     expect(res.code, res.text.slice(0, 300)).toBe(422);
     const causes = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
     expect(causes).toContain("spec.size");
   });
 
-  check({ title: "protobuf is not offered for a custom type: 406 when it is all the client accepts; with JSON listed too, JSON or the real server's 406", rules: ["doc1.media.protobuf-some-types", "doc1.errors.406-not-acceptable"] }, async (ctx) => {
-    if (!needsType(ctx)) return;
+  check({ title: "protobuf is not offered for a custom type: 406 when it is all the client accepts; with JSON listed too, JSON or the real server's 406", rules: ["doc1.media.protobuf-some-types", "doc1.errors.406-not-acceptable"], needs: ["custom-resources"] }, async () => {
     const { session, ns } = suite;
     const made = await session.client.create(widgets, ns, widget(uniqueName("pb")) as KubeObject);
     const path = resourcePath(widgets, ns, made.metadata.name);
@@ -204,9 +179,8 @@ describe("custom resources", () => {
 
 describe("the status subresource of a custom resource", () => {
   check(
-    { title: "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH change only status, the main resource ignores status", rules: ["doc1.paths.subresource-namespaced", "doc1.service.subresources", "doc1.verbs.subresource-verbs"] },
-    async (ctx) => {
-      if (!needsType(ctx)) return;
+    { title: "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH change only status, the main resource ignores status", rules: ["doc1.paths.subresource-namespaced", "doc1.service.subresources", "doc1.verbs.subresource-verbs"], needs: ["custom-resources"] },
+    async () => {
       const { session, ns } = suite;
       const name = uniqueName("st");
       const made = await session.client.create(widgets, ns, widget(name, { status: { phase: "Ignored" } }) as KubeObject);
@@ -231,8 +205,7 @@ describe("the status subresource of a custom resource", () => {
     },
   );
 
-  check({ title: "a subresource sits below one named object: there is no status of a collection or across namespaces", rules: ["doc1.terms.subresource-single-resource"] }, async (ctx) => {
-    if (!needsType(ctx)) return;
+  check({ title: "a subresource sits below one named object: there is no status of a collection or across namespaces", rules: ["doc1.terms.subresource-single-resource"], needs: ["custom-resources"] }, async () => {
     const { session, ns } = suite;
     const name = uniqueName("one");
     await session.client.create(widgets, ns, widget(name) as KubeObject);
@@ -244,8 +217,7 @@ describe("the status subresource of a custom resource", () => {
 });
 
 describe("a type without its own table definition", () => {
-  check({ title: "CustomResourceDefinitions as a Table: the two default columns, Name and Created At, and one row per object", rules: ["doc1.table.default-columns", "doc1.table.rows-shape"] }, async (ctx) => {
-    if (!needsType(ctx)) return;
+  check({ title: "CustomResourceDefinitions as a Table: the two default columns, Name and Created At, and one row per object", rules: ["doc1.table.default-columns", "doc1.table.rows-shape"], needs: ["custom-resources"] }, async () => {
     const { session } = suite;
     const t = session.types.customResourceDefinitions;
     const res = await session.client.raw("GET", resourcePath(t), {

@@ -10,6 +10,7 @@ import type { ApiResponse } from "../lib/harness/client.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
+import { assertProperty } from "./support/properties.js";
 
 const suite = useSuite("dry-run");
 
@@ -66,7 +67,7 @@ describe("dry run", () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
       const ops: Op[] = ["create", "update", "merge", "json", "strategic", "apply", "delete", "deletecollection"];
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(fc.constantFrom(...ops), fc.stringMatching(/^[a-z0-9]{1,12}$/).filter((v) => v !== "start"), async (op, value) => {
           const name = uniqueName(`dr-${op}`);
           if (op !== "create") await session.client.create(t, ns, { ...configMap(session.types, ns, name, { v: "start" }), metadata: { name, namespace: ns, labels: { batch: name } } });

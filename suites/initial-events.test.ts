@@ -10,7 +10,7 @@ const END = "k8s.io/initial-events-end";
 
 describe("streaming the initial state", () => {
   check(
-    { title: "ADDED for every object, one annotated BOOKMARK, then live changes", rules: ["doc1.initial-events.step1-synthetic-added", "doc1.initial-events.step2-bookmark", "doc1.initial-events.step3-continue", "doc1.initial-events.step4-rv-empty", "doc1.versioning.cap-streaming-initial-state"] },
+    { title: "ADDED for every object, one annotated BOOKMARK, then live changes", rules: ["doc1.initial-events.step1-synthetic-added", "doc1.initial-events.step2-bookmark", "doc1.initial-events.step3-continue", "doc1.initial-events.step4-rv-empty", "doc1.versioning.cap-streaming-initial-state"], needs: ["watch-list"] },
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("initial-events");
@@ -39,7 +39,7 @@ describe("streaming the initial state", () => {
     },
   );
 
-  check({ title: "with a version given, the end bookmark is not older than it", rules: ["doc1.initial-events.step4-rv-given"] }, async () => {
+  check({ title: "with a version given, the end bookmark is not older than it", rules: ["doc1.initial-events.step4-rv-given"], needs: ["watch-list"] }, async () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const rv = (await session.client.create(t, ns, configMap(session.types, ns, uniqueName("g")))).metadata.resourceVersion ?? "";
@@ -54,7 +54,7 @@ describe("streaming the initial state", () => {
     }
   });
 
-  check({ title: "without allowWatchBookmarks there is no end bookmark, only the ADDED events", rules: ["doc1.initial-events.step2-no-bookmark-without-allow"] }, async () => {
+  check({ title: "without allowWatchBookmarks there is no end bookmark, only the ADDED events", rules: ["doc1.initial-events.step2-no-bookmark-without-allow"], needs: ["watch-list"] }, async () => {
     const { session } = suite;
     const ns = await session.createNamespace("initial-events");
     const t = session.types.configmaps;
@@ -70,7 +70,7 @@ describe("streaming the initial state", () => {
     }
   });
 
-  check({ title: "invalid combinations give 422 on ListOptions", rules: ["doc1.query.initial-events-needs-not-older-than", "doc1.query.initial-events-watch-only", "doc1.query.rvm-watch-needs-initial-events", "doc1.errors.invalid-list-combinations"] }, async () => {
+  check({ title: "invalid combinations give 422 on ListOptions", rules: ["doc1.query.initial-events-needs-not-older-than", "doc1.query.initial-events-watch-only", "doc1.query.rvm-watch-needs-initial-events", "doc1.errors.invalid-list-combinations"], needs: ["watch-list"] }, async () => {
     const { session, ns } = suite;
     const path = resourcePath(session.types.configmaps, ns);
     expectListOptionsInvalid(await session.client.raw("GET", path, { query: { sendInitialEvents: true } }), "sendInitialEvents");

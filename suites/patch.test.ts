@@ -6,6 +6,7 @@ import type { ApiResponse } from "../lib/harness/client.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
+import { assertProperty } from "./support/properties.js";
 
 const suite = useSuite("patch");
 
@@ -169,7 +170,7 @@ describe("server-side apply", () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
       let n = 0;
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(fc.dictionary(fc.constantFrom("count", "mode", "other"), fc.stringMatching(/^[a-z0-9]{0,6}$/), { maxKeys: 3 }), fc.stringMatching(/^[0-9]{1,3}$/), async (before, wanted) => {
           const name = `vd-${uniqueName("p")}-${++n}`;
           await session.client.create(t, ns, configMap(session.types, ns, name, before), { fieldManager: "tollgate-writer" });

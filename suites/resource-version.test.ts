@@ -7,6 +7,7 @@ import type { KubeObject } from "../lib/harness/objects.js";
 import { compareResourceVersions, isDecimalResourceVersion } from "../lib/wire/resource-version.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
 import { versionOrderProblems, type VersionedWrite } from "./support/version-order.js";
+import { assertProperty } from "./support/properties.js";
 
 const suite = useSuite("resource-version");
 
@@ -93,7 +94,7 @@ describe("resourceVersion", () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
       let run = 0;
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 12 }), async (ops) => {
           run += 1;
           const prefix = `${uniqueName("p")}-${run}`;

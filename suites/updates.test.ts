@@ -4,6 +4,7 @@ import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
+import { assertProperty } from "./support/properties.js";
 
 const suite = useSuite("updates");
 
@@ -27,7 +28,7 @@ describe("updates", () => {
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(fc.uuid(), fc.date({ min: new Date("2000-01-01"), max: new Date("2030-01-01"), noInvalidDate: true }), fc.string({ maxLength: 6 }), async (uid, when, v) => {
           const o = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("keep")));
           const sent = { ...o, data: { v }, metadata: { ...o.metadata, uid: o.metadata.uid, creationTimestamp: when.toISOString().replace(/\.\d{3}Z$/, "Z") } };

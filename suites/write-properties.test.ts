@@ -9,6 +9,7 @@ import { configMap } from "../fixtures/objects.js";
 import type { ApiResponse } from "../lib/harness/client.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
+import { assertProperty } from "./support/properties.js";
 
 const suite = useSuite("write-properties");
 const key = fc.constantFrom("k0", "k1", "k2", "k3");
@@ -28,7 +29,7 @@ const dataOf = async (name: string): Promise<Record<string, string>> =>
 
 describe("write-path properties", () => {
   check({ title: "property: a merge patch sets the keys it names and deletes those set to null (RFC 7386 model)", rules: ["doc1.patch.merge-patch"] }, async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.dictionary(key, value), fc.dictionary(key, fc.option(value, { nil: null })), async (initial, changes) => {
         const name = await freshMap(initial);
         const res = await patch(name, { data: changes }, "application/merge-patch+json");
@@ -48,7 +49,7 @@ describe("write-path properties", () => {
   const opArb: fc.Arbitrary<Op> = fc.record({ op: fc.constantFrom("add" as const, "replace" as const, "remove" as const), k: key, v: value });
 
   check({ title: "property: a json-patch applies all its operations in order, or none when one of them cannot apply", rules: ["doc1.patch.json-patch", "doc1.patch.json-patch-test-fails"] }, async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.dictionary(key, value, { minKeys: 1 }), fc.array(opArb, { minLength: 1, maxLength: 5 }), async (initial, ops) => {
         const name = await freshMap(initial);
         const model: Record<string, string> = { ...initial };
@@ -80,7 +81,7 @@ describe("write-path properties", () => {
 
   check({ title: "property: under Warn each unknown field gets one Warning; under Strict the 400 names them all", rules: ["doc1.field-validation.warn-succeeds", "doc1.field-validation.strict-400", "doc1.headers.warning-per-field"] }, async () => {
     const fieldArb = fc.uniqueArray(fc.stringMatching(/^x[a-z]{1,8}$/), { minLength: 1, maxLength: 4 });
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fieldArb, async (fields) => {
         const { session, ns } = suite;
         const body = (name: string): Record<string, unknown> => ({ ...configMap(session.types, ns, name), ...Object.fromEntries(fields.map((f) => [f, 1])) });
@@ -98,7 +99,7 @@ describe("write-path properties", () => {
 
   check({ title: "property: an object with finalizers stays, terminating, until the last one is removed, in any order", rules: ["doc1.deletion.last-finalizer-removes", "doc1.deletion.finalizers-any-order", "doc1.deletion.live-to-terminating"], timeout: 120_000 }, async () => {
     const finArb = fc.uniqueArray(fc.stringMatching(/^tollgate\.dev\/[a-z]{1,6}$/), { minLength: 1, maxLength: 3 });
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(finArb.chain((fins) => fc.tuple(fc.constant(fins), fc.shuffledSubarray(fins, { minLength: fins.length, maxLength: fins.length }))), async ([fins, order]) => {
         const { session, ns } = suite;
         const t = session.types.configmaps;

@@ -4,7 +4,7 @@
  * as not applicable with the reasons. This is the only place where a conformance test is
  * skipped; a test body never decides that it does not apply.
  */
-import { inject, it, type TestContext } from "vitest";
+import { inject, it } from "vitest";
 import "../report/task-meta.js";
 import type { RuleId } from "../spec/catalog.js";
 import { isNeed, unmetNeeds, type Need } from "./capabilities.js";
@@ -21,8 +21,11 @@ export interface TestDeclaration {
   timeout?: number;
 }
 
-/** Declares one test under the suite contract (suites/README.md). */
-export function declareTest(decl: TestDeclaration, fn: (ctx: TestContext) => Promise<void> | void): void {
+/**
+ * Declares one test under the suite contract (suites/README.md). The body gets no test context:
+ * it has no way to skip itself.
+ */
+export function declareTest(decl: TestDeclaration, fn: () => Promise<void> | void): void {
   if (decl.rules.length === 0) throw new Error(`test "${decl.title}" names no rule`);
   const needs = [...(decl.needs ?? [])];
   for (const n of needs) if (!isNeed(n)) throw new Error(`test "${decl.title}" needs ${JSON.stringify(n)}, which is no capability`);
@@ -35,7 +38,7 @@ export function declareTest(decl: TestDeclaration, fn: (ctx: TestContext) => Pro
     it.skip(decl.title, { meta: { ...meta, notApplicable: unmet.join("; ") } }, () => undefined);
     return;
   }
-  it(decl.title, { meta, timeout: decl.timeout }, fn);
+  it(decl.title, { meta, timeout: decl.timeout }, () => fn());
 }
 
 /** The run's capabilities as the global setup detected them (for the few tests that adapt their waiting to them). */

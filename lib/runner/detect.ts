@@ -40,6 +40,8 @@ export type ApiCapabilities = Record<keyof typeof API_CAPABILITIES, CapabilitySt
 
 export interface ApiDetection {
   serverVersion?: string;
+  /** How long a test waits for a periodic bookmark: the probe's window where one came in it, a minute and more with --thorough, else 0. */
+  bookmarkWaitMs: number;
   capabilities: ApiCapabilities;
   violations: Violation[];
   durationMs: number;
@@ -204,7 +206,10 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
       caps["rvm-ignored"] = yes(`an Exact list at ${rvBefore} came back at ${String(exactList?.metadata?.resourceVersion)} with ${(exactList?.items ?? []).length} item(s)`);
     } else caps["rvm-ignored"] = no(`an Exact list at ${rvBefore} answered ${exact.code === 200 ? "at exactly that version" : exact.code}`);
 
-    const bookmarks = await probeBookmarks(session, ns, rvMade, options.bookmarkProbeMs ?? 3_000, violate);
+    const bookmarkProbeMs = options.bookmarkProbeMs ?? 3_000;
+    const bookmarks = await probeBookmarks(session, ns, rvMade, bookmarkProbeMs, violate);
+    // kube-apiserver sends a watcher that asked for them a bookmark about once a minute.
+    const bookmarkWaitMs = bookmarks.available ? bookmarkProbeMs : options.thorough?.enabled ? 75_000 : 0;
     caps.bookmarks = bookmarks.available
       ? bookmarks
       : options.thorough?.enabled
@@ -227,7 +232,7 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
       caps[capability] = declared === undefined ? detectedGates[gate] : declared ? yes(`declared on (--feature-gates ${gate}=true)`) : no(`declared off (--feature-gates ${gate}=false)`);
     }
 
-    return { serverVersion, capabilities: caps as ApiCapabilities, violations, durationMs: Date.now() - started };
+    return { serverVersion, bookmarkWaitMs, capabilities: caps as ApiCapabilities, violations, durationMs: Date.now() - started };
   } finally {
     await session.cleanup().catch(() => undefined);
   }

@@ -35,9 +35,6 @@ import {
   type ProvidedSettings,
 } from "./settings.js";
 
-let emulator: RunningEmulator | undefined;
-let daemons: RunningEmulatedDaemons | undefined;
-let settings: ProvidedSettings | undefined;
 
 /**
  * The embedded daemons' command lines: a controller manager with both connection files (so
@@ -70,17 +67,18 @@ export const EMBEDDED_NODE_AGENT_ARGS: readonly string[] = [
   `--hostname-override=${EMBEDDED_NODE_NAME_OVERRIDE}`,
 ];
 
-async function startEmbeddedDaemons(): Promise<DaemonSettings> {
+async function startEmbeddedDaemons(s: Shared): Promise<DaemonSettings> {
   const tls = daemonTls();
   const token = randomBytes(20).toString("hex");
   const deniedToken = randomBytes(20).toString("hex");
-  daemons = await startEmulatedDaemons({
+  const daemons = await startEmulatedDaemons({
     host: "127.0.0.1",
     tls,
     access: { tokens: { [token]: "tollgate-probe", [deniedToken]: "tollgate-denied" }, allowedUsers: ["tollgate-probe"] },
     controllerManager: { args: EMBEDDED_CONTROLLER_MANAGER_ARGS, port: 0 },
     nodeAgent: { args: EMBEDDED_NODE_AGENT_ARGS, port: 0, readOnlyPort: 0, healthzPort: 0 },
   });
+  s.daemons = daemons;
   return {
     controllerManager: daemons.controllerManager?.url,
     nodeAgent: daemons.nodeAgent?.url,
@@ -106,8 +104,12 @@ async function startEmbeddedDaemons(): Promise<DaemonSettings> {
  * second reuses them, so a run has one target, one detection and one teardown.
  */
 interface Shared {
-  ready: Promise<ProvidedSettings>;
+  ready?: Promise<ProvidedSettings>;
   users: number;
+  // Each project loads this module on its own, so what teardown needs lives here, not in module variables.
+  emulator?: RunningEmulator;
+  daemons?: RunningEmulatedDaemons;
+  settings?: ProvidedSettings;
 }
 const SHARED = Symbol.for("tollgate.global-setup");
 const shared = globalThis as { [SHARED]?: Shared };
@@ -115,14 +117,15 @@ const shared = globalThis as { [SHARED]?: Shared };
 export async function setup(project: TestProject): Promise<void> {
   let s = shared[SHARED];
   if (!s) {
-    s = { ready: prepare(), users: 0 };
+    s = { users: 0 };
     shared[SHARED] = s;
+    s.ready = prepare(s);
   }
   s.users += 1;
-  project.provide("tollgate", await s.ready);
+  project.provide("tollgate", await (s.ready as Promise<ProvidedSettings>));
 }
 
-async function prepare(): Promise<ProvidedSettings> {
+async function prepare(s: Shared): Promise<ProvidedSettings> {
   const env = process.env;
   let target = resolveTarget({
     target: env[ENV.target],
@@ -138,16 +141,18 @@ async function prepare(): Promise<ProvidedSettings> {
     // The admin endpoint lets the 410 suites compact history instead of waiting 5 minutes, and a
     // 1 s bookmark interval lets the bookmark suites see one; without them those checks do not apply.
     // Authentication is on, as on a real cluster: the suites act with the admin token.
-    emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true });
+    const emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true });
+    s.emulator = emulator;
     target = { url: emulator.url, credentials: emulator.adminToken ? { token: emulator.adminToken } : {}, source: "embedded emulator" };
-    daemonSettings ??= await startEmbeddedDaemons();
+    daemonSettings ??= await startEmbeddedDaemons(s);
   }
   const base = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };
   const api = await detectApi(base, { declaredGates, thorough });
   const daemonsFound = await detectDaemons(daemonSettings);
   const capabilities: Capabilities = { ...api.capabilities, ...daemonsFound.capabilities };
   const violations = [...api.violations, ...daemonsFound.violations];
-  settings = { ...base, capabilities, seed, thorough };
+  const settings: ProvidedSettings = { ...base, capabilities, seed, thorough, bookmarkWaitMs: api.bookmarkWaitMs };
+  s.settings = settings;
   setRunState({ settings, serverVersion: api.serverVersion, capabilities, violations, detectionMs: api.durationMs, declaredGates });
   printDetection(settings, api.serverVersion, violations, api.durationMs);
   return settings;
@@ -171,9 +176,10 @@ export async function teardown(): Promise<void> {
   if (s) s.users -= 1;
   if (s && s.users > 0) return;
   delete shared[SHARED];
+  if (!s) return;
   try {
-    if (settings) await deleteRunLeftovers(settings).catch(() => 0);
+    if (s.settings) await deleteRunLeftovers(s.settings).catch(() => 0);
   } finally {
-    await Promise.all([emulator?.close(), daemons?.close()]);
+    await Promise.all([s.emulator?.close(), s.daemons?.close()]);
   }
 }

@@ -108,6 +108,8 @@ export interface ProvidedSettings extends RunSettings {
   seed: number;
   /** --thorough: how long a test may wait for what a real server only shows with time. */
   thorough: { enabled: boolean; minutes: number };
+  /** How long a test waits for a periodic BOOKMARK (detected cadence; a minute and more with --thorough; 0 when none is expected). */
+  bookmarkWaitMs: number;
 }
 
 export class SettingsError extends Error {}

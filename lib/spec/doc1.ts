@@ -360,7 +360,8 @@ export const doc1Rules = [
   { id: "doc1.list-rv.continuation-unavailable-410", doc: "doc1", section: LISTRV, level: "required", title: "Continuation with a version no longer available gives 410",
     realServer: "Storage path (always for Events): 410 Expired with metadata.continue holding a new token with rv -1; watch-cache path: 410 without a new token (wire-facts §9)" },
   { id: "doc1.list-rv.continuation-snapshot", doc: "doc1", section: LISTRV, level: "gated", gate: SNAPSHOT, unobservable: UNOBSERVABLE_CACHE, title: "Continuation pages may be answered from snapshots, as for Exact", realServer: EVENTS_NO_CACHE },
-  { id: "doc1.list-rv.client-not-older-than-limit-410", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "Clients using NotOlderThan with limit handle 410 by retrying with a newer or empty resourceVersion" },
+  { id: "doc1.list-rv.client-not-older-than-limit-410", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "Clients using NotOlderThan with limit handle 410 by retrying with a newer or empty resourceVersion",
+    realServer: "A 1.35 server answers NotOlderThan with limit from its newest state, also for a compacted version (200, not 410; see doc1.errors.410-history-gone); the duty stays for other servers" },
   { id: "doc1.list-rv.client-exact-verify", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "Clients using Exact without limit check the collection version and retry with limit if it differs" },
   { id: "doc1.list-rv.client-item-rv-meaning", doc: "doc1", section: LISTRV, level: "optional", subject: "client", title: "An item's resourceVersion tells when it last changed, not how current the response is" },
 
@@ -438,7 +439,7 @@ export const doc1Rules = [
     realServer: "reason NotAcceptable, `only the following media types are accepted: ...`, body always pretty JSON (wire-facts §4)" },
   { id: "doc1.errors.409-stale-put", doc: "doc1", section: ERRORS, level: "required", title: "409 for a PUT with a stale resourceVersion", realServer: "reason Conflict (wire-facts §4)" },
   { id: "doc1.errors.410-history-gone", doc: "doc1", section: ERRORS, level: "required", title: "410 when the requested version is no longer retained (watch, Exact, Continuation, NotOlderThan with limit)",
-    realServer: "Lists: HTTP 410 reason Expired; watch: HTTP 200 with an in-stream ERROR event carrying the 410 Status (wire-facts §4)" },
+    realServer: "Lists: HTTP 410 reason Expired; watch: HTTP 200 with an in-stream ERROR event carrying the 410 Status (wire-facts §4). NotOlderThan with limit never meets it on 1.35: such a list is served from the newest state (the watch cache; for Events, storage at its current revision, the not-older-than check made after the read), so a compacted version gets 200 with a list not older than it (apiserver@v0.35 storage/cacher/delegator and storage/etcd3 GetList)" },
   { id: "doc1.errors.410-expired-continue", doc: "doc1", section: ERRORS, level: "required", title: "410 for an expired continue token (default lifetime 5 minutes)",
     realServer: "410 Expired `The provided continue parameter is too old to display a consistent list result. ...`, with a new rv -1 token in metadata.continue on the storage path (wire-facts §9)" },
   { id: "doc1.errors.410-client-restart", doc: "doc1", section: ERRORS, level: "optional", title: "After an expired continue token the client restarts the list or omits limit" },

@@ -12,6 +12,7 @@ import { apiVersionOf, resourcePath } from "../../lib/harness/resources.js";
 import { check, useSuite } from "../support/conformance.js";
 import { expectedCreateViolations, violatedFields } from "../support/event-oracle.js";
 import type { RuleId } from "../../lib/spec/catalog.js";
+import { assertProperty } from "../support/properties.js";
 
 const suite = useSuite("event-validation");
 type Obj = Record<string, unknown>;
@@ -175,7 +176,7 @@ describe("Event validation, property", () => {
     { title: "property: the target accepts exactly the Events the oracle accepts, and names every violated field", rules: ["doc2.event.action-required", "doc2.event.action-max-128", "doc2.event.reason-required", "doc2.event.reason-max-128", "doc2.event.reporting-instance-max-128", "doc2.event.note-max-1kb", "doc2.event.type-normal-warning", "doc2.event.reporting-controller-form", "doc2.event.series-count-min-2", "doc2.event.series-last-observed-required", "doc2.event.namespace-l3", "doc2.event.invalid-internal-names"], timeout: 120_000 },
     async () => {
       const { ns } = suite;
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(eventArb(ns), async (ev) => {
           const problem = await judge(ev, ns);
           if (problem) throw new Error(`${problem}\nEvent: ${JSON.stringify(ev)}`);

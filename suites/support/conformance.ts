@@ -4,9 +4,10 @@
  * target that the runner provided, works in namespaces it creates, and cleans up in
  * afterAll whatever happened. The rule ids travel in the task meta to the reporters.
  */
-import { afterAll, beforeAll, expect, inject, it, type TestContext } from "vitest";
+import { afterAll, beforeAll, expect, inject } from "vitest";
 import "../../lib/report/task-meta.js";
 import "../../lib/runner/settings.js";
+import type { Capability } from "../../lib/runner/capabilities.js";
 import { declareTest, type TestDeclaration } from "../../lib/runner/declare.js";
 import { ApiError, type ApiResponse } from "../../lib/harness/client.js";
 import { Session } from "../../lib/harness/session.js";
@@ -46,11 +47,20 @@ export function useSuite(name: string): SuiteHandle {
  * from the target (lib/runner/capabilities.ts). The runner decides from `needs` whether it
  * applies; a test body that meets an unexpected answer fails, it never skips.
  */
-export function check(decl: TestDeclaration, fn: (ctx: TestContext) => Promise<void> | void): void {
+export function check(decl: TestDeclaration, fn: () => Promise<void> | void): void {
   declareTest(decl, fn);
 }
 
 export type { TestDeclaration };
+
+/**
+ * Whether the target offers a capability, as the runner detected it before any test. For a test
+ * that adapts what it covers (the encodings it round-trips) rather than whether it applies; that
+ * is what `needs` is for.
+ */
+export function offers(capability: Capability): boolean {
+  return inject("tollgate").capabilities[capability].available;
+}
 
 /** Awaits a request that must fail with `code`; returns the error for further checks of its Status. */
 export async function expectFailure(p: Promise<unknown>, code: number): Promise<ApiError> {
