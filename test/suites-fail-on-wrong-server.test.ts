@@ -11,10 +11,13 @@ import { startMutantProxy, type Mutant } from "./support/mutant-proxy.js";
 import { runSuiteViaCli } from "./support/run-suite.js";
 
 
-/** One emulator with authentication on (as in the embedded run), so every suite applies, the auth one too. */
+/**
+ * One emulator with authentication on and a 1-second bookmark interval (as in the embedded run),
+ * so every suite applies, the auth and bookmark ones too.
+ */
 let emulator: RunningEmulator;
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, auth: true });
+  emulator = await startEmulator({ port: 0, auth: true, bookmarkIntervalMs: 1000 });
 });
 afterAll(async () => {
   await emulator.close();
@@ -26,7 +29,78 @@ const editJson = (body: string, edit: (o: Record<string, unknown>) => void): str
   return JSON.stringify(o);
 };
 
+const STATUS_404 = JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "the server could not find the requested resource", reason: "NotFound", details: {}, code: 404 });
+
 const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string[] }[] = [
+  // ── Wrong answers the runner meets while detecting what the target offers: a failure, never "not applicable" ──
+  {
+    // No suite of its own: the runner's detection must meet it too, where it may not become "authentication off".
+    mutant: {
+      name: "accepts a made-up bearer token (and still refuses requests without credentials)",
+      all: true,
+      response: (r) => (r.code === 401 && /^Bearer /.test(r.requestHeaders.authorization ?? "") ? { ...r, code: 200, body: '{"kind":"NamespaceList","apiVersion":"v1","metadata":{},"items":[]}' } : r),
+    },
+    suite: "suites/errors",
+    rule: "doc1.auth.unauthenticated-401",
+    alsoFailing: ["doc1.errors.401-unauthenticated"],
+  },
+  {
+    mutant: {
+      name: "lists apiextensions in discovery but answers 404 to the CustomResourceDefinition list",
+      all: true,
+      response: (r) => (r.method === "GET" && /^\/apis\/apiextensions\.k8s\.io\/v1\/customresourcedefinitions(\?|$)/.test(r.path) ? { ...r, code: 404, body: STATUS_404 } : r),
+    },
+    suite: "suites/custom-resources",
+    rule: "doc1.paths.group-prefix",
+  },
+  // ── Optional and gated features the target serves, served wrongly ──
+  {
+    mutant: { name: "sends no k8s.io/initial-events-end bookmark", watchLine: (l) => (l.includes("k8s.io/initial-events-end") ? undefined : l) },
+    suite: "suites/initial-events",
+    rule: "doc1.initial-events.step2-bookmark",
+  },
+  {
+    mutant: {
+      name: "drops the second initial object of a sendInitialEvents watch",
+      watchLines: (path) => {
+        let added = 0;
+        return (l) => (path.includes("sendInitialEvents=true") && l.includes('"type":"ADDED"') && ++added === 2 ? undefined : l);
+      },
+    },
+    suite: "suites/initial-events",
+    rule: "doc1.initial-events.step1-synthetic-added",
+  },
+  {
+    mutant: { name: "sends BOOKMARKs that carry more than a resourceVersion", watchLine: (l) => (l.includes('"type":"BOOKMARK"') ? l.replace('"metadata":{', '"metadata":{"name":"not-a-bookmark",') : l) },
+    suite: "suites/bookmarks",
+    rule: "doc1.watch-events.bookmark-object",
+    alsoFailing: ["doc1.watch-event.bookmark-rv-only"],
+  },
+  {
+    mutant: { name: "sends BOOKMARKs whose version goes backwards", watchLine: (l) => (l.includes('"type":"BOOKMARK"') ? l.replace(/"resourceVersion":"[0-9]+"/, '"resourceVersion":"1"') : l) },
+    suite: "suites/bookmarks",
+    rule: "doc1.watch-events.bookmark-meaning",
+  },
+  {
+    mutant: {
+      name: "drops every 4th event of every watch",
+      watchLines: () => {
+        let n = 0;
+        return (l) => (l.includes('"type":"BOOKMARK"') || ++n % 4 !== 0 ? l : undefined);
+      },
+    },
+    suite: "suites/watch-history",
+    rule: "doc1.watch-events.reports-all-outcomes",
+  },
+  {
+    mutant: {
+      name: "never compresses (ignores Accept-Encoding: gzip)",
+      requestHeaders: (h) => Object.fromEntries(Object.entries(h).filter(([k]) => k !== "accept-encoding")),
+    },
+    suite: "suites/compression",
+    rule: "doc1.headers.gzip",
+  },
+  // ── Required rules ──
   {
     mutant: {
       name: "accepts a duplicate name",
@@ -201,7 +275,7 @@ async function runThrough(mutants: Mutant[], suites: string[]): Promise<Awaited<
 describe("suites fail against a wrong server", () => {
   it.each(batches().map((b, i) => ({ i, b, names: b.map((c) => c.mutant.name).join("; ") })))("batch $i: $names", { timeout: 150_000 }, async ({ b }) => {
     const { code, summary, output } = await runThrough(
-      b.map((c) => ({ ...c.mutant, suite: suiteName(c.suite) })),
+      b.map((c) => ({ ...c.mutant, suite: c.mutant.all ? undefined : suiteName(c.suite) })),
       b.map((c) => c.suite),
     );
     for (const c of b) {

@@ -301,11 +301,14 @@ async function probeBookmarks(session: Session, ns: string, rv: string, waitMs: 
   }
 }
 
-/** A bounded burst of concurrent lists of the run's own namespace: is any answered 429? */
+/** Up to three bounded bursts of concurrent lists of the run's own namespace: is any answered 429? */
 async function probeRateLimit(client: ApiClient, path: string, burst: number): Promise<CapabilityState> {
-  const answers = await Promise.all(Array.from({ length: burst }, () => client.raw("GET", path)));
-  const limited = answers.filter((a) => a.code === 429).length;
-  return limited > 0 ? yes(`${limited} of a burst of ${burst} lists got 429`) : no(`none of a burst of ${burst} lists got 429`);
+  for (let round = 1; round <= 3; round++) {
+    const answers = await Promise.all(Array.from({ length: burst }, () => client.raw("GET", path)));
+    const limited = answers.filter((a) => a.code === 429).length;
+    if (limited > 0) return yes(`${limited} of a burst of ${burst} lists got 429`);
+  }
+  return no(`none of 3 bursts of ${burst} lists got 429`);
 }
 
 /** The capability set of an API detection (the daemon part comes from lib/runner/detect-daemons.ts). */

@@ -162,9 +162,10 @@ async function prepare(s: Shared): Promise<ProvidedSettings> {
 function printDetection(s: ProvidedSettings, version: string | undefined, violations: readonly Violation[], ms: number): void {
   const lines = [`tollgate: target ${s.target.url} (${s.target.source})${version ? `, server ${version}` : ""}; seed ${s.seed} (repeat with --seed ${s.seed})`];
   lines.push(`tollgate: capabilities detected in ${(ms / 1000).toFixed(1)} s:`);
+  const width = Math.max(...CAPABILITY_NAMES.map((n) => n.length));
   for (const name of CAPABILITY_NAMES) {
     const c = s.capabilities[name];
-    lines.push(`  ${c.available ? "yes" : "no "} ${name.padEnd(24)} ${c.evidence}`);
+    lines.push(`  ${c.available ? "yes" : "no "} ${name.padEnd(width)} ${c.evidence}`);
   }
   for (const v of violations) lines.push(`tollgate: detection: ${v.probe}: ${v.message} (fails ${v.rules.join(", ")})`);
   if (s.thorough.enabled) lines.push(`tollgate: --thorough: some tests wait up to ${s.thorough.minutes} minutes for the target to compact its history and send periodic bookmarks`);

@@ -25,6 +25,23 @@ describe("tollgate CLI", () => {
     }
   });
 
+  it("bad verdict flags exit 2 with one line saying what is wrong, before anything runs", () => {
+    const cases: [string[], RegExp][] = [
+      [["--feature-gates", "WatchList=maybe"], /--feature-gates: "WatchList=maybe" is not Name=true or Name=false/],
+      [["--feature-gates", "NoSuchGate=true"], /--feature-gates: NoSuchGate is not a gate tollgate's verdicts depend on/],
+      [["--require", "core,nonsense"], /--require: no profile "nonsense" \(profiles: core, /],
+      [["--seed", "1e3"], /--seed: seed "1e3": expected an integer/],
+      [["--thorough-minutes", "5"], /--thorough-minutes goes with --thorough/],
+      [["--thorough", "--thorough-minutes", "0"], /--thorough-minutes: thorough minutes "0"/],
+    ];
+    for (const [args, message] of cases) {
+      const r = run("run", "--target", "http://127.0.0.1:1", ...args);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toMatch(new RegExp(`^tollgate: ${message.source}`));
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it("tollgate emulator prints where it listens once it accepts connections, and stops on SIGTERM", async () => {
     const child = spawn(process.execPath, [BIN, "emulator", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";

@@ -15,18 +15,26 @@ export interface ProxiedResponse {
   path: string;
   code: number;
   body: string;
+  /** The request's headers (lowercase names), for mutants that depend on who asks. */
+  requestHeaders: Record<string, string>;
 }
 
 export interface Mutant {
   name: string;
   /** Only requests of this suite (its useSuite name) are touched; every request when absent. */
   suite?: string;
+  /** Touches every request, the runner's detection included, even where a run scopes mutants to their suites. */
+  all?: boolean;
   /** Rewrites the request path and query before it goes upstream. */
   request?: (method: string, path: string) => string;
+  /** Rewrites the request headers before they go upstream. */
+  requestHeaders?: (headers: Record<string, string>) => Record<string, string>;
   /** Rewrites a whole (non-watch) response with a text body (JSON, YAML); binary bodies pass unchanged. */
   response?: (r: ProxiedResponse) => ProxiedResponse;
   /** Rewrites or drops (undefined) one line of a JSON watch stream. */
   watchLine?: (line: string) => string | undefined;
+  /** Like watchLine, with state of its own per watch: called once per watch request with its path. */
+  watchLines?: (path: string) => (line: string) => string | undefined;
 }
 
 export interface RunningProxy {
@@ -60,12 +68,17 @@ export async function startMutantProxy(upstream: string, mutants: Mutant | reado
       const method = req.method ?? "GET";
       let path = req.url ?? "/";
       for (const m of active) if (m.request) path = m.request(method, path);
-      const headers: Record<string, string> = {};
+      let headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host" && k !== "connection") headers[k] = v;
+      const requestHeaders = { ...headers };
+      for (const m of active) if (m.requestHeaders) headers = m.requestHeaders(headers);
       const up = await request(`${upstream}${path}`, { method: method as "GET", headers, body: body.length ? body : undefined, bodyTimeout: 0 });
       const isWatch = /[?&]watch=(true|1)/.test(path) || path.includes("/watch/");
       const contentType = String(up.headers["content-type"] ?? "application/json");
-      const lineMutants = active.filter((m) => m.watchLine);
+      const lineMutants: ((line: string) => string | undefined)[] = [
+        ...active.flatMap((m) => (m.watchLine ? [m.watchLine] : [])),
+        ...active.flatMap((m) => (m.watchLines ? [m.watchLines(path)] : [])),
+      ];
       if (isWatch && up.statusCode === 200) {
         res.writeHead(200, passedHeaders(up.headers));
         res.flushHeaders();
@@ -82,7 +95,7 @@ export async function startMutantProxy(upstream: string, mutants: Mutant | reado
           while ((nl = buf.indexOf("\n")) >= 0) {
             let line: string | undefined = buf.slice(0, nl);
             buf = buf.slice(nl + 1);
-            for (const m of lineMutants) if (line !== undefined) line = m.watchLine?.(line);
+            for (const m of lineMutants) if (line !== undefined) line = m(line);
             if (line !== undefined) res.write(`${line}\n`);
           }
         }
@@ -97,7 +110,7 @@ export async function startMutantProxy(upstream: string, mutants: Mutant | reado
         res.end(bytes);
         return;
       }
-      let out: ProxiedResponse = { method, path, code: up.statusCode, body: bytes.toString("utf8") };
+      let out: ProxiedResponse = { method, path, code: up.statusCode, body: bytes.toString("utf8"), requestHeaders };
       for (const m of responders) out = m.response?.(out) ?? out;
       res.writeHead(out.code, passedHeaders(up.headers));
       res.end(out.body);
