@@ -54,3 +54,37 @@ describe("architecture", () => {
     expect(fromHarness.has(join(ROOT, "lib/harness/client.ts"))).toBe(true);
   });
 });
+
+/**
+ * The verdict contract (suites/README.md): only the runner decides that a test does not apply,
+ * from its declared needs; a test body neither skips nor swallows what a watch stream threw, and
+ * no check holds whatever the target answers.
+ */
+describe("verdicts are earned", () => {
+  const files = [...tsFiles(join(ROOT, "suites")), ...tsFiles(join(ROOT, "lib"))];
+  const source = (f: string): string => readFileSync(f, "utf8");
+  const rel = (f: string): string => relative(ROOT, f);
+
+  it("nothing skips a test but the runner's declared-needs path", () => {
+    const skipping = files.filter((f) => rel(f) !== join("lib", "runner", "declare.ts") && /\bctx\.skip\(|\.skip\(|\bskipIf\(|\brunIf\(|\btodo\(/.test(source(f)));
+    expect(skipping.map(rel)).toEqual([]);
+  });
+
+  it("no suite swallows an error with .catch(() => undefined), a watch stream's least of all", () => {
+    const swallowing = tsFiles(join(ROOT, "suites")).filter((f) => /\.catch\(\s*\(\)\s*=>\s*(undefined|\{\s*\}|null)\s*\)/.test(source(f)));
+    expect(swallowing.map(rel)).toEqual([]);
+  });
+
+  it("no always-true predicate in the suites, the daemon probes or the detection", () => {
+    const dirs = ["suites", join("lib", "daemons"), join("lib", "runner")].map((d) => join(ROOT, d));
+    // `(x) => true` as a predicate, or a probe result that is ok whatever was answered.
+    const probeFiles = new Set(["probes.ts", "client-certs.ts", "agent-pods.ts"].map((f) => join(ROOT, "lib", "daemons", f)));
+    const found = dirs.flatMap(tsFiles).flatMap((f) =>
+      source(f)
+        .split("\n")
+        .map((line, i) => ({ f, line, i }))
+        .filter(({ line }) => /\(\s*[a-zA-Z_]*\s*\)\s*=>\s*true\b/.test(line) || (probeFiles.has(f) && /\bok:\s*true\b/.test(line))),
+    );
+    expect(found.map(({ f, i, line }) => `${rel(f)}:${i + 1}: ${line.trim()}`)).toEqual([]);
+  });
+});
