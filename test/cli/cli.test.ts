@@ -3,6 +3,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { verdictEnvironment } from "../../lib/cli/run.js";
 
 const BIN = resolve(import.meta.dirname, "../../bin/tollgate.js");
 const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 60_000 });
@@ -25,21 +26,29 @@ describe("tollgate CLI", () => {
     }
   });
 
-  it("bad verdict flags exit 2 with one line saying what is wrong, before anything runs", () => {
-    const cases: [string[], RegExp][] = [
-      [["--feature-gates", "WatchList=maybe"], /--feature-gates: "WatchList=maybe" is not Name=true or Name=false/],
-      [["--feature-gates", "NoSuchGate=true"], /--feature-gates: NoSuchGate is not a gate tollgate's verdicts depend on/],
-      [["--require", "core,nonsense"], /--require: no profile "nonsense" \(profiles: core, /],
-      [["--seed", "1e3"], /--seed: seed "1e3": expected an integer/],
-      [["--thorough-minutes", "5"], /--thorough-minutes goes with --thorough/],
-      [["--thorough", "--thorough-minutes", "0"], /--thorough-minutes: thorough minutes "0"/],
+  it("a bad verdict flag exits 2 with one line, before anything runs", () => {
+    const r = run("run", "--target", "http://127.0.0.1:1", "--require", "core,nonsense");
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^tollgate: --require: no profile "nonsense" \(profiles: core, /);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("the verdict flags: each mistake named in one line, each valid value passed on to the run", () => {
+    const cases: [Record<string, string | boolean | string[]>, RegExp][] = [
+      [{ "feature-gates": "WatchList=maybe" }, /^--feature-gates: "WatchList=maybe" is not Name=true or Name=false$/],
+      [{ "feature-gates": "NoSuchGate=true" }, /^--feature-gates: NoSuchGate is not a gate tollgate's verdicts depend on/],
+      [{ require: ["core,nonsense"] }, /^--require: no profile "nonsense"/],
+      [{ seed: "1e3" }, /^--seed: seed "1e3": expected an integer/],
+      [{ "thorough-minutes": "5" }, /^--thorough-minutes goes with --thorough$/],
+      [{ thorough: true, "thorough-minutes": "0" }, /^--thorough-minutes: thorough minutes "0"/],
     ];
-    for (const [args, message] of cases) {
-      const r = run("run", "--target", "http://127.0.0.1:1", ...args);
-      expect(r.status, args.join(" ")).toBe(2);
-      expect(r.stderr, args.join(" ")).toMatch(new RegExp(`^tollgate: ${message.source}`));
-      expect(r.stderr).not.toMatch(/\n\s+at /);
-    }
+    for (const [values, message] of cases) expect(() => verdictEnvironment(values), JSON.stringify(values)).toThrow(message);
+    expect(verdictEnvironment({ "feature-gates": "WatchList=false", require: ["core", "cbor,admin"], seed: "7", thorough: true })).toEqual({
+      TOLLGATE_FEATURE_GATES: "WatchList=false",
+      TOLLGATE_REQUIRE: "core,cbor,admin",
+      TOLLGATE_SEED: "7",
+      TOLLGATE_THOROUGH_MINUTES: "11",
+    });
   });
 
   it("tollgate emulator prints where it listens once it accepts connections, and stops on SIGTERM", async () => {
