@@ -15,7 +15,7 @@ const DOC_TITLES: Record<string, string> = {
   doc3: "doc3 — daemon options",
 };
 
-export function ruleMessages(ids: readonly string[]): RuntimeMessage[] {
+export function ruleMessages(ids: readonly string[], notApplicable?: string, needs: readonly string[] = []): RuntimeMessage[] {
   const labels: { name: string; value: string }[] = [];
   const lines: string[] = [];
   for (const id of ids) {
@@ -28,7 +28,9 @@ export function ruleMessages(ids: readonly string[]): RuntimeMessage[] {
     labels.push({ name: "epic", value: DOC_TITLES[rule.doc] ?? rule.doc }, { name: "feature", value: rule.section });
     lines.push(`- \`${id}\` (${rule.level}${rule.gate ? `, gate ${rule.gate.name}` : ""}) — ${rule.title}`);
   }
-  return [{ type: "metadata", data: { labels, description: `Rules checked:\n\n${lines.join("\n")}` } }];
+  const head = notApplicable ? `Not applicable: ${notApplicable}\n\n` : "";
+  const needed = needs.length ? `\n\nNeeds: ${needs.map((n) => `\`${n}\``).join(", ")}` : "";
+  return [{ type: "metadata", data: { labels, description: `${head}Rules checked:\n\n${lines.join("\n")}${needed}` } }];
 }
 
 type AllureMeta = { allureRuntimeMessages?: RuntimeMessage[] };
@@ -37,7 +39,7 @@ export default class RuleAwareAllureReporter extends AllureVitestReporter {
   override handleTask(task: RunnerTask): void {
     if (task.type === "test" && task.meta.rules?.length) {
       const meta = task.meta as typeof task.meta & AllureMeta;
-      meta.allureRuntimeMessages = [...ruleMessages(task.meta.rules), ...(meta.allureRuntimeMessages ?? [])];
+      meta.allureRuntimeMessages = [...ruleMessages(task.meta.rules, task.meta.notApplicable, task.meta.needs), ...(meta.allureRuntimeMessages ?? [])];
     }
     super.handleTask(task);
   }
