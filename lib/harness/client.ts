@@ -6,6 +6,7 @@
 import { toolVersion } from "../tool-version.js";
 import { Agent, request, type Dispatcher } from "undici";
 import { isStatus, type Status } from "../wire/status.js";
+import { recordExchange } from "./exchanges.js";
 import type { KubeList, KubeObject } from "./objects.js";
 import { resourcePath, type ResourceType } from "./resources.js";
 import type { Target } from "./target.js";
@@ -120,6 +121,7 @@ export class ApiClient {
     }
     const bytes = new Uint8Array(await res.body.arrayBuffer());
     const text = Buffer.from(bytes).toString("utf8");
+    recordExchange({ method, path: `${path}${buildQuery(opts.query)}`, status: res.statusCode, headers: res.headers, text, bytes: bytes.length });
     let json: unknown;
     try {
       json = text === "" ? undefined : JSON.parse(text);

@@ -6,7 +6,8 @@
 import { request, type Dispatcher } from "undici";
 import { isStatus } from "../wire/status.js";
 import type { ApiClient, Query } from "./client.js";
-import { ApiError, UnreachableError, describeTransportError } from "./client.js";
+import { ApiError, UnreachableError, buildQuery, describeTransportError } from "./client.js";
+import { recordExchange } from "./exchanges.js";
 import type { KubeObject, WatchEvent } from "./objects.js";
 
 export class WatchTimeout extends Error {}
@@ -97,8 +98,10 @@ export async function openWatch<T extends KubeObject>(client: ApiClient, path: s
   }
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
-  if (res.statusCode !== 200) {
-    const text = await res.body.text();
+  // A refused watch's body is read first, so its record carries the Status; an accepted one records its opening.
+  const text = res.statusCode === 200 ? undefined : await res.body.text();
+  recordExchange({ method: "GET", path: `${path}${buildQuery(query)}`, status: res.statusCode, headers, text, watch: true });
+  if (text !== undefined) {
     let json: unknown;
     try {
       json = JSON.parse(text);

@@ -3,19 +3,36 @@
  * the verdict per profile and the target's detected capabilities above it. Plain HTML and
  * inline CSS, no script, so it opens anywhere offline.
  */
+import { formatExchange } from "../harness/exchanges.js";
 import { PROFILES } from "../spec/profiles.js";
-import type { RuleVerdict, Summary } from "./summary.js";
+import type { RuleFailure, RuleVerdict, Summary } from "./summary.js";
 
-const esc = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
+export const esc = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
+
+/** The evidence of one failure as plain lines: the whole message, the property's seed and counterexample, the last exchanges. */
+export function failureEvidence(f: RuleFailure): string[] {
+  return [
+    ...(f.fullMessage ? [f.fullMessage] : []),
+    ...(f.property ? [`property: seed ${f.property.seed}${f.property.path ? `, path ${f.property.path}` : ""}, ${f.property.runs} run(s), ${f.property.shrinks} shrink(s); counterexample: ${f.property.counterexample}`] : []),
+    ...(f.exchanges?.length ? ["last exchanges, oldest first:", ...f.exchanges.map((e) => `  ${formatExchange(e)}`)] : []),
+  ];
+}
+
+/** A failure's first line, and its evidence folded under it (a <details> element: no script needed). */
+function failureHtml(f: RuleFailure): string {
+  const evidence = failureEvidence(f);
+  const head = `✗ ${esc(f.test)}: ${esc(f.message)}`;
+  return evidence.length ? `<details><summary>${head}</summary><pre>${esc(evidence.join("\n"))}</pre></details>` : `<div>${head}</div>`;
+}
 
 function row(v: RuleVerdict): string {
   const why = [
-    ...v.failures.map((f) => `✗ ${f.test}: ${f.message}`),
-    ...(v.notApplicable ?? []).map((n) => `– ${n.test}: ${n.reason}`),
-    ...(v.unobservable ? [`not observable: ${v.unobservable}`] : []),
+    ...v.failures.map(failureHtml),
+    ...(v.notApplicable ?? []).map((n) => `<div>– ${esc(n.test)}: ${esc(n.reason)}</div>`),
+    ...(v.unobservable ? [`<div>not observable: ${esc(v.unobservable)}</div>`] : []),
   ];
   return `<tr class="${v.status}"><td><code>${esc(v.id)}</code></td><td>${esc(v.title)}${v.realServer ? `<div class="real">real server: ${esc(v.realServer)}</div>` : ""}${
-    why.length ? `<div class="why">${why.map(esc).join("<br>")}</div>` : ""
+    why.length ? `<div class="why">${why.join("")}</div>` : ""
   }</td><td>${v.level}${v.gate ? ` (${esc(v.gate.name)}, default ${v.gate.default ? "on" : "off"})` : ""}</td><td>${esc(v.profile ?? "—")}</td><td>${v.tests}</td><td class="st">${esc(v.status.replace("-", " "))}</td></tr>`;
 }
 
@@ -51,8 +68,12 @@ body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:
 td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}code{font-size:12px}
 .passed .st,.p-verified .st{color:#1a7f37}.failed .st,.p-failed .st{color:#cf222e;font-weight:bold}.not-applicable .st,.p-partial .st{color:#9a6700}.untested .st,.not-observable .st,.p-not-verified .st{color:#888}.client .st{color:#555;font-style:italic}
 .failed,.p-failed{background:#fff0f0}.real,.why{font-size:12px;color:#555;margin-top:2px}h2{font-size:16px;margin-top:1.5em}
+pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:4px 6px;margin:2px 0 4px}summary{cursor:pointer}
 </style></head><body><h1>tollgate: verdict per rule</h1>
-<p>Target ${esc(s.target.url)} (${esc(s.target.source)})${s.serverVersion ? `, server ${esc(s.serverVersion)}` : ""}; run ${esc(s.runId)} at ${esc(s.startedAt)}${s.seed !== undefined ? `; seed ${s.seed}` : ""}.</p>
+<p>Target ${esc(s.target.url)} (${esc(s.target.source)})${s.serverVersion ? `, server ${esc(s.serverVersion)}` : ""}; run ${esc(s.runId)} at ${esc(s.startedAt)}${s.seed !== undefined ? `; seed ${s.seed}` : ""}${
+  s.shard ? `; shard ${s.shard.index} of ${s.shard.count}` : ""
+}${s.merged ? `; merged from ${s.merged.runs.length} run(s): ${s.merged.runs.map((r) => esc(r.runId)).join(", ")}` : ""}.</p>
+${s.merged?.notes.length ? `<p>Merge notes: ${s.merged.notes.map(esc).join("; ")}</p>` : ""}
 <p><b>Exit ${s.exit.code}</b>${s.exit.reasons.length ? `: ${s.exit.reasons.map(esc).join("; ")}` : ": no rule failed"}.</p>
 <p><b>${t.passed}</b> passed, <b>${t.failed}</b> failed (${s.totals.requiredFailed} required), <b>${t["not-applicable"]}</b> not applicable, <b>${t["not-observable"]}</b> not observable, <b>${t.untested}</b> untested, <b>${t.client}</b> client duties (no server verdict), of ${t.total} rules.</p>
 ${s.problems.length ? `<p class="failed">Problems: ${s.problems.map(esc).join("; ")}</p>` : ""}

@@ -1,18 +1,20 @@
 /** vitest reporter that turns the finished run into summary.json (see summary.ts). */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { SerializedError } from "vitest";
+import type { SerializedError, TestError } from "vitest";
 import type { Reporter, TestModule } from "vitest/node";
 import { allRules } from "../spec/catalog.js";
 import { isProfile, type Profile } from "../spec/profiles.js";
 import { getRunState } from "../runner/run-state.js";
 import { ENV } from "../runner/settings.js";
 import { toolVersion } from "../tool-version.js";
-import { buildSummary, type Summary, type TestOutcome } from "./summary.js";
+import { buildSummary, type ShardRef, type Summary, type TestOutcome } from "./summary.js";
 import "./task-meta.js";
 
 export interface SummaryReporterOptions {
   outputDir: string;
+  /** This run is one shard of a larger one (`tollgate run --shard I/N`). */
+  shard?: ShardRef;
   /** Called with the summary once it is written (the CLI uses it for the exit code). */
   onSummary?: (summary: Summary) => void;
 }
@@ -20,6 +22,16 @@ export interface SummaryReporterOptions {
 /** TOLLGATE_REQUIRE: comma-separated profile names (checked by the CLI; unknown names are dropped here). */
 function requiredProfiles(env: NodeJS.ProcessEnv = process.env): Profile[] {
   return (env[ENV.require] ?? "").split(",").map((s) => s.trim()).filter(isProfile);
+}
+
+/** Long enough for a property's counterexample and an assertion's diff; a summary stays readable. */
+const FULL_MESSAGE_CHARS = 4000;
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/** An error's whole message, with the assertion's diff when vitest made one (colour codes removed). */
+function fullMessage(e: TestError): string {
+  const text = `${e.message}${e.diff ? `\n${e.diff}` : ""}`.replace(ANSI, "");
+  return text.length > FULL_MESSAGE_CHARS ? `${text.slice(0, FULL_MESSAGE_CHARS)}…` : text;
 }
 
 export default class SummaryReporter implements Reporter {
@@ -39,6 +51,7 @@ export default class SummaryReporter implements Reporter {
         const meta = test.meta();
         const state = result.state === "passed" || result.state === "failed" ? result.state : "not-applicable";
         const note = meta.notApplicable ?? (result.state === "skipped" ? result.note : undefined);
+        const failed = result.state === "failed" ? result.errors.map(fullMessage) : [];
         tests.push({
           name: test.fullName,
           file: relative(process.cwd(), mod.moduleId),
@@ -46,8 +59,12 @@ export default class SummaryReporter implements Reporter {
           ...(meta.needs?.length ? { needs: meta.needs } : {}),
           state,
           durationMs: Math.round(test.diagnostic()?.duration ?? 0),
-          errors: result.state === "failed" ? result.errors.map((e) => e.message.split("\n")[0] ?? "failed") : [],
+          errors: failed.map((m) => m.split("\n")[0] ?? "failed"),
+          ...(failed.some((m) => m.includes("\n")) ? { fullErrors: failed } : {}),
+          ...(state === "failed" && meta.exchanges?.length ? { exchanges: meta.exchanges } : {}),
+          ...(state === "failed" && meta.property ? { property: meta.property } : {}),
           ...(state === "not-applicable" && note ? { note } : {}),
+          ...(state === "not-applicable" && meta.unmet?.length ? { unmet: meta.unmet } : {}),
         });
       }
       // A file that failed to load has no tests to report, and its rules would silently go untested.
@@ -60,6 +77,7 @@ export default class SummaryReporter implements Reporter {
       target: run ? { url: run.settings.target.url, source: run.settings.target.source } : { url: "unknown", source: "unknown" },
       serverVersion: run?.serverVersion,
       seed: run?.settings.seed,
+      shard: this.options.shard,
       startedAt: this.startedAt,
       durationMs: Date.now() - this.startedAt.getTime(),
       rules: allRules,

@@ -8,9 +8,24 @@
  * not observable when the catalog says no request from outside can show it; is untested when no
  * test names it. A client duty no suite test names gets "client": a run gives no verdict on
  * the server for it.
+ *
+ * A failed rule carries what decided it (the failing tests' messages, their last exchanges with
+ * the target, a property's seed and counterexample), a not-applicable one the unmet needs with
+ * the capability evidence. The shape is published as schemas/summary.schema.json.
  */
+import type { Exchange } from "../harness/exchanges.js";
+import type { UnmetNeed } from "../runner/capabilities.js";
+import type { PropertyEvidence } from "../runner/evidence.js";
 import { PROFILE_NAMES, profileOf, type Profile } from "../spec/profiles.js";
 import type { Rule } from "../spec/types.js";
+
+/**
+ * The version of summary.json's shape (schemas/summary.schema.json). It changes only when a
+ * reader of the previous version could misread a new summary: a field removed, renamed,
+ * retyped or given another meaning, or a new value of a closed set (a rule status). Adding an
+ * optional field keeps it; readers ignore fields they do not know.
+ */
+export const SUMMARY_SCHEMA_VERSION = 1;
 
 export type TestState = "passed" | "failed" | "not-applicable";
 export type RuleStatus = "passed" | "failed" | "not-applicable" | "not-observable" | "untested" | "client";
@@ -23,9 +38,18 @@ export interface TestOutcome {
   needs?: string[];
   state: TestState;
   durationMs: number;
+  /** The first line of each error: the summary of what went wrong. */
   errors: string[];
+  /** The whole messages behind `errors`, when one has more than its first line (capped in length). */
+  fullErrors?: string[];
+  /** A failed test's last exchanges with the target, oldest first. */
+  exchanges?: Exchange[];
+  /** A failed property test: its seed and shrunk counterexample. */
+  property?: PropertyEvidence;
   /** Why a test did not apply (the runner's reason from its needs and the detected capabilities). */
   note?: string;
+  /** The unmet needs behind `note`, each with the capability's evidence. */
+  unmet?: UnmetNeed[];
 }
 
 export interface CapabilityRecord {
@@ -39,10 +63,22 @@ export interface DetectionViolation {
   message: string;
 }
 
+/** One failing test of a rule, with what decided it. */
+export interface RuleFailure {
+  test: string;
+  /** The first line of the test's first error. */
+  message: string;
+  /** The whole message, when it has more than its first line. */
+  fullMessage?: string;
+  exchanges?: Exchange[];
+  property?: PropertyEvidence;
+}
+
 export interface RuleVerdict {
   id: string;
   title: string;
   doc: string;
+  section: string;
   source: string;
   level: Rule["level"];
   /** Undefined for client duties. */
@@ -53,9 +89,9 @@ export interface RuleVerdict {
   unobservable?: string;
   status: RuleStatus;
   tests: number;
-  failures: { test: string; message: string }[];
+  failures: RuleFailure[];
   /** Reasons given by the runner for tests of this rule that did not apply to the target. */
-  notApplicable?: { test: string; reason: string }[];
+  notApplicable?: { test: string; reason: string; unmet?: UnmetNeed[] }[];
 }
 
 export interface ProfileVerdict {
@@ -69,15 +105,34 @@ export interface ProfileVerdict {
   required: boolean;
 }
 
+/** Which part of a run this is (`tollgate run --shard I/N`): `report merge` puts the parts together. */
+export interface ShardRef {
+  index: number;
+  count: number;
+}
+
+/** A summary made by `tollgate report merge`: the runs it was made from, and what they disagreed on. */
+export interface MergedFrom {
+  runs: { runId: string; toolVersion: string; target: { url: string; source: string }; startedAt: string; durationMs: number; shard?: ShardRef }[];
+  notes: string[];
+}
+
 export interface Summary {
+  schemaVersion: typeof SUMMARY_SCHEMA_VERSION;
   tool: { name: "tollgate"; version: string };
   runId: string;
   target: { url: string; source: string };
   serverVersion?: string;
   /** The seed of the run's property tests; `tollgate run --seed N` repeats them. */
   seed?: number;
+  /** Set on one shard of a run. */
+  shard?: ShardRef;
+  /** Set on a merged summary. */
+  merged?: MergedFrom;
   startedAt: string;
   durationMs: number;
+  /** Gates the operator declared off (--feature-gates): their rules do not count as unverified. */
+  gatesDeclaredOff?: string[];
   capabilities: Record<string, CapabilityRecord>;
   detection: { durationMs: number; violations: DetectionViolation[] };
   totals: {
@@ -100,6 +155,7 @@ export interface SummaryInput {
   target: { url: string; source: string };
   serverVersion?: string;
   seed?: number;
+  shard?: ShardRef;
   startedAt: Date;
   durationMs: number;
   rules: readonly Rule[];
@@ -152,15 +208,16 @@ export function buildSummary(input: SummaryInput): Summary {
       id: r.id,
       title: r.title,
       doc: r.doc,
+      section: r.section,
       source: `${r.doc} § ${r.section}`,
       level: r.level,
       status,
       tests: mine.length,
-      failures: failed.map((t) => ({ test: t.name, message: t.errors[0] ?? "failed" })),
+      failures: failed.map(failureOf),
     };
     const profile = profileOf(r);
     if (profile) v.profile = profile;
-    const notes = mine.filter((t) => t.state === "not-applicable" && t.note).map((t) => ({ test: t.name, reason: t.note as string }));
+    const notes = mine.filter((t) => t.state === "not-applicable" && t.note).map((t) => ({ test: t.name, reason: t.note as string, ...(t.unmet?.length ? { unmet: t.unmet } : {}) }));
     if (notes.length) v.notApplicable = notes;
     if (r.gate) v.gate = r.gate;
     if (r.realServer) v.realServer = r.realServer;
@@ -182,13 +239,16 @@ export function buildSummary(input: SummaryInput): Summary {
   });
 
   const summary: Summary = {
+    schemaVersion: SUMMARY_SCHEMA_VERSION,
     tool: { name: "tollgate", version: input.toolVersion },
     runId: input.runId,
     target: input.target,
     ...(input.serverVersion ? { serverVersion: input.serverVersion } : {}),
     ...(input.seed !== undefined ? { seed: input.seed } : {}),
+    ...(input.shard ? { shard: input.shard } : {}),
     startedAt: input.startedAt.toISOString(),
     durationMs: Math.round(input.durationMs),
+    ...(declaredOff.size ? { gatesDeclaredOff: [...declaredOff] } : {}),
     capabilities: input.capabilities ?? {},
     detection: { durationMs: Math.round(input.detection?.durationMs ?? 0), violations },
     totals: {
@@ -207,6 +267,15 @@ export function buildSummary(input: SummaryInput): Summary {
   return summary;
 }
 
+function failureOf(t: TestOutcome): RuleFailure {
+  const f: RuleFailure = { test: t.name, message: t.errors[0] ?? "failed" };
+  const full = t.fullErrors?.[0];
+  if (full !== undefined && full !== f.message) f.fullMessage = full;
+  if (t.exchanges?.length) f.exchanges = t.exchanges;
+  if (t.property) f.property = t.property;
+  return f;
+}
+
 /**
  * The exit code of `tollgate run` and why. 1 when any rule failed: a required rule, or one of a
  * feature the target offers (a test only runs when the target offers what it needs, so a failed
@@ -215,14 +284,15 @@ export function buildSummary(input: SummaryInput): Summary {
  * unknown rule, an unhandled error, no test at all). Not applicable, not observable, untested
  * and client verdicts alone never fail a run.
  */
-export function exitDecision(s: Pick<Summary, "rules" | "profiles" | "problems" | "totals">): { code: 0 | 1; reasons: string[] } {
+export function exitDecision(s: Pick<Summary, "rules" | "profiles" | "problems" | "totals" | "shard">): { code: 0 | 1; reasons: string[] } {
   const reasons: string[] = [];
   const failed = s.rules.filter((r) => r.status === "failed");
   const required = failed.filter((r) => r.level === "required");
   if (required.length > 0) reasons.push(`${required.length} required rule(s) failed: ${required.slice(0, 5).map((r) => r.id).join(", ")}${required.length > 5 ? ", …" : ""}`);
   const offered = failed.filter((r) => r.level !== "required");
   if (offered.length > 0) reasons.push(`${offered.length} rule(s) of a feature the target offers failed: ${offered.slice(0, 5).map((r) => r.id).join(", ")}${offered.length > 5 ? ", …" : ""}`);
-  for (const p of s.profiles) if (p.required && p.notVerified.length > 0) reasons.push(`profile ${p.name} is required (--require) but ${p.notVerified.length} of its rules were not verified: ${p.notVerified.slice(0, 5).join(", ")}${p.notVerified.length > 5 ? ", …" : ""}`);
+  // A shard's unverified rules may be another shard's: `report merge` decides --require for the whole run.
+  if (!s.shard) for (const p of s.profiles) if (p.required && p.notVerified.length > 0) reasons.push(`profile ${p.name} is required (--require) but ${p.notVerified.length} of its rules were not verified: ${p.notVerified.slice(0, 5).join(", ")}${p.notVerified.length > 5 ? ", …" : ""}`);
   if (s.problems.length > 0) reasons.push(`the run is unsound: ${s.problems[0]}${s.problems.length > 1 ? ` (and ${s.problems.length - 1} more)` : ""}`);
   if (s.totals.tests.total === 0) reasons.push("no test ran");
   return { code: reasons.length > 0 ? 1 : 0, reasons };

@@ -71,16 +71,23 @@ export function isNeed(s: string): s is Need {
  * suite) is unmet, with that reason.
  */
 export function unmetNeeds(needs: readonly Need[], caps: Partial<Capabilities>): string[] {
-  const out: string[] = [];
+  return unmetNeedDetails(needs, caps).map((u) => `needs ${u.need.startsWith("!") ? `no ${u.need.slice(1)}` : u.need}: ${u.evidence}`);
+}
+
+/** An unmet need with the capability's evidence (what the detection asked and was answered), as the reports carry it. */
+export interface UnmetNeed {
+  need: string;
+  evidence: string;
+}
+
+/** The needs a target with these capabilities does not meet, each with the evidence that decided it. */
+export function unmetNeedDetails(needs: readonly Need[], caps: Partial<Capabilities>): UnmetNeed[] {
+  const out: UnmetNeed[] = [];
   for (const need of needs) {
     const negated = need.startsWith("!");
-    const name = (negated ? need.slice(1) : need) as Capability;
-    const state = caps[name];
-    if (!state) {
-      out.push(`needs ${need}: the runner did not detect it`);
-      continue;
-    }
-    if (state.available === negated) out.push(`needs ${negated ? `no ${name}` : name}: ${state.evidence}`);
+    const state = caps[(negated ? need.slice(1) : need) as Capability];
+    if (!state) out.push({ need, evidence: "the runner did not detect it" });
+    else if (state.available === negated) out.push({ need, evidence: state.evidence });
   }
   return out;
 }

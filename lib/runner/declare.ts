@@ -5,9 +5,11 @@
  * skipped; a test body never decides that it does not apply.
  */
 import { inject, it } from "vitest";
+import { clearExchanges, snapshotExchanges } from "../harness/exchanges.js";
 import "../report/task-meta.js";
 import type { RuleId } from "../spec/catalog.js";
-import { isNeed, unmetNeeds, type Need } from "./capabilities.js";
+import { isNeed, unmetNeedDetails, unmetNeeds, type Need } from "./capabilities.js";
+import { PropertyFailure } from "./evidence.js";
 import "./settings.js";
 
 export interface TestDeclaration {
@@ -35,10 +37,23 @@ export function declareTest(decl: TestDeclaration, fn: () => Promise<void> | voi
   const meta = { rules: [...decl.rules], needs };
   if (unmet.length > 0) {
     // Registered as skipped, so its hooks (a file's setup) do not run for it; the reason travels in meta.
-    it.skip(decl.title, { meta: { ...meta, notApplicable: unmet.join("; ") } }, () => undefined);
+    it.skip(decl.title, { meta: { ...meta, notApplicable: unmet.join("; "), unmet: unmetNeedDetails(needs, provided.capabilities) } }, () => undefined);
     return;
   }
-  it(decl.title, { meta, timeout: decl.timeout }, () => fn());
+  it(decl.title, { meta, timeout: decl.timeout }, async ({ task, onTestFailed }) => {
+    // The evidence of a failure: the exchanges of this test only (not of the file's setup or an
+    // earlier test), taken when it fails, by a throw or by its timeout.
+    clearExchanges();
+    onTestFailed(() => {
+      task.meta.exchanges = snapshotExchanges();
+    });
+    try {
+      await fn();
+    } catch (e) {
+      if (e instanceof PropertyFailure) task.meta.property = e.property;
+      throw e;
+    }
+  });
 }
 
 /** The run's capabilities as the global setup detected them (for the few tests that adapt their waiting to them). */

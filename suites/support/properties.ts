@@ -1,10 +1,12 @@
 /**
  * Property tests of a run share one seed (`tollgate run --seed N`; printed at the start of every
  * run and kept in summary.json), so a failure found once is found again. A failure's first line
- * names the seed and the shrunk counterexample, since that line is what the reports show.
+ * names the seed and the shrunk counterexample, since that line is what the reports show; the
+ * same facts travel as fields (PropertyFailure) into summary.json and the reports.
  */
 import fc from "fast-check";
 import { inject } from "vitest";
+import { PropertyFailure } from "../../lib/runner/evidence.js";
 
 export interface PropertyOptions {
   numRuns: number;
@@ -15,9 +17,17 @@ export interface PropertyOptions {
 export async function assertProperty<Ts>(property: fc.IRawProperty<Ts>, opts: PropertyOptions): Promise<void> {
   const seed = inject("tollgate").seed;
   const details = await fc.check(property, { seed, numRuns: opts.numRuns, ...(opts.timeLimitMs ? { interruptAfterTimeLimit: opts.timeLimitMs, markInterruptAsFailure: false } : {}) });
-  if (!details.failed) return;
+  if (details.failed) throw propertyFailure(details, seed);
+}
+
+/** The error for a failed fast-check run under `seed`. */
+export function propertyFailure<Ts>(details: fc.RunDetails<Ts>, seed: number): PropertyFailure {
   const counterexample = fc.stringify(details.counterexample);
   const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
   const first = `property failed after ${details.numRuns} run(s), shrunk ${details.numShrinks} time(s); seed ${seed} (repeat with --seed ${seed}, path ${details.counterexamplePath ?? "?"}): ${cause.split("\n")[0] ?? ""}`;
-  throw new Error(`${first}\ncounterexample: ${counterexample}\n${cause}`, { cause: details.errorInstance });
+  return new PropertyFailure(
+    `${first}\ncounterexample: ${counterexample}\n${cause}`,
+    { seed, ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}), counterexample, runs: details.numRuns, shrinks: details.numShrinks },
+    { cause: details.errorInstance },
+  );
 }
