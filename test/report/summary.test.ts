@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildSummary, DETECTION_FILE, exitCodeFor, type SummaryInput, type TestOutcome } from "../../lib/report/summary.js";
+import { summaryErrors } from "../../lib/report/schema.js";
+import { buildSummary, DETECTION_FILE, exitCodeFor, SUMMARY_SCHEMA_VERSION, type Summary, type SummaryInput, type TestOutcome } from "../../lib/report/summary.js";
 import type { Rule } from "../../lib/spec/types.js";
 
 const rules: Rule[] = [
@@ -23,8 +24,9 @@ const t = (name: string, ruleIds: string[], state: TestOutcome["state"], errors:
   errors,
 });
 
-const summarize = (tests: TestOutcome[], extra: Partial<SummaryInput> = {}) =>
-  buildSummary({
+/** Every summary these tests build is checked against the published schema, closed: each field written is described there. */
+const summarize = (tests: TestOutcome[], extra: Partial<SummaryInput> = {}): Summary => {
+  const s = buildSummary({
     toolVersion: "0",
     runId: "r",
     target: { url: "http://x", source: "test" },
@@ -34,6 +36,9 @@ const summarize = (tests: TestOutcome[], extra: Partial<SummaryInput> = {}) =>
     tests,
     ...extra,
   });
+  expect(summaryErrors(s, { closed: true })).toEqual([]);
+  return s;
+};
 
 const statuses = (s: ReturnType<typeof summarize>): Record<string, string> => Object.fromEntries(s.rules.map((r) => [r.id, r.status]));
 
@@ -119,6 +124,8 @@ describe("summary: the exit code, one verdict rule at a time", () => {
     expect(summarize(ran, { require: ["cbor"] }).profiles.find((p) => p.name === "cbor")).toMatchObject({ verdict: "not verified", notVerified: ["doc1.a.three"] });
     expect(summarize(ran, { require: ["cbor"] }).exit.code).toBe(1);
     expect(summarize(ran).exit.code).toBe(0);
+    // A shard's unverified rules may be another shard's: report merge decides --require.
+    expect(summarize(ran, { require: ["core"], shard: { index: 1, count: 2 } })).toMatchObject({ shard: { index: 1, count: 2 }, exit: { code: 0 } });
   });
 
   it("an unknown rule id, a test without rules, an unhandled error or an empty run make the run unsound", () => {
@@ -126,5 +133,46 @@ describe("summary: the exit code, one verdict rule at a time", () => {
     expect(exitCodeFor(summarize([t("n", [], "passed")]))).toBe(1);
     expect(exitCodeFor(summarize([t("p", ["doc1.a.one"], "passed")], { unhandledErrors: ["worker crashed"] }))).toBe(1);
     expect(summarize([]).exit.reasons).toContain("no test ran");
+  });
+});
+
+describe("summary: what decided a verdict", () => {
+  const exchanges = [
+    { method: "POST", path: "/api/v1/namespaces/n/configmaps?dryRun=All", status: 201, excerpt: '{"kind":"ConfigMap"}' },
+    { method: "GET", path: "/api/v1/namespaces/n/configmaps?watch=true", status: 200, watch: true as const },
+  ];
+  const property = { seed: 42, path: "3:1", counterexample: '["a"]', runs: 4, shrinks: 2 };
+
+  it("a failed rule carries each failing test's first line, whole message, last exchanges and property evidence", () => {
+    const failed: TestOutcome = {
+      ...t("f", ["doc1.a.one"], "failed", ["property failed after 4 run(s); seed 42"]),
+      fullErrors: ["property failed after 4 run(s); seed 42\ncounterexample: [\"a\"]\nexpected 1 to be 2"],
+      exchanges,
+      property,
+    };
+    const s = summarize([failed, t("g", ["doc1.a.one"], "failed", ["expected 409 to be 201"])]);
+    expect(s.schemaVersion).toBe(SUMMARY_SCHEMA_VERSION);
+    expect(s.rules.find((r) => r.id === "doc1.a.one")?.failures).toEqual([
+      { test: "f", message: "property failed after 4 run(s); seed 42", fullMessage: failed.fullErrors?.[0], exchanges, property },
+      { test: "g", message: "expected 409 to be 201" },
+    ]);
+    expect(s.rules.find((r) => r.id === "doc1.a.one")).toMatchObject({ section: "A", source: "doc1 § A" });
+  });
+
+  it("a not-applicable rule carries the unmet needs with the capability evidence", () => {
+    const unmet = [{ need: "cbor", evidence: "a CBOR list got 406" }];
+    const s = summarize([{ ...t("s", ["doc1.a.three"], "not-applicable", [], "needs cbor: a CBOR list got 406"), needs: ["cbor"], unmet }], { gatesDeclaredOff: ["WatchList"] });
+    expect(s.rules.find((r) => r.id === "doc1.a.three")?.notApplicable).toEqual([{ test: "s", reason: "needs cbor: a CBOR list got 406", unmet }]);
+    expect(s.gatesDeclaredOff).toEqual(["WatchList"]);
+  });
+
+  it("the closed schema refuses a field it does not describe, and a wrong status; the published one lets readers skip new fields", () => {
+    const s = summarize([t("p", ["doc1.a.one"], "passed")]);
+    const extra = { ...s, somethingNew: 1 };
+    expect(summaryErrors(extra, { closed: true })).toEqual([expect.stringMatching(/must NOT have additional properties \(somethingNew\)/)]);
+    expect(summaryErrors(extra)).toEqual([]);
+    const wrong = structuredClone(s) as unknown as { rules: { status: string }[] };
+    (wrong.rules[0] as { status: string }).status = "green";
+    expect(summaryErrors(wrong)).toEqual(expect.arrayContaining([expect.stringMatching(/^\/rules\/0\/status must be equal to one of the allowed values/)]));
   });
 });
