@@ -133,9 +133,12 @@ export async function runCommand(argv: string[]): Promise<number> {
       "daemon-proxy-key": { type: "string" },
       "daemon-unlisted-proxy-cert": { type: "string" },
       "daemon-unlisted-proxy-key": { type: "string" },
+      // One part of a run spread over machines; `tollgate report merge` joins the parts.
+      shard: { type: "string" },
     },
     allowPositionals: false,
   });
+  const shard = shardOption(values.shard as string | undefined);
   // Checked before the target is probed, so that a bad daemon flag is a usage error at once.
   const daemonEnv = daemonEnvironment(values);
   const verdictEnv = verdictEnvironment(values);
@@ -197,9 +200,10 @@ export async function runCommand(argv: string[]): Promise<number> {
       project: ["conformance", "conformance-exclusive"],
       watch: false,
       passWithNoTests: false,
+      ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
       reporters: [
         "default",
-        new SummaryReporter({ outputDir: outDir, onSummary: (s) => (summary = s) }),
+        new SummaryReporter({ outputDir: outDir, shard, onSummary: (s) => (summary = s) }),
         new RuleAwareAllureReporter({ resultsDir }),
         ["junit", { outputFile: join(outDir, "junit.xml") }],
       ],
@@ -215,11 +219,23 @@ export async function runCommand(argv: string[]): Promise<number> {
   writeFileSync(join(outDir, "rules.html"), rulesPage(done));
   if (!values["no-html"] && existsSync(resultsDir)) {
     writeHtmlReport(resultsDir, outDir, `tollgate conformance — ${done.target.url}`);
-    rmSync(resultsDir, { recursive: true, force: true });
+    // A shard keeps its Allure results: `report merge` makes the whole run's report from them.
+    if (!shard) rmSync(resultsDir, { recursive: true, force: true });
   }
   for (const line of verdictLines(done)) console.log(line);
   console.log(`tollgate: report written to ${outDir}`);
   return done.exit.code;
+}
+
+/**
+ * `--shard I/N`: vitest's file sharding over both projects (every shard detects the target's
+ * capabilities itself, in its global setup).
+ */
+export function shardOption(raw: string | undefined): { index: number; count: number } | undefined {
+  if (raw === undefined) return undefined;
+  const m = /^([1-9][0-9]*)\/([1-9][0-9]*)$/.exec(raw);
+  if (!m || Number(m[1]) > Number(m[2])) throw new UsageError(`--shard takes I/N with 1 <= I <= N, not "${raw}"`);
+  return { index: Number(m[1]), count: Number(m[2]) };
 }
 
 /** The closing lines: totals, one line per profile, the exit code's reasons. */
@@ -234,6 +250,7 @@ export function verdictLines(s: Summary): string[] {
       `tollgate: profile ${p.name.padEnd(14)} ${p.verdict.padEnd(12)} ${r.passed} passed, ${r.failed} failed, ${p.notVerified.length} not verified, ${r["not-observable"]} not observable${p.required ? " (required)" : ""}`,
     );
   }
+  if (s.shard) lines.push(`tollgate: shard ${s.shard.index} of ${s.shard.count}: the other shards' rules show as untested here; tollgate report merge gives the whole run's verdict (and decides --require)`);
   for (const p of s.problems) lines.push(`tollgate: problem: ${p}`);
   lines.push(s.exit.code === 0 ? "tollgate: exit 0: no rule failed" : `tollgate: exit 1: ${s.exit.reasons.join("; ")}`);
   if (s.seed !== undefined && s.exit.code !== 0) lines.push(`tollgate: to repeat the run's property tests: --seed ${s.seed}`);

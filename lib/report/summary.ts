@@ -170,6 +170,8 @@ export interface SummaryInput {
 }
 
 export const DETECTION_FILE = "(capability detection)";
+/** How an unhandled error starts among `problems` (report merge carries them over by it). */
+export const UNHANDLED_ERROR = "unhandled error: ";
 
 const count = <K extends string>(keys: readonly K[], of: (k: K) => number): Record<K, number> => Object.fromEntries(keys.map((k) => [k, of(k)])) as Record<K, number>;
 const TEST_STATES = ["passed", "failed", "not-applicable"] as const;
@@ -194,7 +196,7 @@ export function buildSummary(input: SummaryInput): Summary {
       byRule.set(id, [...(byRule.get(id) ?? []), t]);
     }
   }
-  for (const e of input.unhandledErrors ?? []) problems.push(`unhandled error: ${e}`);
+  for (const e of input.unhandledErrors ?? []) problems.push(`${UNHANDLED_ERROR}${e}`);
 
   const verdicts: RuleVerdict[] = input.rules.map((r) => {
     const mine = byRule.get(r.id) ?? [];
