@@ -1,5 +1,5 @@
 /**
- * tollgate's command line: run | emulator | flags | rules. Every failure is one line and an exit code.
+ * tollgate's command line: run | emulator | flags | rules | report. Every failure is one line and an exit code.
  * Commands load lazily: `rules coverage` should not pay for vitest or the emulator.
  */
 import { toolVersion } from "../tool-version.js";
@@ -17,6 +17,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import("./flags.js")).flagsCommand(rest);
       case "rules":
         return (await import("./rules.js")).rulesCommand(rest);
+      case "report":
+        return await (await import("./report.js")).reportCommand(rest);
       case "--version":
       case "version":
         console.log(`tollgate ${toolVersion}`);
