@@ -4,7 +4,7 @@
  * as not applicable with the reasons. This is the only place where a conformance test is
  * skipped; a test body never decides that it does not apply.
  */
-import { inject, it } from "vitest";
+import { inject, it, type TestContext } from "vitest";
 import { clearExchanges, snapshotExchanges } from "../harness/exchanges.js";
 import "../report/task-meta.js";
 import type { RuleId } from "../spec/catalog.js";
@@ -40,20 +40,25 @@ export function declareTest(decl: TestDeclaration, fn: () => Promise<void> | voi
     it.skip(decl.title, { meta: { ...meta, notApplicable: unmet.join("; "), unmet: unmetNeedDetails(needs, provided.capabilities) } }, () => undefined);
     return;
   }
-  it(decl.title, { meta, timeout: decl.timeout }, async ({ task, onTestFailed }) => {
-    // The evidence of a failure: the exchanges of this test only (not of the file's setup or an
-    // earlier test), taken when it fails, by a throw or by its timeout.
-    clearExchanges();
-    onTestFailed(() => {
-      task.meta.exchanges = snapshotExchanges();
-    });
-    try {
-      await fn();
-    } catch (e) {
-      if (e instanceof PropertyFailure) task.meta.property = e.property;
-      throw e;
-    }
+  it(decl.title, { meta, timeout: decl.timeout }, (ctx) => withEvidence(fn, ctx));
+}
+
+/**
+ * Runs a test body so that its failure carries evidence in the task meta: the exchanges of this
+ * test only (not of the file's setup or an earlier test), taken when it fails, by a throw or by
+ * its timeout; and a failed property's seed and counterexample.
+ */
+export async function withEvidence(fn: () => Promise<void> | void, ctx: Pick<TestContext, "task" | "onTestFailed">): Promise<void> {
+  clearExchanges();
+  ctx.onTestFailed(() => {
+    ctx.task.meta.exchanges = snapshotExchanges();
   });
+  try {
+    await fn();
+  } catch (e) {
+    if (e instanceof PropertyFailure) ctx.task.meta.property = e.property;
+    throw e;
+  }
 }
 
 /** The run's capabilities as the global setup detected them (for the few tests that adapt their waiting to them). */
