@@ -106,8 +106,8 @@ export class CredentialDispatcher extends Dispatcher {
           uri: s.proxyUrl,
           keepAliveTimeout: 10_000,
           requestTls: tls,
-          // Go's transport verifies an https proxy with the cluster's TLS settings.
-          proxyTls: { ca: s.ca, rejectUnauthorized: !s.insecureSkipTlsVerify },
+          // Go's transport verifies an https proxy with the cluster's TLS settings (undici would take proxyTls to mean TLS to a socks5 proxy too).
+          ...(new URL(s.proxyUrl).protocol === "https:" ? { proxyTls: { ca: s.ca, rejectUnauthorized: !s.insecureSkipTlsVerify } } : {}),
           // As Go's transport: a plain-http target gets absolute-form requests through an http proxy, an https one a CONNECT tunnel.
           proxyTunnel: false,
         })
