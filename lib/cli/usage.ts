@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 export class UsageError extends Error {}
 
 export const USAGE = `usage:
-  tollgate run [--target URL | --kubeconfig FILE [--context NAME]] [--token TOKEN]
+  tollgate run [--target URL | --kubeconfig FILE [--context NAME] | --in-cluster] [--token TOKEN]
                [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
                [--controller-manager URL] [--node-agent URL] [--node-agent-healthz URL]
                [--node-agent-read-only URL] [--controller-manager-args "ARGS"]

@@ -11,6 +11,8 @@ export interface SuiteRun {
   code: number | null;
   summary: Summary;
   output: string;
+  /** The report directory (--output). */
+  dir: string;
   status(ruleId: string): string | undefined;
 }
 
@@ -18,12 +20,13 @@ export function runSuiteViaCli(target: string, suite: string, extraArgs: readonl
   return runViaCli(["--target", target, "--suite", suite, ...extraArgs]);
 }
 
-/** `tollgate run --no-html --output <temp dir> ARGS...` */
-export function runViaCli(args: readonly string[]): Promise<SuiteRun> {
+/** `tollgate run --no-html --output <temp dir> ARGS...`, in this process's environment unless `env` is given. */
+export function runViaCli(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<SuiteRun> {
   const out = mkdtempSync(join(tmpdir(), "tollgate-run-"));
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, [BIN, "run", "--no-html", "--output", out, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
+      ...(env ? { env } : {}),
     });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
@@ -32,7 +35,7 @@ export function runViaCli(args: readonly string[]): Promise<SuiteRun> {
     child.once("exit", (code) => {
       try {
         const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Summary;
-        resolveRun({ code, output, summary, status: (id) => summary.rules.find((r) => r.id === id)?.status });
+        resolveRun({ code, output, summary, dir: out, status: (id) => summary.rules.find((r) => r.id === id)?.status });
       } catch (e) {
         reject(new Error(`no summary.json (${(e as Error).message}); output:\n${output}`));
       }

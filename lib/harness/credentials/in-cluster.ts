@@ -17,7 +17,7 @@ export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccoun
 
 export interface InClusterOptions {
   env?: NodeJS.ProcessEnv;
-  /** Where the service account's files are (default /var/run/secrets/kubernetes.io/serviceaccount). */
+  /** Where the service account's files are (default: TOLLGATE_SERVICE_ACCOUNT_DIR, for tests, else /var/run/secrets/kubernetes.io/serviceaccount). */
   root?: string;
   /** Where a warning goes (default: standard error, once per message and process). */
   warn?: (message: string) => void;
@@ -58,7 +58,7 @@ function loadCa(path: string): { pem: string } | { error: string } {
 
 export function loadInCluster(opts: InClusterOptions = {}): Target {
   const env = opts.env ?? process.env;
-  const root = opts.root ?? SERVICE_ACCOUNT_DIR;
+  const root = opts.root ?? (env.TOLLGATE_SERVICE_ACCOUNT_DIR || SERVICE_ACCOUNT_DIR);
   const host = env.KUBERNETES_SERVICE_HOST ?? "";
   const port = env.KUBERNETES_SERVICE_PORT ?? "";
   if (host === "" || port === "") {
