@@ -29,7 +29,6 @@ interface Seen {
   rawHeaders: string[];
   url: string;
   servername?: string | false | null;
-
   peerCN?: string | string[];
 }
 

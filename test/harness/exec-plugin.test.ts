@@ -84,7 +84,8 @@ describe("exec plugin output", () => {
     ["no kind", { apiVersion: V1, status: { token: "t" } }, /decoding stdout: Object 'Kind' is missing/],
     ["no JSON", "token: [unclosed", /decoding stdout: couldn't get version\/kind; json parse error/],
     ["nothing", "", /decoding stdout: Object 'Kind' is missing in the plugin's output \(it printed nothing\)$/],
-    ["a bad expiry", execCredential(V1, { token: "t", expirationTimestamp: "tomorrow" }), /decoding stdout: parsing time "tomorrow"/],
+    ["a bad expiry", execCredential(V1, { token: "t", expirationTimestamp: "secret-tomorrow" }), /decoding stdout: parsing time: status.expirationTimestamp is not an RFC 3339 time/],
+    ["a kind that is no name", { kind: "secret kind with spaces", apiVersion: V1, status: { token: "t" } }, /decoding stdout: no kind \(not shown\) is registered for version "client.authentication.k8s.io\/v1"$/],
     ["a token of the wrong type", execCredential(V1, { token: 42 }), /cannot unmarshal number into Go struct field ExecCredentialStatus.status.token of type string$/],
     ["a key that does not match", execCredential(V1, { clientCertificateData: pair.cert, clientKeyData: other.key }), /failed parsing client key\/certificate: tls: private key does not match public key$/],
     ["a certificate that is no PEM", execCredential(V1, { clientCertificateData: "nope", clientKeyData: pair.key }), /failed parsing client key\/certificate: tls: failed to find any PEM data in certificate input$/],
@@ -103,6 +104,7 @@ describe("exec plugin output", () => {
     expect(m).not.toContain("\n");
     expect(m).not.toContain("PRIVATE KEY");
     expect(m).not.toContain("unclosed");
+    expect(m).not.toContain("secret");
   });
 
   it("a plugin that exits non-zero: client-go's message with the exit code, and the last line it wrote on standard error", async () => {

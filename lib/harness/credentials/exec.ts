@@ -183,6 +183,9 @@ function lastLine(stderr: string): string {
   return last ? `; its last line on standard error: ${oneLine(last, 200)}` : "";
 }
 
+/** A kind or apiVersion the plugin printed, shown only when it looks like one (the output is never shown otherwise). */
+const shown = (v: string): string => (/^[A-Za-z0-9][A-Za-z0-9./-]{0,99}$/.test(v) ? JSON.stringify(v) : "(not shown)");
+
 const GO_TYPE = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "boolean" ? "bool" : typeof v);
 
 /** Parses a plugin's standard output into credentials, with client-go's messages; the output itself never goes into a message. */
@@ -207,7 +210,7 @@ export function parseExecOutput(text: string, apiVersion: string): ExecCredentia
   const kind = obj.kind as string;
   const gotVersion = obj.apiVersion as string;
   if (!(EXEC_API_VERSIONS as readonly string[]).includes(gotVersion) || kind !== "ExecCredential") {
-    fail(`decoding stdout: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(gotVersion)}`);
+    fail(`decoding stdout: no kind ${shown(kind)} is registered for version ${shown(gotVersion)}`);
   }
   if (gotVersion !== apiVersion) fail(`exec plugin is configured to use API version ${apiVersion}, plugin returned version ${gotVersion}`);
   const status = obj.status;
@@ -228,7 +231,7 @@ export function parseExecOutput(text: string, apiVersion: string): ExecCredentia
   if (ts !== undefined && ts !== null) {
     const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
     if (typeof ts !== "string" || !rfc3339.test(ts) || Number.isNaN(Date.parse(ts))) {
-      fail(`decoding stdout: parsing time ${JSON.stringify(ts)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`);
+      fail('decoding stdout: parsing time: status.expirationTimestamp is not an RFC 3339 time ("2006-01-02T15:04:05Z07:00")');
     }
     expiry = Date.parse(ts as string);
   }
