@@ -96,10 +96,9 @@ describe("tollgate run with an exec credential plugin", () => {
     const file = kubeconfig("http://127.0.0.1:1", `{ exec: { command: "${plugin.command}", apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never } }`);
     const r = bare(["--kubeconfig", file]);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual([
-      `tollgate: exec plugin ${plugin.command}: getting credentials: exec: executable ${plugin.command} failed with exit code 1; its last line on standard error: error: the profile has no credentials`,
-    ]);
+    expect(r.stderr.trim().split("\n")).toEqual([`tollgate: exec plugin ${plugin.command}: getting credentials: exec: executable ${plugin.command} failed with exit code 1`]);
     expect(r.stdout + r.stderr).not.toContain("printed-by-a-failing-plugin");
+    expect(r.stdout + r.stderr).not.toContain("the profile has no credentials");
   });
 
   it("a removed auth-provider and a mixed-up selection are one line and exit 2", () => {

@@ -7,8 +7,9 @@
  *
  * Where tollgate differs, on purpose: the plugin never gets tollgate's standard input (a run
  * executes the plugin in each of its worker processes and cannot prompt: `IfAvailable` means
- * not interactive, `Always` is refused with client-go's words); its standard error is kept back
- * and only its last line shown when it fails; and it must finish within a time limit.
+ * not interactive, `Always` is refused with client-go's words); nothing the plugin writes, on
+ * standard output or standard error, is ever shown (client-go passes standard error through:
+ * run the command by hand to see why it fails); and it must finish within a time limit.
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
@@ -138,7 +139,6 @@ interface Outcome {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: Buffer;
-  stderr: string;
   timedOut: boolean;
   tooMuch: boolean;
   spawnError?: NodeJS.ErrnoException;
@@ -148,14 +148,13 @@ function runBounded(path: string, args: string[], env: NodeJS.ProcessEnv, timeou
   return new Promise((resolve) => {
     const out: Buffer[] = [];
     let outBytes = 0;
-    let stderr = "";
     let settled = false;
     const child = spawn(path, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     const finish = (o: Partial<Outcome>): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ code: null, signal: null, stdout: Buffer.concat(out), stderr, timedOut: false, tooMuch: false, ...o });
+      resolve({ code: null, signal: null, stdout: Buffer.concat(out), timedOut: false, tooMuch: false, ...o });
     };
     const stop = (o: Partial<Outcome>): void => {
       child.kill("SIGKILL");
@@ -169,18 +168,11 @@ function runBounded(path: string, args: string[], env: NodeJS.ProcessEnv, timeou
       if (outBytes > MAX_OUTPUT_BYTES) stop({ tooMuch: true });
       else out.push(d);
     });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr = (stderr + d.toString("utf8")).slice(-4096);
-    });
+    // Read and dropped: what a plugin says may hold what it was asked for, and tollgate shows no plugin output.
+    child.stderr.resume();
     child.once("error", (e) => finish({ spawnError: e }));
     child.once("close", (code, signal) => finish({ code, signal }));
   });
-}
-
-function lastLine(stderr: string): string {
-  const lines = stderr.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
-  const last = lines[lines.length - 1];
-  return last ? `; its last line on standard error: ${oneLine(last, 200)}` : "";
 }
 
 /** A kind or apiVersion the plugin printed, shown only when it looks like one (the output is never shown otherwise). */
@@ -286,9 +278,9 @@ export async function runExecPlugin(config: ExecConfig, opts: ExecOptions = {}):
     if (o.spawnError.code === "ENOENT") return fail(`exec: executable ${cmd} not found. ${INSTALL_HELP}`);
     return fail(`exec: fork/exec ${path}: ${o.spawnError.code === "EACCES" ? "permission denied" : oneLine(o.spawnError.message, 200)}`);
   }
-  if (o.timedOut) return fail(`exec: executable ${cmd} did not finish within ${timeoutMs / 1000} s and was stopped${lastLine(o.stderr)}`);
+  if (o.timedOut) return fail(`exec: executable ${cmd} did not finish within ${timeoutMs / 1000} s and was stopped`);
   if (o.tooMuch) return fail(`exec: executable ${cmd} printed more than ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB and was stopped`);
-  if (o.code !== 0) return fail(`exec: executable ${cmd} failed with exit code ${o.code ?? -1}${lastLine(o.stderr)}`);
+  if (o.code !== 0) return fail(`exec: executable ${cmd} failed with exit code ${o.code ?? -1}`);
   try {
     return parseExecOutput(o.stdout.toString("utf8"), config.apiVersion);
   } catch (e) {
