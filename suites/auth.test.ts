@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { configMap, event } from "../fixtures/objects.js";
 import { ApiClient, type ApiResponse } from "../lib/harness/client.js";
+import { asIdentity } from "../lib/harness/credentials/identity.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
@@ -32,7 +33,7 @@ const rbacPath = (kind: "roles" | "rolebindings", ns: string, name?: string): st
 
 function clientWith(t: string): ApiClient {
   const target = suite.session.settings.target;
-  return new ApiClient({ ...target, credentials: { ...target.credentials, token: t, clientCert: undefined, clientKey: undefined, basic: undefined } }, { suite: "auth" });
+  return new ApiClient(asIdentity(target, t), { suite: "auth" });
 }
 
 async function post(path: string, body: unknown): Promise<ApiResponse> {

@@ -5,6 +5,7 @@
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
 import { ApiClient } from "../lib/harness/client.js";
+import { asIdentity } from "../lib/harness/credentials/identity.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { check, expectFailure, uniqueName, useSuite } from "./support/conformance.js";
 
@@ -81,7 +82,7 @@ describe("errors", () => {
 
   check({ title: "a request with an invalid bearer token gets 401 Unauthorized", rules: ["doc1.errors.401-unauthenticated", "doc1.auth.unauthenticated-401"], needs: ["authentication"] }, async () => {
     const { session, ns } = suite;
-    const stranger = new ApiClient({ ...session.settings.target, credentials: { ...session.settings.target.credentials, token: "tollgate-invalid-token", clientCert: undefined, clientKey: undefined } }, { suite: "errors" });
+    const stranger = new ApiClient(asIdentity(session.settings.target, "tollgate-invalid-token"), { suite: "errors" });
     try {
       const res = await stranger.raw("GET", resourcePath(session.types.configmaps, ns));
       expect(res.code, res.text.slice(0, 300)).toBe(401);

@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startVitest } from "vitest/node";
 import { UnreachableError } from "../harness/client.js";
+import { CredentialError } from "../harness/credentials/errors.js";
 import { probeTarget } from "../harness/probe.js";
 import { newRunId } from "../harness/session.js";
 import { resolveTarget, TargetError } from "../harness/target.js";
@@ -105,6 +106,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       kubeconfig: { type: "string" },
       context: { type: "string" },
       token: { type: "string" },
+      "in-cluster": { type: "boolean", default: false },
       output: { type: "string" },
       suite: { type: "string", multiple: true },
       "group-domain": { type: "string" },
@@ -147,6 +149,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     kubeconfig: values.kubeconfig as string | undefined,
     context: values.context as string | undefined,
     token: values.token as string | undefined,
+    inCluster: values["in-cluster"] === true,
   };
   let target;
   try {
@@ -159,7 +162,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     try {
       await probeTarget(target);
     } catch (e) {
-      if (e instanceof UnreachableError) {
+      if (e instanceof UnreachableError || e instanceof CredentialError) {
         console.error(`tollgate: ${e.message}`);
         return 2;
       }
@@ -178,6 +181,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     [ENV.kubeconfig]: selection.kubeconfig,
     [ENV.context]: selection.context,
     [ENV.token]: selection.token,
+    [ENV.inCluster]: selection.inCluster ? "1" : undefined,
     [ENV.runId]: runId,
     [ENV.groupDomain]: values["group-domain"] as string | undefined,
     [ENV.vendor]: values.vendor as string | undefined,

@@ -21,7 +21,7 @@ merge    DIR...: the report folders of one run's shards (tollgate run --shard I/
          2 for bad input (shards missing or twice), with one line.`;
 
 export const USAGE = `usage:
-  tollgate run [--target URL | --kubeconfig FILE [--context NAME]] [--token TOKEN]
+  tollgate run [--target URL | --kubeconfig FILE [--context NAME] | --in-cluster] [--token TOKEN]
                [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
                [--controller-manager URL] [--node-agent URL] [--node-agent-healthz URL]
                [--node-agent-read-only URL] [--controller-manager-args "ARGS"]

@@ -4,7 +4,8 @@
  * HTTP; every check of what comes back lives in the suites.
  */
 import { toolVersion } from "../tool-version.js";
-import { Agent, request, type Dispatcher } from "undici";
+import { request, type Dispatcher } from "undici";
+import { CredentialSource } from "./credentials/source.js";
 import { isStatus, type Status } from "../wire/status.js";
 import { recordExchange } from "./exchanges.js";
 import type { KubeList, KubeObject } from "./objects.js";
@@ -70,30 +71,21 @@ export const USER_AGENT = `tollgate/${toolVersion}`;
 export class ApiClient {
   readonly dispatcher: Dispatcher;
   readonly userAgent: string;
+  /** Headers and connections per request: TLS, proxy, impersonation, tokens that expire (lib/harness/credentials). */
+  private readonly credentials: CredentialSource;
 
   constructor(
     readonly target: Target,
     opts: { suite?: string } = {},
   ) {
     this.userAgent = opts.suite ? `${USER_AGENT} (suite ${opts.suite})` : USER_AGENT;
-    const c = target.credentials;
-    this.dispatcher = new Agent({
-      keepAliveTimeout: 10_000,
-      connect: {
-        ca: c.ca,
-        cert: c.clientCert,
-        key: c.clientKey,
-        rejectUnauthorized: !c.insecureSkipTlsVerify,
-        servername: c.tlsServerName,
-      },
-    });
+    this.credentials = new CredentialSource(target);
+    this.dispatcher = this.credentials.dispatcher;
   }
 
-  authHeaders(): Record<string, string> {
-    const c = this.target.credentials;
-    if (c.token) return { authorization: `Bearer ${c.token}` };
-    if (c.basic) return { authorization: `Basic ${Buffer.from(`${c.basic.username}:${c.basic.password}`).toString("base64")}` };
-    return {};
+  /** The Authorization header for the next request; an exec plugin may run first (CredentialError when it fails). */
+  authHeaders(): Promise<Record<string, string>> {
+    return this.credentials.headers();
   }
 
   url(path: string, query?: Query): string {
@@ -102,7 +94,7 @@ export class ApiClient {
 
   /** Any request; never throws for an HTTP status, only for a transport failure. */
   async raw(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
-    const headers: Record<string, string> = { accept: opts.accept ?? "application/json", "user-agent": this.userAgent, ...this.authHeaders(), ...opts.headers };
+    const headers: Record<string, string> = { accept: opts.accept ?? "application/json", "user-agent": this.userAgent, ...(await this.authHeaders()), ...opts.headers };
     let body: string | Uint8Array | undefined;
     if (opts.rawBody !== undefined) body = opts.rawBody;
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);

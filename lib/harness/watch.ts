@@ -86,7 +86,7 @@ export async function openWatch<T extends KubeObject>(client: ApiClient, path: s
   try {
     res = await request(client.url(path, query), {
       method: "GET",
-      headers: { accept: opts.accept ?? "application/json", "user-agent": client.userAgent, ...client.authHeaders() },
+      headers: { accept: opts.accept ?? "application/json", "user-agent": client.userAgent, ...(await client.authHeaders()) },
       dispatcher: client.dispatcher,
       signal: abort.signal,
       // A server that never sends headers must not hang the suite; events may still be far apart.

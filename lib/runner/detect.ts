@@ -11,6 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ApiClient, type ApiResponse, type RequestOptions } from "../harness/client.js";
+import { asIdentity } from "../harness/credentials/identity.js";
 import { detectAdmin } from "../harness/admin.js";
 import { resourcePath } from "../harness/resources.js";
 import { Session, type RunSettings } from "../harness/session.js";
@@ -246,7 +247,7 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
 async function detectAuthentication(settings: RunSettings, violate: (probe: string, rules: RuleId[], message: string) => void): Promise<CapabilityState> {
   const path = "/api/v1/namespaces";
   const as = async (token: string | undefined): Promise<ApiResponse> => {
-    const c = new ApiClient({ ...settings.target, credentials: { ...settings.target.credentials, token, basic: undefined, clientCert: undefined, clientKey: undefined } }, { suite: "detection" });
+    const c = new ApiClient(asIdentity(settings.target, token), { suite: "detection" });
     try {
       return await ask(c, "GET", path, { query: { limit: 1 } });
     } finally {

@@ -132,6 +132,7 @@ async function prepare(s: Shared): Promise<ProvidedSettings> {
     kubeconfig: env[ENV.kubeconfig],
     context: env[ENV.context],
     token: env[ENV.token],
+    inCluster: env[ENV.inCluster] === "1",
   });
   let daemonSettings = daemonSettingsFromEnv(env, (path) => readFileSync(path, "utf8"));
   const seed = seedFromEnv(env);

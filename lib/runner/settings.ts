@@ -12,6 +12,8 @@ export const ENV = {
   kubeconfig: "TOLLGATE_KUBECONFIG",
   context: "TOLLGATE_CONTEXT",
   token: "TOLLGATE_TOKEN",
+  /** "1": the pod's service account (`tollgate run --in-cluster`). */
+  inCluster: "TOLLGATE_IN_CLUSTER",
   runId: "TOLLGATE_RUN_ID",
   groupDomain: "TOLLGATE_GROUP_DOMAIN",
   vendor: "TOLLGATE_VENDOR",

@@ -2,6 +2,7 @@
 import { describe, expect } from "vitest";
 import { event } from "../../fixtures/objects.js";
 import { ApiClient, type ApiResponse } from "../../lib/harness/client.js";
+import { asIdentity } from "../../lib/harness/credentials/identity.js";
 import type { KubeList, KubeObject } from "../../lib/harness/objects.js";
 import { resourcePath } from "../../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "../support/conformance.js";
@@ -130,7 +131,7 @@ describe("Event endpoints", () => {
     { title: "every operation answers 401 to a caller with an invalid token", rules: ["doc2.endpoints.get-401", "doc2.endpoints.list-ns-401", "doc2.endpoints.list-all-401", "doc2.endpoints.create-401", "doc2.endpoints.update-401", "doc2.endpoints.patch-401", "doc2.endpoints.delete-401", "doc2.endpoints.deletecollection-401"], needs: ["authentication"] },
     async () => {
       const { session, ns } = suite;
-      const stranger = new ApiClient({ ...session.settings.target, credentials: { ...session.settings.target.credentials, token: "tollgate-invalid-token", clientCert: undefined, clientKey: undefined } }, { suite: "event-endpoints" });
+      const stranger = new ApiClient(asIdentity(session.settings.target, "tollgate-invalid-token"), { suite: "event-endpoints" });
       try {
         const name = (await make()).metadata.name as string;
         const body = event(session.types, ns, name);

@@ -54,8 +54,10 @@ describe("kubeconfig", () => {
     expect(t.credentials).toMatchObject({ clientCert: "CERT", clientKey: "KEY", insecureSkipTlsVerify: true });
   });
 
-  it("refuses exec plugins and unknown contexts with a clear message", () => {
-    expect(() => loadKubeconfig(config, "e")).toThrow(/exec or auth-provider plugin/);
+  it("refuses an exec plugin without apiVersion and interactiveMode, and unknown contexts, with a clear message", () => {
+    expect(() => loadKubeconfig(config, "e")).toThrow(
+      /invalid configuration: \[apiVersion must be specified for uexec to use exec authentication plugin, interactiveMode must be specified for uexec to use exec authentication plugin\]$/,
+    );
     expect(() => loadKubeconfig(config, "nope")).toThrow(/no context named "nope"/);
     expect(() => loadKubeconfig(join(dir, "missing"))).toThrow(/cannot read kubeconfig/);
     expect(() => loadKubeconfig(write("bad", "a: [\n"))).toThrow(/not valid YAML/);

@@ -15,7 +15,7 @@ export interface SuiteRun {
   code: number | null;
   summary: Summary;
   output: string;
-  /** The report folder. */
+  /** The report directory (--output). */
   dir: string;
   status(ruleId: string): string | undefined;
 }
@@ -24,12 +24,13 @@ export function runSuiteViaCli(target: string, suite: string, extraArgs: readonl
   return runViaCli(["--target", target, "--suite", suite, ...extraArgs]);
 }
 
-/** `tollgate run --no-html --output <temp dir> ARGS...` */
-export function runViaCli(args: readonly string[]): Promise<SuiteRun> {
+/** `tollgate run --no-html --output <temp dir> ARGS...`, in this process's environment unless `env` is given. */
+export function runViaCli(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<SuiteRun> {
   const out = mkdtempSync(join(tmpdir(), "tollgate-run-"));
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, [BIN, "run", "--no-html", "--output", out, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
+      ...(env ? { env } : {}),
     });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));

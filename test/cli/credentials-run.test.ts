@@ -1,0 +1,149 @@
+/**
+ * `tollgate run` with the credentials real clusters use, through the real CLI against the
+ * emulator with authentication on: a kubeconfig whose user is an exec plugin, the pod's
+ * service account (--in-cluster, behind a TLS front on 127.0.0.1), and what goes wrong (a
+ * failing plugin, a removed auth-provider) as one line and exit 2. No secret may appear in the
+ * output or in any file of the report.
+ */
+import { spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { connect, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createServer as createTlsServer } from "node:tls";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PKI, readPair } from "../../fixtures/daemons/pki.js";
+import { daemonTls } from "../../fixtures/daemons/tls.js";
+import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { execCredential, fakePlugin } from "../support/fake-exec-plugin.js";
+import { runViaCli } from "../support/run-suite.js";
+
+const BIN = resolve(import.meta.dirname, "../../bin/tollgate.js");
+const ADMIN_TOKEN = `tollgate-known-admin-token-${Math.random().toString(36).slice(2)}`;
+const clientPair = readPair(PKI.client);
+/** The key's lines of base64: any of them in the output would be a leak of (part of) the key. */
+const keyLines = clientPair.key.split("\n").filter((l) => l && !l.startsWith("-----"));
+
+let emulator: RunningEmulator;
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, auth: true, adminToken: ADMIN_TOKEN });
+});
+afterAll(async () => {
+  await emulator?.close();
+});
+
+function kubeconfig(server: string, user: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "tollgate-kc-run-"));
+  const path = join(dir, "config");
+  writeFileSync(
+    path,
+    `apiVersion: v1
+kind: Config
+current-context: emu
+clusters: [{ name: emu, cluster: { server: "${server}" } }]
+users: [{ name: me, user: ${user} }]
+contexts: [{ name: emu, context: { cluster: emu, user: me } }]
+`,
+  );
+  return path;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((e) => {
+    const p = join(dir, e);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+function expectNoSecret(where: string, text: string, secrets: readonly string[]): void {
+  for (const s of secrets) expect(text.includes(s), `${where} holds a secret (${s.slice(0, 6)}…)`).toBe(false);
+}
+
+/** A bare run without the emulator: spawnSync with a clean environment (no pod variables, no KUBECONFIG). */
+function bare(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stderr: string; stdout: string } {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("KUBERNETES_") && k !== "KUBECONFIG"));
+  return spawnSync(process.execPath, [BIN, "run", ...args], { encoding: "utf8", timeout: 60_000, env: { ...clean, ...env } });
+}
+
+describe("tollgate run with an exec credential plugin", () => {
+  it("runs the crud suite with the plugin's token (exit 0), and neither the token nor the client key appears in the output or the report", async () => {
+    const plugin = fakePlugin("get-token");
+    plugin.respond({
+      stdout: execCredential("client.authentication.k8s.io/v1", {
+        token: ADMIN_TOKEN,
+        clientCertificateData: clientPair.cert,
+        clientKeyData: clientPair.key,
+        expirationTimestamp: new Date(Date.now() + 3_600_000).toISOString(),
+      }),
+    });
+    const file = kubeconfig(emulator.url, `{ exec: { command: "${plugin.command}", apiVersion: client.authentication.k8s.io/v1, interactiveMode: IfAvailable, provideClusterInfo: true } }`);
+    const run = await runViaCli(["--kubeconfig", file, "--suite", "suites/crud"]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.summary.totals.tests.passed).toBeGreaterThan(0);
+    expect(plugin.runs().length).toBeGreaterThan(0);
+    expect(JSON.parse(plugin.runs()[0]?.info ?? "{}").spec.cluster.server).toBe(emulator.url);
+    const secrets = [ADMIN_TOKEN, clientPair.key, ...keyLines];
+    expectNoSecret("the output", run.output, secrets);
+    const files = filesUnder(run.dir);
+    expect(files.length).toBeGreaterThan(2);
+    for (const f of files) expectNoSecret(f, readFileSync(f, "latin1"), secrets);
+  });
+
+  it("a plugin that fails is one line naming it, and exit 2, before anything runs", () => {
+    const plugin = fakePlugin("get-token");
+    plugin.respond({ exitCode: 1, stderr: "error: the profile has no credentials", stdout: execCredential("client.authentication.k8s.io/v1", { token: "printed-by-a-failing-plugin" }) });
+    const file = kubeconfig("http://127.0.0.1:1", `{ exec: { command: "${plugin.command}", apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never } }`);
+    const r = bare(["--kubeconfig", file]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([`tollgate: exec plugin ${plugin.command}: getting credentials: exec: executable ${plugin.command} failed with exit code 1`]);
+    expect(r.stdout + r.stderr).not.toContain("printed-by-a-failing-plugin");
+    expect(r.stdout + r.stderr).not.toContain("the profile has no credentials");
+  });
+
+  it("a removed auth-provider and a mixed-up selection are one line and exit 2", () => {
+    const gcp = bare(["--kubeconfig", kubeconfig("https://127.0.0.1:1", `{ auth-provider: { name: gcp } }`)]);
+    expect(gcp.status).toBe(2);
+    expect(gcp.stderr).toMatch(/^tollgate: kubeconfig .*: user "me": auth-provider gcp: The gcp auth plugin has been removed\. Please use the "gke-gcloud-auth-plugin" kubectl\/client-go credential plugin instead\./);
+    expect(gcp.stderr).not.toMatch(/\n\s+at /);
+    const mixed = bare(["--in-cluster", "--context", "x"]);
+    expect(mixed.status).toBe(2);
+    expect(mixed.stderr).toMatch(/^tollgate: --in-cluster takes the server and credentials from the pod/);
+    const notInPod = bare(["--in-cluster"]);
+    expect(notInPod.status).toBe(2);
+    expect(notInPod.stderr).toMatch(/^tollgate: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined\n/);
+  });
+});
+
+describe("tollgate run --in-cluster", () => {
+  it("runs the crud suite as the pod's service account, over TLS with the pod's CA (exit 0), without the token in output or report", async () => {
+    const tls = daemonTls();
+    // A TLS front for the emulator, as the API server's service is HTTPS.
+    const front = createTlsServer({ cert: tls.cert, key: tls.key }, (sock) => {
+      const up = connect(Number(new URL(emulator.url).port), "127.0.0.1");
+      sock.pipe(up).pipe(sock);
+      up.on("error", () => sock.destroy());
+      sock.on("error", () => up.destroy());
+    });
+    front.listen(0, "127.0.0.1");
+    await once(front, "listening");
+    try {
+      const root = mkdtempSync(join(tmpdir(), "tollgate-sa-run-"));
+      writeFileSync(join(root, "token"), `${ADMIN_TOKEN}\n`);
+      writeFileSync(join(root, "ca.crt"), tls.cert);
+      const env = {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "KUBECONFIG")),
+        KUBERNETES_SERVICE_HOST: "127.0.0.1",
+        KUBERNETES_SERVICE_PORT: String((front.address() as AddressInfo).port),
+        TOLLGATE_SERVICE_ACCOUNT_DIR: root,
+      };
+      const run = await runViaCli(["--in-cluster", "--suite", "suites/crud"], env);
+      expect(run.code, run.output).toBe(0);
+      expect(run.summary.target.url).toBe(`https://127.0.0.1:${env.KUBERNETES_SERVICE_PORT}`);
+      expectNoSecret("the output", run.output, [ADMIN_TOKEN]);
+      for (const f of filesUnder(run.dir)) expectNoSecret(f, readFileSync(f, "latin1"), [ADMIN_TOKEN]);
+    } finally {
+      front.close();
+    }
+  });
+});
