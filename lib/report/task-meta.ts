@@ -1,4 +1,6 @@
 /** What a conformance test tells reporters about itself through vitest's task meta. */
+import type { LoadCounters } from "../harness/load.js";
+
 declare module "@vitest/runner" {
   interface TaskMeta {
     /** Ids of the catalog rules (lib/spec) the test checks. */
@@ -7,6 +9,12 @@ declare module "@vitest/runner" {
     needs?: string[];
     /** Set by the runner when a need is unmet: why the test does not apply to the target. */
     notApplicable?: string;
+    /** Set by the runner when the run's selection (--focus, --skip, --rerun-failed) leaves the test out. */
+    deselected?: boolean;
+    /** Set by the runner when the test failed while the target did not answer: what went unanswered. */
+    targetUnavailable?: string;
+    /** What the test's requests cost under the run's load manners (lib/harness/load.ts). */
+    load?: LoadCounters;
   }
 }
 
