@@ -8,6 +8,7 @@ import { relative } from "node:path";
 import { createVitest } from "vitest/node";
 import "../report/task-meta.js";
 import { ENV } from "../runner/settings.js";
+import { UsageError } from "./usage.js";
 
 export interface ListOptions {
   root: string;
@@ -20,6 +21,7 @@ export async function listTests(o: ListOptions): Promise<number> {
   process.env[ENV.collectOnly] = "1";
   const vitest = await createVitest("test", { config: o.config, root: o.root, project: o.projects, watch: false, reporters: [] });
   try {
+    if (o.suites.length > 0 && (await vitest.getRelevantTestSpecifications(o.suites)).length === 0) throw new UsageError(`--suite ${o.suites.join(", ")}: no suite file matches`);
     const { testModules, unhandledErrors } = await vitest.collect(o.suites);
     let broken = 0;
     let count = 0;

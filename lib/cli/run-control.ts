@@ -15,8 +15,8 @@ import { STOP_EXIT_CODES } from "../report/summary.js";
 export interface RunControlOptions {
   /** Prints a line of the stop (stderr), after clearing any progress line. */
   say: (line: string) => void;
-  /** Called before exiting at once on a second signal (the run id, for `tollgate cleanup`). */
-  onForcedExit: () => string;
+  /** The command that removes what the run left, said when exiting without cleanup (none for the embedded emulator, which ends with the run). */
+  cleanupHint: () => string | undefined;
   /** How long after a stop the run may take to wind down before the process exits anyway. */
   graceMs: number;
 }
@@ -55,8 +55,7 @@ export class RunControl {
 
   private onSignal(sig: (typeof SIGNALS)[number]): void {
     if (this.stopped) {
-      const runId = this.options.onForcedExit();
-      this.options.say(`tollgate: ${sig} again: exiting at once without cleanup (tollgate cleanup --run-id ${runId} removes what the run left)`);
+      this.options.say(`tollgate: ${sig} again: exiting at once without cleanup${this.hint()}`);
       process.exit(STOP_EXIT_CODES[sig]);
     }
     this.stop(sig, sig === "SIGINT" ? "interrupted (SIGINT)" : "terminated (SIGTERM)", `stopping the run, cleaning up what it created and writing the report (${sig} again exits at once)`);
@@ -70,11 +69,16 @@ export class RunControl {
     this.cancel();
     // A wind-down that hangs (a suite's cleanup against a target that stalls) must not keep the process forever.
     const t = setTimeout(() => {
-      this.options.say(`tollgate: the run did not wind down within ${formatDuration(this.options.graceMs)} of the stop; exiting (tollgate cleanup --run-id ${this.options.onForcedExit()} removes what it left)`);
+      this.options.say(`tollgate: the run did not wind down within ${formatDuration(this.options.graceMs)} of the stop; exiting${this.hint()}`);
       process.exit(STOP_EXIT_CODES[reason]);
     }, this.options.graceMs);
     t.unref();
     this.cleanups.push(() => clearTimeout(t));
+  }
+
+  private hint(): string {
+    const command = this.options.cleanupHint();
+    return command ? ` (${command} removes what the run left)` : "";
   }
 
   private cancel(): void {

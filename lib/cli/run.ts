@@ -225,7 +225,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       progress.clear();
       console.error(line);
     },
-    onForcedExit: () => runId,
+    cleanupHint: () => (target ? `tollgate cleanup --target ${target.url} --run-id ${runId}` : undefined),
     // A stopped run waits for running tests to end and each suite's cleanup (a hook has 30 s), then the run's own cleanup.
     graceMs: Math.max(60_000, 4 * Number(loadEnv[ENV.requestTimeoutMs] ?? 20_000)),
   });
@@ -248,6 +248,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     reporters: [...(tty ? [] : ["default" as const]), ...reporters, ["junit", { outputFile: join(outDir, "junit.xml") }]],
   });
   control.attach(vitest, before);
+  if (suites.length > 0 && (await vitest.getRelevantTestSpecifications(suites)).length === 0) {
+    await vitest.close();
+    control.dispose();
+    throw new UsageError(`--suite ${suites.join(", ")}: no suite file matches`);
+  }
   if (bounds.timeoutMs !== undefined) control.startTimeout(bounds.timeoutMs, String(values.timeout));
   if (target) status = control.watchTarget(target, bounds.unavailableAfterMs);
   try {
