@@ -203,7 +203,7 @@ export class ApiClient {
       const failure = (e: unknown, reading: boolean): unknown => {
         if (out.signal?.aborted && !own.signal.aborted) return out.signal.reason ?? e;
         const message = own.signal.aborted
-          ? `cannot reach ${this.target.url}: no answer within ${formatDuration(timeoutMs)} (${what}${reading ? ", reading the answer" : ""}; --request-timeout)`
+          ? `cannot reach ${this.target.url}: no answer within ${formatDuration(timeoutMs)} (${what}${reading ? ", reading the answer" : ""}${out.timeoutMs === undefined ? "; --request-timeout" : ""})`
           : `cannot reach ${this.target.url}: ${describeTransportError(e)} (${what}${reading ? ", reading the answer" : ""})`;
         transportFailed(message);
         return new UnreachableError(message);

@@ -276,7 +276,7 @@ export function exitDecision(s: Pick<Summary, "rules" | "profiles" | "problems" 
   const reasons: string[] = [];
   const problem = s.target?.problem;
   if (s.stopped) reasons.push(`stopped before its end: ${s.stopped.message}`);
-  if (problem && !problem.stopped) reasons.push(`the target did not answer: ${problem.tests} test(s) undecided (target unavailable), first: ${problem.message}`);
+  if (problem && !problem.stopped) reasons.push(`the target did not answer${problem.tests ? ` (${problem.tests} test(s) undecided: target unavailable)` : ""}: ${problem.message}`);
   const failed = s.rules.filter((r) => r.status === "failed");
   const required = failed.filter((r) => r.level === "required");
   if (required.length > 0) reasons.push(`${required.length} required rule(s) failed: ${required.slice(0, 5).map((r) => r.id).join(", ")}${required.length > 5 ? ", …" : ""}`);

@@ -247,7 +247,7 @@ export async function teardown(): Promise<void> {
 async function cleanUp(settings: ProvidedSettings): Promise<void> {
   if (getRunStop()?.reason === "target-unavailable") {
     try {
-      await probeTarget(settings.target, 3_000);
+      await probeTarget(settings.target, Math.min(3_000, settings.load.requestTimeoutMs || 3_000));
     } catch (e) {
       setCleanupOutcome({ error: e instanceof Error ? e.message : String(e) });
       return;

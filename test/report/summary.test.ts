@@ -140,7 +140,7 @@ describe("summary: a target that did not answer, a stopped run, a selection", ()
     expect(s.target.problem).toEqual({ message: silent, tests: 1, stopped: false });
     expect(s.problems, "the run is not unsound for it").toEqual([]);
     expect(s.profiles.find((p) => p.name === "core")?.notVerified).toContain("doc1.a.one");
-    expect(s.exit).toEqual({ code: 2, reasons: [`the target did not answer: 1 test(s) undecided (target unavailable), first: ${silent}`] });
+    expect(s.exit).toEqual({ code: 2, reasons: [`the target did not answer (1 test(s) undecided: target unavailable): ${silent}`] });
   });
 
   it("a failed rule is still failed while the target was away, and the exit says both (2)", () => {
