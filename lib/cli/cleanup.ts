@@ -60,7 +60,8 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
       return 0;
     }
     const result = await deleteLeftovers(client, spec, found);
-    const parts = [`removed ${result.removed.length}`];
+    const names = result.removed.map(show);
+    const parts = [`removed ${names.length}${names.length > 0 && names.length <= 10 ? ` (${names.join(", ")})` : ""}`];
     if (result.deleting.length) parts.push(`${result.deleting.length} already being deleted`);
     if (result.failed.length) parts.push(`${result.failed.length} could not be removed: ${result.failed.map((f) => `${show(f.leftover)}: ${f.message}`).join("; ")}`);
     console.log(`tollgate: ${parts.join(", ")}`);

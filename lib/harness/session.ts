@@ -151,20 +151,29 @@ export async function findLeftovers(client: ApiClient, spec: SpecSettings, runId
 export async function deleteLeftovers(client: ApiClient, spec: SpecSettings, leftovers: readonly Leftover[]): Promise<CleanupResult> {
   const types = Object.values(resourceTypes(spec));
   const result: CleanupResult = { removed: [], deleting: leftovers.filter((l) => l.deleting), failed: [] };
-  const remove = async (l: Leftover): Promise<void> => {
+  /** Undefined when removed, else why not. */
+  const remove = async (l: Leftover): Promise<string | undefined> => {
     const type = types.find((t) => t.resource === l.resource && !t.namespaced);
-    if (!type) return void result.failed.push({ leftover: l, message: `no such cluster-scoped resource ${l.resource}` });
+    if (!type) return `no such cluster-scoped resource ${l.resource}`;
     try {
       await deleteIgnoringMissing(client, type, l.name);
-      result.removed.push(l);
+      return undefined;
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
-      result.failed.push({ leftover: l, message: e.message });
+      return e.message;
     }
   };
   const pending = leftovers.filter((l) => !l.deleting);
-  for (const l of pending.filter((x) => x.resource !== "namespaces")) await remove(l);
-  await Promise.all(pending.filter((x) => x.resource === "namespaces").map(remove));
+  const clusterScoped = pending.filter((x) => x.resource !== "namespaces");
+  const namespaces = pending.filter((x) => x.resource === "namespaces");
+  const outcomes: (string | undefined)[] = [];
+  for (const l of clusterScoped) outcomes.push(await remove(l));
+  outcomes.push(...(await Promise.all(namespaces.map(remove))));
+  [...clusterScoped, ...namespaces].forEach((l, i) => {
+    const why = outcomes[i];
+    if (why === undefined) result.removed.push(l);
+    else result.failed.push({ leftover: l, message: why });
+  });
   return result;
 }
 

@@ -104,7 +104,7 @@ export interface Summary {
   stopped?: { reason: RunStop["reason"]; message: string };
   /** --focus, --skip, --rerun-failed, as given. */
   selection?: { focus: string[]; skip: string[]; rerunFailed?: string };
-  /** The run's load manners and what they cost (the tests' requests and detection's). */
+  /** The run's load manners and what they cost (the requests of the tests, of detection and of the health probes). */
   load?: LoadSettings & LoadCounters;
   /** What the end of the run removed of what it created (added by `tollgate run` after the cleanup). */
   cleanup?: { removed: number; deleting: number; failed: string[]; error?: string };

@@ -237,7 +237,7 @@ describe("tollgate cleanup", () => {
 
     const one = await cli("--target", e.url, "--run-id", "run-a");
     expect(one.status, one.stdout + one.stderr).toBe(0);
-    expect(one.stdout).toMatch(/^tollgate: removed 4$/m);
+    expect(one.stdout).toMatch(/^tollgate: removed 4 \(validatingwebhookconfigurations\/tollgate-gone, customresourcedefinitions\/widgets\.cleanup\.tollgate\.dev, namespaces\/tollgate-run-a-0, namespaces\/tollgate-run-a-1\)$/m);
     expect(await leftovers(e.url)).toEqual(["namespaces/tollgate-run-b-0"]);
 
     const all = await cli("--target", e.url);
