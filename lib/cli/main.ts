@@ -1,16 +1,23 @@
 /**
- * tollgate's command line: run | emulator | flags | rules | report. Every failure is one line and an exit code.
+ * tollgate's command line: run | cleanup | emulator | flags | rules | report. Every failure is one line
+ * and an exit code; `--help` on any command prints its usage to stdout.
  * Commands load lazily: `rules coverage` should not pay for vitest or the emulator.
  */
 import { toolVersion } from "../tool-version.js";
-import { USAGE, UsageError } from "./usage.js";
+import { isCommand, USAGE, usageOf, UsageError, wantsHelp } from "./usage.js";
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    if (isCommand(command) && wantsHelp(rest)) {
+      console.log(usageOf(command));
+      return 0;
+    }
     switch (command) {
       case "run":
         return await (await import("./run.js")).runCommand(rest);
+      case "cleanup":
+        return await (await import("./cleanup.js")).cleanupCommand(rest);
       case "emulator":
         return await (await import("./emulator.js")).emulatorCommand(rest);
       case "flags":
@@ -26,14 +33,15 @@ export async function main(argv: string[]): Promise<number> {
       case "--help":
       case "-h":
       case "help":
-        console.log(USAGE);
+        console.log(isCommand(rest[0]) ? usageOf(rest[0]) : USAGE);
         return 0;
       default:
         throw new UsageError(command ? `unknown command "${command}"` : "no command given");
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      console.error(`tollgate: ${e.message}\n${USAGE}`);
+      // One line: the usage is a --help away.
+      console.error(`tollgate: ${e.message} (see tollgate ${isCommand(command) ? `${command} ` : ""}--help)`);
       return 2;
     }
     console.error(`tollgate: ${e instanceof Error ? e.message : String(e)}`);

@@ -2,12 +2,13 @@
  * `tollgate run`: the conformance suites against a target (or the embedded emulator), with
  * summary.json, junit.xml and a single-file HTML report in one folder per run.
  * Exit codes: 0 no rule failed, 1 a rule failed, a --require profile was not verified, or the
- * run was unsound; 2 bad usage or an unreachable target.
+ * run was unsound; 2 bad usage or a target that did not answer; 124 --timeout, 130 SIGINT,
+ * 143 SIGTERM (the run stopped, cleaned up and reported what ran; lib/cli/run-control.ts).
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startVitest } from "vitest/node";
+import { createVitest, type Reporter } from "vitest/node";
 import { UnreachableError } from "../harness/client.js";
 import { CredentialError } from "../harness/credentials/errors.js";
 import { probeTarget } from "../harness/probe.js";
@@ -15,12 +16,17 @@ import { newRunId } from "../harness/session.js";
 import { resolveTarget, TargetError } from "../harness/target.js";
 import RuleAwareAllureReporter from "../report/allure-reporter.js";
 import { writeHtmlReport } from "../report/html.js";
+import ProgressReporter from "../report/progress-reporter.js";
 import { rulesPage } from "../report/rules-page.js";
-import type { Summary } from "../report/summary.js";
+import { STOP_EXIT_CODES, type Summary } from "../report/summary.js";
 import { isProfile, PROFILE_NAMES } from "../spec/profiles.js";
 import SummaryReporter from "../report/summary-reporter.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
+import { getCleanupOutcome, getRunStop, getSetupFailure, resetRunExtras } from "../runner/run-state.js";
 import { declaredGatesFromEnv, ENV, seedFromEnv, SettingsError, thoroughFromEnv } from "../runner/settings.js";
+import { listTests } from "./list.js";
+import { RunControl } from "./run-control.js";
+import { loadEnvironment, runBounds, selectionEnvironment, selectionFrom } from "./run-flags.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -118,6 +124,18 @@ export async function runCommand(argv: string[]): Promise<number> {
       seed: { type: "string" },
       thorough: { type: "boolean", default: false },
       "thorough-minutes": { type: "string" },
+      // What runs: --list shows it without running; --focus/--skip/--rerun-failed choose tests (lib/runner/selection.ts).
+      list: { type: "boolean", default: false },
+      focus: { type: "string", multiple: true },
+      skip: { type: "string", multiple: true },
+      "rerun-failed": { type: "string" },
+      // Load manners (lib/harness/load.ts) and bounds of the whole run (lib/cli/run-control.ts).
+      qps: { type: "string" },
+      burst: { type: "string" },
+      "max-inflight": { type: "string" },
+      "request-timeout": { type: "string" },
+      timeout: { type: "string" },
+      "unavailable-after": { type: "string" },
       // The doc3 daemons (suites/daemons/probes.test.ts); without any, an embedded run emulates them.
       "controller-manager": { type: "string" },
       "node-agent": { type: "string" },
@@ -144,6 +162,18 @@ export async function runCommand(argv: string[]): Promise<number> {
   // Checked before the target is probed, so that a bad daemon flag is a usage error at once.
   const daemonEnv = daemonEnvironment(values);
   const verdictEnv = verdictEnvironment(values);
+  const loadEnv = loadEnvironment(values);
+  const bounds = runBounds(values);
+  const chosen = selectionFrom(values);
+  const suites = (values.suite as string[] | undefined) ?? [];
+  if (chosen?.rerun && chosen.rerun.tests.length === 0 && chosen.rerun.rules.length === 0) {
+    console.log(`tollgate: nothing failed in ${chosen.rerun.from}: nothing to run again`);
+    return 0;
+  }
+  if (values.list) {
+    setEnvironment({ ...selectionEnvironment(chosen), [ENV.groupDomain]: values["group-domain"] as string | undefined, [ENV.vendor]: values.vendor as string | undefined });
+    return listTests({ root: ROOT, config: join(ROOT, "vitest.config.ts"), projects: ["conformance", "conformance-exclusive"], suites });
+  }
   const selection = {
     target: values.target as string | undefined,
     kubeconfig: values.kubeconfig as string | undefined,
@@ -176,7 +206,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   mkdirSync(outDir, { recursive: true });
   rmSync(resultsDir, { recursive: true, force: true });
 
-  const env: Record<string, string | undefined> = {
+  setEnvironment({
     [ENV.target]: selection.target,
     [ENV.kubeconfig]: selection.kubeconfig,
     [ENV.context]: selection.context,
@@ -187,39 +217,84 @@ export async function runCommand(argv: string[]): Promise<number> {
     [ENV.vendor]: values.vendor as string | undefined,
     ...daemonEnv,
     ...verdictEnv,
-  };
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+    ...loadEnv,
+    ...selectionEnvironment(chosen),
+    // This process handles SIGINT and SIGTERM for the run (lib/cli/run-control.ts); workers leave them to it.
+    [ENV.cli]: "1",
+  });
+
+  // On a terminal one progress line replaces vitest's per-file lines; a log keeps them, with a progress line now and then.
+  const tty = process.stdout.isTTY === true;
+  let status: () => string | undefined = () => undefined;
+  const progress = new ProgressReporter({ tty, status: () => status() });
+  const control = new RunControl({
+    say: (line) => {
+      progress.clear();
+      console.error(line);
+    },
+    cleanupHint: () => (target ? `tollgate cleanup --target ${target.url} --run-id ${runId}` : undefined),
+    // A stopped run waits for running tests to end and each suite's cleanup (a hook has 30 s), then the run's own cleanup.
+    graceMs: Math.max(60_000, 4 * Number(loadEnv[ENV.requestTimeoutMs] ?? 20_000)),
+  });
+  resetRunExtras();
+  let summary: Summary | undefined;
+  const reporters: Reporter[] = [
+    progress,
+    control.reporter(),
+    new SummaryReporter({ outputDir: outDir, shard, onSummary: (s) => (summary = s) }),
+    new RuleAwareAllureReporter({ resultsDir }),
+  ];
+  const before = RunControl.listenersNow();
+  const vitest = await createVitest("test", {
+    config: join(ROOT, "vitest.config.ts"),
+    root: ROOT,
+    // The second project is the serial phase: tests that change the whole target run after all others.
+    project: ["conformance", "conformance-exclusive"],
+    watch: false,
+    passWithNoTests: false,
+    ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
+    reporters: [...(tty ? [] : ["default" as const]), ...reporters, ["junit", { outputFile: join(outDir, "junit.xml") }]],
+  });
+  control.attach(vitest, before);
+  if (suites.length > 0 && (await vitest.getRelevantTestSpecifications(suites)).length === 0) {
+    await vitest.close();
+    control.dispose();
+    throw new UsageError(`--suite ${suites.join(", ")}: no suite file matches`);
+  }
+  if (bounds.timeoutMs !== undefined) control.startTimeout(bounds.timeoutMs, String(values.timeout));
+  if (target) status = control.watchTarget(target, bounds.unavailableAfterMs);
+  try {
+    await vitest.start(suites);
+  } catch (e) {
+    // vitest prints why it could not run (no test file matches --suite, a broken config); the summary decides below.
+    if (!(e instanceof Error && e.name === "FilesNotFoundError")) console.error(`tollgate: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
+  } finally {
+    await vitest.close();
+    control.dispose();
   }
 
-  let summary: Summary | undefined;
-  const vitest = await startVitest(
-    "test",
-    (values.suite as string[] | undefined) ?? [],
-    {
-      config: join(ROOT, "vitest.config.ts"),
-      root: ROOT,
-      // The second project is the serial phase: tests that change the whole target run after all others.
-      project: ["conformance", "conformance-exclusive"],
-      watch: false,
-      passWithNoTests: false,
-      ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
-      reporters: [
-        "default",
-        new SummaryReporter({ outputDir: outDir, shard, onSummary: (s) => (summary = s) }),
-        new RuleAwareAllureReporter({ resultsDir }),
-        ["junit", { outputFile: join(outDir, "junit.xml") }],
-      ],
-    },
-  );
-  await vitest.close();
-
+  const stop = getRunStop();
+  const setupFailure = getSetupFailure();
   if (!summary) {
+    if (setupFailure) {
+      console.error(`tollgate: ${setupFailure}`);
+      return 2;
+    }
     console.error("tollgate: the run did not complete (see the output above); no summary was written");
-    return 1;
+    return stop ? STOP_EXIT_CODES[stop.reason] : 1;
   }
   const done = summary as Summary;
+  const cleanup = getCleanupOutcome();
+  if (cleanup) {
+    // The run's own cleanup comes after the summary was written (vitest's global teardown); add it.
+    done.cleanup = {
+      removed: cleanup.result?.removed.length ?? 0,
+      deleting: cleanup.result?.deleting.length ?? 0,
+      failed: cleanup.result?.failed.map((f) => `${f.leftover.resource}/${f.leftover.name}: ${f.message}`) ?? [],
+      ...(cleanup.error ? { error: cleanup.error } : {}),
+    };
+    writeFileSync(join(outDir, "summary.json"), `${JSON.stringify(done, null, 2)}\n`);
+  }
   writeFileSync(join(outDir, "rules.html"), rulesPage(done));
   if (!values["no-html"] && existsSync(resultsDir)) {
     writeHtmlReport(resultsDir, outDir, `tollgate conformance — ${done.target.url}`);
@@ -227,6 +302,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (!shard) rmSync(resultsDir, { recursive: true, force: true });
   }
   for (const line of verdictLines(done)) console.log(line);
+  if (done.cleanup && (stop || done.cleanup.removed > 0 || done.cleanup.error || done.cleanup.failed.length > 0)) console.log(cleanupLine(done, target?.url));
   console.log(`tollgate: report written to ${outDir}`);
   return done.exit.code;
 }
@@ -242,11 +318,32 @@ export function shardOption(raw: string | undefined): { index: number; count: nu
   return { index: Number(m[1]), count: Number(m[2]) };
 }
 
+function setEnvironment(env: Record<string, string | undefined>): void {
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+}
+
+/** What the end of the run removed of what it created, or how to remove it later. */
+function cleanupLine(s: Summary, url: string | undefined): string {
+  const c = s.cleanup;
+  if (!c) return "";
+  const later = `tollgate cleanup ${url ? `--target ${url} ` : ""}--run-id ${s.runId}`;
+  if (c.error) return `tollgate: cleanup: nothing removed (${c.error}); once the target answers: ${later}`;
+  const parts = [`removed ${c.removed} object(s) the run had left (labelled tollgate.dev/run-id=${s.runId})`];
+  if (c.deleting) parts.push(`${c.deleting} already being deleted`);
+  if (c.failed.length) parts.push(`${c.failed.length} could not be removed (${c.failed[0]}); ${later}`);
+  return `tollgate: cleanup: ${parts.join("; ")}`;
+}
+
 /** The closing lines: totals, one line per profile, the exit code's reasons. */
 export function verdictLines(s: Summary): string[] {
   const { rules, tests } = s.totals;
+  const undecided = tests["target-unavailable"] ? `, ${tests["target-unavailable"]} target unavailable` : "";
+  const skipped = [s.totals.leftOut ? `${s.totals.leftOut} left out by the selection` : "", s.totals.notRun ? `${s.totals.notRun} not run` : ""].filter(Boolean).join(", ");
   const lines = [
-    `tollgate: tests: ${tests.passed} passed, ${tests.failed} failed, ${tests["not-applicable"]} not applicable; rules: ${rules.passed} passed, ${rules.failed} failed (${s.totals.requiredFailed} required), ${rules["not-applicable"]} not applicable, ${rules["not-observable"]} not observable, ${rules.untested} untested, ${rules.client} client duties`,
+    `tollgate: tests: ${tests.passed} passed, ${tests.failed} failed${undecided}, ${tests["not-applicable"]} not applicable${skipped ? ` (${skipped})` : ""}; rules: ${rules.passed} passed, ${rules.failed} failed (${s.totals.requiredFailed} required)${rules["target-unavailable"] ? `, ${rules["target-unavailable"]} target unavailable` : ""}, ${rules["not-applicable"]} not applicable, ${rules["not-observable"]} not observable, ${rules.untested} untested, ${rules.client} client duties`,
   ];
   for (const p of s.profiles) {
     const r = p.rules;
@@ -256,8 +353,13 @@ export function verdictLines(s: Summary): string[] {
   }
   if (s.shard) lines.push(`tollgate: shard ${s.shard.index} of ${s.shard.count}: the other shards' rules show as untested here; tollgate report merge gives the whole run's verdict (and decides --require)`);
   for (const p of s.problems) lines.push(`tollgate: problem: ${p}`);
-  lines.push(s.exit.code === 0 ? "tollgate: exit 0: no rule failed" : `tollgate: exit 1: ${s.exit.reasons.join("; ")}`);
-  if (s.seed !== undefined && s.exit.code !== 0) lines.push(`tollgate: to repeat the run's property tests: --seed ${s.seed}`);
+  // A terminal shows no vitest failure output (the progress line replaces it): name the failed tests.
+  const failed = s.tests.filter((x) => x.state === "failed");
+  for (const t of failed.slice(0, 20)) lines.push(`tollgate: failed: ${t.name} (${t.file}): ${t.errors[0] ?? "failed"}`);
+  if (failed.length > 20) lines.push(`tollgate: failed: … and ${failed.length - 20} more (summary.json, index.html)`);
+  if (s.target.problem) lines.push(`tollgate: target: ${s.target.problem.message}${s.target.problem.tests ? ` (${s.target.problem.tests} test(s) undecided)` : ""}`);
+  lines.push(s.exit.code === 0 ? "tollgate: exit 0: no rule failed" : `tollgate: exit ${s.exit.code}: ${s.exit.reasons.join("; ")}`);
+  if (s.seed !== undefined && s.exit.code === 1) lines.push(`tollgate: to repeat the run's property tests: --seed ${s.seed}`);
   return lines;
 }
 

@@ -20,9 +20,15 @@ merge    DIR...: the report folders of one run's shards (tollgate run --shard I/
          to DIR (default reports/merged-<id>). Exit 0 or 1 as tollgate run for the whole run;
          2 for bad input (shards missing or twice), with one line.`;
 
-export const USAGE = `usage:
-  tollgate run [--target URL | --kubeconfig FILE [--context NAME] | --in-cluster] [--token TOKEN]
+/** Each command's usage, printed by `tollgate COMMAND --help` (stdout, exit 0). */
+export const COMMAND_USAGE = {
+  run: `  tollgate run [--target URL | --kubeconfig FILE [--context NAME] | --in-cluster] [--token TOKEN]
                [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
+               [--feature-gates G=bool,...] [--require PROFILE[,PROFILE]]... [--seed N]
+               [--thorough [--thorough-minutes M]]
+               [--list] [--focus TERM]... [--skip TERM]... [--rerun-failed REPORT_DIR]
+               [--qps N] [--burst N] [--max-inflight N] [--request-timeout DURATION]
+               [--timeout DURATION] [--unavailable-after DURATION]
                [--controller-manager URL] [--node-agent URL] [--node-agent-healthz URL]
                [--node-agent-read-only URL] [--controller-manager-args "ARGS"]
                [--node-agent-args "ARGS"] [--daemon-token T] [--daemon-denied-token T]
@@ -31,18 +37,48 @@ export const USAGE = `usage:
                [--daemon-proxy-cert FILE --daemon-proxy-key FILE]
                [--daemon-unlisted-proxy-cert FILE --daemon-unlisted-proxy-key FILE]
                [--shard I/N]
-  tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
+      TERM: a rule id or its start (doc1.list-rv), a section ("doc1 § Chunked lists"),
+            or text in a test's name or file (/regex/ for a regular expression)
+      DURATION: 90s, 10m, 1h30m, 500ms
+      exit: 0 no rule failed, 1 a rule failed or the run is unsound, 2 bad usage or the
+            target did not answer, 124 --timeout, 130 SIGINT, 143 SIGTERM`,
+  cleanup: `  tollgate cleanup [--target URL | --kubeconfig FILE [--context NAME]] [--token TOKEN]
+                   [--run-id ID] [--dry-run] [--group-domain D] [--vendor V]
+      removes what tollgate runs left on the target (by the label tollgate.dev/run-id):
+      one run's with --run-id, every run's otherwise; --dry-run only lists them`,
+  emulator: `  tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
                     [--retention S] [--continue-lifetime S] [--feature-gates Name=bool,...]
                     [--max-requests-inflight N] [--auth [--admin-token T]]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]
-                    [--daemon-token T] [--daemon-denied-token T]
-  tollgate flags check controller-manager|node-agent [--output text|json] -- ARGS...
-  tollgate flags check [--output text|json] --controller-manager "ARGS" --node-agent "ARGS"
-  tollgate rules coverage [--doc doc1|doc2|doc3] [--json]
-${REPORT_USAGE}
-  tollgate --version`;
+                    [--daemon-token T] [--daemon-denied-token T]`,
+  flags: `  tollgate flags check controller-manager|node-agent [--output text|json] -- ARGS...
+  tollgate flags check [--output text|json] --controller-manager "ARGS" --node-agent "ARGS"`,
+  rules: `  tollgate rules coverage [--doc doc1|doc2|doc3] [--json]`,
+  report: REPORT_HELP.replace(/^usage:\n/, ""),
+} as const;
+
+export type CommandName = keyof typeof COMMAND_USAGE;
+
+export function isCommand(s: string | undefined): s is CommandName {
+  return s !== undefined && Object.hasOwn(COMMAND_USAGE, s);
+}
+
+export const USAGE = `usage:
+${Object.values(COMMAND_USAGE).join("\n")}
+  tollgate --version
+  tollgate COMMAND --help`;
+
+export const usageOf = (command: CommandName): string => `usage:\n${COMMAND_USAGE[command]}`;
+
+const HELP = new Set(["--help", "-h"]);
+
+/** `--help` or `-h` among a command's own arguments (not after "--", where a daemon's options go). */
+export function wantsHelp(args: readonly string[]): boolean {
+  const dash = args.indexOf("--");
+  return (dash < 0 ? args : args.slice(0, dash)).some((a) => HELP.has(a));
+}
 
 /** parseArgs with its errors turned into usage errors. */
 export function parseOptions<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {

@@ -8,6 +8,8 @@ import { request, type Dispatcher } from "undici";
 import { CredentialSource } from "./credentials/source.js";
 import { isStatus, type Status } from "../wire/status.js";
 import { recordExchange } from "./exchanges.js";
+import { answered, requestSent, transportFailed } from "./health.js";
+import { countLoad, formatDuration, loadSettings, retryAfterMs, takeSlot, throttle } from "./load.js";
 import type { KubeList, KubeObject } from "./objects.js";
 import { resourcePath, type ResourceType } from "./resources.js";
 import type { Target } from "./target.js";
@@ -24,6 +26,13 @@ export interface RequestOptions {
   accept?: string;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /**
+   * Skips tollgate's own load manners (lib/harness/load.ts): no client-side rate limit or
+   * in-flight bound, and a 429 comes back as it is. For checks of the server's rate limiting.
+   */
+  bypassLimits?: boolean;
+  /** This request's timeout in milliseconds instead of the run's --request-timeout (0: none). */
+  timeoutMs?: number;
 }
 
 export interface ApiResponse {
@@ -48,8 +57,38 @@ export class ApiError extends Error {
   }
 }
 
-/** Raised when the target cannot be reached at all (refused, DNS, TLS). */
-export class UnreachableError extends Error {}
+/**
+ * Raised when the target does not answer: refused, reset, DNS, TLS, or no answer within the
+ * request timeout. The message names the request. Never a verdict on the target's conformance.
+ */
+export class UnreachableError extends Error {
+  override readonly name = "UnreachableError";
+}
+
+/** Why a request's own timer aborted it. */
+class RequestTimeout extends Error {}
+
+/** What to send in one exchange (see ApiClient.exchange). */
+interface Outgoing {
+  method: string;
+  path: string;
+  query?: Query;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+  bypassLimits?: boolean;
+  timeoutMs?: number;
+}
+
+/** An exchange whose headers arrived; `finish` releases its slot and timer once the body is read. */
+interface Answer {
+  res: Dispatcher.ResponseData;
+  finish(): void;
+  /** Turns a failure while reading the body into the error to throw. */
+  bodyError(e: unknown): unknown;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export function buildQuery(query: Query | undefined): string {
   if (!query) return "";
@@ -92,26 +131,23 @@ export class ApiClient {
     return `${this.target.url}${path}${buildQuery(query)}`;
   }
 
-  /** Any request; never throws for an HTTP status, only for a transport failure. */
+  /** Any request; never throws for an HTTP status, only when the target does not answer (UnreachableError). */
   async raw(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = { accept: opts.accept ?? "application/json", "user-agent": this.userAgent, ...(await this.authHeaders()), ...opts.headers };
     let body: string | Uint8Array | undefined;
     if (opts.rawBody !== undefined) body = opts.rawBody;
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);
     if (body !== undefined) headers["content-type"] = opts.contentType ?? "application/json";
-    let res: Dispatcher.ResponseData;
+    const answer = await this.exchange({ method, path, query: opts.query, headers, body, signal: opts.signal, bypassLimits: opts.bypassLimits, timeoutMs: opts.timeoutMs }, false);
+    const res = answer.res;
+    let bytes: Uint8Array;
     try {
-      res = await request(this.url(path, opts.query), {
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body,
-        dispatcher: this.dispatcher,
-        signal: opts.signal,
-      });
+      bytes = new Uint8Array(await res.body.arrayBuffer());
     } catch (e) {
-      throw new UnreachableError(`cannot reach ${this.target.url}: ${describeTransportError(e)}`);
+      throw answer.bodyError(e);
+    } finally {
+      answer.finish();
     }
-    const bytes = new Uint8Array(await res.body.arrayBuffer());
     const text = Buffer.from(bytes).toString("utf8");
     recordExchange({ method, path: `${path}${buildQuery(opts.query)}`, status: res.statusCode, headers: res.headers, text, bytes: bytes.length });
     let json: unknown;
@@ -121,6 +157,80 @@ export class ApiClient {
       json = undefined;
     }
     return { code: res.statusCode, headers: flattenHeaders(res.headers), bytes, text, json };
+  }
+
+  /**
+   * A streaming GET (a watch): resolves once the headers are in, under the same manners as raw()
+   * but with the timeout on the headers only and the in-flight slot given back at once, since a
+   * watch may stay open for the whole test.
+   */
+  async openStream(path: string, query: Query, headers: Record<string, string>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    const answer = await this.exchange({ method: "GET", path, query, headers, signal }, true);
+    answer.finish();
+    return answer.res;
+  }
+
+  /**
+   * One exchange under the run's load manners (lib/harness/load.ts): the rate limit, an in-flight
+   * slot, the request timeout, and a 429 with Retry-After waited out and retried. No answer (a
+   * transport failure, or none in time) is an UnreachableError naming the request, and is
+   * recorded as the target's trouble (lib/harness/health.ts). An abort by the caller's own signal
+   * is rethrown as the caller's reason: that is not the target's doing.
+   */
+  private async exchange(out: Outgoing, stream: boolean): Promise<Answer> {
+    const manners = loadSettings();
+    const timeoutMs = out.timeoutMs ?? manners.requestTimeoutMs;
+    const what = `${out.method} ${out.path}`;
+    for (let attempt = 0; ; attempt += 1) {
+      if (!out.bypassLimits) await throttle();
+      const release = out.bypassLimits ? () => undefined : await takeSlot();
+      const own = new AbortController();
+      const timer = timeoutMs > 0 ? setTimeout(() => own.abort(new RequestTimeout()), timeoutMs) : undefined;
+      const signal = out.signal ? AbortSignal.any([own.signal, out.signal]) : own.signal;
+      let finished = false;
+      const finish = (): void => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        release();
+      };
+      const failure = (e: unknown, reading: boolean): unknown => {
+        if (out.signal?.aborted && !own.signal.aborted) return out.signal.reason ?? e;
+        const message = own.signal.aborted
+          ? `cannot reach ${this.target.url}: no answer within ${formatDuration(timeoutMs)} (${what}${reading ? ", reading the answer" : ""}${out.timeoutMs === undefined ? "; --request-timeout" : ""})`
+          : `cannot reach ${this.target.url}: ${describeTransportError(e)} (${what}${reading ? ", reading the answer" : ""})`;
+        transportFailed(message);
+        return new UnreachableError(message);
+      };
+      countLoad({ requests: 1 });
+      const sent = requestSent(what);
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(this.url(out.path, out.query), {
+          method: out.method as Dispatcher.HttpMethod,
+          headers: out.headers,
+          body: out.body,
+          dispatcher: this.dispatcher,
+          signal,
+          // Our own timer bounds the wait; undici's would end a quiet watch after 5 minutes.
+          headersTimeout: 0,
+          bodyTimeout: 0,
+        });
+      } catch (e) {
+        finish();
+        throw failure(e, false);
+      } finally {
+        answered(sent);
+      }
+      if (stream) clearTimeout(timer);
+      const wait = res.statusCode === 429 && !out.bypassLimits && attempt < manners.max429Retries ? retryAfterMs(res.headers["retry-after"]?.toString()) : undefined;
+      if (wait === undefined || wait > manners.maxRetryAfterMs) return { res, finish, bodyError: (e) => failure(e, true) };
+      // client-go waits out a 429's Retry-After and sends the request again; so does tollgate, a bounded number of times.
+      await res.body.dump().catch(() => undefined);
+      finish();
+      countLoad({ retried429: 1, retryAfterMs: wait });
+      await sleep(wait);
+    }
   }
 
   /** A request that must succeed (2xx); otherwise throws ApiError with the server's Status. */
@@ -189,6 +299,13 @@ export class ApiClient {
   async close(): Promise<void> {
     await this.dispatcher.close();
   }
+}
+
+/** A failure of the connection (undici's UND_ERR_* or a system error code), not of what came over it. */
+export function isTransportError(e: unknown): boolean {
+  const code = (x: unknown): string | undefined => (typeof x === "object" && x !== null && typeof (x as { code?: unknown }).code === "string" ? (x as { code: string }).code : undefined);
+  const c = code(e) ?? code((e as { cause?: unknown } | undefined)?.cause);
+  return c !== undefined && /^(UND_ERR_|E[A-Z0-9]+$)/.test(c);
 }
 
 export function describeTransportError(e: unknown): string {

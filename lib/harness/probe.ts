@@ -13,10 +13,10 @@ export interface ServerInfo {
  * Throws UnreachableError when nothing answers. Any HTTP answer counts as reachable: a
  * target that refuses /version (401, 404) is still a target, it just has no version.
  */
-export async function probeTarget(target: Target): Promise<ServerInfo> {
+export async function probeTarget(target: Target, timeoutMs = 10_000): Promise<ServerInfo> {
   const client = new ApiClient(target);
   try {
-    const res = await client.raw("GET", "/version", { signal: AbortSignal.timeout(10_000) });
+    const res = await client.raw("GET", "/version", { timeoutMs, bypassLimits: true });
     const body = res.json;
     if (res.code === 200 && typeof body === "object" && body !== null) {
       const info = body as Record<string, unknown>;

@@ -91,30 +91,101 @@ async function deleteIgnoringMissing(client: ApiClient, type: ResourceType, name
   }
 }
 
+/** An object a run left on the target, found by the run label. */
+export interface Leftover {
+  /** The resource: "namespaces", "validatingwebhookconfigurations", ... */
+  resource: string;
+  name: string;
+  /** The run it belongs to (its label's value). */
+  runId: string;
+  /** Already being deleted (a namespace still Terminating): nothing to do but wait. */
+  deleting: boolean;
+}
+
+export interface CleanupResult {
+  removed: Leftover[];
+  /** Objects that were already being deleted. */
+  deleting: Leftover[];
+  failed: { leftover: Leftover; message: string }[];
+}
+
 /**
- * Run-wide safety net: deletes every namespace, CRD and webhook configuration labelled with
- * this run id (those of suites that crashed before their own cleanup). Touches nothing else.
+ * The order leftovers go in: webhook configurations first (a failurePolicy=Fail webhook whose
+ * server died with the run would refuse the deletions after it), then CRDs (their custom
+ * resources go with them), then namespaces (their contents go with them).
  */
-export async function deleteRunLeftovers(settings: RunSettings): Promise<number> {
-  const client = new ApiClient(settings.target);
-  const types = resourceTypes(settings.spec);
-  try {
-    const list = await client.list(types.namespaces, undefined, {
-      labelSelector: `${RUN_LABEL}=${labelValue(settings.runId)}`,
-    });
-    const live = list.items.filter((n) => !n.metadata.deletionTimestamp && n.metadata.name?.startsWith(NAMESPACE_PREFIX));
-    let objects = 0;
-    for (const key of CLUSTER_OBJECT_TYPES) {
-      const type = types[key];
-      // A target that does not serve the type (404) or lets us not list it (403) holds none of ours.
-      const res = await client.raw("GET", resourcePath(type), { query: { labelSelector: `${RUN_LABEL}=${labelValue(settings.runId)}` } });
-      if (res.code !== 200) continue;
-      const items = ((res.json as { items?: KubeObject[] }).items ?? []).filter((o) => !o.metadata.deletionTimestamp && o.metadata.name);
-      for (const o of items) await deleteIgnoringMissing(client, type, o.metadata.name as string);
-      objects += items.length;
+const CLEANUP_ORDER = ["validatingWebhookConfigurations", "mutatingWebhookConfigurations", "customResourceDefinitions"] as const satisfies readonly (typeof CLUSTER_OBJECT_TYPES)[number][];
+
+/**
+ * Everything labelled with this run id (with every tollgate run's id when `runId` is undefined),
+ * in the order it is to be deleted. Touches nothing; a type the target does not serve (404) or
+ * lets us not list (403) holds none of ours.
+ */
+export async function findLeftovers(client: ApiClient, spec: SpecSettings, runId?: string): Promise<Leftover[]> {
+  const types = resourceTypes(spec);
+  const labelSelector = runId === undefined ? RUN_LABEL : `${RUN_LABEL}=${labelValue(runId)}`;
+  const out: Leftover[] = [];
+  const take = (type: ResourceType, items: KubeObject[], keep: (o: KubeObject) => boolean): void => {
+    for (const o of items) {
+      if (!o.metadata.name || !keep(o)) continue;
+      out.push({ resource: type.resource, name: o.metadata.name, runId: o.metadata.labels?.[RUN_LABEL] ?? "", deleting: o.metadata.deletionTimestamp !== undefined });
     }
-    await Promise.all(live.map((n) => deleteIgnoringMissing(client, types.namespaces, n.metadata.name as string)));
-    return live.length + objects;
+  };
+  for (const key of CLEANUP_ORDER) {
+    const type = types[key];
+    const res = await client.raw("GET", resourcePath(type), { query: { labelSelector } });
+    if (res.code === 404 || res.code === 403) continue;
+    if (res.code !== 200) throw new ApiError("GET", resourcePath(type), res.code, undefined, res.text);
+    take(type, (res.json as { items?: KubeObject[] }).items ?? [], () => true);
+  }
+  const namespaces = await client.list(types.namespaces, undefined, { labelSelector });
+  take(types.namespaces, namespaces.items, (n) => n.metadata.name?.startsWith(NAMESPACE_PREFIX) === true);
+  return out;
+}
+
+/**
+ * Deletes leftovers in the order given (findLeftovers' order); anything already gone is fine.
+ * An object that cannot be deleted is reported, the others still go; a target that stops
+ * answering ends the cleanup (UnreachableError).
+ */
+export async function deleteLeftovers(client: ApiClient, spec: SpecSettings, leftovers: readonly Leftover[]): Promise<CleanupResult> {
+  const types = Object.values(resourceTypes(spec));
+  const result: CleanupResult = { removed: [], deleting: leftovers.filter((l) => l.deleting), failed: [] };
+  /** Undefined when removed, else why not. */
+  const remove = async (l: Leftover): Promise<string | undefined> => {
+    const type = types.find((t) => t.resource === l.resource && !t.namespaced);
+    if (!type) return `no such cluster-scoped resource ${l.resource}`;
+    try {
+      await deleteIgnoringMissing(client, type, l.name);
+      return undefined;
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      return e.message;
+    }
+  };
+  const pending = leftovers.filter((l) => !l.deleting);
+  const clusterScoped = pending.filter((x) => x.resource !== "namespaces");
+  const namespaces = pending.filter((x) => x.resource === "namespaces");
+  const outcomes: (string | undefined)[] = [];
+  for (const l of clusterScoped) outcomes.push(await remove(l));
+  outcomes.push(...(await Promise.all(namespaces.map(remove))));
+  [...clusterScoped, ...namespaces].forEach((l, i) => {
+    const why = outcomes[i];
+    if (why === undefined) result.removed.push(l);
+    else result.failed.push({ leftover: l, message: why });
+  });
+  return result;
+}
+
+/**
+ * Run-wide safety net: deletes every webhook configuration, CRD and namespace labelled with
+ * this run id (those of suites that crashed or were stopped before their own cleanup). Touches
+ * nothing else.
+ */
+export async function deleteRunLeftovers(settings: RunSettings): Promise<CleanupResult> {
+  const client = new ApiClient(settings.target);
+  try {
+    return await deleteLeftovers(client, settings.spec, await findLeftovers(client, settings.spec, settings.runId));
   } finally {
     await client.close();
   }

@@ -3,11 +3,12 @@
  * Events are queued as they arrive so a suite can act (write) and then read what the watch
  * saw, with a timeout instead of a hang when the target sends nothing.
  */
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { isStatus } from "../wire/status.js";
 import type { ApiClient, Query } from "./client.js";
-import { ApiError, UnreachableError, buildQuery, describeTransportError } from "./client.js";
+import { ApiError, UnreachableError, buildQuery, describeTransportError, isTransportError } from "./client.js";
 import { recordExchange } from "./exchanges.js";
+import { transportFailed } from "./health.js";
 import type { KubeObject, WatchEvent } from "./objects.js";
 
 export class WatchTimeout extends Error {}
@@ -82,20 +83,8 @@ export interface WatchOptions {
 
 export async function openWatch<T extends KubeObject>(client: ApiClient, path: string, query: Query, opts: WatchOptions = {}): Promise<WatchStream<T>> {
   const abort = new AbortController();
-  let res: Dispatcher.ResponseData;
-  try {
-    res = await request(client.url(path, query), {
-      method: "GET",
-      headers: { accept: opts.accept ?? "application/json", "user-agent": client.userAgent, ...(await client.authHeaders()) },
-      dispatcher: client.dispatcher,
-      signal: abort.signal,
-      // A server that never sends headers must not hang the suite; events may still be far apart.
-      headersTimeout: 30_000,
-      bodyTimeout: 0,
-    });
-  } catch (e) {
-    throw new UnreachableError(`cannot reach ${client.target.url}: ${describeTransportError(e)}`);
-  }
+  // The run's load manners apply to opening the watch; the request timeout covers its headers only.
+  const res: Dispatcher.ResponseData = await client.openStream(path, query, { accept: opts.accept ?? "application/json", "user-agent": client.userAgent, ...(await client.authHeaders()) }, abort.signal);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
   // A refused watch's body is read first, so its record carries the Status; an accepted one records its opening.
@@ -137,7 +126,14 @@ export async function openWatch<T extends KubeObject>(client: ApiClient, path: s
       }
       for (const doc of decoder.end()) accept(doc);
     } catch (e) {
-      if (!abort.signal.aborted) failure = e instanceof Error ? e : new Error(String(e));
+      if (abort.signal.aborted) return;
+      if (!isTransportError(e)) failure = e instanceof Error ? e : new Error(String(e));
+      else {
+        // The connection broke under the stream: the target's trouble, not a wrong answer.
+        const message = `cannot reach ${client.target.url}: ${describeTransportError(e)} (the watch of ${path} broke)`;
+        transportFailed(message);
+        failure = new UnreachableError(message);
+      }
     } finally {
       ended = true;
       notify();

@@ -6,7 +6,7 @@
  * static page (inline CSS, no script) like rules.html.
  */
 import { esc } from "./rules-page.js";
-import type { RuleStatus, RuleVerdict, Summary } from "./summary.js";
+import type { ExitCode, RuleStatus, RuleVerdict, Summary } from "./summary.js";
 
 /** A rule's status in a run, or "absent" when that run's catalog has no such rule. */
 export type ComparedStatus = RuleStatus | "absent";
@@ -22,7 +22,7 @@ export interface ComparedRun {
   shard?: { index: number; count: number };
   /** For a merged summary: how many runs it was made from. */
   mergedRuns?: number;
-  exit: 0 | 1;
+  exit: ExitCode;
   rules: Summary["totals"]["rules"];
 }
 
@@ -122,6 +122,7 @@ const STATUS_TEXT: Record<ComparedStatus, string> = {
   passed: "passed",
   failed: "failed",
   "not-applicable": "not applicable",
+  "target-unavailable": "target unavailable",
   "not-observable": "not observable",
   untested: "untested",
   client: "client",

@@ -66,7 +66,7 @@ export function rulesPage(s: Summary): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tollgate rules — ${esc(s.target.url)}</title><style>
 body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;width:100%;margin-bottom:1.5em}
 td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}code{font-size:12px}
-.passed .st,.p-verified .st{color:#1a7f37}.failed .st,.p-failed .st{color:#cf222e;font-weight:bold}.not-applicable .st,.p-partial .st{color:#9a6700}.untested .st,.not-observable .st,.p-not-verified .st{color:#888}.client .st{color:#555;font-style:italic}
+.passed .st,.p-verified .st{color:#1a7f37}.failed .st,.p-failed .st{color:#cf222e;font-weight:bold}.not-applicable .st,.p-partial .st{color:#9a6700}.target-unavailable .st{color:#bc4c00}.untested .st,.not-observable .st,.p-not-verified .st{color:#888}.client .st{color:#555;font-style:italic}
 .failed,.p-failed{background:#fff0f0}.real,.why{font-size:12px;color:#555;margin-top:2px}h2{font-size:16px;margin-top:1.5em}
 pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:4px 6px;margin:2px 0 4px}summary{cursor:pointer}
 </style></head><body><h1>tollgate: verdict per rule</h1>
@@ -75,7 +75,8 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:4px 6px
 }${s.merged ? `; merged from ${s.merged.runs.length} run(s): ${s.merged.runs.map((r) => esc(r.runId)).join(", ")}` : ""}.</p>
 ${s.merged?.notes.length ? `<p>Merge notes: ${s.merged.notes.map(esc).join("; ")}</p>` : ""}
 <p><b>Exit ${s.exit.code}</b>${s.exit.reasons.length ? `: ${s.exit.reasons.map(esc).join("; ")}` : ": no rule failed"}.</p>
-<p><b>${t.passed}</b> passed, <b>${t.failed}</b> failed (${s.totals.requiredFailed} required), <b>${t["not-applicable"]}</b> not applicable, <b>${t["not-observable"]}</b> not observable, <b>${t.untested}</b> untested, <b>${t.client}</b> client duties (no server verdict), of ${t.total} rules.</p>
+${s.stopped ? `<p class="failed">Stopped before its end: ${esc(s.stopped.message)}</p>` : ""}${s.target.problem ? `<p class="failed">The target did not answer: ${esc(s.target.problem.message)} (${s.target.problem.tests} test(s) undecided)</p>` : ""}
+<p><b>${t.passed}</b> passed, <b>${t.failed}</b> failed (${s.totals.requiredFailed} required), <b>${t["target-unavailable"]}</b> undecided (target unavailable), <b>${t["not-applicable"]}</b> not applicable, <b>${t["not-observable"]}</b> not observable, <b>${t.untested}</b> untested, <b>${t.client}</b> client duties (no server verdict), of ${t.total} rules.</p>
 ${s.problems.length ? `<p class="failed">Problems: ${s.problems.map(esc).join("; ")}</p>` : ""}
 ${profilesTable(s)}
 ${capabilitiesTable(s)}

@@ -3,13 +3,20 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { SerializedError, TestError } from "vitest";
 import type { Reporter, TestModule } from "vitest/node";
+import { addCounters, loadCounters, zeroCounters } from "../harness/load.js";
 import { allRules } from "../spec/catalog.js";
 import { isProfile, type Profile } from "../spec/profiles.js";
-import { getRunState } from "../runner/run-state.js";
+import { getRunState, getRunStop, getSetupFailure } from "../runner/run-state.js";
+import { isEmptySelection } from "../runner/selection.js";
 import { ENV } from "../runner/settings.js";
 import { toolVersion } from "../tool-version.js";
 import { buildSummary, type ShardRef, type Summary, type TestOutcome } from "./summary.js";
 import "./task-meta.js";
+
+/** An error that is the target not answering (lib/harness/client.ts UnreachableError), as vitest serializes it. */
+export function isTargetError(e: { name?: string; message?: string }): boolean {
+  return e.name === "UnreachableError" || /^cannot reach \S+: /.test(e.message ?? "");
+}
 
 export interface SummaryReporterOptions {
   outputDir: string;
@@ -45,16 +52,39 @@ export default class SummaryReporter implements Reporter {
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
     const tests: TestOutcome[] = [];
+    const targetErrors: string[] = [];
+    const otherErrors: string[] = [];
+    let leftOut = 0;
+    let notRun = 0;
+    let load = zeroCounters();
     for (const mod of modules) {
+      const file = relative(process.cwd(), mod.moduleId);
+      // A suite's setup or cleanup that met no answer: its tests are undecided, not the run unsound.
+      const silence = mod.errors().find(isTargetError);
+      for (const e of mod.errors()) (isTargetError(e) ? targetErrors : otherErrors).push(`${file}: ${e.message}`);
       for (const test of mod.children.allTests()) {
         const result = test.result();
         const meta = test.meta();
-        const state = result.state === "passed" || result.state === "failed" ? result.state : "not-applicable";
-        const note = meta.notApplicable ?? (result.state === "skipped" ? result.note : undefined);
-        const failed = result.state === "failed" ? result.errors.map(fullMessage) : [];
+        if (meta.load) load = addCounters(load, meta.load);
+        if (meta.deselected) {
+          leftOut += 1;
+          continue;
+        }
+        let state: TestOutcome["state"];
+        let note: string | undefined;
+        if (meta.targetUnavailable !== undefined) [state, note] = ["target-unavailable", meta.targetUnavailable];
+        else if (result.state === "passed" || result.state === "failed") state = result.state;
+        else if (meta.notApplicable !== undefined) [state, note] = ["not-applicable", meta.notApplicable];
+        else if (silence) [state, note] = ["target-unavailable", silence.message];
+        else {
+          // Never started: the run was stopped first, or the file's setup failed (reported as a problem).
+          notRun += 1;
+          continue;
+        }
+        const failed = result.state === "failed" && state === "failed" ? result.errors.map(fullMessage) : [];
         tests.push({
           name: test.fullName,
-          file: relative(process.cwd(), mod.moduleId),
+          file,
           rules: meta.rules ?? [],
           ...(meta.needs?.length ? { needs: meta.needs } : {}),
           state,
@@ -63,14 +93,17 @@ export default class SummaryReporter implements Reporter {
           ...(failed.some((m) => m.includes("\n")) ? { fullErrors: failed } : {}),
           ...(state === "failed" && meta.exchanges?.length ? { exchanges: meta.exchanges } : {}),
           ...(state === "failed" && meta.property ? { property: meta.property } : {}),
-          ...(state === "not-applicable" && note ? { note } : {}),
+          ...(note ? { note } : {}),
           ...(state === "not-applicable" && meta.unmet?.length ? { unmet: meta.unmet } : {}),
         });
       }
-      // A file that failed to load has no tests to report, and its rules would silently go untested.
-      for (const e of mod.errors()) unhandledErrors = [...unhandledErrors, { ...e, message: `${relative(process.cwd(), mod.moduleId)}: ${e.message}` } as SerializedError];
     }
+    for (const e of unhandledErrors) (isTargetError(e) ? targetErrors : otherErrors).push(e.message);
+    const setupFailure = getSetupFailure();
+    if (setupFailure && !targetErrors.includes(setupFailure)) targetErrors.unshift(setupFailure);
     const run = getRunState();
+    const selection = run?.settings.selection;
+    const stop = getRunStop();
     const summary = buildSummary({
       toolVersion,
       runId: run?.settings.runId ?? "unknown",
@@ -86,7 +119,15 @@ export default class SummaryReporter implements Reporter {
       detection: run ? { durationMs: run.detectionMs, violations: run.violations } : undefined,
       require: requiredProfiles(),
       gatesDeclaredOff: run ? Object.entries(run.declaredGates).filter(([, on]) => !on).map(([g]) => g) : [],
-      unhandledErrors: unhandledErrors.map((e) => e.message),
+      // While a stopped run winds down, errors of its interrupted files are the stop's doing, not the suites'.
+      unhandledErrors: stop ? [] : otherErrors,
+      targetErrors,
+      stop,
+      selection: selection && !isEmptySelection(selection) ? { focus: selection.focus, skip: selection.skip, ...(selection.rerun ? { rerunFailed: selection.rerun.from } : {}) } : undefined,
+      // The main process's own requests (detection) count too; the workers' come per test.
+      load: run ? { ...run.settings.load, ...addCounters(load, loadCounters()) } : undefined,
+      leftOut,
+      notRun,
     });
     mkdirSync(this.options.outputDir, { recursive: true });
     writeFileSync(join(this.options.outputDir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);

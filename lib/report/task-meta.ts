@@ -2,6 +2,7 @@
 import type { Exchange } from "../harness/exchanges.js";
 import type { UnmetNeed } from "../runner/capabilities.js";
 import type { PropertyEvidence } from "../runner/evidence.js";
+import type { LoadCounters } from "../harness/load.js";
 
 declare module "@vitest/runner" {
   interface TaskMeta {
@@ -17,6 +18,12 @@ declare module "@vitest/runner" {
     exchanges?: Exchange[];
     /** Set when a property failed: its seed and counterexample. */
     property?: PropertyEvidence;
+    /** Set by the runner when the run's selection (--focus, --skip, --rerun-failed) leaves the test out. */
+    deselected?: boolean;
+    /** Set by the runner when the test failed while the target did not answer: what went unanswered. */
+    targetUnavailable?: string;
+    /** What the test's requests cost under the run's load manners (lib/harness/load.ts). */
+    load?: LoadCounters;
   }
 }
 

@@ -17,20 +17,26 @@ import { STATIC_POD_DIR } from "../../fixtures/daemons/static-pods.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
 import { startEmulatedDaemons, type RunningEmulatedDaemons } from "../emulator/daemons/index.js";
 import { startEmulator, type RunningEmulator } from "../emulator/index.js";
+import { UnreachableError } from "../harness/client.js";
+import { configureLoad, formatDuration, type LoadSettings } from "../harness/load.js";
+import { probeTarget } from "../harness/probe.js";
 import { deleteRunLeftovers } from "../harness/session.js";
 import { resolveTarget } from "../harness/target.js";
 import { CAPABILITY_NAMES, type Capabilities } from "./capabilities.js";
 import { detectDaemons } from "./daemon-capabilities.js";
 import { detectApi, type Violation } from "./detect.js";
-import { setRunState } from "./run-state.js";
+import { getRunStop, setCleanupOutcome, setRunState, setSetupFailure } from "./run-state.js";
 import {
   daemonSettingsFromEnv,
   declaredGatesFromEnv,
   ENV,
+  loadFromEnv,
   runIdFromEnv,
   seedFromEnv,
+  selectionFromEnv,
   specSettingsFromEnv,
   thoroughFromEnv,
+  workerShare,
   type DaemonSettings,
   type ProvidedSettings,
 } from "./settings.js";
@@ -119,13 +125,48 @@ export async function setup(project: TestProject): Promise<void> {
   if (!s) {
     s = { users: 0 };
     shared[SHARED] = s;
-    s.ready = prepare(s);
+    s.ready = process.env[ENV.collectOnly] ? collectOnly() : prepare(s);
   }
   s.users += 1;
-  project.provide("tollgate", await (s.ready as Promise<ProvidedSettings>));
+  const settings = await (s.ready as Promise<ProvidedSettings>);
+  // The serial phase runs alone (maxWorkers 1), so its one worker gets the whole budget.
+  const workers = Math.min(project.vitest.config.maxWorkers, project.config.maxWorkers ?? project.vitest.config.maxWorkers);
+  project.provide("tollgate", { ...settings, load: workerShare(settings.load, workers), testTimeoutMs: project.config.testTimeout });
+}
+
+/**
+ * `tollgate run --list`: settings for collecting the tests and nothing else. No target is
+ * resolved or contacted; every capability reads as offered, so that every test registers to run
+ * and the list shows each with what it needs.
+ */
+async function collectOnly(): Promise<ProvidedSettings> {
+  const capabilities = Object.fromEntries(CAPABILITY_NAMES.map((n) => [n, { available: true, evidence: "not detected (--list)" }])) as Capabilities;
+  return {
+    target: { url: "(not contacted)", credentials: {}, source: "--list" },
+    runId: runIdFromEnv(),
+    spec: specSettingsFromEnv(),
+    capabilities,
+    seed: 0,
+    thorough: { enabled: false, minutes: 0 },
+    bookmarkWaitMs: 0,
+    load: loadFromEnv(process.env, true),
+    selection: selectionFromEnv(),
+    collectOnly: true,
+    cliSignals: false,
+  };
 }
 
 async function prepare(s: Shared): Promise<ProvidedSettings> {
+  try {
+    return await prepareTarget(s);
+  } catch (e) {
+    // The CLI turns this into exit 2 and one line (lib/cli/run.ts) instead of vitest's stack trace.
+    if (e instanceof UnreachableError) setSetupFailure(e.message);
+    throw e;
+  }
+}
+
+async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
   const env = process.env;
   let target = resolveTarget({
     target: env[ENV.target],
@@ -138,6 +179,10 @@ async function prepare(s: Shared): Promise<ProvidedSettings> {
   const seed = seedFromEnv(env);
   const thorough = thoroughFromEnv(env);
   const declaredGates = declaredGatesFromEnv(env);
+  const load = loadFromEnv(env, !target);
+  // The main process detects alone before any worker starts, and cleans up after all: the whole budget.
+  configureLoad(load);
+  const selection = selectionFromEnv(env);
   if (!target) {
     // The admin endpoint lets the 410 suites compact history instead of waiting 5 minutes, and a
     // 1 s bookmark interval lets the bookmark suites see one; without them those checks do not apply.
@@ -152,11 +197,19 @@ async function prepare(s: Shared): Promise<ProvidedSettings> {
   const daemonsFound = await detectDaemons(daemonSettings);
   const capabilities: Capabilities = { ...api.capabilities, ...daemonsFound.capabilities };
   const violations = [...api.violations, ...daemonsFound.violations];
-  const settings: ProvidedSettings = { ...base, capabilities, seed, thorough, bookmarkWaitMs: api.bookmarkWaitMs };
+  const settings: ProvidedSettings = { ...base, capabilities, seed, thorough, bookmarkWaitMs: api.bookmarkWaitMs, load, selection, collectOnly: false, cliSignals: env[ENV.cli] === "1" };
   s.settings = settings;
   setRunState({ settings, serverVersion: api.serverVersion, capabilities, violations, detectionMs: api.durationMs, declaredGates });
   printDetection(settings, api.serverVersion, violations, api.durationMs);
   return settings;
+}
+
+/** The load manners in a few words, for the opening lines. */
+export function describeLoad(l: LoadSettings): string {
+  const rate = l.qps > 0 ? `${l.qps} requests/s, burst ${l.burst}` : "no rate limit";
+  const inflight = l.maxInflight > 0 ? `${l.maxInflight} in flight` : "no bound in flight";
+  const timeout = l.requestTimeoutMs > 0 ? `${formatDuration(l.requestTimeoutMs)} a request` : "no request timeout";
+  return `${rate}, ${inflight}, ${timeout}, 429s retried after Retry-After up to ${l.max429Retries} times`;
 }
 
 /** One line per capability, so the terminal says what was checked and why some tests do not apply. */
@@ -170,6 +223,7 @@ function printDetection(s: ProvidedSettings, version: string | undefined, violat
   }
   for (const v of violations) lines.push(`tollgate: detection: ${v.probe}: ${v.message} (fails ${v.rules.join(", ")})`);
   if (s.thorough.enabled) lines.push(`tollgate: --thorough: some tests wait up to ${s.thorough.minutes} minutes for the target to compact its history and send periodic bookmarks`);
+  lines.push(`tollgate: load: ${describeLoad(s.load)} (shared by vitest's workers)`);
   console.log(lines.join("\n"));
 }
 
@@ -180,8 +234,29 @@ export async function teardown(): Promise<void> {
   delete shared[SHARED];
   if (!s) return;
   try {
-    if (s.settings) await deleteRunLeftovers(s.settings).catch(() => 0);
+    if (s.settings) await cleanUp(s.settings);
   } finally {
     await Promise.all([s.emulator?.close(), s.daemons?.close()]);
+  }
+}
+
+/**
+ * The run-wide safety net at the end: whatever of the run is still on the target. After the
+ * target stopped answering, one quick look first: a dead target would make every deletion wait
+ * out its timeout.
+ */
+async function cleanUp(settings: ProvidedSettings): Promise<void> {
+  if (getRunStop()?.reason === "target-unavailable") {
+    try {
+      await probeTarget(settings.target, Math.min(3_000, settings.load.requestTimeoutMs || 3_000));
+    } catch (e) {
+      setCleanupOutcome({ error: e instanceof Error ? e.message : String(e) });
+      return;
+    }
+  }
+  try {
+    setCleanupOutcome({ result: await deleteRunLeftovers(settings) });
+  } catch (e) {
+    setCleanupOutcome({ error: e instanceof Error ? e.message : String(e) });
   }
 }

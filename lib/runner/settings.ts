@@ -4,8 +4,10 @@
  */
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { GATE_CAPABILITIES, type Capabilities, type GateName } from "./capabilities.js";
+import { DEFAULT_LOAD, type LoadSettings } from "../harness/load.js";
 import { newRunId, type RunSettings } from "../harness/session.js";
 import { defaultSpecSettings } from "../harness/target.js";
+import type { Selection } from "./selection.js";
 
 export const ENV = {
   target: "TOLLGATE_TARGET",
@@ -23,6 +25,17 @@ export const ENV = {
   thoroughMinutes: "TOLLGATE_THOROUGH_MINUTES",
   /** Profiles whose not-verified rules fail the run (read by the summary, `tollgate run --require`). */
   require: "TOLLGATE_REQUIRE",
+  // Load manners (lib/harness/load.ts): --qps, --burst, --max-inflight, --request-timeout (milliseconds).
+  qps: "TOLLGATE_QPS",
+  burst: "TOLLGATE_BURST",
+  maxInflight: "TOLLGATE_MAX_INFLIGHT",
+  requestTimeoutMs: "TOLLGATE_REQUEST_TIMEOUT_MS",
+  /** --focus, --skip, --rerun-failed as JSON (lib/runner/selection.ts). */
+  selection: "TOLLGATE_SELECTION",
+  /** --list: collect the tests, run nothing, contact no target. */
+  collectOnly: "TOLLGATE_COLLECT_ONLY",
+  /** Set by `tollgate run`, which handles SIGINT and SIGTERM for the whole run. */
+  cli: "TOLLGATE_CLI",
   // The daemons of doc3 (suites/daemons/probes.test.ts): where they serve, how they were started, how to reach them.
   controllerManager: "TOLLGATE_CONTROLLER_MANAGER",
   nodeAgent: "TOLLGATE_NODE_AGENT",
@@ -112,6 +125,16 @@ export interface ProvidedSettings extends RunSettings {
   thorough: { enabled: boolean; minutes: number };
   /** How long a test waits for a periodic BOOKMARK (detected cadence; a minute and more with --thorough; 0 when none is expected). */
   bookmarkWaitMs: number;
+  /** One worker's load manners: its share of the run's --qps, --burst and --max-inflight. */
+  load: LoadSettings;
+  /** --focus, --skip, --rerun-failed; undefined: every test. */
+  selection?: Selection;
+  /** --list: the tests are collected, none runs, and the target is not contacted. */
+  collectOnly: boolean;
+  /** `tollgate run` handles SIGINT for the whole run, so a worker leaves it to it. */
+  cliSignals: boolean;
+  /** The project's test timeout (ms), for tests that declare none. */
+  testTimeoutMs?: number;
 }
 
 export class SettingsError extends Error {}
@@ -146,6 +169,54 @@ export function declaredGatesFromEnv(env: NodeJS.ProcessEnv = process.env): Part
     out[name as GateName] = m[2] === "true";
   }
   return out;
+}
+
+/** A non-negative number from the environment, or undefined when unset. */
+function numberFromEnv(env: NodeJS.ProcessEnv, name: string, integer: boolean): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const n = Number(raw);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(raw) || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new SettingsError(`${name} ${JSON.stringify(raw)}: expected a ${integer ? "whole " : ""}number, 0 or more`);
+  return n;
+}
+
+/**
+ * The run's load manners (lib/harness/load.ts): kubectl's defaults against a target given on the
+ * command line; against the embedded emulator, which is the run's own and shared with no one, no
+ * rate limit unless one is asked for. Whatever the environment sets wins.
+ */
+export function loadFromEnv(env: NodeJS.ProcessEnv, embedded: boolean): LoadSettings {
+  const base: LoadSettings = embedded ? { ...DEFAULT_LOAD, qps: 0 } : { ...DEFAULT_LOAD };
+  return {
+    ...base,
+    qps: numberFromEnv(env, ENV.qps, false) ?? base.qps,
+    burst: numberFromEnv(env, ENV.burst, true) ?? base.burst,
+    maxInflight: numberFromEnv(env, ENV.maxInflight, true) ?? base.maxInflight,
+    requestTimeoutMs: numberFromEnv(env, ENV.requestTimeoutMs, true) ?? base.requestTimeoutMs,
+  };
+}
+
+/** One worker's share of the run's budget: vitest runs test files in up to `workers` processes at once, each with its own client. */
+export function workerShare(load: LoadSettings, workers: number): LoadSettings {
+  const n = Math.max(1, workers);
+  return {
+    ...load,
+    qps: load.qps / n,
+    burst: load.qps > 0 ? Math.max(1, Math.floor(load.burst / n)) : load.burst,
+    maxInflight: load.maxInflight > 0 ? Math.max(1, Math.floor(load.maxInflight / n)) : 0,
+  };
+}
+
+export function selectionFromEnv(env: NodeJS.ProcessEnv = process.env): Selection | undefined {
+  const raw = env[ENV.selection];
+  if (raw === undefined || raw === "") return undefined;
+  try {
+    const sel = JSON.parse(raw) as Selection;
+    if (!Array.isArray(sel.focus) || !Array.isArray(sel.skip)) throw new Error("focus and skip must be lists");
+    return sel;
+  } catch (e) {
+    throw new SettingsError(`${ENV.selection}: ${(e as Error).message}`);
+  }
 }
 
 export class DaemonSettingsError extends Error {}

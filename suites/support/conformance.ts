@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, inject } from "vitest";
 import "../../lib/report/task-meta.js";
 import "../../lib/runner/settings.js";
 import type { Capability } from "../../lib/runner/capabilities.js";
-import { declareTest, type TestDeclaration } from "../../lib/runner/declare.js";
-import { ApiError, type ApiResponse } from "../../lib/harness/client.js";
+import { currentFile, declareTest, fileSetupUnanswered, type TestDeclaration } from "../../lib/runner/declare.js";
+import { ApiError, UnreachableError, type ApiResponse } from "../../lib/harness/client.js";
 import { Session } from "../../lib/harness/session.js";
 
 export interface SuiteHandle {
@@ -19,16 +19,33 @@ export interface SuiteHandle {
   readonly ns: string;
 }
 
-/** Opens a session for this file, with one namespace made in beforeAll and everything removed in afterAll. */
+/**
+ * Opens a session for this file, with one namespace made in beforeAll and everything removed in
+ * afterAll. A target that does not answer is not the suite's failure: its tests end as "target
+ * unavailable" (lib/runner/declare.ts), and what the cleanup could not remove is left to the
+ * run's own cleanup by the run label.
+ */
 export function useSuite(name: string): SuiteHandle {
   let session: Session | undefined;
   let ns: string | undefined;
+  let unanswered: UnreachableError | undefined;
+  const file = currentFile();
   beforeAll(async () => {
     session = new Session(inject("tollgate"), name);
-    ns = await session.createNamespace(name);
+    try {
+      ns = await session.createNamespace(name);
+    } catch (e) {
+      if (!(e instanceof UnreachableError)) throw e;
+      unanswered = e;
+      fileSetupUnanswered(file, e.message);
+    }
   });
   afterAll(async () => {
-    await session?.cleanup();
+    try {
+      await session?.cleanup();
+    } catch (e) {
+      if (!(e instanceof UnreachableError)) throw e;
+    }
   });
   return {
     get session(): Session {
@@ -36,6 +53,8 @@ export function useSuite(name: string): SuiteHandle {
       return session;
     },
     get ns(): string {
+      // A hook of the suite's own that needs the namespace fails as the target did, not as a broken suite.
+      if (unanswered) throw unanswered;
       if (!ns) throw new Error("the suite namespace is only available inside tests and hooks");
       return ns;
     },

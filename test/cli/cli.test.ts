@@ -1,9 +1,15 @@
 /** The command line as a user meets it: one-line errors, exit codes, the emulator banner. */
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { main } from "../../lib/cli/main.js";
+import { loadEnvironment, runBounds } from "../../lib/cli/run-flags.js";
 import { verdictEnvironment } from "../../lib/cli/run.js";
+import { startEmulator } from "../../lib/emulator/index.js";
+import { runViaCli } from "../support/run-suite.js";
 
 const BIN = resolve(import.meta.dirname, "../../bin/tollgate.js");
 const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 60_000 });
@@ -17,12 +23,98 @@ describe("tollgate CLI", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("bad usage exits 2 with the reason and the usage text", () => {
+  it("bad usage exits 2 with one line naming the mistake and where the usage is", { timeout: 60_000 }, () => {
     for (const args of [["nope"], ["run", "--bogus"], ["run", "--target", "not a url"], ["emulator", "--port", "x"], ["rules", "coverage", "--doc", "doc9"]]) {
       const r = run(...args);
       expect(r.status, args.join(" ")).toBe(2);
-      expect(r.stderr, args.join(" ")).toMatch(/^tollgate: /);
-      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.stderr.trim().split("\n"), args.join(" ")).toEqual([expect.stringMatching(/^tollgate: .*\(see tollgate (\w+ )?--help\)$/)]);
+    }
+  });
+
+  it("--help and -h on every command and subcommand print its usage to stdout and exit 0", async () => {
+    const r = run("run", "--help");
+    expect([r.status, r.stderr]).toEqual([0, ""]);
+    expect(r.stdout).toMatch(/^usage:\n {2}tollgate run \[--target URL/);
+    // The others in this process: main() prints through console.log.
+    const cases: [string[], RegExp][] = [
+      [["--help"], /^usage:\n {2}tollgate run .*\n {2}tollgate cleanup /s],
+      [["-h"], /^usage:\n/],
+      [["run", "--target", "http://127.0.0.1:1", "-h"], /^usage:\n {2}tollgate run /],
+      [["cleanup", "--help"], /^usage:\n {2}tollgate cleanup /],
+      [["cleanup", "-h"], /^usage:\n {2}tollgate cleanup /],
+      [["emulator", "--help"], /^usage:\n {2}tollgate emulator /],
+      [["flags", "--help"], /^usage:\n {2}tollgate flags check /],
+      [["flags", "check", "-h"], /^usage:\n {2}tollgate flags check /],
+      [["rules", "-h"], /^usage:\n {2}tollgate rules coverage /],
+      [["rules", "coverage", "--help"], /^usage:\n {2}tollgate rules coverage /],
+      [["help", "cleanup"], /^usage:\n {2}tollgate cleanup /],
+    ];
+    const out = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const err = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      for (const [args, usage] of cases) {
+        out.mockClear();
+        expect(await main(args), args.join(" ")).toBe(0);
+        expect(String(out.mock.calls[0]?.[0]), args.join(" ")).toMatch(usage);
+      }
+      // A daemon's own -h after "--" belongs to the daemon's command line.
+      out.mockClear();
+      await main(["flags", "check", "node-agent", "--", "-h"]);
+      expect(out.mock.calls.some((c) => String(c[0]).startsWith("usage:"))).toBe(false);
+      // And mistakes in the new flags are one line each, exit 2.
+      for (const args of [["run", "--timeout", "5"], ["run", "--focus", "/(/"], ["run", "--qps", "-1"], ["cleanup"], ["cleanup", "--target", "http://127.0.0.1:1", "--run-id", "-x-"]]) {
+        err.mockClear();
+        expect(await main(args), args.join(" ")).toBe(2);
+        expect(err.mock.calls.map((c) => String(c[0]).split("\n").length), args.join(" ")).toEqual([1]);
+      }
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+  });
+
+  it("the load and bound flags: each mistake named in one line, each valid value passed on", () => {
+    expect(loadEnvironment({ qps: "50", burst: "300", "max-inflight": "4", "request-timeout": "1m30s" })).toEqual({
+      TOLLGATE_QPS: "50",
+      TOLLGATE_BURST: "300",
+      TOLLGATE_MAX_INFLIGHT: "4",
+      TOLLGATE_REQUEST_TIMEOUT_MS: "90000",
+    });
+    expect(loadEnvironment({ qps: "0", "request-timeout": "0" })).toMatchObject({ TOLLGATE_QPS: "0", TOLLGATE_REQUEST_TIMEOUT_MS: "0" });
+    expect(() => loadEnvironment({ burst: "0" })).toThrow(/^--burst must be a whole number of at least 1, not "0"$/);
+    expect(() => loadEnvironment({ qps: "-1" })).toThrow(/^--qps must be a number/);
+    expect(runBounds({})).toEqual({ timeoutMs: undefined, unavailableAfterMs: 60_000 });
+    expect(runBounds({ timeout: "10m", "unavailable-after": "30s" })).toEqual({ timeoutMs: 600_000, unavailableAfterMs: 30_000 });
+    expect(() => runBounds({ timeout: "0" })).toThrow(/^--timeout must be longer than 0$/);
+  });
+
+  it("--list names each test with its rules and needs, narrowed like a run, without contacting the target", { timeout: 60_000 }, () => {
+    // Port 1 answers nothing: a list that tried to reach it would fail.
+    const r = run("run", "--list", "--target", "http://127.0.0.1:1", "--suite", "suites/crud", "--focus", "doc1.paths.list-all-namespaces");
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^suites\/crud\.test\.ts\n {2}.*all-namespaces path.*\n {6}rules: doc1\.paths\.list-all-namespaces/m);
+    expect(r.stdout).toMatch(/^tollgate: 2 test\(s\) in 1 file\(s\), naming \d+ rule\(s\); 8 left out by the selection$/m);
+
+    const report = mkdtempSync(join(tmpdir(), "tollgate-report-"));
+    writeFileSync(join(report, "summary.json"), JSON.stringify({ tests: [{ name: "'Event (events group)' > a missing object gives 404 with a NotFound Status naming it", file: "suites/crud.test.ts", state: "failed" }], rules: [] }));
+    const again = run("run", "--list", "--suite", "suites/crud", "--rerun-failed", report);
+    expect(again.status, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout.match(/^ {2}\S.*$/gm)).toEqual(["  'Event (events group)' > a missing object gives 404 with a NotFound Status naming it"]);
+  });
+
+  it("a run with --focus: the tests left out are in no verdict, and their rules are untested", { timeout: 90_000 }, async () => {
+    const e = await startEmulator({ port: 0 });
+    try {
+      const r = await runViaCli(["--target", e.url, "--suite", "suites/crud", "--focus", "doc1.paths.list-all-namespaces"]);
+      expect(r.code, r.output).toBe(0);
+      expect(r.summary.totals.tests).toMatchObject({ passed: 2, failed: 0, "not-applicable": 0, total: 2 });
+      expect(r.summary.totals.leftOut).toBe(8);
+      expect(r.summary.selection).toEqual({ focus: ["doc1.paths.list-all-namespaces"], skip: [] });
+      expect(r.summary.tests.every((t) => t.rules.includes("doc1.paths.list-all-namespaces"))).toBe(true);
+      expect(r.status("doc1.paths.list-all-namespaces")).toBe("passed");
+      expect(r.status("doc1.verbs.create-post"), "a rule only the left-out tests name").toBe("untested");
+    } finally {
+      await e.close();
     }
   });
 

@@ -64,7 +64,7 @@ describe("summary: verdicts per rule", () => {
     });
     expect(s.rules.find((r) => r.id === "doc1.a.three")).toMatchObject({ profile: "cbor", notApplicable: [{ test: "s", reason: "needs cbor: 406" }] });
     expect(s.rules.find((r) => r.id === "doc1.a.seven")).toMatchObject({ unobservable: "looks the same on the wire" });
-    expect(s.totals.tests).toEqual({ passed: 2, failed: 0, "not-applicable": 1, total: 3 });
+    expect(s.totals.tests).toEqual({ passed: 2, failed: 0, "not-applicable": 1, "target-unavailable": 0, total: 3 });
   });
 
   it("a test that claims an unobservable rule makes the run unsound, and the rule is still not passed", () => {
@@ -174,5 +174,57 @@ describe("summary: what decided a verdict", () => {
     const wrong = structuredClone(s) as unknown as { rules: { status: string }[] };
     (wrong.rules[0] as { status: string }).status = "green";
     expect(summaryErrors(wrong)).toEqual(expect.arrayContaining([expect.stringMatching(/^\/rules\/0\/status must be equal to one of the allowed values/)]));
+  });
+});
+
+describe("summary: a target that did not answer, a stopped run, a selection", () => {
+  const silent = "cannot reach http://x: ECONNREFUSED (connect ECONNREFUSED) (GET /api/v1/namespaces)";
+
+  it("a test the target left undecided is neither passed nor failed; its rule is target unavailable even where another test passed; exit 2", () => {
+    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("u", ["doc1.a.one", "doc1.a.four"], "target-unavailable", [], silent), t("q", ["doc1.a.two"], "passed")]);
+    expect(statuses(s)).toMatchObject({ "doc1.a.one": "target-unavailable", "doc1.a.four": "target-unavailable", "doc1.a.two": "passed" });
+    expect(s.totals.tests).toMatchObject({ passed: 2, failed: 0, "target-unavailable": 1 });
+    expect(s.totals.rules).toMatchObject({ failed: 0, "target-unavailable": 2 });
+    expect(s.target.problem).toEqual({ message: silent, tests: 1, stopped: false });
+    expect(s.problems, "the run is not unsound for it").toEqual([]);
+    expect(s.profiles.find((p) => p.name === "core")?.notVerified).toContain("doc1.a.one");
+    expect(s.exit).toEqual({ code: 2, reasons: [`the target did not answer (1 test(s) undecided: target unavailable): ${silent}`] });
+  });
+
+  it("a failed rule is still failed while the target was away, and the exit says both (2)", () => {
+    const s = summarize([t("f", ["doc1.a.one"], "failed", ["boom"]), t("u", ["doc1.a.one"], "target-unavailable", [], silent)]);
+    expect(statuses(s)["doc1.a.one"]).toBe("failed");
+    expect(s.exit.code).toBe(2);
+    expect(s.exit.reasons).toEqual([expect.stringMatching(/^the target did not answer/), expect.stringMatching(/^1 required rule\(s\) failed/)]);
+  });
+
+  it("a suite's setup that met no answer leaves a target problem, not an unsound run", () => {
+    const s = summarize([t("p", ["doc1.a.one"], "passed")], { targetErrors: [`suites/x.test.ts: ${silent}`] });
+    expect(s.target.problem).toMatchObject({ tests: 0, stopped: false });
+    expect(s.problems).toEqual([]);
+    expect(s.exit.code).toBe(2);
+  });
+
+  it("a stopped run exits with its stop's code, whatever ran: 130 SIGINT, 143 SIGTERM, 124 --timeout, 2 a silent target", () => {
+    const ran = [t("p", ["doc1.a.one"], "passed")];
+    for (const [reason, code] of [["SIGINT", 130], ["SIGTERM", 143], ["timeout", 124], ["target-unavailable", 2]] as const) {
+      const s = summarize(ran, { stop: { reason, message: `stopped: ${reason}`, at: 0 }, notRun: 3 });
+      expect(s.exit.code, reason).toBe(code);
+      expect(s.exit.reasons[0]).toBe(`stopped before its end: stopped: ${reason}`);
+      expect(s.stopped).toEqual({ reason, message: `stopped: ${reason}` });
+      expect(s.totals.notRun).toBe(3);
+    }
+    expect(summarize([], { stop: { reason: "SIGINT", message: "interrupted", at: 0 } }).exit.reasons, "no test ran is no news when the run was stopped").toEqual(["stopped before its end: interrupted"]);
+    expect(summarize(ran, { stop: { reason: "target-unavailable", message: "gone", at: 0 } }).target.problem).toEqual({ message: "gone", tests: 0, stopped: true });
+  });
+
+  it("tests left out by the selection are in no verdict; a selection that leaves nothing is exit 2", () => {
+    const selection = { focus: ["doc1.a.one"], skip: [] };
+    const s = summarize([t("p", ["doc1.a.one"], "passed")], { selection, leftOut: 5 });
+    expect(statuses(s)["doc1.a.four"]).toBe("untested");
+    expect(s.totals.leftOut).toBe(5);
+    expect(s.exit.code).toBe(0);
+    const none = summarize([], { selection, leftOut: 6 });
+    expect(none.exit).toEqual({ code: 2, reasons: ["the selection (--focus, --skip, --rerun-failed) left no test to run"] });
   });
 });
