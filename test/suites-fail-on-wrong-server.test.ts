@@ -1,7 +1,9 @@
 /**
  * The suites must be able to fail. Each case puts a proxy that breaks one rule in front of
  * the emulator, runs its suite through the real CLI, and expects exit 1 with that rule failed
- * in summary.json; the same suites through a proxy that changes nothing pass.
+ * in summary.json. That the proxy itself changes nothing is test/mutant-proxy.test.ts; that
+ * the same suites pass against the emulator is every embedded run (the conformance project of
+ * npm test, and the 20-run flake check through the CLI).
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -282,12 +284,5 @@ describe("suites fail against a wrong server", () => {
       for (const id of [c.rule, ...(c.alsoFailing ?? [])]) expect(summary.rules.find((r) => r.id === id)?.status, `${c.mutant.name}: ${id}\n${output}`).toBe("failed");
     }
     expect(code, output).toBe(1);
-  });
-
-  it("and the same suites pass through a proxy that changes nothing", { timeout: 150_000 }, async () => {
-    const { code, summary, output } = await runThrough([], [...new Set(cases.map((c) => c.suite))]);
-    expect(summary.totals.tests.failed, output).toBe(0);
-    expect(code, output).toBe(0);
-    for (const c of cases) expect(summary.rules.find((r) => r.id === c.rule)?.status, `${c.rule} without the mutant`).not.toBe("failed");
   });
 });

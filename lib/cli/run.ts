@@ -8,23 +8,18 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createVitest, type Reporter } from "vitest/node";
+import type { Reporter } from "vitest/node";
 import { UnreachableError } from "../harness/client.js";
 import { CredentialError } from "../harness/credentials/errors.js";
 import { probeTarget } from "../harness/probe.js";
 import { newRunId } from "../harness/session.js";
 import { resolveTarget, TargetError } from "../harness/target.js";
-import RuleAwareAllureReporter from "../report/allure-reporter.js";
-import { writeHtmlReport } from "../report/html.js";
-import ProgressReporter from "../report/progress-reporter.js";
 import { rulesPage } from "../report/rules-page.js";
 import { STOP_EXIT_CODES, type Summary } from "../report/summary.js";
 import { isProfile, PROFILE_NAMES } from "../spec/profiles.js";
-import SummaryReporter from "../report/summary-reporter.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { getCleanupOutcome, getRunStop, getSetupFailure, resetRunExtras } from "../runner/run-state.js";
 import { declaredGatesFromEnv, ENV, seedFromEnv, SettingsError, thoroughFromEnv } from "../runner/settings.js";
-import { listTests } from "./list.js";
 import { RunControl } from "./run-control.js";
 import { loadEnvironment, runBounds, selectionEnvironment, selectionFrom } from "./run-flags.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
@@ -172,6 +167,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   if (values.list) {
     setEnvironment({ ...selectionEnvironment(chosen), [ENV.groupDomain]: values["group-domain"] as string | undefined, [ENV.vendor]: values.vendor as string | undefined });
+    const { listTests } = await import("./list.js");
     return listTests({ root: ROOT, config: join(ROOT, "vitest.config.ts"), projects: ["conformance", "conformance-exclusive"], suites });
   }
   const selection = {
@@ -226,6 +222,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   // On a terminal one progress line replaces vitest's per-file lines; a log keeps them, with a progress line now and then.
   const tty = process.stdout.isTTY === true;
   let status: () => string | undefined = () => undefined;
+  // vitest, its reporters and Allure load only once a run is certain: a mistake in the flags is answered at once.
+  const [{ createVitest }, { default: ProgressReporter }, { default: SummaryReporter }, { default: RuleAwareAllureReporter }] = await Promise.all([
+    import("vitest/node"),
+    import("../report/progress-reporter.js"),
+    import("../report/summary-reporter.js"),
+    import("../report/allure-reporter.js"),
+  ]);
   const progress = new ProgressReporter({ tty, status: () => status() });
   const control = new RunControl({
     say: (line) => {
@@ -242,7 +245,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     progress,
     control.reporter(),
     new SummaryReporter({ outputDir: outDir, shard, onSummary: (s) => (summary = s) }),
-    new RuleAwareAllureReporter({ resultsDir }),
+    // The Allure results only feed index.html (and a shard's merge): without either, they are not written.
+    ...(values["no-html"] && !shard ? [] : [new RuleAwareAllureReporter({ resultsDir })]),
   ];
   const before = RunControl.listenersNow();
   const vitest = await createVitest("test", {
@@ -297,6 +301,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   writeFileSync(join(outDir, "rules.html"), rulesPage(done));
   if (!values["no-html"] && existsSync(resultsDir)) {
+    const { writeHtmlReport } = await import("../report/html.js");
     writeHtmlReport(resultsDir, outDir, `tollgate conformance — ${done.target.url}`);
     // A shard keeps its Allure results: `report merge` makes the whole run's report from them.
     if (!shard) rmSync(resultsDir, { recursive: true, force: true });

@@ -201,14 +201,18 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
     const made = await ask(client, "POST", cms, { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "probe" } } });
     if (made.code !== 201) violate("create", ["doc1.verbs.create-post"], `creating a ConfigMap in the run's namespace answered ${brief(made)}`);
     const rvMade = (made.json as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion ?? "";
+    // The bookmark probe mostly waits (the whole window on a target without frequent bookmarks): it runs beside the rest.
+    const bookmarkProbeMs = options.bookmarkProbeMs ?? 3_000;
+    const bookmarksSeen = probeBookmarks(session, ns, rvMade, bookmarkProbeMs, violate);
     const exact = await ask(client, "GET", cms, { query: { resourceVersion: rvBefore, resourceVersionMatch: "Exact" } });
     const exactList = exact.json as { metadata?: { resourceVersion?: string }; items?: unknown[] } | undefined;
     if (exact.code === 200 && (exactList?.metadata?.resourceVersion !== rvBefore || (exactList.items ?? []).length > 0)) {
       caps["rvm-ignored"] = yes(`an Exact list at ${rvBefore} came back at ${String(exactList?.metadata?.resourceVersion)} with ${(exactList?.items ?? []).length} item(s)`);
     } else caps["rvm-ignored"] = no(`an Exact list at ${rvBefore} answered ${exact.code === 200 ? "at exactly that version" : exact.code}`);
 
-    const bookmarkProbeMs = options.bookmarkProbeMs ?? 3_000;
-    const bookmarks = await probeBookmarks(session, ns, rvMade, bookmarkProbeMs, violate);
+    caps["rate-limit"] = await probeRateLimit(client, cms, options.burst ?? 64);
+
+    const bookmarks = await bookmarksSeen;
     // kube-apiserver sends a watcher that asked for them a bookmark about once a minute.
     const bookmarkWaitMs = bookmarks.available ? bookmarkProbeMs : options.thorough?.enabled ? 75_000 : 0;
     caps.bookmarks = bookmarks.available
@@ -216,8 +220,6 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
       : options.thorough?.enabled
         ? yes(`--thorough waits for the periodic bookmark (${bookmarks.evidence})`)
         : no(`${bookmarks.evidence}; --thorough waits the minute a real server takes`);
-
-    caps["rate-limit"] = await probeRateLimit(client, cms, options.burst ?? 64);
 
     caps.thorough = options.thorough?.enabled ? yes(`--thorough: waits up to ${options.thorough.minutes} minutes`) : no("--thorough not given");
 
@@ -302,15 +304,15 @@ async function probeBookmarks(session: Session, ns: string, rv: string, waitMs: 
   }
 }
 
-/** Up to three bounded bursts of concurrent lists of the run's own namespace: is any answered 429? */
+/** Up to two bounded bursts of concurrent lists of the run's own namespace: is any answered 429? */
 async function probeRateLimit(client: ApiClient, path: string, burst: number): Promise<CapabilityState> {
-  for (let round = 1; round <= 3; round++) {
+  for (let round = 1; round <= 2; round++) {
     // Past tollgate's own rate limit and 429 retries: the burst must reach the server as one, and its 429s be seen.
     const answers = await Promise.all(Array.from({ length: burst }, () => client.raw("GET", path, { bypassLimits: true })));
     const limited = answers.filter((a) => a.code === 429).length;
     if (limited > 0) return yes(`${limited} of a burst of ${burst} lists got 429`);
   }
-  return no(`none of 3 bursts of ${burst} lists got 429`);
+  return no(`none of 2 bursts of ${burst} lists got 429`);
 }
 
 /** The capability set of an API detection (the daemon part comes from lib/runner/detect-daemons.ts). */

@@ -111,7 +111,7 @@ describe("tollgate run with an exec credential plugin", () => {
     expect(mixed.stderr).toMatch(/^tollgate: --in-cluster takes the server and credentials from the pod/);
     const notInPod = bare(["--in-cluster"]);
     expect(notInPod.status).toBe(2);
-    expect(notInPod.stderr).toMatch(/^tollgate: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined\n/);
+    expect(notInPod.stderr).toMatch(/^tollgate: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined\b/);
   });
 });
 

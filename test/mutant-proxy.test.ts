@@ -1,0 +1,74 @@
+/**
+ * The wrong-server proxy (test/support/mutant-proxy.ts) with no mutant changes nothing a suite
+ * can see: status, body bytes (JSON, protobuf, gzip), the headers a client reads, and watch
+ * streams in JSON and protobuf. So a suite that fails through a mutant fails for the mutant.
+ */
+import { gunzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator, type RunningEmulator } from "../lib/emulator/index.js";
+import { ApiClient } from "../lib/harness/client.js";
+import { frameDecoderFor } from "../lib/harness/encodings.js";
+import { resourcePath, resourceTypes } from "../lib/harness/resources.js";
+import { startMutantProxy, type RunningProxy } from "./support/mutant-proxy.js";
+
+const types = resourceTypes({ groupDomain: "k8s.io", vendor: "kubernetes" });
+const PB = "application/vnd.kubernetes.protobuf";
+let emulator: RunningEmulator;
+let proxy: RunningProxy;
+let direct: ApiClient;
+let through: ApiClient;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+  proxy = await startMutantProxy(emulator.url, []);
+  direct = new ApiClient({ url: emulator.url, credentials: {}, source: "direct" });
+  through = new ApiClient({ url: proxy.url, credentials: {}, source: "proxy" });
+  await direct.create(types.namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: "p" } });
+  for (let i = 0; i < 4; i++) await direct.create(types.configmaps, "p", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `c${i}` }, data: { blob: "x".repeat(40 * 1024) } });
+});
+afterAll(async () => {
+  await Promise.all([direct.close(), through.close()]);
+  await proxy.close();
+  await emulator.close();
+});
+
+const SEEN_HEADERS = ["content-type", "content-encoding", "warning", "vary", "retry-after"];
+const seen = (h: Record<string, string>): Record<string, string> => Object.fromEntries(SEEN_HEADERS.filter((k) => h[k] !== undefined).map((k) => [k, h[k] as string]));
+
+describe("the mutant proxy without a mutant", () => {
+  it("passes statuses, bodies and the headers a suite reads unchanged: JSON, protobuf, gzip, a Warning, an error Status", async () => {
+    const cases: [string, string, Parameters<ApiClient["raw"]>[2]][] = [
+      ["GET", resourcePath(types.configmaps, "p", "c1"), {}],
+      ["GET", resourcePath(types.configmaps, "p"), { accept: PB }],
+      ["GET", resourcePath(types.configmaps, "p"), { headers: { "accept-encoding": "gzip" } }],
+      ["GET", resourcePath(types.configmaps, "p", "missing"), {}],
+      ["POST", resourcePath(types.configmaps, "p"), { rawBody: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w"},"bogus":1}', contentType: "application/json", query: { dryRun: "All" } }],
+    ];
+    for (const [method, path, opts] of cases) {
+      const [a, b] = [await direct.raw(method, path, opts), await through.raw(method, path, opts)];
+      const what = `${method} ${path} ${JSON.stringify(opts)}`;
+      expect(b.code, what).toBe(a.code);
+      expect(seen(b.headers), what).toEqual(seen(a.headers));
+      // A gzip body is compared decompressed: the same list, compressed alike.
+      if (a.headers["content-encoding"] === "gzip") expect(gunzipSync(b.bytes).toString("utf8"), what).toBe(gunzipSync(a.bytes).toString("utf8"));
+      else if (method === "POST") expect(b.json, what).toMatchObject({ kind: "ConfigMap", metadata: { name: "w" } });
+      else expect(Buffer.from(b.bytes).equals(Buffer.from(a.bytes)), what).toBe(true);
+    }
+  });
+
+  it("passes JSON and protobuf watch streams event by event", async () => {
+    const rv = (await direct.list(types.configmaps, "p")).metadata.resourceVersion;
+    for (const accept of ["application/json", PB]) {
+      const opts = { accept, decoderFor: (ct: string) => frameDecoderFor(ct, "kubernetes") };
+      const [a, b] = await Promise.all([direct.watch(types.configmaps, "p", { resourceVersion: rv }, opts), through.watch(types.configmaps, "p", { resourceVersion: rv }, opts)]);
+      try {
+        await direct.create(types.configmaps, "p", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `w-${accept.length}` } });
+        expect(b.contentType).toBe(a.contentType);
+        expect(await b.take(1)).toEqual(await a.take(1));
+      } finally {
+        a.close();
+        b.close();
+      }
+    }
+  });
+});
