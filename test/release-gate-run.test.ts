@@ -1,10 +1,13 @@
 /**
- * The CI recipe (docs/ci/conformance.yml) runs as written: its YAML is parsed and each job's
- * `run:` steps are executed with bash here, as a runner would, against the emulator the
- * workflow itself starts. What only GitHub provides is stood in for: the checkout and Node
- * setup (this checkout), `npm ci` (already done), artifacts (one shared folder), the release
- * download (a baseline the test writes), and `npx tollgate` (this checkout's bin). The suites are
- * narrowed through the workflow's own TOLLGATE_RUN_FLAGS.
+ * The release gate end to end. The CI recipe (docs/ci/conformance.yml) runs as written: its YAML
+ * is parsed and each job's `run:` steps are executed with bash here, as a runner would, against
+ * the emulator the workflow itself starts. What only GitHub provides is stood in for: the
+ * checkout and Node setup (this checkout), `npm ci` (already done), artifacts (one shared
+ * folder), the release download (a baseline the test writes), and `npx tollgate` (this
+ * checkout's bin); the suites are narrowed through the workflow's own TOLLGATE_RUN_FLAGS.
+ * Then the shards merged must say for every rule what the same run unsharded says, and
+ * `report compare` of the merged run with one through a wrong server must name the rule the
+ * server broke as a regression (exit 1), with the failure's evidence.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +16,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
+import { startEmulator } from "../lib/emulator/index.js";
+import type { Comparison } from "../lib/report/compare.js";
+import { summaryErrors } from "../lib/report/schema.js";
 import type { Summary } from "../lib/report/summary.js";
+import { startMutantProxy } from "./support/mutant-proxy.js";
+import { runViaCli, tollgate, type SuiteRun } from "./support/run-suite.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const WORKFLOW = join(ROOT, "docs", "ci", "conformance.yml");
@@ -94,7 +102,12 @@ const step = (rs: StepResult[], id: string): StepResult => {
   return r;
 };
 
-describe("the CI recipe", () => {
+const SUITES = ["suites/crud", "suites/verbs", "suites/list-semantics"];
+/** Broken by the wrong server below, in the list-semantics suite only. */
+const RULE = "doc1.list-rv.exact-limit-unset-rv-other-exact";
+const statuses = (s: Summary): Record<string, string> => Object.fromEntries(s.rules.map((r) => [r.id, r.status]));
+
+describe("the release gate", () => {
   const wf = load(readFileSync(WORKFLOW, "utf8")) as Workflow;
 
   it("is a workflow of sharded runs, a merge and a comparison with the last release", () => {
@@ -106,9 +119,10 @@ describe("the CI recipe", () => {
     expect(ids("verdict")).toEqual(["install", "baseline", "merge", "compare"]);
   });
 
-  it("runs: the shards pass and merge into one report; the comparison passes against itself and fails on a regression", { timeout: 240_000 }, async () => {
+  it("the recipe runs: its shards merge into one report that equals the unsharded run; the gate passes against itself and fails on a regression, a wrong server's included", { timeout: 280_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "tollgate-ci-"));
-    const env = { ...wf.env, TOLLGATE_RUN_FLAGS: `${wf.env["TOLLGATE_RUN_FLAGS"] ?? ""} --suite suites/crud --suite suites/verbs --no-html`, TOLLGATE_REPORT_FLAGS: "--no-html" };
+    const flags = `${wf.env["TOLLGATE_RUN_FLAGS"] ?? ""} ${SUITES.map((s) => `--suite ${s}`).join(" ")} --no-html --seed 5`;
+    const env = { ...wf.env, TOLLGATE_RUN_FLAGS: flags, TOLLGATE_REPORT_FLAGS: "--no-html" };
     const shardJob = wf.jobs["shard"] as Job;
     for (const shard of shardJob.strategy?.matrix?.shard ?? []) {
       const rs = runJob(shardJob, dir, { ...env, TOLLGATE_PORT: String(await freePort()) }, { shard: String(shard) }, { install: null });
@@ -129,6 +143,49 @@ describe("the CI recipe", () => {
     expect(step(first, "compare").output).toMatch(/no baseline: nothing to compare/);
     const merged = JSON.parse(readFileSync(join(dir, "reports", "merged", "summary.json"), "utf8")) as Summary;
     expect(merged.merged?.runs).toHaveLength(2);
+    expect(summaryErrors(merged, { closed: true })).toEqual([]);
+    expect(readFileSync(join(dir, "reports", "merged", "junit.xml"), "utf8")).toContain(`tests="${merged.tests.length}"`);
+    expect(readFileSync(join(dir, "reports", "merged", "rules.html"), "utf8")).toContain("merged from 2 run(s)");
+
+    // The same run unsharded, against an emulator started as the workflow starts it, and one through a wrong server.
+    const emulator = await startEmulator({ port: 0, auth: true, adminToken: wf.env["TOLLGATE_TOKEN"], bookmarkIntervalMs: 1000 });
+    const runFlags = ["--token", wf.env["TOLLGATE_TOKEN"] ?? "", ...flags.trim().split(/\s+/)];
+    let base: SuiteRun;
+    let bad: SuiteRun;
+    try {
+      base = await runViaCli(["--target", emulator.url, ...runFlags]);
+      const proxy = await startMutantProxy(emulator.url, {
+        name: "ignores resourceVersionMatch on lists",
+        suite: "list-semantics",
+        request: (method, path) => (method === "GET" ? path.replace(/([?&])resourceVersionMatch=[^&]*&?/, "$1") : path),
+      });
+      try {
+        bad = await runViaCli(["--target", proxy.url, ...runFlags]);
+      } finally {
+        await proxy.close();
+      }
+    } finally {
+      await emulator.close();
+    }
+    expect(base.code, base.output).toBe(0);
+    expect(statuses(merged), "the shards merged say what the unsharded run says, rule by rule").toEqual(statuses(base.summary));
+    expect(merged.totals).toEqual(base.summary.totals);
+
+    expect(base.status(RULE)).toBe("passed");
+    expect(bad.status(RULE), bad.output).toBe("failed");
+    const failure = bad.summary.rules.find((r) => r.id === RULE)?.failures[0];
+    expect(failure?.exchanges?.some((e) => e.method === "GET" && /\/configmaps\?/.test(e.path) && e.status === 200), JSON.stringify(failure)).toBe(true);
+    expect(JSON.stringify(bad.summary)).not.toContain(wf.env["TOLLGATE_TOKEN"]);
+    const out = mkdtempSync(join(tmpdir(), "tollgate-compare-"));
+    const mergedDir = join(dir, "reports", "merged");
+    const cmp = await tollgate(["report", "compare", mergedDir, bad.dir, "--output", out]);
+    expect(cmp.code, cmp.stdout + cmp.stderr).toBe(1);
+    expect(cmp.stdout).toContain(`tollgate: regression: ${RULE} passed in ${mergedDir}, failed in ${bad.dir}`);
+    const comparison = JSON.parse(readFileSync(join(out, "compare.json"), "utf8")) as Comparison;
+    // Exactly the rules passed before and not now: the gate neither misses nor invents one.
+    const lost = merged.rules.filter((r) => r.status === "passed" && bad.status(r.id) !== "passed").map((r) => r.id);
+    expect(comparison.regressions.map((r) => r.rule).sort()).toEqual(lost.sort());
+    expect(readFileSync(join(out, "compare.html"), "utf8")).not.toMatch(/<script/i);
 
     const same = verdict(merged);
     expect(step(same, "compare").code, step(same, "compare").output).toBe(0);
