@@ -21,7 +21,7 @@ describe("bookmarks", () => {
       title: "no BOOKMARK without allowWatchBookmarks=true, over a time in which one that asked would get some",
       rules: ["doc1.watch-events.bookmark-opt-in", "doc1.query.allow-watch-bookmarks"],
       needs: ["bookmarks"],
-      timeout: 180_000,
+      timeout: waitMs() * 3 + 60_000,
     },
     async () => {
       const { session, ns } = suite;
@@ -46,7 +46,7 @@ describe("bookmarks", () => {
       title: "bookmarks carry only metadata.resourceVersion on an object of the watched kind, and their versions never go backwards nor pass the next event",
       rules: ["doc1.watch-events.bookmark-object", "doc1.watch-event.bookmark-rv-only", "doc1.watch-events.bookmark-meaning", "doc1.watch-events.bookmarks-not-guaranteed"],
       needs: ["bookmarks"],
-      timeout: 180_000,
+      timeout: waitMs() * 3 + 60_000,
     },
     async () => {
       const { session, ns } = suite;
