@@ -123,8 +123,8 @@ describe("watch history", () => {
           expect(h.watchers.every((w) => h.due(w) >= 10), "every watcher was owed many events").toBe(true);
           expect(checkHistory(h)).toEqual([]);
         }),
-        // Runs and the shrinking of a failure stop after 20 s: a smaller history, not necessarily the smallest.
-        { numRuns: 5, timeLimitMs: 20_000 },
+        // Runs and the shrinking of a failure stop after 12 s: a smaller history, not necessarily the smallest.
+        { numRuns: 5, timeLimitMs: 12_000 },
       );
     },
   );
