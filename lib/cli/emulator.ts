@@ -9,7 +9,7 @@ import {
   type EmulatedNodeAgentOptions,
   type RunningEmulatedDaemons,
 } from "../emulator/daemons/index.js";
-import { FeatureGateError, parseFeatureGates } from "../emulator/feature-gates.js";
+import { FeatureGateError, parseFeatureGates } from "../emulator/apimachinery/feature-gates.js";
 import { startEmulator, type EmulatorOptions } from "../emulator/index.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 

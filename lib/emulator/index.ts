@@ -6,7 +6,7 @@
  * modules; the emulated cluster daemons are in daemons/).
  */
 import { resolveSettings } from "./options.js";
-import { createEmulatorServer } from "./server.js";
+import { createEmulatorServer } from "./endpoints/server.js";
 
 export interface EmulatorOptions {
   host?: string;

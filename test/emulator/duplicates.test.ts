@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { jsonStrictErrors, strictWarnings, yamlDuplicateLines } from "../../lib/emulator/strict-decoding.js";
-import { configMapStrategy } from "../../lib/emulator/strategies/index.js";
+import { jsonStrictErrors, strictWarnings, yamlDuplicateLines } from "../../lib/emulator/apimachinery/strict-decoding.js";
+import { configMapStrategy } from "../../lib/emulator/registry/index.js";
 import { parseJsonStrict } from "../../lib/wire/json-strict.js";
 import { client, uniq, type Reply } from "./support.js";
 

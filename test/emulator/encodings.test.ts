@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CborSeqReader, decodeCbor, encodeCbor } from "../../lib/wire/cbor.js";
 import { decodeObject, encodeObject, WatchFrameReader } from "../../lib/wire/protobuf/index.js";
 import { fromYaml, toYaml } from "../../lib/wire/yaml.js";
-import { listItemText } from "../../lib/emulator/handlers/respond.js";
+import { listItemText } from "../../lib/emulator/endpoints/handlers/respond.js";
 import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { protobufListPieces } from "../../lib/emulator/protobuf-list.js";
+import { protobufListPieces } from "../../lib/emulator/endpoints/protobuf-list.js";
 import { client, configMapBody, openDecodedWatch, uniq } from "./support.js";
 
 const PB = "application/vnd.kubernetes.protobuf";

@@ -6,7 +6,7 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { coreEventOf, eventsEventOf } from "../../lib/emulator/strategies/core-event.js";
+import { coreEventOf, eventsEventOf } from "../../lib/emulator/registry/events/core-view.js";
 import { decodeObject } from "../../lib/wire/protobuf/index.js";
 import { client, eventBody, openWatch, uniq, type Reply } from "./support.js";
 

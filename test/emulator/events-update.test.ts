@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { goTimeString } from "../../lib/emulator/go-printed.js";
+import { goTimeString } from "../../lib/emulator/apimachinery/go-printed.js";
 import { client, eventBody, uniq, type Reply } from "./support.js";
 
 let emu: RunningEmulator;

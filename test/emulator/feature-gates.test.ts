@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parseEmulatorArgs } from "../../lib/cli/emulator.js";
 import { UsageError } from "../../lib/cli/usage.js";
-import { DEFAULT_FEATURE_GATES, FeatureGateError, parseFeatureGates, resolveFeatureGates } from "../../lib/emulator/feature-gates.js";
+import { DEFAULT_FEATURE_GATES, FeatureGateError, parseFeatureGates, resolveFeatureGates } from "../../lib/emulator/apimachinery/feature-gates.js";
 import { startEmulator } from "../../lib/emulator/index.js";
 
 describe("feature gates", () => {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { validateNoNewFinalizers } from "../../lib/emulator/object-meta.js";
+import { validateNoNewFinalizers } from "../../lib/emulator/apimachinery/object-meta.js";
 import { client, uniq } from "./support.js";
 
 let emu: RunningEmulator;

@@ -3,9 +3,9 @@ import fc from "fast-check";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { collectionJsonPieces, compactJson, prettyJson, type JsonObject } from "../../lib/emulator/json.js";
-import { ObjectStorage } from "../../lib/emulator/object-storage.js";
-import { MemoryStore } from "../../lib/emulator/store.js";
+import { collectionJsonPieces, compactJson, prettyJson, type JsonObject } from "../../lib/emulator/apimachinery/json.js";
+import { ObjectStorage } from "../../lib/emulator/storage/object-storage.js";
+import { MemoryStore } from "../../lib/emulator/storage/store.js";
 import { client, configMapBody, uniq } from "./support.js";
 
 const TRICKY = 'a<b>&c "quoted" back\\slash\nnew line \u2028\u2029 ünï 😀 </script>';

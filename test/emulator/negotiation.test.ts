@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_FEATURE_GATES, type FeatureGates } from "../../lib/emulator/feature-gates.js";
+import { DEFAULT_FEATURE_GATES, type FeatureGates } from "../../lib/emulator/apimachinery/feature-gates.js";
 import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
 import {
   negotiateAccept,
@@ -16,8 +16,8 @@ import {
   streamMediaTypes,
   wantsGzip,
   type Negotiated,
-} from "../../lib/emulator/negotiation.js";
-import { ApiError } from "../../lib/emulator/api-errors.js";
+} from "../../lib/emulator/endpoints/negotiation.js";
+import { ApiError } from "../../lib/emulator/apimachinery/api-errors.js";
 import { client, configMapBody } from "./support.js";
 
 const OFF: FeatureGates = DEFAULT_FEATURE_GATES;

@@ -1,16 +1,16 @@
 /** The patch building blocks without HTTP: field sets, strategic merge, ownership, options. */
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../lib/emulator/api-errors.js";
-import type { JsonObject } from "../../lib/emulator/json.js";
-import { configMapStrategy, namespaceStrategy } from "../../lib/emulator/strategies/index.js";
-import { FieldSet, pathString } from "../../lib/emulator/patch/field-set.js";
-import { applyJsonPatch } from "../../lib/emulator/patch/json-patch.js";
-import { applyConfiguration, managedFieldsAfterUpdate, type FieldManagerContext } from "../../lib/emulator/patch/managed-fields.js";
-import { applyMergePatch } from "../../lib/emulator/patch/merge-patch.js";
-import { managerFromUserAgent, patchOptionsOf } from "../../lib/emulator/patch/options.js";
-import { managedFieldsAfterWrite, writeManager } from "../../lib/emulator/patch/ownership.js";
-import { schemaOf } from "../../lib/emulator/patch/schema.js";
-import { applyStrategicMergePatch } from "../../lib/emulator/patch/strategic-merge.js";
+import { ApiError } from "../../lib/emulator/apimachinery/api-errors.js";
+import type { JsonObject } from "../../lib/emulator/apimachinery/json.js";
+import { configMapStrategy, namespaceStrategy } from "../../lib/emulator/registry/index.js";
+import { FieldSet, pathString } from "../../lib/emulator/apimachinery/managed-fields/field-set.js";
+import { applyJsonPatch } from "../../lib/emulator/endpoints/patch/json-patch.js";
+import { applyConfiguration, managedFieldsAfterUpdate, type FieldManagerContext } from "../../lib/emulator/apimachinery/managed-fields/managed-fields.js";
+import { applyMergePatch } from "../../lib/emulator/endpoints/patch/merge-patch.js";
+import { managerFromUserAgent, patchOptionsOf } from "../../lib/emulator/endpoints/patch/options.js";
+import { managedFieldsAfterWrite, writeManager } from "../../lib/emulator/registry/generic/ownership.js";
+import { schemaOf } from "../../lib/emulator/apimachinery/managed-fields/schema.js";
+import { applyStrategicMergePatch } from "../../lib/emulator/endpoints/patch/strategic-merge.js";
 
 const CM_SCHEMA = schemaOf(configMapStrategy.shape);
 const NS_SCHEMA = schemaOf(namespaceStrategy.shape);

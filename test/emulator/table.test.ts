@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import type { KubeObject } from "../../lib/emulator/json.js";
+import type { KubeObject } from "../../lib/emulator/apimachinery/json.js";
 import {
   buildTable,
   CONFIG_MAP_PRINTER,
@@ -14,7 +14,7 @@ import {
   NAMESPACE_PRINTER,
   printerFor,
   timestampSince,
-} from "../../lib/emulator/table.js";
+} from "../../lib/emulator/registry/generic/table.js";
 import { client, configMapBody, eventBody, openWatch, uniq } from "./support.js";
 
 const S = 1000;

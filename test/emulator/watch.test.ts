@@ -1,7 +1,7 @@
 /** Watch streams: framing, event order, starting versions, selectors, bookmarks, ends and leaks. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveSettings } from "../../lib/emulator/options.js";
-import { createEmulatorServer, type EmulatorServer } from "../../lib/emulator/server.js";
+import { createEmulatorServer, type EmulatorServer } from "../../lib/emulator/endpoints/server.js";
 import { client, configMapBody, eventBody, openWatch, sleep, uniq } from "./support.js";
 
 let emu: EmulatorServer;

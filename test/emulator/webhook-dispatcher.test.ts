@@ -7,13 +7,13 @@
 import { describe, expect, it } from "vitest";
 import { AdmissionDispatcher, type AdmissionAttributes } from "../../lib/emulator/admission/dispatcher.js";
 import { ruleMatches, selectorMatches, type MatchAttributes } from "../../lib/emulator/admission/matching.js";
-import { validateWebhookConfiguration } from "../../lib/emulator/admission/webhook-validation.js";
+import { validateWebhookConfiguration } from "../../lib/emulator/registry/admissionregistration/validation.js";
 import { webhookOf, type Webhook } from "../../lib/emulator/admission/webhooks.js";
 import type { WebhookPoster, WebhookResponse } from "../../lib/emulator/admission/webhook-client.js";
-import { ApiError } from "../../lib/emulator/api-errors.js";
-import { errorString } from "../../lib/emulator/field-errors.js";
-import type { KubeObject } from "../../lib/emulator/json.js";
-import { configMapStrategy } from "../../lib/emulator/strategies/configmap.js";
+import { ApiError } from "../../lib/emulator/apimachinery/api-errors.js";
+import { errorString } from "../../lib/emulator/apimachinery/field-errors.js";
+import type { KubeObject } from "../../lib/emulator/apimachinery/json.js";
+import { configMapStrategy } from "../../lib/emulator/registry/core/configmap/strategy.js";
 
 const RULE = { operations: ["*"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] };
 

@@ -25,12 +25,12 @@
  */
 import jsonpatch from "fast-json-patch";
 import type { Operation as PatchOperation } from "fast-json-patch";
-import { ApiError, badRequest, internalError } from "../api-errors.js";
-import { goJsonSyntaxError } from "../go-json-errors.js";
-import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject } from "../json.js";
-import { asKubeObject } from "../object-meta.js";
+import { ApiError, badRequest, internalError } from "../apimachinery/api-errors.js";
+import { goJsonSyntaxError } from "../apimachinery/go-json-errors.js";
+import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject } from "../apimachinery/json.js";
+import { asKubeObject } from "../apimachinery/object-meta.js";
 import { makeStatus, type StatusDetails } from "../../wire/status.js";
-import { DecodeError, decodeObject, type StructShape } from "../typed-json.js";
+import { DecodeError, decodeObject, type StructShape } from "../apimachinery/typed-json.js";
 import { isExempt, webhookApplies, type MatchAttributes } from "./matching.js";
 import { InvalidReviewResponse, readReviewResponse, reviewRequest, reviewVersionFor, type ReviewAttributes, type ReviewResponse } from "./review.js";
 import { CallFailure, postWebhook, unexpectedStatusText, type WebhookPoster } from "./webhook-client.js";

@@ -14,8 +14,8 @@
  * Known difference: matchPolicy Equivalent finds no equivalent resources (a real server would
  * send a core v1 Event write to a webhook registered for events.k8s.io/v1 events, converted).
  */
-import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../json.js";
-import { labelsOf } from "../object-meta.js";
+import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../apimachinery/json.js";
+import { labelsOf } from "../apimachinery/object-meta.js";
 import type { Webhook, WebhookRule } from "./webhooks.js";
 
 export type Operation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";

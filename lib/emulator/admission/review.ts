@@ -11,9 +11,9 @@
  * decoder, so a wrongly typed field is described in the emulator's words.
  */
 import { randomUUID } from "node:crypto";
-import { goJsonSyntaxError } from "../go-json-errors.js";
-import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../json.js";
-import { jsonTypeName } from "../typed-json.js";
+import { goJsonSyntaxError } from "../apimachinery/go-json-errors.js";
+import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../apimachinery/json.js";
+import { jsonTypeName } from "../apimachinery/typed-json.js";
 import type { Operation } from "./matching.js";
 
 export const REVIEW_GROUP = "admission.k8s.io";

@@ -16,7 +16,7 @@
  */
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
-import { isJsonObject, type Json } from "../json.js";
+import { isJsonObject, type Json } from "../apimachinery/json.js";
 import type { WebhookClientConfig } from "./webhooks.js";
 
 /** Why a call failed, in Go's words; `stage` says which prefix the dispatcher gives it. */

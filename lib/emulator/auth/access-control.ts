@@ -12,16 +12,16 @@
  * unsafe force delete needs (`unsafe-delete-ignore-read-errors`).
  */
 import type { IncomingMessage } from "node:http";
-import { ApiError, forbidden } from "../api-errors.js";
+import { ApiError, forbidden } from "../apimachinery/api-errors.js";
 import { failure } from "../../wire/status.js";
-import type { KubeObject } from "../json.js";
-import { nameOf } from "../object-meta.js";
-import type { ResourceStrategy } from "../resources.js";
-import { clusterRoleBindingStrategy, clusterRoleStrategy, RBAC_GROUP, roleBindingStrategy, roleRefOf, roleStrategy, rulesOf, type PolicyRule } from "../strategies/rbac.js";
+import type { KubeObject } from "../apimachinery/json.js";
+import { nameOf } from "../apimachinery/object-meta.js";
+import type { ResourceStrategy } from "../registry/generic/strategy.js";
+import { clusterRoleBindingStrategy, clusterRoleStrategy, RBAC_GROUP, roleBindingStrategy, roleRefOf, roleStrategy, rulesOf, type PolicyRule } from "../registry/rbac/strategy.js";
 import type { Authenticator } from "./authenticator.js";
 import type { RbacAuthorizer } from "./rbac-authorizer.js";
 import { requestAttributes, type RequestAttributes, type ResourceAttributes } from "./request-attributes.js";
-import { MASTERS_GROUP, type User } from "./user.js";
+import { MASTERS_GROUP, type User } from "../apimachinery/user.js";
 
 export const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
 

@@ -7,11 +7,11 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { EmulatorClock } from "../clock.js";
-import type { ObjectStorage } from "../object-storage.js";
-import { uidOf } from "../object-meta.js";
-import { serviceAccountStrategy } from "../strategies/service-account.js";
-import { ADMIN_USER, ANONYMOUS, serviceAccountUser, type User } from "./user.js";
+import type { EmulatorClock } from "../apimachinery/clock.js";
+import type { ObjectStorage } from "../storage/object-storage.js";
+import { uidOf } from "../apimachinery/object-meta.js";
+import { serviceAccountStrategy } from "../registry/core/serviceaccount/strategy.js";
+import { ADMIN_USER, ANONYMOUS, serviceAccountUser, type User } from "../apimachinery/user.js";
 
 interface IssuedToken {
   readonly namespace: string;

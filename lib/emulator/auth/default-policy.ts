@@ -7,9 +7,9 @@
  * Known difference: admin, edit and view carry their rules directly over the types the emulator
  * serves, where a real cluster aggregates them (aggregationRule) over every built-in type.
  */
-import type { JsonObject, KubeObject } from "../json.js";
-import { RBAC_GROUP } from "../strategies/rbac.js";
-import { AUTHENTICATED_GROUP, MASTERS_GROUP, UNAUTHENTICATED_GROUP } from "./user.js";
+import type { JsonObject, KubeObject } from "../apimachinery/json.js";
+import { RBAC_GROUP } from "../registry/rbac/strategy.js";
+import { AUTHENTICATED_GROUP, MASTERS_GROUP, UNAUTHENTICATED_GROUP } from "../apimachinery/user.js";
 
 const READ = ["get", "list", "watch"];
 const WRITE = ["create", "delete", "deletecollection", "patch", "update"];

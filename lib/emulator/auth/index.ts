@@ -3,17 +3,17 @@
  * RBAC, the review types) are served, the default cluster roles and bindings seeded, and the
  * access control every request passes is built. With auth off none of this exists.
  */
-import type { EmulatorClock } from "../clock.js";
-import type { GenericRegistry } from "../generic-registry.js";
-import type { ObjectStorage } from "../object-storage.js";
-import type { ResourceRegistry } from "../resources.js";
-import { clusterRoleBindingStrategy, clusterRoleStrategy, RBAC_STRATEGIES } from "../strategies/rbac.js";
-import { serviceAccountStrategy } from "../strategies/service-account.js";
+import type { EmulatorClock } from "../apimachinery/clock.js";
+import type { GenericRegistry } from "../registry/generic/registry.js";
+import type { ObjectStorage } from "../storage/object-storage.js";
+import type { ResourceRegistry } from "../registry/generic/strategy.js";
+import { clusterRoleBindingStrategy, clusterRoleStrategy, RBAC_STRATEGIES } from "../registry/rbac/strategy.js";
+import { serviceAccountStrategy } from "../registry/core/serviceaccount/strategy.js";
 import { AccessControl } from "./access-control.js";
 import { Authenticator } from "./authenticator.js";
 import { defaultClusterRoleBindings, defaultClusterRoles } from "./default-policy.js";
 import { RbacAuthorizer } from "./rbac-authorizer.js";
-import { REVIEW_STRATEGIES } from "./reviews.js";
+import { REVIEW_STRATEGIES } from "../registry/authorization/reviews.js";
 
 export function enableAuth(registry: ResourceRegistry, generic: GenericRegistry, storage: ObjectStorage, clock: EmulatorClock, adminToken: string): AccessControl {
   // Core first (after namespaces and configmaps), then the groups in the order a real server lists them.

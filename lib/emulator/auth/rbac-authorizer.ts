@@ -6,10 +6,10 @@
  * prefix `…*`). The reasons are the real ones: `RBAC: allowed by RoleBinding "b/ns" of Role "r"
  * to ServiceAccount "sa/ns"`; a denial carries none, unless a referenced role is missing.
  */
-import type { ObjectStorage } from "../object-storage.js";
-import type { KubeObject } from "../json.js";
-import { nameOf, namespaceOf } from "../object-meta.js";
-import type { ResourceStrategy } from "../resources.js";
+import type { ObjectStorage } from "../storage/object-storage.js";
+import type { KubeObject } from "../apimachinery/json.js";
+import { nameOf, namespaceOf } from "../apimachinery/object-meta.js";
+import type { ResourceStrategy } from "../registry/generic/strategy.js";
 import {
   clusterRoleBindingStrategy,
   clusterRoleStrategy,
@@ -20,9 +20,9 @@ import {
   subjectsOf,
   type PolicyRule,
   type Subject,
-} from "../strategies/rbac.js";
+} from "../registry/rbac/strategy.js";
 import type { RequestAttributes } from "./request-attributes.js";
-import { MASTERS_GROUP, serviceAccountUsername, type User } from "./user.js";
+import { MASTERS_GROUP, serviceAccountUsername, type User } from "../apimachinery/user.js";
 
 export interface Decision {
   readonly allowed: boolean;

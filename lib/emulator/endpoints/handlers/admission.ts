@@ -1,0 +1,151 @@
+/**
+ * Admission webhooks around the generic writes, one step per verb for the writing handlers
+ * (the order of the real create/update/patch/delete handlers and registry Store):
+ *
+ *  - create and update: mutating webhooks on the request's object (oldObject: the stored one),
+ *    then the type's preparation and validation, then validating webhooks on the object as it
+ *    would be stored, then the write (registry/generic/registry.ts createAdmitted/updateAdmitted);
+ *  - delete: the preconditions, then mutating and validating webhooks with the stored object
+ *    as oldObject (object null), then the handler's delete of the entry as it was.
+ *
+ * The reviews carry the operation's options as the real handlers pass them: CreateOptions or
+ * UpdateOptions from the query (a PATCH's as UpdateOptions, or CreateOptions when an apply
+ * creates), DeleteOptions as parsed; `dryRun: true` on a dry run. Webhook warnings are added to
+ * the handler's Warning list.
+ *
+ * Known differences: when the stored object changes while webhooks are being called, the write
+ * is answered 409 Conflict (a real server retries an unconditional update from the new state);
+ * the namespace controller's deletions do not go through webhooks.
+ */
+import { conflict, notFound, OPTIMISTIC_LOCK_MESSAGE, badRequest } from "../../apimachinery/api-errors.js";
+import type { AdmissionAttributes } from "../../admission/dispatcher.js";
+import type { Operation } from "../../admission/matching.js";
+import type { UserInfo } from "../../admission/review.js";
+import { checkDeletePreconditions, type AdmissionPoint, type DeleteOptions, type WriteOptions } from "../../registry/generic/registry.js";
+import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
+import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
+import type { StoredObject } from "../../storage/object-storage.js";
+import { qualifiedResourceOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
+import { StoreError } from "../../storage/store.js";
+import { namespaceStrategy } from "../../registry/core/namespace/strategy.js";
+import type { RequestContext } from "./context.js";
+
+/**
+ * Who the reviews say made the request. The emulator does not authenticate, and serves every
+ * client as a cluster administrator would be served.
+ */
+export const EMULATOR_USER: UserInfo = { username: "system:admin", groups: ["system:masters", "system:authenticated"] };
+
+const META_V1 = "meta.k8s.io/v1";
+
+/** The request's authenticated user when auth is on, else the fixed administrator. */
+function reviewUser(ctx: RequestContext): UserInfo {
+  const user = ctx.parts.auth?.userOf(ctx.req);
+  return user ? { username: user.username, groups: user.groups } : EMULATOR_USER;
+}
+
+/** CreateOptions or UpdateOptions as the handler decoded them from the query. */
+function queryOptions(kind: "CreateOptions" | "UpdateOptions", url: URL): JsonObject {
+  const o: JsonObject = { kind, apiVersion: META_V1 };
+  const dryRun = url.searchParams.getAll("dryRun").filter((v) => v !== "");
+  if (dryRun.length) o["dryRun"] = dryRun;
+  const fieldManager = url.searchParams.get("fieldManager");
+  if (fieldManager) o["fieldManager"] = fieldManager;
+  const fieldValidation = url.searchParams.get("fieldValidation");
+  if (fieldValidation) o["fieldValidation"] = fieldValidation;
+  return o;
+}
+
+/** DeleteOptions in Go field order, as parsed. */
+function deleteOptionsJson(d: DeleteOptions): JsonObject {
+  const o: JsonObject = { kind: "DeleteOptions", apiVersion: META_V1 };
+  if (d.gracePeriodSeconds !== undefined) o["gracePeriodSeconds"] = d.gracePeriodSeconds;
+  if (d.preconditions) o["preconditions"] = { ...d.preconditions };
+  if (d.orphanDependents !== undefined) o["orphanDependents"] = d.orphanDependents;
+  if (d.propagationPolicy !== undefined) o["propagationPolicy"] = d.propagationPolicy;
+  if (d.dryRun) o["dryRun"] = ["All"];
+  return o;
+}
+
+export interface AdmittedWrites {
+  /** Mutating webhooks, the generic create with validating webhooks before its write. */
+  create(strategy: ResourceStrategy, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
+  /** Mutating webhooks, the generic update with validating webhooks before its write. */
+  update(strategy: ResourceStrategy, existing: StoredObject, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
+  /** Preconditions and the DELETE webhooks; resolves with the entry to delete (409 when it changed meanwhile). */
+  checkDelete(strategy: ResourceStrategy, existing: StoredObject, options: DeleteOptions): Promise<StoredObject>;
+}
+
+/** The writes of one request, admitted by the emulator's webhooks; their warnings go to `warnings`. */
+export function admittedWrites(ctx: RequestContext, warnings: string[]): AdmittedWrites {
+  const { admission, generic } = ctx.parts;
+
+  const attributes = (strategy: ResourceStrategy, operation: Operation, name: string, object: KubeObject | undefined, old: KubeObject | undefined, options: JsonObject, dryRun: boolean): AdmissionAttributes => ({
+    operation,
+    group: strategy.group,
+    version: strategy.version,
+    resource: strategy.resource,
+    subresource: "",
+    kind: strategy.kind,
+    name,
+    // A namespace's own requests carry its name as their namespace, except its creation.
+    namespace: strategy.namespaced ? ctx.route.namespace : strategy === namespaceStrategy && operation !== "CREATE" ? name : "",
+    object,
+    oldObject: old,
+    dryRun,
+    options,
+    userInfo: reviewUser(ctx),
+    shape: strategy.shape,
+  });
+
+  /** The store changed under a write that waited for webhooks: the optimistic-lock conflict. */
+  const asConflict = (strategy: ResourceStrategy, name: string, e: unknown): unknown =>
+    e instanceof StoreError && e.code === "Conflict" ? conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE) : e;
+
+  const validating = (strategy: ResourceStrategy, operation: Operation, options: JsonObject, dryRun: boolean) => (point: AdmissionPoint) =>
+    admission.validate(attributes(strategy, operation, nameOf(point.object), point.object, point.old, options, dryRun), warnings);
+
+  return {
+    async create(strategy, object, options) {
+      const dryRun = options.dryRun === true;
+      const createOptions = queryOptions("CreateOptions", ctx.url);
+      const mutated = (await admission.mutate(attributes(strategy, "CREATE", nameOf(object), object, undefined, createOptions, dryRun), warnings)) ?? object;
+      // RBAC's escalation check sits in the registry, after mutating admission and before validation.
+      ctx.parts.auth?.admitRbacWrite(ctx.req, strategy, ctx.route.namespace, mutated);
+      if (strategy.namespaced && namespaceOf(mutated) !== ctx.route.namespace) {
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      try {
+        return await generic.createAdmitted(strategy, mutated, options, validating(strategy, "CREATE", createOptions, dryRun));
+      } catch (e) {
+        throw asConflict(strategy, nameOf(mutated), e);
+      }
+    },
+
+    async update(strategy, existing, object, options) {
+      const dryRun = options.dryRun === true;
+      const updateOptions = queryOptions("UpdateOptions", ctx.url);
+      const name = nameOf(existing.object);
+      const mutated = (await admission.mutate(attributes(strategy, "UPDATE", name, object, existing.object, updateOptions, dryRun), warnings)) ?? object;
+      ctx.parts.auth?.admitRbacWrite(ctx.req, strategy, ctx.route.namespace, mutated);
+      try {
+        return await generic.updateAdmitted(strategy, existing, mutated, options, validating(strategy, "UPDATE", updateOptions, dryRun));
+      } catch (e) {
+        throw asConflict(strategy, name, e);
+      }
+    },
+
+    async checkDelete(strategy, existing, options) {
+      const name = nameOf(existing.object);
+      // The namespace registry checks its own preconditions (registry/core/namespace/lifecycle.ts).
+      if (strategy !== namespaceStrategy) checkDeletePreconditions(strategy, existing.object, options.preconditions);
+      const attrs = attributes(strategy, "DELETE", name, undefined, existing.object, deleteOptionsJson(options), options.dryRun === true);
+      await admission.mutate(attrs, warnings);
+      await admission.validate(attrs, warnings);
+      const current = generic.storage.get(strategy, namespaceOf(existing.object), name);
+      if (!current) throw notFound(qualifiedResourceOf(strategy), name);
+      if (current.kv.modRevision !== existing.kv.modRevision) throw conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE);
+      return current;
+    },
+  };
+}

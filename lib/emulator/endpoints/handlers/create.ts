@@ -1,0 +1,38 @@
+/**
+ * POST to a collection. Order as in the real server: decode (400), namespace of the body vs
+ * the URL (400), namespace admission (404/403), then the generic create (422, 409).
+ */
+import { badRequest } from "../../apimachinery/api-errors.js";
+import type { KubeObject } from "../../apimachinery/json.js";
+import { nameOf, namespaceOf, setMeta } from "../../apimachinery/object-meta.js";
+import type { ResourceStrategy } from "../../registry/generic/strategy.js";
+import { admittedWrites } from "./admission.js";
+import type { RequestContext } from "./context.js";
+import { decodeBody, fieldValidationOf } from "./request-body.js";
+import { writeObject } from "./respond.js";
+import { warningHeaders, writeOptionsOf } from "./write-options.js";
+import { recordWriteOwnership } from "./write-ownership.js";
+
+/** Makes the body's namespace agree with the URL: filled in when empty, cleared for cluster-scoped types. */
+export function reconcileCreateNamespace(strategy: ResourceStrategy, urlNamespace: string, o: KubeObject): void {
+  const bodyNamespace = namespaceOf(o);
+  if (!strategy.namespaced) {
+    setMeta(o, "namespace", undefined);
+    return;
+  }
+  if (bodyNamespace === "") setMeta(o, "namespace", urlNamespace);
+  else if (bodyNamespace !== urlNamespace) {
+    throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+}
+
+export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<void> {
+  const { strategy, namespace } = ctx.route;
+  const { dryRun } = writeOptionsOf(ctx.url, "CreateOptions");
+  const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
+  reconcileCreateNamespace(strategy, namespace, object);
+  recordWriteOwnership(ctx, body, undefined, object);
+  ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
+  const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });
+  return writeObject(ctx, 201, created, warningHeaders(warnings));
+}

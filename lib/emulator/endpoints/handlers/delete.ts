@@ -1,0 +1,60 @@
+/**
+ * DELETE of one resource. Most types answer a removal with a Success Status naming the object
+ * (wire-facts §4); namespaces go through the lifecycle (Terminating first) and always answer
+ * with the namespace; an object held by finalizers answers with the object.
+ *
+ * The unsafe force delete (ignoreStoreReadErrorWithClusterBreakingPotential=true, its gate
+ * checked with the options) goes the way of the apiserver's corrupt-object deleter: it reads the
+ * object first and, when the read succeeds, aborts with 422 Invalid on the option ("is exclusively
+ * meant to delete corrupt objects…") and changes nothing; only a corrupt entry is removed, with
+ * finalizers and preconditions ignored, answering 200 with a Success Status.
+ */
+import { nameOf, uidOf } from "../../apimachinery/object-meta.js";
+import { details, invalid, notFound } from "../../apimachinery/api-errors.js";
+import { invalid as invalidField } from "../../apimachinery/field-errors.js";
+import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
+import { makeStatus } from "../../../wire/status.js";
+import { namespaceStrategy } from "../../registry/core/namespace/strategy.js";
+import { admittedWrites } from "./admission.js";
+import type { RequestContext } from "./context.js";
+import { FORCE_OPTION, parseDeleteOptions } from "./delete-options.js";
+import { writeObject } from "./respond.js";
+import { warningHeaders } from "./write-options.js";
+
+export async function handleDelete(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
+  const { strategy, namespace } = ctx.route;
+  const { generic, lifecycle } = ctx.parts;
+  const options = parseDeleteOptions(ctx, body);
+  if (options.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    // With auth on, the unsafe delete also needs its own verb on the object.
+    ctx.parts.auth?.admitUnsafeDelete(ctx.req, strategy, strategy.namespaced ? namespace : strategy === namespaceStrategy ? name : "", name);
+    return forceDelete(ctx, name);
+  }
+  const isNamespace = strategy === namespaceStrategy;
+  if (isNamespace) lifecycle.admitDelete(name);
+  const warnings: string[] = [];
+  const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, generic.mustGet(strategy, namespace, name), options);
+  const outcome = isNamespace ? lifecycle.delete(existing, options) : generic.delete(strategy, existing, options);
+  if (outcome.deleted && !isNamespace) {
+    const d = details({ name: nameOf(outcome.object), group: strategy.group, kind: strategy.resource, uid: uidOf(outcome.object) });
+    return writeObject(ctx, 200, makeStatus({ status: "Success", details: d }), warningHeaders(warnings));
+  }
+  // 202 only when the object stays and the client asked for cascading (orphanDependents=false).
+  const code = !outcome.deleted && options.orphanDependents === false ? 202 : 200;
+  return writeObject(ctx, code, outcome.object, warningHeaders(warnings));
+}
+
+function forceDelete(ctx: RequestContext, name: string): Promise<void> {
+  const { strategy, namespace } = ctx.route;
+  const storage = ctx.parts.storage;
+  const key = storage.key(strategy, namespace, name);
+  const kv = storage.entry(strategy, key);
+  if (!kv) throw notFound(qualifiedResourceOf(strategy), name);
+  if (!storage.isCorrupt(kv)) {
+    throw invalid({ group: strategy.group, kind: strategy.resource }, name, [
+      invalidField(FORCE_OPTION, true, "is exclusively meant to delete corrupt objects with unreadable data from the storage, but this object has readable data"),
+    ]);
+  }
+  storage.delete(strategy, key, { expectModRevision: kv.modRevision });
+  return writeObject(ctx, 200, makeStatus({ status: "Success", details: details({ name, group: strategy.group, kind: strategy.resource }) }));
+}

@@ -1,0 +1,189 @@
+/**
+ * Answers in the negotiated representation and encoding (apiserver@v0.35.7
+ * pkg/endpoints/handlers/response.go transformResponseObject, responsewriters):
+ *
+ *  - representation: the object itself, PartialObjectMetadata(List), or a Table. A Status is
+ *    never transformed. A list asked for as PartialObjectMetadata, or one object asked for as
+ *    PartialObjectMetadataList, is 406 (negotiation accepts both forms on every endpoint; the
+ *    transformation refuses). The Table's includeObject is read (and a bad value refused with
+ *    400) only when the answer is written, after the verb's own work, as upstream does;
+ *  - encoding: JSON (compact, or indented for pretty), YAML, protobuf, CBOR (gate on);
+ *  - lists: JSON and protobuf go out item by item (never whole in memory); YAML, CBOR and
+ *    Tables are built whole, as the real server builds them;
+ *  - gzip for bodies over 128 KiB when asked (http-io writeBody).
+ */
+import { encodeCbor } from "../../../wire/cbor.js";
+import { encodeObject, ProtobufFormatError } from "../../../wire/protobuf/index.js";
+import { isStatus, type Status } from "../../../wire/status.js";
+import { toYaml } from "../../../wire/yaml.js";
+import { badRequest, notAcceptableMessage } from "../../apimachinery/api-errors.js";
+import { invalid as invalidField, errorString } from "../../apimachinery/field-errors.js";
+import { writeBody, type BodyPiece } from "../http-io.js";
+import { collectionJsonPieces, compactJson, prettyJson, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import { contentTypeOf, META_GROUP, type Encoding, type MetaVersion, type Representation } from "../negotiation.js";
+import { protobufListPieces } from "../protobuf-list.js";
+import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
+import { buildTable, partialObjectMetadata, printerOf, type IncludeObject, type ListMetaInit, type TableOptions } from "../../registry/generic/table.js";
+import type { RequestContext } from "./context.js";
+
+/** `meta.k8s.io/v1` (or v1beta1): the apiVersion of Tables and PartialObjectMetadata. */
+export function metaApiVersion(version: MetaVersion): string {
+  return `${META_GROUP}/${version}`;
+}
+
+/**
+ * Encodes one body. A kind the protobuf codec does not know is refused with 406, as the real
+ * serializer's "does not implement the protobuf marshalling interface" is (wire-facts §1.5);
+ * negotiation keeps the known cases (Table) from getting here.
+ */
+export function encodeBody(encoding: Encoding, body: object, pretty: boolean): Buffer {
+  switch (encoding) {
+    case "json":
+      return Buffer.from(pretty ? prettyJson(body) : compactJson(body), "utf8");
+    case "yaml":
+      return Buffer.from(toYaml(body), "utf8");
+    case "protobuf":
+      try {
+        return asBuffer(encodeObject(body as Record<string, unknown>));
+      } catch (e) {
+        if (e instanceof ProtobufFormatError) throw notAcceptableMessage(e.message);
+        throw e;
+      }
+    case "cbor":
+      return asBuffer(encodeCbor(body));
+  }
+}
+
+/** A Buffer view of the bytes, without copying. */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+const INCLUDE_OBJECT: readonly string[] = ["Metadata", "Object", "None"];
+
+/**
+ * TableOptions from the query (optionsForTransform + ValidateTableOptions): includeObject must
+ * be Metadata, Object, None or empty (the default, Metadata); anything else is 400.
+ */
+export function tableOptionsOf(url: URL): TableOptions {
+  const raw = url.searchParams.get("includeObject") ?? "";
+  if (raw !== "" && !INCLUDE_OBJECT.includes(raw)) {
+    const error = invalidField("includeObject", raw, "must be 'Metadata', 'Object', 'None', or empty");
+    throw badRequest(`Unable to convert to Table as requested: ${errorString(error)}`);
+  }
+  return { includeObject: (raw === "" ? "Metadata" : raw) as IncludeObject, noHeaders: false };
+}
+
+/** The Go type name an upstream message shows for the internal object (`*core.ConfigMap`). */
+function internalTypeName(strategy: ResourceStrategy, list: boolean): string {
+  const group = strategy.internalKind.group;
+  const pkg = group === "" ? "core" : (group.split(".")[0] ?? group);
+  return `*${pkg}.${strategy.internalKind.kind}${list ? "List" : ""}`;
+}
+
+/**
+ * One object (not a Status) in the requested representation. `now` is the server clock, for
+ * the Table's time cells.
+ */
+export function transformObject(strategy: ResourceStrategy, o: KubeObject, representation: Representation, tableOptions: TableOptions | undefined, nowMs: number): JsonObject {
+  switch (representation.as) {
+    case "object":
+      return o;
+    case "PartialObjectMetadata":
+      return partialObjectMetadata(o, metaApiVersion(representation.version));
+    case "PartialObjectMetadataList":
+      throw notAcceptableMessage(`you requested PartialObjectMetadataList, but the requested object is not a list (${internalTypeName(strategy, false)})`);
+    case "Table":
+      return buildTable(printerOf(strategy), [o], undefined, metaApiVersion(representation.version), tableOptions ?? { includeObject: "Metadata", noHeaders: false }, nowMs);
+  }
+}
+
+function writeEncoded(ctx: RequestContext, code: number, body: object, headers?: Record<string, string | string[]>): Promise<void> {
+  const { encoding } = ctx.negotiated;
+  const bytes = encodeBody(encoding, body, ctx.pretty);
+  return writeBody(ctx.res, code, [bytes], { contentType: contentTypeOf(encoding), headers, gzip: ctx.gzip });
+}
+
+/** Writes one object, or a Status (never transformed), as negotiated. */
+export function writeObject(ctx: RequestContext, code: number, body: KubeObject | Status, headers?: Record<string, string | string[]>): Promise<void> {
+  if (isStatus(body)) return writeEncoded(ctx, code, body, headers);
+  const { representation } = ctx.negotiated;
+  const options = representation.as === "Table" ? tableOptionsOf(ctx.url) : undefined;
+  const out = transformObject(ctx.route.strategy, body, representation, options, ctx.parts.clock.now());
+  return writeEncoded(ctx, code, out, headers);
+}
+
+/** A page of a collection, read lazily: items are decoded (or their JSON text made) as they are written. */
+export interface ListSource {
+  readonly list: ListMetaInit;
+  /** The items' compact JSON texts, one at a time. */
+  itemTexts(): Iterable<string>;
+  /** The items, decoded one at a time. */
+  items(): Iterable<KubeObject>;
+}
+
+function listMetadata(list: ListMetaInit): JsonObject {
+  const metadata: JsonObject = { resourceVersion: list.resourceVersion };
+  if (list.continue) metadata["continue"] = list.continue;
+  if (list.remainingItemCount !== undefined) metadata["remainingItemCount"] = list.remainingItemCount;
+  return metadata;
+}
+
+/**
+ * A list item as a list shows it: without kind and apiVersion. The server sets them on the
+ * list object only (the items of a built-in type's list carry an empty TypeMeta, and JSON
+ * omits its empty fields), so JSON, YAML and CBOR items agree with protobuf ones, whose
+ * messages have no TypeMeta at all.
+ */
+export function listItem(o: KubeObject): KubeObject {
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = o;
+  return rest as KubeObject;
+}
+
+/** listItem on an object's compact JSON text: the stored form starts with kind and apiVersion, cut off here without parsing. */
+export function listItemText(text: string): string {
+  const head = /^\{"kind":"(?:[^"\\]|\\.)*","apiVersion":"(?:[^"\\]|\\.)*"(,|(?=\}))/.exec(text);
+  if (head) return `{${text.slice(head[0].length)}`;
+  return JSON.stringify(listItem(JSON.parse(text) as KubeObject));
+}
+
+function* mapIterable<A, B>(source: Iterable<A>, fn: (a: A) => B): Generator<B> {
+  for (const a of source) yield fn(a);
+}
+
+/** Writes a list in the negotiated representation and encoding. */
+export function writeList(ctx: RequestContext, source: ListSource): Promise<void> {
+  const { strategy } = ctx.route;
+  const { encoding, representation } = ctx.negotiated;
+  const metadata = listMetadata(source.list);
+  const write = (pieces: Iterable<BodyPiece>): Promise<void> =>
+    writeBody(ctx.res, 200, pieces, { contentType: contentTypeOf(encoding), gzip: ctx.gzip });
+
+  switch (representation.as) {
+    case "object": {
+      const head: JsonObject = { kind: strategy.listKind, apiVersion: groupVersionOf(strategy), metadata };
+      if (encoding === "json") return write(collectionJsonPieces(head, "items", mapIterable(source.itemTexts(), listItemText), ctx.pretty));
+      // The codec needs each item's kind to pick its message; the message itself has no TypeMeta.
+      if (encoding === "protobuf") return write(protobufListPieces(head, () => source.items()));
+      return write([encodeBody(encoding, { ...head, items: [...mapIterable(source.items(), listItem)] }, ctx.pretty)]);
+    }
+    case "PartialObjectMetadataList": {
+      const apiVersion = metaApiVersion(representation.version);
+      const head: JsonObject = { kind: "PartialObjectMetadataList", apiVersion, metadata };
+      const partials = (): Iterable<KubeObject> => mapIterable(source.items(), (o) => partialObjectMetadata(o, apiVersion));
+      // Upstream appends each item to a list whose Items start nil, so no items is `null`.
+      const first = partials()[Symbol.iterator]().next();
+      if (first.done) return write([encodeBody(encoding, { ...head, items: null }, ctx.pretty)]);
+      if (encoding === "json") return write(collectionJsonPieces(head, "items", mapIterable(partials(), (p) => JSON.stringify(p)), ctx.pretty));
+      if (encoding === "protobuf") return write(protobufListPieces(head, partials));
+      return write([encodeBody(encoding, { ...head, items: [...partials()] as Json[] }, ctx.pretty)]);
+    }
+    case "PartialObjectMetadata":
+      throw notAcceptableMessage(`you requested PartialObjectMetadata, but the requested object is a list (${internalTypeName(strategy, true)})`);
+    case "Table": {
+      const options = tableOptionsOf(ctx.url);
+      const table = buildTable(printerOf(strategy), [...source.items()], source.list, metaApiVersion(representation.version), options, ctx.parts.clock.now());
+      return write([encodeBody(encoding, table, ctx.pretty)]);
+    }
+  }
+}

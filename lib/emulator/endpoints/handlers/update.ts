@@ -1,0 +1,41 @@
+/**
+ * PUT to a resource: the body must name the URL's object; an existing object is replaced
+ * (optimistic concurrency on resourceVersion), a missing one is created when the type allows
+ * create-on-update (events) and is 404 otherwise.
+ */
+import { badRequest, notFound } from "../../apimachinery/api-errors.js";
+import { nameOf, namespaceOf, setMeta } from "../../apimachinery/object-meta.js";
+import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
+import { admittedWrites } from "./admission.js";
+import type { RequestContext } from "./context.js";
+import { decodeBody, fieldValidationOf } from "./request-body.js";
+import { writeObject } from "./respond.js";
+import { warningHeaders, writeOptionsOf } from "./write-options.js";
+import { recordWriteOwnership } from "./write-ownership.js";
+
+export async function handleUpdate(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
+  const { strategy, namespace } = ctx.route;
+  const { generic, lifecycle } = ctx.parts;
+  const { dryRun } = writeOptionsOf(ctx.url, "UpdateOptions");
+  const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
+  const bodyName = nameOf(object);
+  if (bodyName !== name) throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+  const bodyNamespace = namespaceOf(object);
+  if (strategy.namespaced && bodyNamespace !== "" && bodyNamespace !== namespace) {
+    throw badRequest(`the namespace of the object (${bodyNamespace}) does not match the namespace on the request (${namespace})`);
+  }
+  setMeta(object, "namespace", strategy.namespaced ? namespace : undefined);
+
+  const existing = generic.storage.get(strategy, namespace, name);
+  recordWriteOwnership(ctx, body, existing?.object, object);
+  if (!existing) {
+    if (!strategy.allowCreateOnUpdate) throw notFound(qualifiedResourceOf(strategy), name);
+    lifecycle.admitCreate(strategy, namespace, name);
+    // The storage update path prepares the object for storage, which drops the version.
+    setMeta(object, "resourceVersion", undefined);
+    const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });
+    return writeObject(ctx, 201, created, warningHeaders(warnings));
+  }
+  const updated = await admittedWrites(ctx, warnings).update(strategy, existing, object, { dryRun });
+  return writeObject(ctx, 200, updated, warningHeaders(warnings));
+}

@@ -1,0 +1,158 @@
+/**
+ * Watch (wire-facts §2): a 200 chunked response flushed at once, then one framed event after
+ * another (compact JSON lines by default). resourceVersion unset or "0" starts with synthetic ADDED events for the current
+ * state; a specific version replays the store history after it (410 as an ERROR event when
+ * the history no longer reaches it). Selectors turn an object leaving the selection into
+ * DELETED and one entering it into ADDED. BOOKMARKs only with allowWatchBookmarks.
+ *
+ * Encodings and representations (JSON lines, protobuf frames, CBOR sequences; Tables,
+ * PartialObjectMetadata) are watch-format.ts's; a YAML watch is 406.
+ *
+ * Fan-out: each stream lists or replays what came before its start on its own, then joins the
+ * live fan-out of its collection (watch-groups.ts): streams without selectors and of the same
+ * format share one store listener, and each change is decoded once and encoded once per format
+ * (ChangeView, watch-change.ts). Lines reach the socket through watch-outbox.ts, which writes
+ * each stream's pending lines in one socket write per flush. A Table stream's first event (with
+ * column definitions) is its own variant.
+ */
+import type { Status } from "../../../wire/status.js";
+import { expired } from "../../apimachinery/api-errors.js";
+import { watchEventLine, type JsonObject } from "../../apimachinery/json.js";
+import { objectFilter, parseResourceVersionParam, type ListOptions } from "../list-options.js";
+import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
+import { StoreError } from "../../storage/store.js";
+import { zeroValue } from "../../apimachinery/typed-json.js";
+import type { RequestContext } from "./context.js";
+import { viewOf, type WatchEvent } from "./watch-change.js";
+import { encodeWatchEvent, watchFormatOf, watchObject } from "./watch-format.js";
+import { joinWatchGroup } from "./watch-groups.js";
+import { watchOutbox } from "./watch-outbox.js";
+
+/** Annotation of the BOOKMARK that ends the initial events (wire-facts §2). */
+export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+
+/** A BOOKMARK object: the zero object of the watched kind with only the resourceVersion set. */
+export function bookmarkObject(strategy: ResourceStrategy, revision: number): JsonObject {
+  const zero = zeroValue(strategy.shape);
+  const base: JsonObject = typeof zero === "object" && zero !== null && !Array.isArray(zero) ? zero : {};
+  return { kind: strategy.kind, apiVersion: groupVersionOf(strategy), ...base, metadata: { resourceVersion: String(revision) } };
+}
+
+function tooOldStatus(strategy: ResourceStrategy, rv: number, oldest: number): Status {
+  const message = strategy.watchCache ? `too old resource version: ${rv} (${oldest})` : "The resourceVersion for the provided watch is too old.";
+  return expired(message).status;
+}
+
+export function handleWatch(ctx: RequestContext, options: ListOptions): void {
+  const { strategy, namespace, allNamespaces } = ctx.route;
+  const { storage, settings, watches, clock } = ctx.parts;
+  const store = storage.store;
+  const collection = allNamespaces ? undefined : namespace;
+  const filter = objectFilter(options, strategy);
+  // Validated before the 200 goes out: a bad version is a normal 400, a YAML watch 406, a bad includeObject 400.
+  const startRv = parseResourceVersionParam(options.resourceVersion);
+  const format = watchFormatOf(strategy, ctx.negotiated, settings.featureGates, ctx.url);
+
+  const { res } = ctx;
+  res.writeHead(200, { "Cache-Control": "no-cache, private", "Content-Type": format.contentType, "Transfer-Encoding": "chunked" });
+  res.flushHeaders();
+  // A Table stream sends column definitions with its first event only, whatever that event is.
+  let headersPending = format.tableHeaders;
+  const takeHeaders = (): boolean => {
+    const h = headersPending;
+    headersPending = false;
+    return h;
+  };
+
+  let closed = false;
+  const cleanups: Array<() => void> = [];
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    watches.delete(close);
+    for (const c of cleanups.splice(0)) c();
+    if (!res.writableEnded) {
+      // Queued lines (an ERROR event, the last changes) go out before the end of the stream.
+      outbox.flush();
+      res.end();
+    }
+  };
+  const outbox = watchOutbox(res, close);
+  // A cleanup registered after the stream closed runs at once, so nothing outlives it.
+  const addCleanup = (cleanup: () => void): void => {
+    if (closed) cleanup();
+    else cleanups.push(cleanup);
+  };
+  watches.add(close);
+  res.on("close", close);
+  res.on("error", close);
+  const sendLine = (line: Buffer | string): void => {
+    if (!closed) outbox.send(line);
+  };
+  const send = (event: WatchEvent): void => {
+    if (!closed) sendLine(encodeWatchEvent(format, event.type, watchObject(format, event.object, takeHeaders(), clock.now())));
+  };
+
+  let from: number;
+  // Initial state: asked for with sendInitialEvents, or implied by an unset/"0" version.
+  const initialEvents = options.sendInitialEvents ?? startRv === undefined;
+  if (initialEvents) {
+    // The current state is at least as new as any version given (NotOlderThan).
+    const snapshot = storage.range(strategy, collection);
+    for (const kv of snapshot.kvs) {
+      if (filter.empty && format.plainJson) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
+      else {
+        const o = storage.decode(kv);
+        if (filter.matches(o)) send({ type: "ADDED", object: o });
+      }
+    }
+    from = snapshot.revision;
+    if (options.sendInitialEvents && options.allowWatchBookmarks) {
+      const end = bookmarkObject(strategy, from);
+      end["metadata"] = { resourceVersion: String(from), annotations: { [INITIAL_EVENTS_END]: "true" } };
+      send({ type: "BOOKMARK", object: end });
+    }
+  } else if (startRv === undefined) {
+    from = store.revision;
+  } else {
+    from = startRv;
+  }
+
+  // Synchronous from range (or replay) to joining the live fan-out: no change can fall between.
+  try {
+    // The history after `from` (none when `from` is the current revision), for this stream alone.
+    const stopReplay = storage.watch(strategy, collection, from, (change) => {
+      if (closed) return;
+      try {
+        const line = viewOf(storage, change).line(filter, format, takeHeaders, clock.now());
+        if (line !== undefined) sendLine(line);
+      } catch {
+        // An event this stream cannot encode ends the stream (the client watches again).
+        close();
+      }
+    });
+    stopReplay();
+  } catch (e) {
+    if (!(e instanceof StoreError && e.code === "Compacted")) throw e;
+    send({ type: "ERROR", object: tooOldStatus(strategy, from, store.compactRevision) });
+    close();
+    return;
+  }
+  if (closed) return;
+  addCleanup(
+    joinWatchGroup(storage, strategy, collection, filter, format, clock, {
+      after: from,
+      takeHeaders: format.tableHeaders ? takeHeaders : undefined,
+      send: sendLine,
+      fail: close,
+    }),
+  );
+  if (options.allowWatchBookmarks && settings.bookmarkIntervalMs > 0) {
+    const timer = setInterval(() => send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(store.revision, from)) }), settings.bookmarkIntervalMs);
+    addCleanup(() => clearInterval(timer));
+  }
+  if (options.timeoutSeconds !== undefined) {
+    const timer = setTimeout(close, options.timeoutSeconds * 1000);
+    addCleanup(() => clearTimeout(timer));
+  }
+}

@@ -1,0 +1,45 @@
+/** Query parameters shared by the writing verbs. */
+import { invalid } from "../../apimachinery/api-errors.js";
+import { notSupported } from "../../apimachinery/field-errors.js";
+import { validateFieldManager } from "../patch/options.js";
+
+/** dryRun: absent or empty for a real write, "All" for a dry run; anything else is refused. */
+export function dryRunOf(values: readonly string[], optionsKind: string): boolean {
+  const given = values.filter((v) => v !== "");
+  for (const v of given) {
+    if (v !== "All") throw invalid({ group: "meta.k8s.io", kind: optionsKind }, "", [notSupported("dryRun", v, ["All"])]);
+  }
+  return given.length > 0;
+}
+
+export interface WriteOptions {
+  readonly dryRun: boolean;
+  /** Empty when not given: the User-Agent then names the manager. */
+  readonly fieldManager: string;
+}
+
+/**
+ * CreateOptions or UpdateOptions from the query, checked as ValidateCreateOptions and
+ * ValidateUpdateOptions do before the body is read: fieldManager (at most 128 bytes,
+ * printable), dryRun, fieldValidation, every problem in one 422 for `<kind>.meta.k8s.io ""`.
+ */
+export function writeOptionsOf(url: URL, optionsKind: "CreateOptions" | "UpdateOptions"): WriteOptions {
+  const q = url.searchParams;
+  const fieldManager = q.get("fieldManager") ?? "";
+  const dryRunValues = q.getAll("dryRun");
+  const fieldValidation = q.get("fieldValidation") ?? "";
+  const errs = validateFieldManager(fieldManager);
+  // As dryRunOf: the first value other than All is the one reported.
+  const badDryRun = dryRunValues.find((v) => v !== "" && v !== "All");
+  if (badDryRun !== undefined) errs.push(notSupported("dryRun", badDryRun, ["All"]));
+  if (!["", "Ignore", "Strict", "Warn"].includes(fieldValidation)) {
+    errs.push(notSupported("fieldValidation", fieldValidation, ["", "Ignore", "Strict", "Warn"]));
+  }
+  if (errs.length) throw invalid({ group: "meta.k8s.io", kind: optionsKind }, "", errs);
+  return { dryRun: dryRunValues.some((v) => v !== ""), fieldManager };
+}
+
+/** Warning headers for the response, when there are any. */
+export function warningHeaders(warnings: readonly string[]): Record<string, string[]> {
+  return warnings.length ? { Warning: [...warnings] } : {};
+}

@@ -1,0 +1,128 @@
+/**
+ * Query parameters of list, watch and deletecollection: selectors, paging, resourceVersion,
+ * watch switches. Malformed values are 400 BadRequest, as the server's parameter decoding
+ * reports them.
+ */
+import { badRequest, invalid } from "../apimachinery/api-errors.js";
+import { forbidden, notSupported, type FieldError } from "../apimachinery/field-errors.js";
+import { parseFieldSelector, type FieldSelector } from "../apimachinery/field-selector.js";
+import type { KubeObject } from "../apimachinery/json.js";
+import { parseLabelSelector, SelectorError, type LabelSelector } from "../apimachinery/label-selector.js";
+import { parseGoBool } from "./negotiation.js";
+import { labelsOf } from "../apimachinery/object-meta.js";
+import type { ResourceStrategy } from "../registry/generic/strategy.js";
+
+export interface ListOptions {
+  readonly labelSelector: LabelSelector;
+  readonly fieldSelector: FieldSelector;
+  readonly limit: number;
+  readonly continueToken: string;
+  /** "" when absent. */
+  readonly resourceVersion: string;
+  readonly resourceVersionMatch: string;
+  readonly watch: boolean;
+  readonly allowWatchBookmarks: boolean;
+  /** Tri-state: undefined when the parameter is absent. */
+  readonly sendInitialEvents?: boolean;
+  /** Seconds; undefined when absent. */
+  readonly timeoutSeconds?: number;
+}
+
+export interface ObjectFilter {
+  readonly empty: boolean;
+  matches(obj: KubeObject): boolean;
+}
+
+function boolParam(params: URLSearchParams, name: string): boolean {
+  const raw = params.get(name);
+  if (raw === null || raw === "") return false;
+  const v = parseGoBool(raw);
+  if (v === undefined) throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  return v;
+}
+
+function intParam(params: URLSearchParams, name: string): number | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === "") return undefined;
+  if (!/^[+-]?[0-9]+$/.test(raw)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  return Number(raw);
+}
+
+export function parseListOptions(params: URLSearchParams, strategy: ResourceStrategy, extraFieldSelector?: string): ListOptions {
+  let labelSelector: LabelSelector;
+  let fieldSelector: FieldSelector;
+  try {
+    labelSelector = parseLabelSelector(params.get("labelSelector") ?? "");
+    const fields = [params.get("fieldSelector") ?? "", extraFieldSelector ?? ""].filter((s) => s !== "").join(",");
+    fieldSelector = parseFieldSelector(fields, strategy.fieldLabels);
+  } catch (e) {
+    if (e instanceof SelectorError) throw badRequest(e.message);
+    throw e;
+  }
+  const limit = intParam(params, "limit") ?? 0;
+  const timeoutSeconds = intParam(params, "timeoutSeconds");
+  return {
+    labelSelector,
+    fieldSelector,
+    limit: limit > 0 ? limit : 0,
+    continueToken: params.get("continue") ?? "",
+    resourceVersion: params.get("resourceVersion") ?? "",
+    resourceVersionMatch: params.get("resourceVersionMatch") ?? "",
+    watch: boolParam(params, "watch"),
+    allowWatchBookmarks: boolParam(params, "allowWatchBookmarks"),
+    sendInitialEvents: params.get("sendInitialEvents") ? boolParam(params, "sendInitialEvents") : undefined,
+    timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
+  };
+}
+
+/** The label and field selectors together, applied to decoded objects. */
+export function objectFilter(options: ListOptions, strategy: ResourceStrategy): ObjectFilter {
+  const empty = options.labelSelector.empty && options.fieldSelector.empty;
+  return {
+    empty,
+    matches: (obj) =>
+      empty || (options.labelSelector.matches(labelsOf(obj)) && options.fieldSelector.matches(strategy.selectableFields(obj))),
+  };
+}
+
+/** A resourceVersion parameter as a revision: "" and "0" are undefined; anything else must be decimal. */
+export function parseResourceVersionParam(rv: string): number | undefined {
+  if (rv === "" || rv === "0") return undefined;
+  if (!/^[0-9]+$/.test(rv)) {
+    throw badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+  }
+  return Number(rv);
+}
+
+const NOT_OLDER_THAN = "NotOlderThan";
+
+/**
+ * The server's ListOptions validation: the resourceVersionMatch and sendInitialEvents
+ * combinations doc1 marks Invalid are 422 on ListOptions.meta.k8s.io.
+ */
+export function validateListOptions(o: ListOptions): void {
+  const errs: FieldError[] = [];
+  const match = o.resourceVersionMatch;
+  const path = "resourceVersionMatch";
+  if (o.watch) {
+    if (o.sendInitialEvents !== undefined && match !== NOT_OLDER_THAN) {
+      errs.push(forbidden(path, `sendInitialEvents requires setting resourceVersionMatch to ${NOT_OLDER_THAN}`));
+    }
+    if (match) {
+      if (o.sendInitialEvents === undefined) errs.push(forbidden(path, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+      if (match !== NOT_OLDER_THAN) errs.push(notSupported(path, match, [NOT_OLDER_THAN]));
+      if (o.continueToken) errs.push(forbidden(path, "resourceVersionMatch is forbidden when continue is provided"));
+    }
+  } else {
+    if (match) {
+      if (!o.resourceVersion) errs.push(forbidden(path, "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+      if (o.continueToken) errs.push(forbidden(path, "resourceVersionMatch is forbidden when continue is provided"));
+      if (match !== "Exact" && match !== NOT_OLDER_THAN) errs.push(notSupported(path, match, ["Exact", NOT_OLDER_THAN, ""]));
+      if (match === "Exact" && o.resourceVersion === "0") {
+        errs.push(forbidden(path, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+      }
+    }
+    if (o.sendInitialEvents !== undefined) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+  }
+  if (errs.length) throw invalid({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
+}

@@ -1,0 +1,89 @@
+/**
+ * PatchOptions from the query, validated as ValidatePatchOptions does
+ * (apimachinery@v0.35.7 pkg/apis/meta/v1/validation/validation.go): every problem goes into
+ * one 422 Invalid for `PatchOptions.meta.k8s.io ""`, in this order:
+ *  - `force` on a non-apply patch: `force: Forbidden: may not be specified for non-apply patch`;
+ *  - apply without a fieldManager: `fieldManager: Required value: is required for apply patch`;
+ *  - a fieldManager over 128 bytes or with unprintable characters;
+ *  - a dryRun other than All (an empty value is ignored, as for the other verbs here);
+ *  - a fieldValidation other than "", Ignore, Strict, Warn.
+ * `force` is a query boolean the way the server converts them: only "0" and "false" (any
+ * case) are false, and the parameter's presence alone makes it "specified".
+ *
+ * Also the manager name of a non-apply write: the fieldManager, or else the User-Agent up to
+ * its first "/" without unprintable characters, cut to 128 bytes (managerOrUserAgent).
+ */
+import { invalid } from "../../apimachinery/api-errors.js";
+import { forbidden, invalid as invalidField, notSupported, required, tooLong, type FieldError } from "../../apimachinery/field-errors.js";
+import { isApply, type PatchType } from "./media-types.js";
+
+/** fieldValidation, defaulted: an absent or empty value means Warn. */
+export type FieldValidation = "Ignore" | "Warn" | "Strict";
+
+export interface PatchOptions {
+  readonly dryRun: boolean;
+  /** Given only when the query has `force`. */
+  readonly force: boolean | undefined;
+  readonly fieldManager: string;
+  readonly fieldValidation: FieldValidation;
+}
+
+export const FIELD_MANAGER_MAX_LENGTH = 128;
+
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/** Go's %#U of a rune (only unprintable ones reach it, so no quoted character follows). */
+function runeCode(ch: string): string {
+  return `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+/** ValidateFieldManager: at most 128 bytes, printable characters only (PatchOptions, CreateOptions, UpdateOptions). */
+export function validateFieldManager(fieldManager: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong("fieldManager", FIELD_MANAGER_MAX_LENGTH));
+  let position = 0;
+  for (const ch of fieldManager) {
+    if (!PRINTABLE.test(ch)) errs.push(invalidField("fieldManager", fieldManager, `invalid character ${runeCode(ch)} (at position ${position})`));
+    position += Buffer.byteLength(ch);
+  }
+  return errs;
+}
+
+export function patchOptionsOf(url: URL, patchType: PatchType): PatchOptions {
+  const q = url.searchParams;
+  const errs: FieldError[] = [];
+  const forceValues = q.getAll("force");
+  const first = forceValues[0];
+  const force = first === undefined ? undefined : !(first === "0" || first.toLowerCase() === "false");
+  const fieldManager = q.get("fieldManager") ?? "";
+  if (!isApply(patchType)) {
+    if (force !== undefined) errs.push(forbidden("force", "may not be specified for non-apply patch"));
+  } else if (fieldManager === "") {
+    errs.push(required("fieldManager", "is required for apply patch"));
+  }
+  errs.push(...validateFieldManager(fieldManager));
+  const dryRunValues = q.getAll("dryRun").filter((v) => v !== "");
+  const badDryRun = dryRunValues.find((v) => v !== "All");
+  if (badDryRun !== undefined) errs.push(notSupported("dryRun", badDryRun, ["All"]));
+  const fv = q.get("fieldValidation") ?? "";
+  if (!["", "Ignore", "Strict", "Warn"].includes(fv)) errs.push(notSupported("fieldValidation", fv, ["", "Ignore", "Strict", "Warn"]));
+  if (errs.length) throw invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", errs);
+  return {
+    dryRun: dryRunValues.length > 0,
+    force,
+    fieldManager,
+    fieldValidation: fv === "" ? "Warn" : (fv as FieldValidation),
+  };
+}
+
+/** prefixFromUserAgent: the program name a client puts before the first "/". */
+export function managerFromUserAgent(userAgent: string | undefined): string {
+  const head = (userAgent ?? "").split("/")[0] ?? "";
+  let out = "";
+  for (const ch of head) {
+    if (!PRINTABLE.test(ch)) continue;
+    if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+  }
+  return out;
+}

@@ -1,0 +1,219 @@
+/**
+ * The HTTP front: routing, the non-resource endpoints, and the one place where every error
+ * becomes a Status response (an unexpected throw is a 500 InternalError, never a crash).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { handleAdmin, isAdminPath } from "./admin.js";
+import { AdmissionDispatcher } from "../admission/dispatcher.js";
+import { storedWebhooks } from "../admission/webhooks.js";
+import { ApiError, internalError, methodNotAllowed, pathNotFound } from "../apimachinery/api-errors.js";
+import { EmulatorClock } from "../apimachinery/clock.js";
+import { ContinueTokenSigner } from "../storage/continue-token.js";
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.js";
+import { EventTtl } from "../storage/event-ttl.js";
+import { GenericRegistry } from "../registry/generic/registry.js";
+import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
+import { handleResource } from "./handlers/index.js";
+import { writeJson, writeStatus, writeText } from "./http-io.js";
+import { NamespaceLifecycle } from "../registry/core/namespace/lifecycle.js";
+import type { FeatureGates } from "../apimachinery/feature-gates.js";
+import { encodeBody } from "./handlers/respond.js";
+import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, parseGoBool, wantsPretty } from "./negotiation.js";
+import { ObjectStorage } from "../storage/object-storage.js";
+import type { EmulatorSettings } from "../options.js";
+import { ResourceRegistry } from "../registry/generic/strategy.js";
+import { route } from "./router.js";
+import { MemoryStore } from "../storage/store.js";
+import { CrdController } from "../registry/apiextensions/crd-controller.js";
+import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, namespaceStrategy, validatingWebhookConfigurationStrategy } from "../registry/index.js";
+import { labelsOf } from "../apimachinery/object-meta.js";
+import { enableAuth } from "../auth/index.js";
+
+export interface EmulatorServer {
+  readonly server: Server;
+  readonly parts: EmulatorParts;
+  /** Listens and resolves with the base URL. */
+  listen(host: string, port: number): Promise<string>;
+  /** Requests counted by the in-flight limit that are being served now (0 when no limit is set). */
+  inFlight(): number;
+  /** Ends every watch and connection, stops the controllers, and closes the server. */
+  close(): Promise<void>;
+}
+
+/** API Priority and Fairness's rejection, plain text and not a Status (wire-facts §4, 429 row). */
+export const TOO_MANY_REQUESTS_TEXT = "Too many requests, please try again later.";
+
+/**
+ * The in-flight limit (kube-apiserver --max-requests-inflight): a counter taken at request
+ * start and given back after the response's 'close'. Watches (long-running), health checks and
+ * the admin endpoint are exempt, as long-running requests and probes are on a real server.
+ */
+class InFlightLimit {
+  count = 0;
+  constructor(private readonly max: number) {}
+
+  /** False when the request was answered 429; otherwise it is counted (when it counts). */
+  admit(req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+    if (this.max <= 0 || exempt(url)) return true;
+    if (this.count >= this.max) {
+      res.writeHead(429, {
+        "Retry-After": "1",
+        "Cache-Control": "no-cache, private",
+        "Content-Type": "text/plain; charset=utf-8",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Length": String(Buffer.byteLength(TOO_MANY_REQUESTS_TEXT)),
+      });
+      res.end(req.method === "HEAD" ? undefined : TOO_MANY_REQUESTS_TEXT);
+      return false;
+    }
+    this.count += 1;
+    // Given back at the end of the event-loop turn that closed the response: the emulator serves
+    // most requests within one turn, so requests read in the same turn count as concurrent.
+    res.once("close", () => {
+      setImmediate(() => {
+        this.count -= 1;
+      });
+    });
+    return true;
+  }
+}
+
+/** Long-running (a watch, by ?watch= or the deprecated /watch/ prefix), a health probe, or the admin endpoint. */
+function exempt(url: URL): boolean {
+  const path = url.pathname;
+  if (isAdminPath(path) || /^\/(healthz|readyz|livez)(\/|$)/.test(path)) return true;
+  if (/^\/api\/[^/]+\/watch(\/|$)/.test(path) || /^\/apis\/[^/]+\/[^/]+\/watch(\/|$)/.test(path)) return true;
+  const watch = url.searchParams.get("watch");
+  return watch !== null && watch !== "" && parseGoBool(watch) === true;
+}
+
+/**
+ * Writes an error as a Status (responsewriters.ErrorNegotiated): in the encoding the Accept
+ * header allows for a Status (no Table or metadata-only forms apply to it), or, when it allows
+ * none, as indented JSON with the error's own code (WriteRawJSON). That is why a 406 for a
+ * failed negotiation is always indented JSON (wire-facts §4, 406 row).
+ */
+function respondError(res: ServerResponse, req: IncomingMessage, error: unknown, pretty: boolean, gates: FeatureGates): void {
+  if (res.headersSent) {
+    // A watch already streaming: nothing more can be said on this response.
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  const status = error instanceof ApiError ? error.status : internalError(error instanceof Error ? error.message : String(error)).status;
+  const encoding = negotiateStatusEncoding(req.headers.accept, gates);
+  if (encoding === undefined || encoding === "json") {
+    writeStatus(res, status, { pretty: pretty || encoding === undefined });
+    return;
+  }
+  const retry = status.details?.retryAfterSeconds;
+  const bytes = encodeBody(encoding, status, false);
+  res.writeHead(status.code ?? 500, {
+    ...(retry ? { "Retry-After": String(retry) } : {}),
+    "Cache-Control": "no-cache, private",
+    "Content-Type": contentTypeOf(encoding),
+    "Content-Length": String(bytes.length),
+  });
+  res.end(bytes);
+}
+
+async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://emulator.invalid");
+  const pretty = wantsPretty(req, url);
+  try {
+    if (!limit.admit(req, res, url)) return;
+    // Authentication, then authorization, before anything else (the real filter chain); the
+    // test-only admin endpoint only checks credentials.
+    parts.auth?.check(req, url, !(parts.settings.admin && isAdminPath(url.pathname)));
+    // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
+    if (parts.settings.admin && isAdminPath(url.pathname)) {
+      await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });
+      return;
+    }
+    const r = route(url.pathname, parts.registry);
+    if (r.kind === "notFound") throw pathNotFound();
+    if (r.kind === "resource") {
+      await handleResource({ parts, req, res, url, route: r, pretty });
+      return;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed();
+    if (r.kind === "health") {
+      writeText(res, 200, "ok");
+      return;
+    }
+    negotiateJsonOnly(req);
+    const body =
+      r.kind === "version"
+        ? VERSION_INFO
+        : r.kind === "apiVersions"
+          ? apiVersions(address())
+          : r.kind === "apiGroupList"
+            ? apiGroupList(parts.registry)
+            : r.kind === "apiGroup"
+              ? apiGroup(parts.registry, r.group)
+              : apiResourceList(parts.registry, r.group, r.version);
+    writeJson(res, 200, body, { pretty });
+  } catch (e) {
+    respondError(res, req, e, pretty, parts.settings.featureGates);
+  }
+}
+
+export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer {
+  const clock = new EmulatorClock();
+  const store = new MemoryStore({ retentionMs: settings.retentionMs, now: () => clock.now() });
+  const storage = new ObjectStorage(store);
+  const registry = new ResourceRegistry(defaultStrategies());
+  const generic = new GenericRegistry(storage, () => clock.date());
+  // Events expire a time after their last write, whichever group wrote them: both store under
+  // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
+  const eventTtl = new EventTtl(store, `${eventStrategy.storagePrefix}/`, () => clock.now(), settings.eventTtlMs);
+  eventTtl.start();
+  const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs }, () => clock.date());
+  const watches: WatchRegistry = new Set();
+  const continueTokens = new ContinueTokenSigner();
+  const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) => {
+    const ns = storage.get(namespaceStrategy, "", name);
+    return ns ? labelsOf(ns.object) : undefined;
+  });
+  const auth = settings.auth ? enableAuth(registry, generic, storage, clock, settings.adminToken) : undefined;
+  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth };
+  lifecycle.seed();
+  // Serves the types CustomResourceDefinitions define, as they are established and deleted.
+  const crds = new CrdController(generic, registry, () => clock.date());
+  crds.start();
+
+  const limit = new InFlightLimit(settings.maxRequestsInFlight);
+  const server = createServer();
+  const address = (): string => {
+    const a = server.address() as AddressInfo | null;
+    return a ? `${a.family === "IPv6" ? `[${a.address}]` : a.address}:${a.port}` : "";
+  };
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    res.on("error", () => {});
+    req.on("error", () => {});
+    handle(parts, limit, address, req, res).catch((e: unknown) => respondError(res, req, e, false, settings.featureGates));
+  });
+  server.on("clientError", (_err, socket) => socket.destroy());
+
+  return {
+    server,
+    parts,
+    listen: (host, port) =>
+      new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve(`http://${address()}`);
+        });
+      }),
+    inFlight: () => limit.count,
+    close: async () => {
+      lifecycle.stop();
+      crds.stop();
+      eventTtl.stop();
+      for (const end of [...watches]) end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

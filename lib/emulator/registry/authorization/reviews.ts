@@ -1,0 +1,189 @@
+/**
+ * The create-only virtual types that answer from the authorizer and authenticator and store
+ * nothing (201 with the request echoed and a status): authorization.k8s.io/v1
+ * SubjectAccessReview, SelfSubjectAccessReview, LocalSubjectAccessReview, and
+ * authentication.k8s.io/v1 TokenReview and SelfSubjectReview. No name is needed. Validation
+ * texts are the real ones (exactly one of resourceAttributes or nonResourceAttributes; user or
+ * groups for a SubjectAccessReview; a TokenReview needs a token, 400).
+ *
+ * Known differences: no fieldSelector/labelSelector attributes are evaluated (RBAC ignores them
+ * too); the echoed spec keeps the fields the emulator reads; bodies are read as JSON only.
+ */
+import { badRequest, invalid } from "../../apimachinery/api-errors.js";
+import { formatTime } from "../../apimachinery/api-time.js";
+import { invalid as invalidField, type FieldError } from "../../apimachinery/field-errors.js";
+import type { RequestContext } from "../../endpoints/handlers/context.js";
+import { writeObject } from "../../endpoints/handlers/respond.js";
+import { isJsonObject, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import { objectHead } from "../../apimachinery/object-meta.js";
+import type { ResourceStrategy } from "../generic/strategy.js";
+import { ANY, field, struct } from "../../apimachinery/typed-json.js";
+import type { AccessControl } from "../../auth/access-control.js";
+import type { RequestAttributes } from "../../auth/request-attributes.js";
+import { API_AUDIENCE, jsonBody } from "../core/serviceaccount/token-request.js";
+import { userInfoJson, type User } from "../../apimachinery/user.js";
+
+const AUTHORIZATION = "authorization.k8s.io";
+const AUTHENTICATION = "authentication.k8s.io";
+
+const text = (o: JsonObject | undefined, key: string): string => (o && typeof o[key] === "string" ? (o[key] as string) : "");
+const texts = (o: JsonObject | undefined, key: string): string[] => {
+  const v = o?.[key];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+};
+
+const RESOURCE_ATTRIBUTE_KEYS = ["namespace", "verb", "group", "version", "resource", "subresource", "name"] as const;
+
+/** ResourceAttributes/NonResourceAttributes as decoded, in Go field order, empty ones left out. */
+function attributesJson(spec: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  const ra = isJsonObject(spec["resourceAttributes"]) ? spec["resourceAttributes"] : undefined;
+  const nra = isJsonObject(spec["nonResourceAttributes"]) ? spec["nonResourceAttributes"] : undefined;
+  if (ra) out["resourceAttributes"] = Object.fromEntries(RESOURCE_ATTRIBUTE_KEYS.filter((k) => text(ra, k)).map((k) => [k, text(ra, k)]));
+  if (nra) out["nonResourceAttributes"] = Object.fromEntries(["path", "verb"].filter((k) => text(nra, k)).map((k) => [k, text(nra, k)]));
+  return out;
+}
+
+function attributesOf(spec: JsonObject): RequestAttributes {
+  const ra = isJsonObject(spec["resourceAttributes"]) ? spec["resourceAttributes"] : undefined;
+  if (ra) {
+    const at = (k: string): string => text(ra, k);
+    return { kind: "resource", verb: at("verb"), group: at("group"), version: at("version"), resource: at("resource"), subresource: at("subresource"), namespace: at("namespace"), name: at("name") };
+  }
+  const nra = isJsonObject(spec["nonResourceAttributes"]) ? spec["nonResourceAttributes"] : {};
+  return { kind: "nonResource", verb: text(nra, "verb"), path: text(nra, "path") };
+}
+
+/** ValidateSubjectAccessReviewSpec's part on the attributes. */
+function validateAttributes(spec: JsonObject, local: boolean): FieldError[] {
+  const hasRa = isJsonObject(spec["resourceAttributes"]);
+  const hasNra = isJsonObject(spec["nonResourceAttributes"]);
+  const errs: FieldError[] = [];
+  if (hasRa && hasNra) errs.push(invalidField("spec.nonResourceAttributes", spec["nonResourceAttributes"] ?? null, "cannot be specified in combination with resourceAttributes"));
+  if (!hasRa && !hasNra) errs.push(invalidField("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
+  if (local && hasNra) errs.push(invalidField("spec.nonResourceAttributes", spec["nonResourceAttributes"] ?? null, "disallowed on this kind of request"));
+  return errs;
+}
+
+function accessControl(ctx: RequestContext): AccessControl {
+  const auth = ctx.parts.auth;
+  if (!auth) throw badRequest("authorization is not enabled on this server");
+  return auth;
+}
+
+function requestUser(ctx: RequestContext): User {
+  const user = accessControl(ctx).userOf(ctx.req);
+  if (!user) throw badRequest("no user on this request");
+  return user;
+}
+
+function accessReviewStatus(auth: AccessControl, user: User, spec: JsonObject): JsonObject {
+  const d = auth.authorizer.authorize(user, attributesOf(spec));
+  const status: JsonObject = { allowed: d.allowed };
+  if (d.reason) status["reason"] = d.reason;
+  return status;
+}
+
+type Kind = "SubjectAccessReview" | "SelfSubjectAccessReview" | "LocalSubjectAccessReview";
+
+async function serveAccessReview(kind: Kind, ctx: RequestContext, body: Buffer): Promise<void> {
+  const auth = accessControl(ctx);
+  const input = jsonBody(body, kind);
+  const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
+  const errs = validateAttributes(spec, kind === "LocalSubjectAccessReview");
+  const namespace = ctx.route.namespace;
+  let user: User;
+  const echoed: JsonObject = attributesJson(spec);
+  if (kind === "SelfSubjectAccessReview") {
+    user = requestUser(ctx);
+  } else {
+    const extra = isJsonObject(spec["extra"]) ? spec["extra"] : undefined;
+    user = { username: text(spec, "user"), uid: text(spec, "uid"), groups: texts(spec, "groups") };
+    if (!user.username && user.groups.length === 0) errs.push(invalidField("spec.user", user.username, "at least one of user or group must be specified"));
+    if (user.username) echoed["user"] = user.username;
+    if (user.groups.length) echoed["groups"] = [...user.groups];
+    if (extra && Object.keys(extra).length) echoed["extra"] = extra;
+    if (user.uid) echoed["uid"] = user.uid;
+  }
+  if (errs.length) throw invalid({ group: AUTHORIZATION, kind }, "", errs);
+  const metadata: JsonObject = {};
+  if (kind === "LocalSubjectAccessReview") {
+    const meta = isJsonObject(input["metadata"]) ? input["metadata"] : {};
+    const bodyNamespace = text(meta, "namespace");
+    if (bodyNamespace && bodyNamespace !== namespace) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    const ra = isJsonObject(spec["resourceAttributes"]) ? spec["resourceAttributes"] : {};
+    if (text(ra, "namespace") !== namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
+    metadata["namespace"] = namespace;
+  }
+  const out: KubeObject = { kind, apiVersion: `${AUTHORIZATION}/v1`, metadata, spec: echoed, status: accessReviewStatus(auth, user, echoed) };
+  return writeObject(ctx, 201, out);
+}
+
+async function serveTokenReview(ctx: RequestContext, body: Buffer): Promise<void> {
+  const auth = accessControl(ctx);
+  const input = jsonBody(body, "TokenReview");
+  const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
+  const token = text(spec, "token");
+  if (!token) throw badRequest(`token is required for TokenReview in ${AUTHENTICATION}`);
+  const user = auth.authenticator.userOfToken(token);
+  const audiences = texts(spec, "audiences");
+  const echoed: JsonObject = { token };
+  if (audiences.length) echoed["audiences"] = audiences;
+  const status: JsonObject = user
+    ? { authenticated: true, user: userInfoJson(user) as JsonObject, audiences: audiences.length ? audiences.filter((a) => a === API_AUDIENCE) : [API_AUDIENCE] }
+    : { user: {} };
+  const out: KubeObject = { kind: "TokenReview", apiVersion: `${AUTHENTICATION}/v1`, metadata: {}, spec: echoed, status };
+  return writeObject(ctx, 201, out);
+}
+
+async function serveSelfSubjectReview(ctx: RequestContext, body: Buffer): Promise<void> {
+  if (body.length) jsonBody(body, "SelfSubjectReview");
+  const user = requestUser(ctx);
+  const out: KubeObject = {
+    kind: "SelfSubjectReview",
+    apiVersion: `${AUTHENTICATION}/v1`,
+    metadata: { creationTimestamp: formatTime(ctx.parts.clock.date()) },
+    status: { userInfo: userInfoJson(user) as JsonObject },
+  };
+  return writeObject(ctx, 201, out);
+}
+
+function virtualType(group: string, resource: string, kind: string, namespaced: boolean, serve: (ctx: RequestContext, body: Buffer) => Promise<void>): ResourceStrategy {
+  const shape = struct("v1", kind, [...objectHead(), field("spec", ANY), field("status", ANY)]);
+  return {
+    group,
+    version: "v1",
+    resource,
+    kind,
+    listKind: `${kind}List`,
+    singularName: kind.toLowerCase(),
+    shortNames: [],
+    namespaced,
+    verbs: ["create"],
+    storageVersionHash: "",
+    storagePrefix: `/registry/tollgate-virtual/${resource}`,
+    watchCache: false,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
+    internalKind: { group, kind },
+    shape,
+    fieldLabels: [],
+    selectableFields: () => ({}),
+    prepareForCreate() {},
+    prepareForUpdate() {},
+    validateCreate: () => [],
+    validateUpdate: () => [],
+    canonicalize() {},
+    pendingFinalizers: () => [],
+    serveCreate: serve,
+  };
+}
+
+export const REVIEW_STRATEGIES: readonly ResourceStrategy[] = [
+  virtualType(AUTHENTICATION, "selfsubjectreviews", "SelfSubjectReview", false, serveSelfSubjectReview),
+  virtualType(AUTHENTICATION, "tokenreviews", "TokenReview", false, serveTokenReview),
+  virtualType(AUTHORIZATION, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, (c, b) => serveAccessReview("LocalSubjectAccessReview", c, b)),
+  virtualType(AUTHORIZATION, "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, (c, b) => serveAccessReview("SelfSubjectAccessReview", c, b)),
+  virtualType(AUTHORIZATION, "subjectaccessreviews", "SubjectAccessReview", false, (c, b) => serveAccessReview("SubjectAccessReview", c, b)),
+];
+

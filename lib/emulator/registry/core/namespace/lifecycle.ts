@@ -1,0 +1,181 @@
+/**
+ * Namespace lifecycle: the admission checks (no content in missing or terminating namespaces,
+ * immortal namespaces), the namespace DELETE (mark Terminating, keep the object), and the
+ * namespace controller that empties a terminating namespace, removes the "kubernetes"
+ * finalizer and finally removes the namespace. Each step is a separate write, so watchers see
+ * MODIFIED (Terminating), DELETED for every object in it, MODIFIED (finalized), DELETED.
+ *
+ * The rule for the final removal is the one a PUT to `namespaces/{name}/finalize` follows too
+ * (GenericRegistry.update): a terminating namespace goes once neither spec.finalizers nor
+ * metadata.finalizers holds it. Known difference: the real controller finalizes through that
+ * subresource, so its last step is one write (DELETED) after a status-conditions write; here
+ * the finalized MODIFIED stands in for that second event.
+ */
+import { conflict, forbidden, notFound } from "../../../apimachinery/api-errors.js";
+import { formatTime } from "../../../apimachinery/api-time.js";
+import type { DeleteOptions, GenericRegistry } from "../../generic/registry.js";
+import { cloneJson, obj, type KubeObject } from "../../../apimachinery/json.js";
+import { asKubeObject, isTerminating, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
+import type { StoredObject } from "../../../storage/object-storage.js";
+import { managedFieldsAfterWrite } from "../../generic/ownership.js";
+import { qualifiedResourceOf, type ResourceRegistry, type ResourceStrategy } from "../../generic/strategy.js";
+import { KUBERNETES_FINALIZER, namespaceStrategy, specFinalizersOf } from "./strategy.js";
+import { canonicalize } from "../../../apimachinery/typed-json.js";
+
+/** Namespaces the server refuses to delete. */
+export const IMMORTAL_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public"];
+/** Namespaces present at startup, as on a fresh cluster. */
+export const INITIAL_NAMESPACES: readonly string[] = ["default", "kube-node-lease", "kube-public", "kube-system"];
+
+const NAMESPACES = qualifiedResourceOf(namespaceStrategy);
+/** How often the controller looks again at a namespace whose content is held by finalizers. */
+const RETRY_MS = 200;
+
+export interface NamespaceLifecycleOptions {
+  /** Delay before the controller starts emptying a terminating namespace. */
+  cleanupDelayMs: number;
+}
+
+export class NamespaceLifecycle {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(
+    private readonly generic: GenericRegistry,
+    private readonly registry: ResourceRegistry,
+    private readonly options: NamespaceLifecycleOptions,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * Creates the namespaces a fresh cluster has. The real server creates them through its own
+   * API, so the creator's managedFields entry names kube-apiserver (its User-Agent's program).
+   */
+  seed(): void {
+    for (const name of INITIAL_NAMESPACES) {
+      if (this.generic.storage.get(namespaceStrategy, "", name)) continue;
+      const ns: KubeObject = { kind: "Namespace", apiVersion: "v1", metadata: { name } };
+      setMeta(ns, "managedFields", managedFieldsAfterWrite(namespaceStrategy, undefined, ns, "kube-apiserver", this.now()));
+      this.generic.create(namespaceStrategy, ns);
+    }
+  }
+
+  /** Admission for creating namespaced content: the namespace must exist and not be terminating. */
+  admitCreate(strategy: ResourceStrategy, namespace: string, name: string): void {
+    if (!strategy.namespaced) return;
+    const ns = this.generic.storage.get(namespaceStrategy, "", namespace);
+    if (!ns) throw notFound(NAMESPACES, namespace);
+    if (isTerminating(ns.object)) {
+      throw forbidden(qualifiedResourceOf(strategy), name, `unable to create new content in namespace ${namespace} because it is being terminated`, [
+        { reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" },
+      ]);
+    }
+  }
+
+  /** Admission for deleting a namespace. */
+  admitDelete(name: string): void {
+    if (IMMORTAL_NAMESPACES.includes(name)) throw forbidden(NAMESPACES, name, "this namespace may not be deleted");
+  }
+
+  /**
+   * DELETE of a namespace: the first request sets deletionTimestamp and phase Terminating and
+   * returns the namespace; while the "kubernetes" finalizer remains a repeated DELETE is a
+   * Conflict; once finalizers are gone it is a normal delete.
+   */
+  delete(existing: StoredObject, options: DeleteOptions): { deleted: boolean; object: KubeObject } {
+    const ns = existing.object;
+    const name = nameOf(ns);
+    if (!isTerminating(ns)) {
+      checkStoragePreconditions(existing, options);
+      const draft = cloneJson(ns);
+      setMeta(draft, "deletionTimestamp", formatTime(this.now()));
+      draft["status"] = { ...(obj(draft, "status") ?? {}), phase: "Terminating" };
+      const marked = asKubeObject(canonicalize(draft, namespaceStrategy.shape));
+      if (options.dryRun) return { deleted: false, object: marked };
+      const { kv } = this.generic.storage.put(namespaceStrategy, existing.kv.key, this.generic.storage.encode(marked), {
+        expectModRevision: existing.kv.modRevision,
+      });
+      this.schedule(name, this.options.cleanupDelayMs);
+      return { deleted: false, object: this.generic.storage.decode(kv) };
+    }
+    if (specFinalizersOf(ns).length > 0) {
+      throw conflict(
+        NAMESPACES,
+        name,
+        "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.",
+      );
+    }
+    return this.generic.delete(namespaceStrategy, existing, options);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private schedule(name: string, delayMs: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      try {
+        if (!this.cleanUp(name)) this.schedule(name, RETRY_MS);
+      } catch {
+        // A write raced with the controller; look again shortly.
+        this.schedule(name, RETRY_MS);
+      }
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  /** One pass of the namespace controller; true when there is nothing left to do. */
+  private cleanUp(name: string): boolean {
+    const storage = this.generic.storage;
+    const ns = storage.get(namespaceStrategy, "", name);
+    if (!ns || !isTerminating(ns.object)) return true;
+    let remaining = 0;
+    for (const strategy of this.registry.namespacedTypes()) {
+      for (const kv of storage.range(strategy, name).kvs) {
+        const outcome = this.generic.delete(strategy, { object: storage.decode(kv), kv });
+        if (!outcome.deleted) remaining++;
+      }
+    }
+    if (remaining > 0) return false;
+    const finalizers = specFinalizersOf(ns.object);
+    let current = ns;
+    if (finalizers.includes(KUBERNETES_FINALIZER)) {
+      const draft = cloneJson(ns.object);
+      draft["spec"] = { finalizers: finalizers.filter((f) => f !== KUBERNETES_FINALIZER) };
+      const finalized = asKubeObject(canonicalize(draft, namespaceStrategy.shape));
+      const { kv } = storage.put(namespaceStrategy, ns.kv.key, storage.encode(finalized), { expectModRevision: ns.kv.modRevision });
+      current = { object: storage.decode(kv), kv };
+    }
+    // Other finalizers (spec or metadata) belong to someone else; the namespace waits for them.
+    if (this.generic.hasPendingFinalizers(namespaceStrategy, current.object)) return true;
+    storage.delete(namespaceStrategy, current.kv.key, { expectModRevision: current.kv.modRevision });
+    return true;
+  }
+}
+
+/**
+ * The namespace DELETE checks preconditions in the storage update, so a mismatch is a Conflict
+ * wrapping the storage error text (unlike the generic BeforeDelete check).
+ */
+function checkStoragePreconditions(existing: StoredObject, options: DeleteOptions): void {
+  const pre = options.preconditions;
+  if (!pre) return;
+  const o = existing.object;
+  let detail: string | undefined;
+  if (pre.uid !== undefined && pre.uid !== uidOf(o)) {
+    detail = `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${uidOf(o)}`;
+  } else if (pre.resourceVersion !== undefined && pre.resourceVersion !== resourceVersionOf(o)) {
+    detail = `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${resourceVersionOf(o)}`;
+  }
+  if (detail) {
+    throw conflict(
+      NAMESPACES,
+      nameOf(o),
+      `StorageError: invalid object, Code: 4, Key: ${existing.kv.key}, ResourceVersion: 0, AdditionalErrorMsg: ${detail}`,
+    );
+  }
+}

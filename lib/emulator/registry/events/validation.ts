@@ -1,0 +1,193 @@
+/**
+ * Validation of Events as the real server runs it (wire-facts §7; k/k
+ * pkg/apis/core/validation/events.go): on the internal core type, so paths use core names
+ * (involvedObject, message, source, …) whichever group the request came through. The rules
+ * read the events.k8s.io/v1 form (the stored form, strategy.ts); a core v1 request is
+ * converted to it first (core-view.ts).
+ *
+ * The request's group-version picks the rule set: events.k8s.io/v1 gets the legacy rules plus
+ * the strict create and update rules; core v1 gets only the legacy rules, with its own field
+ * name for the reporting controller. On update the generic registry's common checks
+ * (ObjectMeta update rules: identity fields, no new finalizers on a terminating object, labels…)
+ * come first for both, as BeforeUpdate runs them before the strategy.
+ */
+import { invalid, required, type FieldError } from "../../apimachinery/field-errors.js";
+import { goPrinted, goStringStruct, goTimeString } from "../../apimachinery/go-printed.js";
+import { obj, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import { dns1123Subdomain, qualifiedName } from "../../apimachinery/name-validation.js";
+import { namespaceOf, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
+
+const REPORTING_INSTANCE_LIMIT = 128;
+const ACTION_LIMIT = 128;
+const REASON_LIMIT = 128;
+const NOTE_LIMIT = 1024;
+
+/** The group-version a request came through: it decides the rule set and one field name. */
+export type EventRequestVersion = "events.k8s.io/v1" | "v1";
+
+const isSet = (v: Json | undefined): boolean => v !== undefined && v !== null;
+const byteLength = (s: string): number => Buffer.byteLength(s);
+
+/** Required when empty, then a length cap reported with an empty value (as upstream does). */
+function requiredWithLimit(path: string, value: string, limit: number): FieldError[] {
+  const errs: FieldError[] = [];
+  if (value.length === 0) errs.push(required(path));
+  if (byteLength(value) > limit) errs.push(invalid(path, "", `can have at most ${limit} characters`));
+  return errs;
+}
+
+/**
+ * L1–L10: the rules every Event version gets, on create and on update. L4/L5 name the
+ * controller field as the request's version spells it (core v1: reportingComponent).
+ */
+function legacyRules(e: KubeObject, version: EventRequestVersion): FieldError[] {
+  const errs: FieldError[] = [];
+  const ns = namespaceOf(e);
+  const regardingNs = str(obj(e, "regarding"), "namespace");
+  const mismatch = (): FieldError => invalid("involvedObject.namespace", regardingNs, "does not match event.namespace");
+  if (!isSet(e["eventTime"])) {
+    if (regardingNs === "") {
+      if (ns !== "" && ns !== "default") errs.push(mismatch());
+    } else if (ns !== regardingNs) {
+      errs.push(mismatch());
+    }
+  } else {
+    if (regardingNs === "" && ns !== "default" && ns !== "kube-system") errs.push(mismatch());
+    const controllerPath = version === "v1" ? "reportingComponent" : "reportingController";
+    const controller = str(e, "reportingController");
+    if (controller === "") errs.push(required(controllerPath));
+    for (const msg of qualifiedName(controller)) errs.push(invalid(controllerPath, controller, msg));
+    errs.push(...requiredWithLimit("reportingInstance", str(e, "reportingInstance"), REPORTING_INSTANCE_LIMIT));
+    errs.push(...requiredWithLimit("action", str(e, "action"), ACTION_LIMIT));
+    errs.push(...requiredWithLimit("reason", str(e, "reason"), REASON_LIMIT));
+    if (byteLength(str(e, "note")) > NOTE_LIMIT) errs.push(invalid("message", "", `can have at most ${NOTE_LIMIT} characters`));
+  }
+  for (const msg of dns1123Subdomain(ns)) errs.push(invalid("namespace", ns, msg));
+  return errs;
+}
+
+/** C2/C3: a series needs count >= 2 and a lastObservedTime. */
+function seriesRules(e: KubeObject): FieldError[] {
+  const series = obj(e, "series");
+  if (!series) return [];
+  const errs: FieldError[] = [];
+  const count = series["count"];
+  if (typeof count !== "number" || count < 2) errs.push(invalid("series.count", "", "should be at least 2"));
+  if (!isSet(series["lastObservedTime"])) errs.push(required("series.lastObservedTime"));
+  return errs;
+}
+
+/** C4–C9: the strict create rules of events.k8s.io/v1. */
+function strictCreateRules(e: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!isSet(e["eventTime"])) errs.push(required("eventTime"));
+  const type = str(e, "type");
+  if (type !== "Normal" && type !== "Warning") errs.push(invalid("type", "", `has invalid value: ${type}`));
+  if (isSet(e["deprecatedFirstTimestamp"])) errs.push(invalid("firstTimestamp", "", "needs to be unset"));
+  if (isSet(e["deprecatedLastTimestamp"])) errs.push(invalid("lastTimestamp", "", "needs to be unset"));
+  if (typeof e["deprecatedCount"] === "number" && e["deprecatedCount"] !== 0) errs.push(invalid("count", "", "needs to be unset"));
+  const source = obj(e, "deprecatedSource");
+  if (str(source, "component") !== "" || str(source, "host") !== "") errs.push(invalid("source", "", "needs to be unset"));
+  return errs;
+}
+
+/**
+ * Path-segment names (apimachinery pkg/api/validation/path): what the generic ObjectMeta check
+ * asks of every name, and all a core v1 Event name must satisfy.
+ */
+export function pathSegmentName(name: string): string[] {
+  if (name === "." || name === "..") return [`may not be '${name}'`];
+  const errs: string[] = [];
+  for (const bad of ["/", "%"]) if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
+  return errs;
+}
+
+export function validateEventCreate(e: KubeObject, version: EventRequestVersion = "events.k8s.io/v1"): FieldError[] {
+  const legacy = legacyRules(e, version);
+  if (version === "v1") {
+    // BeforeCreate: the strategy's errors alone when it fails, else the generic ObjectMeta check.
+    return legacy.length ? legacy : validateObjectMeta(e, true, pathSegmentName);
+  }
+  return [...legacy, ...validateObjectMeta(e, true, dns1123Subdomain), ...seriesRules(e), ...strictCreateRules(e)];
+}
+
+// ---- immutable fields (strict update rules) ----
+
+const OBJECT_REFERENCE_FIELDS = [
+  ["Kind", "kind"],
+  ["Namespace", "namespace"],
+  ["Name", "name"],
+  ["UID", "uid"],
+  ["APIVersion", "apiVersion"],
+  ["ResourceVersion", "resourceVersion"],
+  ["FieldPath", "fieldPath"],
+] as const;
+
+/** `core.ObjectReference{Kind:"…", …}`: how Go prints the internal ObjectReference (%#v). */
+function goObjectReference(ref: JsonObject | undefined): string {
+  return goStringStruct("core.ObjectReference", OBJECT_REFERENCE_FIELDS.map(([goName, json]) => [goName, str(ref, json)] as const));
+}
+
+/**
+ * Equality of two field values of canonical objects (typed-json: struct fields in Go order, map
+ * keys sorted, zero values written or left out as Go does), where equal text is DeepEqual.
+ */
+function same(a: Json | undefined, b: Json | undefined): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/** ValidateImmutableField: `<path>: Invalid value: <new value as Go prints it>: field is immutable`. */
+function immutable(path: string, badValue: Json): FieldError {
+  return invalid(path, badValue, "field is immutable");
+}
+
+/**
+ * The immutable fields of ValidateEventUpdate, in its order, with its internal paths. The
+ * upstream list checks `reason` twice (after count as well), so a changed reason is two
+ * causes (one line in the message, which drops repeats).
+ */
+function immutableRules(e: KubeObject, old: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const stringField = (path: string, key: string): void => {
+    if (str(e, key) !== str(old, key)) errs.push(immutable(path, str(e, key)));
+  };
+  if (!same(e["regarding"], old["regarding"])) errs.push(immutable("involvedObject", goPrinted(goObjectReference(obj(e, "regarding")))));
+  stringField("reason", "reason");
+  stringField("message", "note");
+  if (!same(e["deprecatedSource"], old["deprecatedSource"])) {
+    const source = obj(e, "deprecatedSource");
+    errs.push(immutable("source", goPrinted(goStringStruct("core.EventSource", [["Component", str(source, "component")], ["Host", str(source, "host")]]))));
+  }
+  for (const [path, key] of [["firstTimestamp", "deprecatedFirstTimestamp"], ["lastTimestamp", "deprecatedLastTimestamp"]] as const) {
+    if (!same(e[key], old[key])) errs.push(immutable(path, goPrinted(goTimeString(e[key]))));
+  }
+  const count = (o: KubeObject): number => (typeof o["deprecatedCount"] === "number" ? o["deprecatedCount"] : 0);
+  if (count(e) !== count(old)) errs.push(immutable("count", count(e)));
+  stringField("reason", "reason");
+  stringField("type", "type");
+  // Compared after truncation to microseconds (issue #111928). MicroTime text always has exactly
+  // six fractional digits here (the decoders truncate finer input), so equal text is equal time.
+  if (!same(e["eventTime"], old["eventTime"])) errs.push(immutable("eventTime", goPrinted(goTimeString(e["eventTime"]))));
+  stringField("action", "action");
+  if (!same(e["related"], old["related"])) {
+    const related = obj(e, "related");
+    // A nil pointer prints as the quoted string "null".
+    errs.push(immutable("related", goPrinted(related ? goObjectReference(related) : '"null"')));
+  }
+  stringField("reportingController", "reportingController");
+  stringField("reportingInstance", "reportingInstance");
+  return errs;
+}
+
+/**
+ * Update. Both versions: the common ObjectMeta update rules, then the legacy rules. events.k8s.io
+ * adds the series rules (only when the series changed) and the immutable fields, so in practice
+ * only the series and metadata may change.
+ */
+export function validateEventUpdate(e: KubeObject, old: KubeObject, version: EventRequestVersion = "events.k8s.io/v1"): FieldError[] {
+  const common = validateObjectMetaUpdate(e, old);
+  const legacy = legacyRules(e, version);
+  if (version === "v1") return [...common, ...legacy];
+  const seriesChanged = JSON.stringify(e["series"] ?? null) !== JSON.stringify(old["series"] ?? null);
+  return [...common, ...legacy, ...(seriesChanged ? seriesRules(e) : []), ...immutableRules(e, old)];
+}

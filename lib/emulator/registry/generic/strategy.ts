@@ -1,0 +1,196 @@
+/**
+ * The registry of served resource types. Each type is a strategy: its identity (group,
+ * version, resource, kind…), its discovery data, its storage prefix, its JSON shape, and the
+ * hooks the generic create/update/delete logic calls (like the apiserver's REST strategies).
+ */
+import type { QualifiedKind, QualifiedResource } from "../../apimachinery/api-errors.js";
+import type { FieldError } from "../../apimachinery/field-errors.js";
+import type { KubeObject } from "../../apimachinery/json.js";
+import type { StorageView } from "../../storage/storage-views.js";
+import type { TablePrinter } from "./table.js";
+import type { RequestContext } from "../../endpoints/handlers/context.js";
+import type { StructShape } from "../../apimachinery/typed-json.js";
+
+export type Verb = "create" | "delete" | "deletecollection" | "get" | "list" | "patch" | "update" | "watch";
+
+/** The verbs a subresource can serve here: reads and writes of one object, or a create (`serviceaccounts/token`). */
+export type SubresourceVerb = "create" | "get" | "patch" | "update";
+
+/**
+ * A subresource below each object of a type (`namespaces/{name}/status`), like a second REST
+ * storage over the same stored objects with its own update strategy. It never creates.
+ */
+export interface SubresourceStrategy {
+  /** The path segment (`status`, `finalize`). */
+  readonly name: string;
+  /** Verbs as discovery lists them; the methods they map to are the only ones served (else 405). */
+  readonly verbs: readonly SubresourceVerb[];
+  /** Whether its storage converts to Table; without, an Accept asking only for a Table is 406. */
+  readonly table: boolean;
+  /** Top-level fields the subresource's strategy resets, which nobody owns through it (GetResetFields). */
+  readonly resetFields: readonly string[];
+  /** Restores what a write through the subresource may not change (the rest of the object). */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** The subresource's whole update validation, ObjectMeta update rules included. */
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Another type's identity in discovery (`serviceaccounts/token` is an authentication.k8s.io/v1 TokenRequest). */
+  readonly discoveryKind?: { readonly group: string; readonly version: string; readonly kind: string };
+  /** Serves POST on the subresource (a create-only subresource answers from its own handler; nothing is stored through the parent). */
+  create?(ctx: RequestContext, name: string, body: Buffer): Promise<void>;
+}
+
+export interface ResourceStrategy {
+  /** "" for the core group. */
+  readonly group: string;
+  readonly version: string;
+  /** Plural lowercase name used in paths. */
+  readonly resource: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly singularName: string;
+  readonly shortNames: readonly string[];
+  /** Discovery categories (`api-extensions`); none when absent. */
+  readonly categories?: readonly string[];
+  readonly namespaced: boolean;
+  /** Verbs advertised in discovery, as the real server lists them. */
+  readonly verbs: readonly Verb[];
+  readonly storageVersionHash: string;
+  /** Key prefix in the store, without a trailing slash (`/registry/configmaps`). */
+  readonly storagePrefix: string;
+  /**
+   * Set when the type is a second view of another type's stored objects (core v1 Events over
+   * events.k8s.io/v1 ones): storagePrefix is then the other type's, and the object layer
+   * converts values to and from the stored form with this view (storage-views.ts).
+   */
+  readonly storageView?: StorageView;
+  /**
+   * Whether the real server serves watches of this type from the watch cache; decides the text
+   * of the 410 for a too-old resourceVersion (wire-facts §4: events go straight to etcd).
+   */
+  readonly watchCache: boolean;
+  readonly allowCreateOnUpdate: boolean;
+  readonly allowUnconditionalUpdate: boolean;
+  /** Group and kind named by Invalid and precondition errors (the internal type). */
+  readonly internalKind: QualifiedKind;
+  readonly shape: StructShape;
+  /** Field selector labels the type accepts; anything else is `field label not supported`. */
+  readonly fieldLabels: readonly string[];
+  selectableFields(obj: KubeObject): Record<string, string>;
+  /** Sets server-owned fields on create (status, defaults). */
+  prepareForCreate(obj: KubeObject): void;
+  /** Restores fields an update may not change through the main resource. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  /** Full create validation, ObjectMeta included, in the real server's error order. */
+  validateCreate(obj: KubeObject): FieldError[];
+  validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Last normalisation before storage (after validation). */
+  canonicalize(obj: KubeObject): void;
+  /** Finalizers beyond metadata.finalizers that hold deletion (namespace spec.finalizers). */
+  pendingFinalizers(obj: KubeObject): string[];
+  /**
+   * Set for a custom resource (served from a CustomResourceDefinition, stored unstructured):
+   * no protobuf, no strategic merge patch, apiVersion and kind required in bodies, and any
+   * served version of the definition accepted in a body.
+   */
+  readonly unstructured?: UnstructuredInfo;
+  /** The type's own Table columns (a CRD's additionalPrinterColumns); else table.ts's printers. */
+  readonly tablePrinter?: TablePrinter;
+  /** Changes the object the first DELETE marks as terminating (a CRD gets its cleanup finalizer). */
+  prepareForDeletion?(obj: KubeObject): void;
+  /** Refuses a verb the type cannot serve right now (a terminating CRD's instances: no create). */
+  admitVerb?(verb: "create" | "update" | "patch"): void;
+  /**
+   * Serves POST on the collection instead of the generic create: the virtual review types
+   * (SubjectAccessReview, TokenReview…), which answer from the request and store nothing.
+   */
+  serveCreate?(ctx: RequestContext, body: Buffer): Promise<void>;
+  /** Subresources served below each object (none when absent); see subresources.ts. */
+  readonly subresources?: readonly SubresourceStrategy[];
+}
+
+export interface UnstructuredInfo {
+  /** The definition's served apiVersions (`group/version`), any of which a body may carry. */
+  readonly servedApiVersions: readonly string[];
+}
+
+export function groupVersionOf(s: Pick<ResourceStrategy, "group" | "version">): string {
+  return s.group ? `${s.group}/${s.version}` : s.version;
+}
+
+export function qualifiedResourceOf(s: Pick<ResourceStrategy, "group" | "resource">): QualifiedResource {
+  return { group: s.group, resource: s.resource };
+}
+
+export interface GroupVersion {
+  readonly group: string;
+  readonly version: string;
+}
+
+/**
+ * The served types: the fixed ones given at start, plus types added and removed at run time
+ * (custom resources, as their definitions come and go). Lookups go through maps rebuilt on
+ * each change, so a request for a fixed type costs the same however many types are served.
+ */
+export class ResourceRegistry {
+  private strategies: readonly ResourceStrategy[];
+  private byPath = new Map<string, ResourceStrategy>();
+  private versions: GroupVersion[] = [];
+  private versionKeys = new Set<string>();
+  private groups = new Set<string>();
+
+  constructor(strategies: readonly ResourceStrategy[]) {
+    this.strategies = strategies;
+    this.reindex();
+  }
+
+  private reindex(): void {
+    this.byPath = new Map(this.strategies.map((s) => [`${s.group}/${s.version}/${s.resource}`, s]));
+    const seen = new Map<string, GroupVersion>();
+    for (const s of this.strategies) seen.set(groupVersionOf(s), { group: s.group, version: s.version });
+    this.versions = [...seen.values()];
+    this.versionKeys = new Set(seen.keys());
+    this.groups = new Set(this.versions.map((gv) => gv.group));
+  }
+
+  /** Serves these types from now on, replacing any served under the same group/version/resource. */
+  add(added: readonly ResourceStrategy[]): void {
+    const keys = new Set(added.map((s) => `${s.group}/${s.version}/${s.resource}`));
+    this.strategies = [...this.strategies.filter((s) => !keys.has(`${s.group}/${s.version}/${s.resource}`)), ...added];
+    this.reindex();
+  }
+
+  /** Stops serving the types for which `which` is true. */
+  remove(which: (s: ResourceStrategy) => boolean): void {
+    this.strategies = this.strategies.filter((s) => !which(s));
+    this.reindex();
+  }
+
+  all(): readonly ResourceStrategy[] {
+    return this.strategies;
+  }
+
+  lookup(group: string, version: string, resource: string): ResourceStrategy | undefined {
+    return this.byPath.get(`${group}/${version}/${resource}`);
+  }
+
+  /** The served group-versions, core first, in registration order. */
+  groupVersions(): GroupVersion[] {
+    return this.versions;
+  }
+
+  hasGroup(group: string): boolean {
+    return this.groups.has(group);
+  }
+
+  inGroupVersion(group: string, version: string): ResourceStrategy[] {
+    return this.strategies.filter((s) => s.group === group && s.version === version);
+  }
+
+  hasGroupVersion(group: string, version: string): boolean {
+    return this.versionKeys.has(group ? `${group}/${version}` : version);
+  }
+
+  namespacedTypes(): ResourceStrategy[] {
+    return this.strategies.filter((s) => s.namespaced);
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The object layer over the key-value store, like the apiserver's storage codec: keys are
+ * `<storagePrefix>/<namespace>/<name>` (or `<storagePrefix>/<name>` for cluster-scoped types),
+ * values are the object JSON without metadata.resourceVersion, and the resourceVersion is
+ * filled in from the entry's modRevision (or the event revision) on the way out.
+ *
+ * Reads and writes of a type's objects go through the type's strategy (get, range, watch, put,
+ * delete): a type that is a second view of another type's entries (its strategy's storageView,
+ * storage-views.ts: core v1 Events over the events.k8s.io/v1 entries) reads and writes those
+ * entries, its values converted to and from the stored form here. The KeyValues and changes
+ * these methods return hold the type's own form; encode, decode and objectJson work on that form.
+ * The store itself stays reachable for what is not per type (revisions, compaction, retention).
+ *
+ * An entry can be marked corrupt (the admin endpoint's stand-in for a value a real server cannot
+ * decrypt or decode): get() of it fails as a real server's read does, a 500 InternalError, and
+ * the list handler refuses a page holding it. The mark belongs to the entry's modRevision, so any
+ * later write of the key (a new, readable value) ends it. Known differences: the namespace
+ * controller and watches still read the marked value, and a DELETED event carries its last state.
+ */
+import { internalError } from "../apimachinery/api-errors.js";
+import { parseStored, type KubeObject } from "../apimachinery/json.js";
+import { asKubeObject, setMeta } from "../apimachinery/object-meta.js";
+import type { ResourceStrategy } from "../registry/generic/strategy.js";
+import { ViewedEntries, type StorageView } from "./storage-views.js";
+import type { ChangeEvent, DeleteResult, KeyValue, MemoryStore, PutResult, RangeOptions, RangeResult, WatchListener, WriteOptions } from "./store.js";
+
+export interface StoredObject {
+  readonly object: KubeObject;
+  readonly kv: KeyValue;
+}
+
+export class ObjectStorage {
+  // Weak: a custom resource type is rebuilt, with new views, whenever its definition changes.
+  private readonly viewed = new WeakMap<StorageView, ViewedEntries>();
+  /** Keys marked unreadable, each with the modRevision of the value that is "corrupt". */
+  private readonly corrupt = new Map<string, number>();
+
+  constructor(readonly store: MemoryStore) {}
+
+  /** The view's conversions for the strategy, or undefined when it reads its own entries. */
+  private viewOf(strategy: ResourceStrategy): ViewedEntries | undefined {
+    const view = strategy.storageView;
+    if (!view) return undefined;
+    let viewed = this.viewed.get(view);
+    if (!viewed) {
+      viewed = new ViewedEntries(view);
+      this.viewed.set(view, viewed);
+    }
+    return viewed;
+  }
+
+  key(strategy: ResourceStrategy, namespace: string, name: string): string {
+    return strategy.namespaced ? `${strategy.storagePrefix}/${namespace}/${name}` : `${strategy.storagePrefix}/${name}`;
+  }
+
+  /** Prefix of a collection, always ending in "/": one namespace, or the whole type. */
+  prefix(strategy: ResourceStrategy, namespace?: string): string {
+    return strategy.namespaced && namespace ? `${strategy.storagePrefix}/${namespace}/` : `${strategy.storagePrefix}/`;
+  }
+
+  encode(object: KubeObject): string {
+    const copy: KubeObject = { ...object, metadata: { ...object.metadata } };
+    setMeta(copy, "resourceVersion", undefined);
+    return JSON.stringify(copy);
+  }
+
+  /** The stored object with resourceVersion = revision (the entry's modRevision by default). */
+  decode(kv: KeyValue, revision: number = kv.modRevision): KubeObject {
+    const object = asKubeObject(parseStored(kv.value));
+    setMeta(object, "resourceVersion", String(revision));
+    return object;
+  }
+
+  /**
+   * The object's compact JSON text with resourceVersion = revision: the same text as
+   * JSON.stringify(decode(kv, revision)), made by splicing the field into the stored text
+   * instead of parsing and re-encoding it. Lists and watch fan-out write many objects, and
+   * the round trip through objects is most of their cost. Stored values are encode()'s output,
+   * so their text is what JSON.stringify writes; one whose head does not have the expected
+   * simple form (escaped keys, non-string fields before resourceVersion) takes the decode path.
+   */
+  objectJson(kv: KeyValue, revision: number = kv.modRevision): string {
+    const value = kv.value;
+    const at = resourceVersionSlot(value);
+    if (at === undefined) return JSON.stringify(this.decode(kv, revision));
+    const field = `"resourceVersion":"${revision}"`;
+    if (!at.first) return value.slice(0, at.index) + "," + field + value.slice(at.index);
+    return value.slice(0, at.index) + field + (value[at.index] === "}" ? "" : ",") + value.slice(at.index);
+  }
+
+  get(strategy: ResourceStrategy, namespace: string, name: string): StoredObject | undefined {
+    const kv = this.entry(strategy, this.key(strategy, namespace, name));
+    if (kv) this.mustBeReadable(kv);
+    return kv ? { object: this.decode(kv), kv } : undefined;
+  }
+
+  /** Marks the current value at key unreadable; false when there is no entry. */
+  markCorrupt(key: string): KeyValue | undefined {
+    const kv = this.store.get(key);
+    if (kv) this.corrupt.set(key, kv.modRevision);
+    return kv;
+  }
+
+  /** True when kv is a value marked unreadable (and not rewritten since). */
+  isCorrupt(kv: KeyValue): boolean {
+    return this.corrupt.get(kv.key) === kv.modRevision;
+  }
+
+  /** Throws what a real server answers for a value it cannot decrypt or decode: 500 InternalError. */
+  mustBeReadable(kv: KeyValue): void {
+    if (!this.isCorrupt(kv)) return;
+    throw internalError(
+      `StorageError: corrupt object, Code: 7, Key: ${kv.key}, ResourceVersion: 0, AdditionalErrorMsg: failed to decode or transform the stored data`,
+    );
+  }
+
+  /** The entry at key (one of this.key(strategy, …)), in the type's form. */
+  entry(strategy: ResourceStrategy, key: string): KeyValue | undefined {
+    const kv = this.store.get(key);
+    const viewed = this.viewOf(strategy);
+    return kv && viewed ? viewed.kv(kv) : kv;
+  }
+
+  /** The entries of a collection (one namespace, or the whole type), in the type's form. */
+  range(strategy: ResourceStrategy, namespace: string | undefined, options: RangeOptions = {}): RangeResult {
+    const result = this.store.range(this.prefix(strategy, namespace), options);
+    const viewed = this.viewOf(strategy);
+    return viewed ? { ...result, kvs: result.kvs.map((kv) => viewed.kv(kv)) } : result;
+  }
+
+  /** Follows a collection's changes after afterRevision, in the type's form. */
+  watch(strategy: ResourceStrategy, namespace: string | undefined, afterRevision: number, listener: WatchListener): () => void {
+    const viewed = this.viewOf(strategy);
+    const prefix = this.prefix(strategy, namespace);
+    if (!viewed) return this.store.watch(prefix, afterRevision, listener);
+    return this.store.watch(prefix, afterRevision, (change: ChangeEvent) => listener(viewed.change(change)));
+  }
+
+  /** Writes value (encode()'s output, in the type's form) at key; the entry comes back in the type's form. */
+  put(strategy: ResourceStrategy, key: string, value: string, options: WriteOptions = {}): PutResult {
+    const viewed = this.viewOf(strategy);
+    if (!viewed) return this.store.put(key, value, options);
+    const result = this.store.put(key, viewed.view.toStored(value), options);
+    return { revision: result.revision, kv: viewed.kv(result.kv), prevKv: result.prevKv && viewed.kv(result.prevKv) };
+  }
+
+  delete(strategy: ResourceStrategy, key: string, options: WriteOptions = {}): DeleteResult {
+    const viewed = this.viewOf(strategy);
+    const result = this.store.delete(key, options);
+    return viewed ? { revision: result.revision, prevKv: viewed.kv(result.prevKv) } : result;
+  }
+}
+
+/** ObjectMeta fields that come before resourceVersion in its Go order; all are strings. */
+const BEFORE_RESOURCE_VERSION: ReadonlySet<string> = new Set(["name", "generateName", "namespace", "selfLink", "uid"]);
+
+/** End (exclusive) of the JSON string starting at i, or -1 when there is none. */
+function stringEnd(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 34) return -1;
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 92) j++;
+    else if (c === 34) return j + 1;
+  }
+  return -1;
+}
+
+/** A key at i without escapes (every key the canonical form writes), or undefined. */
+function plainKey(text: string, i: number): { name: string; end: number } | undefined {
+  const end = stringEnd(text, i);
+  if (end < 0 || text.charCodeAt(end) !== 58) return undefined;
+  const name = text.slice(i + 1, end - 1);
+  return name.includes("\\") ? undefined : { name, end: end + 1 };
+}
+
+/**
+ * Where resourceVersion goes in a stored value written by encode(): top-level members with
+ * string values (kind, apiVersion), then "metadata":{, then its leading string fields in Go
+ * order. Returns the index after the last of those fields (first: false; a "," is needed
+ * before the new field) or just after the metadata brace (first: true). Anything else, or a
+ * resourceVersion already there, is undefined: the caller falls back to decoding.
+ */
+function resourceVersionSlot(text: string): { index: number; first: boolean } | undefined {
+  if (text.charCodeAt(0) !== 123) return undefined;
+  let i = 1;
+  for (;;) {
+    const key = plainKey(text, i);
+    if (!key) return undefined;
+    i = key.end;
+    if (key.name === "metadata") break;
+    const end = stringEnd(text, i);
+    if (end < 0 || text.charCodeAt(end) !== 44) return undefined;
+    i = end + 1;
+  }
+  if (text.charCodeAt(i) !== 123) return undefined;
+  const open = i + 1;
+  let slot = { index: open, first: true };
+  i = open;
+  while (text.charCodeAt(i) !== 125) {
+    const key = plainKey(text, i);
+    if (!key || key.name === "resourceVersion") return undefined;
+    if (!BEFORE_RESOURCE_VERSION.has(key.name)) return slot;
+    const end = stringEnd(text, key.end);
+    if (end < 0) return undefined;
+    slot = { index: end, first: false };
+    const next = text.charCodeAt(end);
+    if (next === 125) return slot;
+    if (next !== 44) return undefined;
+    i = end + 1;
+  }
+  return slot;
+}
