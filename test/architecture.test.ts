@@ -2,7 +2,9 @@
  * The design's boundary: suites and emulator meet only over HTTP. Follows relative imports
  * from every suite file (transitively) and from every emulator file, and fails on a crossing.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -52,6 +54,88 @@ describe("architecture", () => {
   it("the import scan sees relative imports (so the checks above can fail)", () => {
     const fromHarness = reachable([join(ROOT, "lib/harness/session.ts")]);
     expect(fromHarness.has(join(ROOT, "lib/harness/client.ts"))).toBe(true);
+  });
+});
+
+/**
+ * The emulator's layers, as kube-apiserver splits them (lib/emulator/README.md): apimachinery
+ * (the object model) under storage, storage under the registry, the registry under the
+ * endpoints, with admission and auth as filters around the endpoints. A layer imports only
+ * layers below it, types included, so each can be read and tested without the ones above.
+ */
+describe("emulator layers", () => {
+  const EMULATOR = join(ROOT, "lib", "emulator");
+  const LAYERS = ["apimachinery", "storage", "registry", "endpoints", "admission", "auth", "daemons"] as const;
+  type Layer = (typeof LAYERS)[number] | "top";
+  const layerOf = (f: string): Layer | undefined => {
+    if (!under(f, "lib/emulator")) return undefined;
+    const first = relative(EMULATOR, f).split("/")[0] ?? "";
+    return (LAYERS as readonly string[]).includes(first) ? (first as Layer) : "top";
+  };
+  const FORBIDDEN: Partial<Record<Layer, readonly Layer[]>> = {
+    apimachinery: ["storage", "registry", "endpoints", "admission", "auth", "daemons", "top"],
+    storage: ["registry", "endpoints", "admission", "auth", "daemons", "top"],
+    registry: ["endpoints", "admission", "auth", "daemons", "top"],
+    admission: ["endpoints", "daemons", "top"],
+    auth: ["endpoints", "daemons", "top"],
+  };
+  const crossings = (files: readonly string[]): string[] =>
+    files.flatMap((f) => {
+      const from = layerOf(f);
+      const banned = from ? (FORBIDDEN[from] ?? []) : [];
+      return relativeImports(f)
+        .filter((t) => banned.includes(layerOf(t) as Layer))
+        .map((t) => `${relative(ROOT, f)} -> ${relative(ROOT, t)}`);
+    });
+
+  it("each layer imports only the layers below it", () => {
+    expect(crossings(tsFiles(EMULATOR))).toEqual([]);
+  });
+
+  it("only the endpoints, the filters and the daemons' own servers see HTTP requests and responses", () => {
+    const below = ["apimachinery", "storage", "registry"].flatMap((d) => tsFiles(join(EMULATOR, d)));
+    const http = below.filter((f) => /\b(IncomingMessage|ServerResponse)\b|["']node:http["']/.test(readFileSync(f, "utf8")));
+    expect(http.map((f) => relative(ROOT, f))).toEqual([]);
+  });
+
+  it("the layer check sees a crossing (so the check above can fail)", () => {
+    // The endpoints import the registry: seen from the registry's side, that is a crossing.
+    const server = join(EMULATOR, "endpoints", "server.ts");
+    const reached = relativeImports(server).filter((t) => layerOf(t) === "registry");
+    expect(reached.length).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * No import cycles anywhere in lib/, type-only imports included: a cycle makes modules load in an
+ * order nobody chose and ties layers together. Biome's noImportCycles (biome.json) finds them.
+ */
+describe("no import cycles", () => {
+  const BIOME = join(ROOT, "node_modules", ".bin", "biome");
+  const cycles = (cwd: string, paths: string[]): string => {
+    try {
+      execFileSync(BIOME, ["lint", "--only=suspicious/noImportCycles", "--max-diagnostics=50", "--colors=off", ...paths], { cwd, encoding: "utf8", stdio: "pipe" });
+      return "";
+    } catch (e) {
+      const { stdout = "", stderr = "" } = e as { stdout?: string; stderr?: string };
+      return `${stdout}${stderr}`;
+    }
+  };
+
+  it("lib/ has none", { timeout: 60_000 }, () => {
+    expect(cycles(ROOT, ["lib"])).toBe("");
+  });
+
+  it("the check finds a cycle of two type-only imports (so the check above can fail)", { timeout: 60_000 }, () => {
+    const dir = mkdtempSync(join(tmpdir(), "tollgate-cycle-"));
+    try {
+      writeFileSync(join(dir, "biome.json"), readFileSync(join(ROOT, "biome.json"), "utf8").replace(/"includes":\s*\[[^\]]*\]/, '"includes": ["**"]'));
+      writeFileSync(join(dir, "a.ts"), 'import type { B } from "./b.ts";\nexport interface A { b?: B }\n');
+      writeFileSync(join(dir, "b.ts"), 'import type { A } from "./a.ts";\nexport interface B { a?: A }\n');
+      expect(cycles(dir, ["."])).toMatch(/noImportCycles/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

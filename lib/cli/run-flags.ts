@@ -7,8 +7,10 @@ import { resolve } from "node:path";
 import { parseDuration } from "../harness/load.js";
 import { checkTerm, rerunFromReport, SelectionError, type Selection } from "../runner/selection.js";
 import { ENV } from "../runner/settings.js";
-import type { RunFlagValues } from "./run.js";
 import { UsageError } from "./usage.js";
+
+/** The values of `tollgate run`'s flags as parseArgs gives them. */
+export type RunFlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** How long a silent target is waited for before the run stops (a restarting API server is back within a minute). */
 export const DEFAULT_UNAVAILABLE_AFTER_MS = 60_000;

@@ -21,12 +21,11 @@ import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { getCleanupOutcome, getRunStop, getSetupFailure, resetRunExtras } from "../runner/run-state.js";
 import { declaredGatesFromEnv, ENV, seedFromEnv, SettingsError, thoroughFromEnv } from "../runner/settings.js";
 import { RunControl } from "./run-control.js";
-import { loadEnvironment, runBounds, selectionEnvironment, selectionFrom } from "./run-flags.js";
+import { loadEnvironment, runBounds, selectionEnvironment, selectionFrom, type RunFlagValues } from "./run-flags.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-export type RunFlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** A daemon URL flag: http or https, no path beyond "/" (the probes add theirs). */
 function daemonUrl(flag: string, raw: unknown, scheme?: "https:"): string | undefined {

@@ -6,7 +6,9 @@
 import { toolVersion } from "../tool-version.js";
 import { request, type Dispatcher } from "undici";
 import { CredentialSource } from "./credentials/source.js";
-import { isStatus, type Status } from "../wire/status.js";
+import { isStatus } from "../wire/status.js";
+import { ApiError, describeTransportError, isTransportError, UnreachableError } from "./errors.js";
+import { buildQuery, type Query } from "./query.js";
 import { recordExchange } from "./exchanges.js";
 import { answered, requestSent, transportFailed } from "./health.js";
 import { countLoad, formatDuration, loadSettings, retryAfterMs, takeSlot, throttle } from "./load.js";
@@ -15,7 +17,9 @@ import { resourcePath, type ResourceType } from "./resources.js";
 import type { Target } from "./target.js";
 import { openWatch, type WatchOptions, type WatchStream } from "./watch.js";
 
-export type Query = Record<string, string | number | boolean | undefined>;
+// The errors and the query string live beside the client, so watch.ts can use them without importing it.
+export { ApiError, buildQuery, describeTransportError, isTransportError, UnreachableError, type Query };
+
 
 export interface RequestOptions {
   query?: Query;
@@ -45,26 +49,6 @@ export interface ApiResponse {
   json: unknown;
 }
 
-export class ApiError extends Error {
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly code: number,
-    readonly status: Status | undefined,
-    readonly text: string,
-  ) {
-    super(`${method} ${path} → ${code}${status?.reason ? ` ${status.reason}` : ""}: ${status?.message ?? text.slice(0, 300)}`);
-  }
-}
-
-/**
- * Raised when the target does not answer: refused, reset, DNS, TLS, or no answer within the
- * request timeout. The message names the request. Never a verdict on the target's conformance.
- */
-export class UnreachableError extends Error {
-  override readonly name = "UnreachableError";
-}
-
 /** Why a request's own timer aborted it. */
 class RequestTimeout extends Error {}
 
@@ -89,14 +73,6 @@ interface Answer {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-export function buildQuery(query: Query | undefined): string {
-  if (!query) return "";
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) p.set(k, String(v));
-  const s = p.toString();
-  return s ? `?${s}` : "";
-}
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -301,17 +277,3 @@ export class ApiClient {
   }
 }
 
-/** A failure of the connection (undici's UND_ERR_* or a system error code), not of what came over it. */
-export function isTransportError(e: unknown): boolean {
-  const code = (x: unknown): string | undefined => (typeof x === "object" && x !== null && typeof (x as { code?: unknown }).code === "string" ? (x as { code: string }).code : undefined);
-  const c = code(e) ?? code((e as { cause?: unknown } | undefined)?.cause);
-  return c !== undefined && /^(UND_ERR_|E[A-Z0-9]+$)/.test(c);
-}
-
-export function describeTransportError(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const cause = (e as Error & { cause?: unknown }).cause;
-  const code = (cause as { code?: string } | undefined)?.code ?? (e as Error & { code?: string }).code;
-  const msg = cause instanceof Error ? cause.message : e.message;
-  return code ? `${code} (${msg})` : msg;
-}

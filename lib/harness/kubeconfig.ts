@@ -17,7 +17,7 @@ import { execApiVersionError, type ExecConfig, type InteractiveMode } from "./cr
 import { goFileError, redactUrl } from "./credentials/errors.js";
 import type { Impersonation } from "./credentials/impersonation.js";
 import { jwtExpiry, oidcToken, type OidcConfig } from "./credentials/oidc.js";
-import type { Target, TargetCredentials } from "./target.js";
+import type { Target, TargetCredentials } from "./target-model.js";
 
 export class KubeconfigError extends Error {}
 

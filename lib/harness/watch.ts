@@ -5,8 +5,8 @@
  */
 import type { Dispatcher } from "undici";
 import { isStatus } from "../wire/status.js";
-import type { ApiClient, Query } from "./client.js";
-import { ApiError, UnreachableError, buildQuery, describeTransportError, isTransportError } from "./client.js";
+import { ApiError, describeTransportError, isTransportError, UnreachableError } from "./errors.js";
+import { buildQuery, type Query } from "./query.js";
 import { recordExchange } from "./exchanges.js";
 import { transportFailed } from "./health.js";
 import type { KubeObject, WatchEvent } from "./objects.js";
@@ -81,7 +81,15 @@ export interface WatchOptions {
   decoderFor?: (contentType: string) => FrameDecoder;
 }
 
-export async function openWatch<T extends KubeObject>(client: ApiClient, path: string, query: Query, opts: WatchOptions = {}): Promise<WatchStream<T>> {
+/** What a watch needs of the client; ApiClient has it (structural, so this module need not import the client that opens watches). */
+export interface WatchTransport {
+  readonly userAgent: string;
+  readonly target: { readonly url: string };
+  authHeaders(): Promise<Record<string, string>>;
+  openStream(path: string, query: Query, headers: Record<string, string>, signal: AbortSignal): Promise<Dispatcher.ResponseData>;
+}
+
+export async function openWatch<T extends KubeObject>(client: WatchTransport, path: string, query: Query, opts: WatchOptions = {}): Promise<WatchStream<T>> {
   const abort = new AbortController();
   // The run's load manners apply to opening the watch; the request timeout covers its headers only.
   const res: Dispatcher.ResponseData = await client.openStream(path, query, { accept: opts.accept ?? "application/json", "user-agent": client.userAgent, ...(await client.authHeaders()) }, abort.signal);

@@ -8,7 +8,7 @@
  * A need is a capability (`"cbor"`: the target must offer it) or its negation (`"!cbor"`: the
  * test checks what a target without it does).
  */
-import { DAEMON_CAPABILITIES } from "./daemon-capabilities.js";
+import { DAEMON_CAPABILITIES } from "./daemon-capability-names.js";
 
 export const API_CAPABILITIES = {
   authentication: "the target authenticates requests (a made-up bearer token gets 401)",

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { X509Certificate } from "node:crypto";
-import type { Target } from "../target.js";
+import type { Target } from "../target-model.js";
 import { goFileError } from "./errors.js";
 
 export class InClusterError extends Error {}
