@@ -22,6 +22,7 @@
  * keyed by UTF-8 bytes. Decoding goes the other way (see `decodeCbor`).
  */
 import { Decoder, Encoder, Tag } from "cbor-x";
+import { concatBytes } from "./bytes.js";
 
 /** The self-described CBOR tag (RFC 8949 §3.4.6) every Kubernetes CBOR item starts with. */
 export const SELF_DESCRIBED_CBOR_TAG = 55799;
@@ -166,13 +167,7 @@ export function encodeWatchEventCbor(event: CborWatchEvent, options: EncodeCborO
  */
 export function encodeCborSeq(items: readonly unknown[], options: EncodeCborOptions = {}): Uint8Array {
   const parts = items.map((item) => (isWatchEvent(item) ? encodeWatchEventCbor(item, options) : encodeCbor(item, options)));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /**

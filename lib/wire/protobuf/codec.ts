@@ -18,6 +18,7 @@ import { ProtobufFormatError } from "./errors.js";
 import { lookupKind, type KindEntry } from "./registry.js";
 import { RUNTIME_PACKAGE } from "./schema.js";
 import { formatTime, isZeroTime, normaliseTimestamp, parseTime, type Timestamp } from "./time.js";
+import { concatBytes } from "../bytes.js";
 
 /** "k8s" + 0x00 ("an Unknown follows"). */
 export const MAGIC: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -445,7 +446,7 @@ export function decodeFields(desc: MessageDesc, bytes: Uint8Array, path: string)
     }
     // A non-special message that occurs more than once is merged, which for protobuf is the
     // same as decoding the concatenated occurrences; special ones keep the last occurrence.
-    const bytesOf = t.message.special === undefined && list.length > 1 ? concat(list.map((o) => o.bytes ?? new Uint8Array(0))) : list.at(-1)?.bytes;
+    const bytesOf = t.message.special === undefined && list.length > 1 ? concatBytes(list.map((o) => o.bytes ?? new Uint8Array(0))) : list.at(-1)?.bytes;
     const v = decodeMessageBody(t.message, bytesOf, fpath);
     if (!f.pointer && f.json === "omitzero" && v === null) continue;
     out[f.name] = v;
@@ -498,16 +499,6 @@ function decodeOccurrence(f: FieldDesc, occ: Occurrence, path: string): unknown 
   if (t.kind === "scalar") return decodeScalar(t.scalar, occ);
   if (t.kind === "message") return decodeMessageBody(t.message, occ.bytes, path);
   throw new Error(`codec: map field ${path} reached decodeOccurrence`);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 export interface Envelope {
