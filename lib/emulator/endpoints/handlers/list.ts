@@ -6,7 +6,8 @@
  * protobuf, so a large list costs memory per chunk written, not per list (respond.ts).
  */
 import { ApiError, badRequest, details, expired } from "../../apimachinery/api-errors.js";
-import { ContinueTokenError, decodeContinue, encodeContinue, encodeContinueFrom, type ContinuePosition } from "../../storage/continue-token.js";
+import { decodeContinue, encodeContinue, encodeContinueFrom, type ContinuePosition } from "../../storage/continue-token.js";
+import { InvalidContinue } from "../../storage/read-errors.js";
 import type { KubeObject } from "../../apimachinery/json.js";
 import { objectFilter, parseResourceVersionParam, type ListOptions } from "../list-options.js";
 import type { ResourceStrategy } from "../../registry/generic/strategy.js";
@@ -67,7 +68,7 @@ export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
     try {
       position = decodeContinue(options.continueToken, prefix, continueTokens);
     } catch (e) {
-      if (e instanceof ContinueTokenError) throw badRequest(`invalid continue token: ${e.message}`);
+      if (e instanceof InvalidContinue) throw badRequest(`invalid continue token: ${e.message}`);
       throw e;
     }
     revision = position.rv > 0 ? position.rv : undefined;
