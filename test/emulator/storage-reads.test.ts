@@ -106,9 +106,9 @@ describe("storage reads", () => {
       expect(e).toBeInstanceOf(ResourceVersionTooLarge);
       expect(e).toMatchObject({ rv: current + 1, current });
     }
-    expect(() => mustHaveReached(f.storage.store, current)).not.toThrow();
-    expect(() => mustHaveReached(f.storage.store, undefined)).not.toThrow();
-    expect(thrown(() => mustHaveReached(f.storage.store, current + 5))).toMatchObject({ rv: current + 5, current });
+    expect(() => mustHaveReached(f.storage, current)).not.toThrow();
+    expect(() => mustHaveReached(f.storage, undefined)).not.toThrow();
+    expect(thrown(() => mustHaveReached(f.storage, current + 5))).toMatchObject({ rv: current + 5, current });
   });
 
   it("throws ContinueExpired, with a token for the rest at the latest state, for a compacted or aged token", () => {

@@ -13,7 +13,7 @@
 import { decodeContinue, encodeContinue, encodeContinueFrom, type ContinuePosition, type ContinueTokenSigner } from "./continue-token.js";
 import type { ObjectStorage, StoredType } from "./object-storage.js";
 import { ContinueExpired, ContinueWithResourceVersion, ResourceVersionTooLarge, ResourceVersionTooOld } from "./read-errors.js";
-import { StoreError, type ChangeEvent, type KeyValue, type MemoryStore } from "./store.js";
+import { StoreError, type ChangeEvent, type KeyValue } from "./store.js";
 
 /** How this emulator issues and ages its continue tokens. */
 export interface ContinueTokens {
@@ -54,9 +54,10 @@ export interface ListPage {
   readonly remainingItemCount?: number;
 }
 
-/** Throws ResourceVersionTooLarge when the store has not reached rv yet. */
-export function mustHaveReached(store: MemoryStore, rv: number | undefined): void {
-  if (rv !== undefined && rv > store.revision) throw new ResourceVersionTooLarge(rv, store.revision);
+/** Throws ResourceVersionTooLarge when the store has not reached rv yet (undefined: any state will do). */
+export function mustHaveReached(storage: ObjectStorage, rv: number | undefined): void {
+  const current = storage.store.revision;
+  if (rv !== undefined && rv > current) throw new ResourceVersionTooLarge(rv, current);
 }
 
 /** The 410 case of a token: the rest of the list can still be read at the latest state. */
@@ -87,14 +88,14 @@ export function readList(storage: ObjectStorage, read: ListRead): ListPage {
     const aged = position.issuedAt !== undefined && tokens.now() - position.issuedAt > tokens.lifetimeMs;
     if (aged || (revision !== undefined && revision < store.compactRevision)) throw continueExpired(position, prefix);
   } else if (requestedRv !== undefined) {
-    mustHaveReached(store, requestedRv);
+    mustHaveReached(storage, requestedRv);
     if (read.resourceVersionMatch === "Exact" || (read.resourceVersionMatch === "" && limit > 0)) {
       const oldest = store.compactRevision;
       if (requestedRv < oldest) throw new ResourceVersionTooOld(requestedRv, oldest);
       revision = requestedRv;
     }
   }
-  mustHaveReached(store, revision);
+  mustHaveReached(storage, revision);
 
   let range;
   try {
