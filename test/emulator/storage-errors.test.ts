@@ -27,7 +27,7 @@ describe("storage read errors as Statuses", () => {
   });
 
   it("hands out the fresh token of an expired continue only on the etcd path", () => {
-    const e = new ContinueExpired({ rv: 12, startKey: "/registry/events/a\u0000" }, "RESTART");
+    const e = new ContinueExpired(12, "RESTART");
     expect(readError(e, cached, "list")?.status).toMatchObject({ code: 410, message: "too old resource version: 12" });
     expect(readError(e, cached, "list")?.status.metadata?.continue).toBeUndefined();
     const fromEtcd = readError(e, etcd, "list")?.status;

@@ -117,8 +117,8 @@ describe("storage reads", () => {
     f.clock.ms += 5_001;
     const aged = thrown(() => list(f, { limit: 2, continueToken: first.continueToken }));
     expect(aged).toBeInstanceOf(ContinueExpired);
-    const { position, restart } = aged as ContinueExpired;
-    expect(position.rv).toBe(first.revision);
+    const { rv, restart } = aged as ContinueExpired;
+    expect(rv).toBe(first.revision);
     const rest = list(f, { limit: 2, continueToken: restart });
     expect([names(rest), rest.revision]).toEqual([["a-2", "a-3"], f.storage.store.revision]);
 

@@ -3,10 +3,9 @@
  * asked for and the one that bounds it, or the continue position. None of these knows HTTP or
  * Status: the answer a real server gives depends on more than storage knows (whether the type is
  * served from the watch cache, whether the read is a list or a watch), so the endpoints choose
- * it, with its wording, in one place (endpoints/handlers/storage-errors.ts).
+ * it, with its wording, in one place (endpoints/handlers/storage-errors.ts). This module imports
+ * nothing, so the token codec (continue-token.ts) can throw InvalidContinue without a cycle.
  */
-import type { ContinuePosition } from "./continue-token.js";
-
 /** Any of the read errors below; anything else a read throws is not a storage rule. */
 export abstract class StorageReadError extends Error {}
 
@@ -35,11 +34,12 @@ export class ResourceVersionTooLarge extends StorageReadError {
 /** A continue token whose snapshot is gone (compacted, or older than the token lifetime). */
 export class ContinueExpired extends StorageReadError {
   constructor(
-    readonly position: ContinuePosition,
+    /** The revision the token pinned (its first page's). */
+    readonly rv: number,
     /** A token for the rest of the list at the latest state (rv -1), from the same key. */
     readonly restart: string,
   ) {
-    super(`the snapshot of continue revision ${position.rv} is gone`);
+    super(`the snapshot of continue revision ${rv} is gone`);
     this.name = "ContinueExpired";
   }
 }

@@ -62,7 +62,7 @@ export function mustHaveReached(storage: ObjectStorage, rv: number | undefined):
 
 /** The 410 case of a token: the rest of the list can still be read at the latest state. */
 function continueExpired(position: ContinuePosition, prefix: string): ContinueExpired {
-  return new ContinueExpired(position, encodeContinueFrom(position.startKey, prefix, -1));
+  return new ContinueExpired(position.rv, encodeContinueFrom(position.startKey, prefix, -1));
 }
 
 /**
