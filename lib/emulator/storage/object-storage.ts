@@ -14,9 +14,9 @@
  * The store itself stays reachable for what is not per type (revisions, compaction, retention).
  *
  * An entry can be marked corrupt (the admin endpoint's stand-in for a value a real server cannot
- * decrypt or decode): get() of it fails as a real server's read does, a 500 InternalError, and
- * the list handler refuses a page holding it. The mark belongs to the entry's modRevision, so any
- * later write of the key (a new, readable value) ends it. Known differences: the namespace
+ * decrypt or decode): get() of it fails as a real server's read does, a 500 InternalError, and so
+ * does a list (reads.ts) whose range, from its start key on, holds it. The mark belongs to the
+ * entry's modRevision, so any later write of the key (a new, readable value) ends it. Known differences: the namespace
  * controller and watches still read the marked value, and a DELETED event carries its last state.
  */
 import { internalError } from "../apimachinery/api-errors.js";

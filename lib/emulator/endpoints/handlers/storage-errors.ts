@@ -44,7 +44,7 @@ function tooLarge(error: ResourceVersionTooLarge): ApiError {
 }
 
 function continueExpired(error: ContinueExpired, path: ReadPath): ApiError {
-  if (path.watchCache) return expired(`too old resource version: ${error.position.rv}`);
+  if (path.watchCache) return expired(`too old resource version: ${error.rv}`);
   return expired(CONTINUE_EXPIRED, { continue: error.restart });
 }
 
