@@ -13,6 +13,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { posix } from "node:path";
+import { InvalidContinue } from "./read-errors.js";
 
 const VERSION = "meta.k8s.io/v1";
 
@@ -52,13 +53,6 @@ export interface ContinueStamp {
   readonly signer: ContinueTokenSigner;
 }
 
-export class ContinueTokenError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ContinueTokenError";
-  }
-}
-
 /**
  * Token that resumes right after lastKey (which lies under keyPrefix, a path ending in "/").
  * Without a stamp it is exactly the real server's format.
@@ -79,43 +73,43 @@ export function encodeContinueFrom(startKey: string, keyPrefix: string, rv: numb
 
 const INVALID = "continue key is not valid";
 
-/** Decodes and checks a token; a stamped one needs the signer of the emulator that issued it. */
+/** Decodes and checks a token (InvalidContinue when it fails); a stamped one needs the signer of the emulator that issued it. */
 export function decodeContinue(token: string, keyPrefix: string, signer?: ContinueTokenSigner): ContinuePosition {
   const badChar = /[^A-Za-z0-9_-]/.exec(token);
   if (badChar || token.length % 4 === 1) {
-    throw new ContinueTokenError(`${INVALID}: illegal base64 data at input byte ${badChar ? badChar.index : token.length - 1}`);
+    throw new InvalidContinue(`${INVALID}: illegal base64 data at input byte ${badChar ? badChar.index : token.length - 1}`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
   } catch (e) {
-    throw new ContinueTokenError(`${INVALID}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new InvalidContinue(`${INVALID}: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new ContinueTokenError(`${INVALID}: json: cannot unmarshal into continueToken`);
+    throw new InvalidContinue(`${INVALID}: json: cannot unmarshal into continueToken`);
   }
   const { v, rv, start, issued, sig } = parsed as { v?: unknown; rv?: unknown; start?: unknown; issued?: unknown; sig?: unknown };
   if (v !== VERSION) {
-    throw new ContinueTokenError(`${INVALID} server does not recognize this encoded version ${JSON.stringify(String(v ?? ""))}`);
+    throw new InvalidContinue(`${INVALID} server does not recognize this encoded version ${JSON.stringify(String(v ?? ""))}`);
   }
   if (typeof rv !== "number" || !Number.isInteger(rv) || rv === 0) {
-    throw new ContinueTokenError(`${INVALID}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
+    throw new InvalidContinue(`${INVALID}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
   }
   if (typeof start !== "string" || start.length === 0) {
-    throw new ContinueTokenError(`${INVALID}: encoded start key empty (version meta.k8s.io/v1)`);
+    throw new InvalidContinue(`${INVALID}: encoded start key empty (version meta.k8s.io/v1)`);
   }
   // Path cleaning stops a token from reaching above the list's prefix.
   const key = start.startsWith("/") ? start : `/${start}`;
   if (posix.normalize(key) !== key || (key.length > 1 && key.endsWith("/"))) {
-    throw new ContinueTokenError(`${INVALID}: ${start}`);
+    throw new InvalidContinue(`${INVALID}: ${start}`);
   }
   const startKey = keyPrefix + key.slice(1);
   if (issued === undefined && sig === undefined) return { rv, startKey };
   if (typeof issued !== "number" || !Number.isSafeInteger(issued) || issued < 0) {
-    throw new ContinueTokenError(`${INVALID}: incorrect encoded issue time`);
+    throw new InvalidContinue(`${INVALID}: incorrect encoded issue time`);
   }
   if (typeof sig !== "string" || signer === undefined || !signer.verify(rv, start, issued, sig)) {
-    throw new ContinueTokenError(`${INVALID}: the token was not issued by this server or has been altered`);
+    throw new InvalidContinue(`${INVALID}: the token was not issued by this server or has been altered`);
   }
   return { rv, startKey, issuedAt: issued };
 }

@@ -4,25 +4,36 @@
  * values are the object JSON without metadata.resourceVersion, and the resourceVersion is
  * filled in from the entry's modRevision (or the event revision) on the way out.
  *
- * Reads and writes of a type's objects go through the type's strategy (get, range, watch, put,
- * delete): a type that is a second view of another type's entries (its strategy's storageView,
+ * Reads and writes of a type's objects name the type by its StoredType (get, range, watch, put,
+ * delete): the few settings of a served type this layer needs, which the registry's strategies
+ * carry (storage knows nothing of the registry, so the interface is declared here and strategies
+ * satisfy it as they are). A type that is a second view of another type's entries (its storageView,
  * storage-views.ts: core v1 Events over the events.k8s.io/v1 entries) reads and writes those
  * entries, its values converted to and from the stored form here. The KeyValues and changes
  * these methods return hold the type's own form; encode, decode and objectJson work on that form.
  * The store itself stays reachable for what is not per type (revisions, compaction, retention).
  *
  * An entry can be marked corrupt (the admin endpoint's stand-in for a value a real server cannot
- * decrypt or decode): get() of it fails as a real server's read does, a 500 InternalError, and
- * the list handler refuses a page holding it. The mark belongs to the entry's modRevision, so any
- * later write of the key (a new, readable value) ends it. Known differences: the namespace
+ * decrypt or decode): get() of it fails as a real server's read does, a 500 InternalError, and so
+ * does a list (reads.ts) whose range, from its start key on, holds it. The mark belongs to the
+ * entry's modRevision, so any later write of the key (a new, readable value) ends it. Known differences: the namespace
  * controller and watches still read the marked value, and a DELETED event carries its last state.
  */
 import { internalError } from "../apimachinery/api-errors.js";
 import { parseStored, type KubeObject } from "../apimachinery/json.js";
 import { asKubeObject, setMeta } from "../apimachinery/object-meta.js";
-import type { ResourceStrategy } from "../registry/generic/strategy.js";
 import { ViewedEntries, type StorageView } from "./storage-views.js";
 import type { ChangeEvent, DeleteResult, KeyValue, MemoryStore, PutResult, RangeOptions, RangeResult, WatchListener, WriteOptions } from "./store.js";
+
+/** What the object layer needs of a served type: where its entries live and how they read. */
+export interface StoredType {
+  /** Key prefix in the store, without a trailing slash (`/registry/configmaps`). */
+  readonly storagePrefix: string;
+  /** Keys then carry the namespace: `<storagePrefix>/<namespace>/<name>`. */
+  readonly namespaced: boolean;
+  /** Set when the type is a second view of another type's entries (storage-views.ts). */
+  readonly storageView?: StorageView;
+}
 
 export interface StoredObject {
   readonly object: KubeObject;
@@ -37,9 +48,9 @@ export class ObjectStorage {
 
   constructor(readonly store: MemoryStore) {}
 
-  /** The view's conversions for the strategy, or undefined when it reads its own entries. */
-  private viewOf(strategy: ResourceStrategy): ViewedEntries | undefined {
-    const view = strategy.storageView;
+  /** The view's conversions for the type, or undefined when it reads its own entries. */
+  private viewOf(type: StoredType): ViewedEntries | undefined {
+    const view = type.storageView;
     if (!view) return undefined;
     let viewed = this.viewed.get(view);
     if (!viewed) {
@@ -49,13 +60,13 @@ export class ObjectStorage {
     return viewed;
   }
 
-  key(strategy: ResourceStrategy, namespace: string, name: string): string {
-    return strategy.namespaced ? `${strategy.storagePrefix}/${namespace}/${name}` : `${strategy.storagePrefix}/${name}`;
+  key(type: StoredType, namespace: string, name: string): string {
+    return type.namespaced ? `${type.storagePrefix}/${namespace}/${name}` : `${type.storagePrefix}/${name}`;
   }
 
   /** Prefix of a collection, always ending in "/": one namespace, or the whole type. */
-  prefix(strategy: ResourceStrategy, namespace?: string): string {
-    return strategy.namespaced && namespace ? `${strategy.storagePrefix}/${namespace}/` : `${strategy.storagePrefix}/`;
+  prefix(type: StoredType, namespace?: string): string {
+    return type.namespaced && namespace ? `${type.storagePrefix}/${namespace}/` : `${type.storagePrefix}/`;
   }
 
   encode(object: KubeObject): string {
@@ -88,8 +99,8 @@ export class ObjectStorage {
     return value.slice(0, at.index) + field + (value[at.index] === "}" ? "" : ",") + value.slice(at.index);
   }
 
-  get(strategy: ResourceStrategy, namespace: string, name: string): StoredObject | undefined {
-    const kv = this.entry(strategy, this.key(strategy, namespace, name));
+  get(type: StoredType, namespace: string, name: string): StoredObject | undefined {
+    const kv = this.entry(type, this.key(type, namespace, name));
     if (kv) this.mustBeReadable(kv);
     return kv ? { object: this.decode(kv), kv } : undefined;
   }
@@ -114,38 +125,38 @@ export class ObjectStorage {
     );
   }
 
-  /** The entry at key (one of this.key(strategy, …)), in the type's form. */
-  entry(strategy: ResourceStrategy, key: string): KeyValue | undefined {
+  /** The entry at key (one of this.key(type, …)), in the type's form. */
+  entry(type: StoredType, key: string): KeyValue | undefined {
     const kv = this.store.get(key);
-    const viewed = this.viewOf(strategy);
+    const viewed = this.viewOf(type);
     return kv && viewed ? viewed.kv(kv) : kv;
   }
 
   /** The entries of a collection (one namespace, or the whole type), in the type's form. */
-  range(strategy: ResourceStrategy, namespace: string | undefined, options: RangeOptions = {}): RangeResult {
-    const result = this.store.range(this.prefix(strategy, namespace), options);
-    const viewed = this.viewOf(strategy);
+  range(type: StoredType, namespace: string | undefined, options: RangeOptions = {}): RangeResult {
+    const result = this.store.range(this.prefix(type, namespace), options);
+    const viewed = this.viewOf(type);
     return viewed ? { ...result, kvs: result.kvs.map((kv) => viewed.kv(kv)) } : result;
   }
 
   /** Follows a collection's changes after afterRevision, in the type's form. */
-  watch(strategy: ResourceStrategy, namespace: string | undefined, afterRevision: number, listener: WatchListener): () => void {
-    const viewed = this.viewOf(strategy);
-    const prefix = this.prefix(strategy, namespace);
+  watch(type: StoredType, namespace: string | undefined, afterRevision: number, listener: WatchListener): () => void {
+    const viewed = this.viewOf(type);
+    const prefix = this.prefix(type, namespace);
     if (!viewed) return this.store.watch(prefix, afterRevision, listener);
     return this.store.watch(prefix, afterRevision, (change: ChangeEvent) => listener(viewed.change(change)));
   }
 
   /** Writes value (encode()'s output, in the type's form) at key; the entry comes back in the type's form. */
-  put(strategy: ResourceStrategy, key: string, value: string, options: WriteOptions = {}): PutResult {
-    const viewed = this.viewOf(strategy);
+  put(type: StoredType, key: string, value: string, options: WriteOptions = {}): PutResult {
+    const viewed = this.viewOf(type);
     if (!viewed) return this.store.put(key, value, options);
     const result = this.store.put(key, viewed.view.toStored(value), options);
     return { revision: result.revision, kv: viewed.kv(result.kv), prevKv: result.prevKv && viewed.kv(result.prevKv) };
   }
 
-  delete(strategy: ResourceStrategy, key: string, options: WriteOptions = {}): DeleteResult {
-    const viewed = this.viewOf(strategy);
+  delete(type: StoredType, key: string, options: WriteOptions = {}): DeleteResult {
+    const viewed = this.viewOf(type);
     const result = this.store.delete(key, options);
     return viewed ? { revision: result.revision, prevKv: viewed.kv(result.prevKv) } : result;
   }

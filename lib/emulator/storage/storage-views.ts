@@ -3,10 +3,10 @@
  * the same objects in the real server (one storage under /registry/events, same names, same
  * resourceVersions; wire-facts §7), each group converting to and from the stored form.
  *
- * A type that is such a second view declares a StorageView on its strategy (registry/generic/strategy.ts): its
- * storagePrefix is then the prefix of the other type's stored entries, and the view says how a
- * stored value reads in the view's form and back. The object layer (object-storage.ts) applies
- * it, like the apiserver's storage codec: every read, list, watch and write it makes for the
+ * A type that is such a second view declares a StorageView in its StoredType (object-storage.ts;
+ * the registry's strategies carry it): its storagePrefix is then the prefix of the other type's
+ * stored entries, and the view says how a stored value reads in the view's form and back. The
+ * object layer (object-storage.ts) applies it, like the apiserver's storage codec: every read, list, watch and write it makes for the
  * view type acts on the stored entries — one revision per write, the same modRevision seen from
  * both types, a write through one type seen by the other's watchers — and converts values on the
  * way in and out, so the handlers and the namespace controller work with the view's own form.

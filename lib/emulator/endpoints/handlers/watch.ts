@@ -1,9 +1,11 @@
 /**
  * Watch (wire-facts §2): a 200 chunked response flushed at once, then one framed event after
- * another (compact JSON lines by default). resourceVersion unset or "0" starts with synthetic ADDED events for the current
- * state; a specific version replays the store history after it (410 as an ERROR event when
- * the history no longer reaches it). Selectors turn an object leaving the selection into
- * DELETED and one entering it into ADDED. BOOKMARKs only with allowWatchBookmarks.
+ * another (compact JSON lines by default). Where it starts is storage's rule (storage/reads.ts):
+ * resourceVersion unset or "0" starts with synthetic ADDED events for the current state; a
+ * specific version replays the store history after it (storage's ResourceVersionTooOld when the
+ * history no longer reaches it, sent as a 410 ERROR event worded in storage-errors.ts).
+ * Selectors turn an object leaving the selection into DELETED and one entering it into ADDED.
+ * BOOKMARKs only with allowWatchBookmarks.
  *
  * Encodings and representations (JSON lines, protobuf frames, CBOR sequences; Tables,
  * PartialObjectMetadata) are watch-format.ts's; a YAML watch is 406.
@@ -15,18 +17,17 @@
  * each stream's pending lines in one socket write per flush. A Table stream's first event (with
  * column definitions) is its own variant.
  */
-import type { Status } from "../../../wire/status.js";
-import { expired } from "../../apimachinery/api-errors.js";
 import { watchEventLine, type JsonObject } from "../../apimachinery/json.js";
 import { objectFilter, parseResourceVersionParam, type ListOptions } from "../list-options.js";
 import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
-import { StoreError } from "../../storage/store.js";
+import { replayChanges, startWatch } from "../../storage/reads.js";
 import { zeroValue } from "../../apimachinery/typed-json.js";
 import type { RequestContext } from "./context.js";
 import { viewOf, type WatchEvent } from "./watch-change.js";
 import { encodeWatchEvent, watchFormatOf, watchObject } from "./watch-format.js";
 import { joinWatchGroup } from "./watch-groups.js";
 import { watchOutbox } from "./watch-outbox.js";
+import { readError } from "./storage-errors.js";
 
 /** Annotation of the BOOKMARK that ends the initial events (wire-facts §2). */
 export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
@@ -38,15 +39,9 @@ export function bookmarkObject(strategy: ResourceStrategy, revision: number): Js
   return { kind: strategy.kind, apiVersion: groupVersionOf(strategy), ...base, metadata: { resourceVersion: String(revision) } };
 }
 
-function tooOldStatus(strategy: ResourceStrategy, rv: number, oldest: number): Status {
-  const message = strategy.watchCache ? `too old resource version: ${rv} (${oldest})` : "The resourceVersion for the provided watch is too old.";
-  return expired(message).status;
-}
-
 export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   const { strategy, namespace, allNamespaces } = ctx.route;
   const { storage, settings, watches, clock } = ctx.parts;
-  const store = storage.store;
   const collection = allNamespaces ? undefined : namespace;
   const filter = objectFilter(options, strategy);
   // Validated before the 200 goes out: a bad version is a normal 400, a YAML watch 406, a bad includeObject 400.
@@ -93,35 +88,26 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     if (!closed) sendLine(encodeWatchEvent(format, event.type, watchObject(format, event.object, takeHeaders(), clock.now())));
   };
 
-  let from: number;
-  // Initial state: asked for with sendInitialEvents, or implied by an unset/"0" version.
-  const initialEvents = options.sendInitialEvents ?? startRv === undefined;
-  if (initialEvents) {
-    // The current state is at least as new as any version given (NotOlderThan).
-    const snapshot = storage.range(strategy, collection);
-    for (const kv of snapshot.kvs) {
+  const { initial, from } = startWatch(storage, { type: strategy, namespace: collection, resourceVersion: startRv, sendInitialEvents: options.sendInitialEvents });
+  if (initial) {
+    for (const kv of initial) {
       if (filter.empty && format.plainJson) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
       else {
         const o = storage.decode(kv);
         if (filter.matches(o)) send({ type: "ADDED", object: o });
       }
     }
-    from = snapshot.revision;
     if (options.sendInitialEvents && options.allowWatchBookmarks) {
       const end = bookmarkObject(strategy, from);
       end["metadata"] = { resourceVersion: String(from), annotations: { [INITIAL_EVENTS_END]: "true" } };
       send({ type: "BOOKMARK", object: end });
     }
-  } else if (startRv === undefined) {
-    from = store.revision;
-  } else {
-    from = startRv;
   }
 
   // Synchronous from range (or replay) to joining the live fan-out: no change can fall between.
   try {
     // The history after `from` (none when `from` is the current revision), for this stream alone.
-    const stopReplay = storage.watch(strategy, collection, from, (change) => {
+    replayChanges(storage, strategy, collection, from, (change) => {
       if (closed) return;
       try {
         const line = viewOf(storage, change).line(filter, format, takeHeaders, clock.now());
@@ -131,10 +117,10 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
         close();
       }
     });
-    stopReplay();
   } catch (e) {
-    if (!(e instanceof StoreError && e.code === "Compacted")) throw e;
-    send({ type: "ERROR", object: tooOldStatus(strategy, from, store.compactRevision) });
+    const failure = readError(e, strategy, "watch");
+    if (!failure) throw e;
+    send({ type: "ERROR", object: failure.status });
     close();
     return;
   }
@@ -148,7 +134,7 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     }),
   );
   if (options.allowWatchBookmarks && settings.bookmarkIntervalMs > 0) {
-    const timer = setInterval(() => send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(store.revision, from)) }), settings.bookmarkIntervalMs);
+    const timer = setInterval(() => send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(storage.store.revision, from)) }), settings.bookmarkIntervalMs);
     addCleanup(() => clearInterval(timer));
   }
   if (options.timeoutSeconds !== undefined) {

@@ -1,0 +1,62 @@
+/**
+ * Storage's read errors (storage/read-errors.ts) as the real server answers them: the one place
+ * their wording lives. The text depends on the path a real server's read takes, which storage
+ * does not know: types served from the watch cache answer from the cacher
+ * (`too old resource version: N (M)`, no fresh continue token), the others (events, wire-facts
+ * §4) go to etcd, whose texts name the list or the watch and whose expired continue token comes
+ * back with a token for the rest of the list (§9). A too-large version is the same 504 for all.
+ */
+import { failure } from "../../../wire/status.js";
+import { ApiError, badRequest, details, expired } from "../../apimachinery/api-errors.js";
+import {
+  ContinueExpired,
+  ContinueWithResourceVersion,
+  InvalidContinue,
+  ResourceVersionTooLarge,
+  ResourceVersionTooOld,
+} from "../../storage/read-errors.js";
+
+/** What of the type decides the wording: whether the real server serves it from the watch cache. */
+export interface ReadPath {
+  readonly watchCache: boolean;
+}
+
+/** The kind of read; etcd's too-old texts name it (a get reads the latest state and never meets compaction). */
+export type ReadKind = "get" | "list" | "watch";
+
+const CONTINUE_EXPIRED =
+  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+function tooOld(error: ResourceVersionTooOld, path: ReadPath, kind: ReadKind): ApiError {
+  if (path.watchCache) return expired(`too old resource version: ${error.rv} (${error.oldest})`);
+  return expired(`The resourceVersion for the provided ${kind === "watch" ? "watch" : "list"} is too old.`);
+}
+
+/** 504 Timeout for a version the store has not reached (the real server gives up after ~3 s). */
+function tooLarge(error: ResourceVersionTooLarge): ApiError {
+  const message = `Too large resource version: ${error.rv}, current: ${error.current}`;
+  return new ApiError(
+    failure(504, "Timeout", `Timeout: ${message}`, {
+      ...details({ causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }] }),
+      retryAfterSeconds: 1,
+    }),
+  );
+}
+
+function continueExpired(error: ContinueExpired, path: ReadPath): ApiError {
+  if (path.watchCache) return expired(`too old resource version: ${error.rv}`);
+  return expired(CONTINUE_EXPIRED, { continue: error.restart });
+}
+
+/**
+ * The answer to an error a storage read threw, or undefined when it is not one of storage's read
+ * errors (the handler then lets it go on as it is).
+ */
+export function readError(error: unknown, path: ReadPath, kind: ReadKind): ApiError | undefined {
+  if (error instanceof ResourceVersionTooOld) return tooOld(error, path, kind);
+  if (error instanceof ResourceVersionTooLarge) return tooLarge(error);
+  if (error instanceof ContinueExpired) return continueExpired(error, path);
+  if (error instanceof InvalidContinue) return badRequest(`invalid continue token: ${error.message}`);
+  if (error instanceof ContinueWithResourceVersion) return badRequest("specifying resource version is not allowed when using continue");
+  return undefined;
+}
