@@ -15,7 +15,7 @@ import { canonicalize } from "../../apimachinery/typed-json.js";
 import { formatTime } from "../../apimachinery/api-time.js";
 import { fieldElement, type Path } from "../../apimachinery/managed-fields/field-set.js";
 import { managedFieldsAfterUpdate, type FieldManagerContext } from "../../apimachinery/managed-fields/managed-fields.js";
-import { managerFromUserAgent } from "../../endpoints/patch/options.js";
+import { managerFromUserAgent } from "../../apimachinery/managed-fields/manager-name.js";
 import { schemaOf } from "../../apimachinery/managed-fields/schema.js";
 
 /**
