@@ -10,6 +10,7 @@
 import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { nameOf, objectHead, setMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
+import { WEBHOOK_CONFIGURATION_PRINTER } from "./printer.js";
 import { BYTES, field, INT32, listOf, mapOf, STRING, struct, type StructShape } from "../../apimachinery/typed-json.js";
 import { validateWebhookConfiguration } from "./validation.js";
 
@@ -140,6 +141,7 @@ function webhookConfigurationStrategy(kind: "ValidatingWebhookConfiguration" | "
     validateUpdate: (o, old) => [...validateObjectMetaUpdate(o, old), ...validateWebhookConfiguration(o, mutating, old)],
     canonicalize() {},
     pendingFinalizers: () => [],
+    tablePrinter: WEBHOOK_CONFIGURATION_PRINTER,
   };
 }
 

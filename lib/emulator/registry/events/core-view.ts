@@ -18,6 +18,7 @@
 import { obj, parseStored, str, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { asKubeObject, nameOf, namespaceOf, objectHead } from "../../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
+import { EVENT_PRINTER } from "./printer.js";
 import type { StorageView } from "../../storage/storage-views.js";
 import { canonicalize, field, INT32, MICRO_TIME, STRING, struct, TIME } from "../../apimachinery/typed-json.js";
 import { EVENT_SHAPE, EVENT_SOURCE, eventStrategy, OBJECT_REFERENCE, REGARDING_FIELDS } from "./strategy.js";
@@ -132,4 +133,5 @@ export const coreEventStrategy: ResourceStrategy = {
   validateUpdate: (o, old) => validateEventUpdate(eventsEventOf(o), eventsEventOf(old), "v1"),
   canonicalize() {},
   pendingFinalizers: () => [],
+  tablePrinter: EVENT_PRINTER,
 };

@@ -93,7 +93,7 @@ export interface ResourceStrategy {
    * served version of the definition accepted in a body.
    */
   readonly unstructured?: UnstructuredInfo;
-  /** The type's own Table columns (a CRD's additionalPrinterColumns); else table.ts's printers. */
+  /** The type's Table convertor (its printer, or a CRD's additionalPrinterColumns); without, the generic default (table.ts). */
   readonly tablePrinter?: TablePrinter;
   /** Changes the object the first DELETE marks as terminating (a CRD gets its cleanup finalizer). */
   prepareForDeletion?(obj: KubeObject): void;

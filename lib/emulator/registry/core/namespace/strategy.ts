@@ -22,6 +22,7 @@ import {
   validateObjectMetaUpdate,
 } from "../../../apimachinery/object-meta.js";
 import type { ResourceStrategy, SubresourceStrategy } from "../../generic/strategy.js";
+import { NAMESPACE_PRINTER } from "./printer.js";
 import { field, listOf, STRING, struct, TIME } from "../../../apimachinery/typed-json.js";
 
 export const KUBERNETES_FINALIZER = "kubernetes";
@@ -130,5 +131,6 @@ export const namespaceStrategy: ResourceStrategy = {
     setMeta(o, "labels", { ...labelsOf(o), [METADATA_NAME_LABEL]: nameOf(o) });
   },
   pendingFinalizers: specFinalizersOf,
+  tablePrinter: NAMESPACE_PRINTER,
   subresources: [NAMESPACE_STATUS, NAMESPACE_FINALIZE],
 };
