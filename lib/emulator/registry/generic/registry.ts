@@ -22,7 +22,7 @@ import { invalidObject } from "../../apimachinery/go-printed.js";
 import { cloneJson, str, type KubeObject } from "../../apimachinery/json.js";
 import { asKubeObject, finalizersOf, isTerminating, nameOf, resourceVersionOf, setMeta, uidOf } from "../../apimachinery/object-meta.js";
 import type { ObjectStorage, StoredObject } from "../../storage/object-storage.js";
-import { qualifiedResourceOf, type ResourceStrategy } from "./strategy.js";
+import { qualifiedResourceOf, type ResourceStrategy, type TypeIdentity } from "./strategy.js";
 import { StoreError } from "../../storage/store.js";
 import { canonicalize } from "../../apimachinery/typed-json.js";
 
@@ -236,7 +236,7 @@ export class GenericRegistry {
  * BeforeDelete's early precondition check. Its Conflict names the internal Kind where the
  * resource usually goes (`Operation cannot be fulfilled on ConfigMap "x": …`).
  */
-export function checkDeletePreconditions(strategy: ResourceStrategy, o: KubeObject, pre: Preconditions | undefined): void {
+export function checkDeletePreconditions(strategy: Pick<TypeIdentity, "internalKind">, o: KubeObject, pre: Preconditions | undefined): void {
   if (!pre) return;
   const target = { group: strategy.internalKind.group, resource: strategy.internalKind.kind };
   if (pre.uid !== undefined && pre.uid !== uidOf(o)) {

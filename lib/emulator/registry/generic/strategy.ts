@@ -1,7 +1,9 @@
 /**
- * The registry of served resource types. Each type is a strategy: its identity (group,
- * version, resource, kind…), its discovery data, its storage prefix, its JSON shape, and the
- * hooks the generic create/update/delete logic calls (like the apiserver's REST strategies).
+ * The served resource types. Each type is a strategy made of named parts: its identity and
+ * discovery data, its object schema, its storage settings, its create/update/delete strategy
+ * (the hooks the generic registry calls, like the apiserver's REST strategies), its Table
+ * convertor, its REST overrides, and its subresources. Also the registry of the types served
+ * (ResourceRegistry), which adds and removes types at run time for custom resources.
  */
 import type { QualifiedKind, QualifiedResource } from "../../apimachinery/api-errors.js";
 import type { FieldError } from "../../apimachinery/field-errors.js";
@@ -39,7 +41,8 @@ export interface SubresourceStrategy {
   create?(ctx: RequestContext, name: string, body: Buffer): Promise<void>;
 }
 
-export interface ResourceStrategy {
+/** Identity and discovery: what the type is called, its scope, and how discovery lists it. */
+export interface TypeIdentity {
   /** "" for the core group. */
   readonly group: string;
   readonly version: string;
@@ -55,6 +58,26 @@ export interface ResourceStrategy {
   /** Verbs advertised in discovery, as the real server lists them. */
   readonly verbs: readonly Verb[];
   readonly storageVersionHash: string;
+  /** Group and kind named by Invalid and precondition errors (the internal type). */
+  readonly internalKind: QualifiedKind;
+}
+
+/** The objects' form: their JSON shape, how request bodies are read, the fields selectors may name. */
+export interface ObjectSchema {
+  readonly shape: StructShape;
+  /**
+   * Set for a custom resource (served from a CustomResourceDefinition, stored unstructured):
+   * no protobuf, no strategic merge patch, apiVersion and kind required in bodies, and any
+   * served version of the definition accepted in a body.
+   */
+  readonly unstructured?: UnstructuredInfo;
+  /** Field selector labels the type accepts; anything else is `field label not supported`. */
+  readonly fieldLabels: readonly string[];
+  selectableFields(obj: KubeObject): Record<string, string>;
+}
+
+/** Storage settings: where the objects are kept, and what the storage layer reads for them. */
+export interface StorageSettings {
   /** Key prefix in the store, without a trailing slash (`/registry/configmaps`). */
   readonly storagePrefix: string;
   /**
@@ -68,14 +91,12 @@ export interface ResourceStrategy {
    * of the 410 for a too-old resourceVersion (wire-facts §4: events go straight to etcd).
    */
   readonly watchCache: boolean;
+}
+
+/** The create, update and delete strategy: the hooks the generic registry (registry.ts) runs around its writes. */
+export interface WriteStrategy {
   readonly allowCreateOnUpdate: boolean;
   readonly allowUnconditionalUpdate: boolean;
-  /** Group and kind named by Invalid and precondition errors (the internal type). */
-  readonly internalKind: QualifiedKind;
-  readonly shape: StructShape;
-  /** Field selector labels the type accepts; anything else is `field label not supported`. */
-  readonly fieldLabels: readonly string[];
-  selectableFields(obj: KubeObject): Record<string, string>;
   /** Sets server-owned fields on create (status, defaults). */
   prepareForCreate(obj: KubeObject): void;
   /** Restores fields an update may not change through the main resource. */
@@ -87,16 +108,18 @@ export interface ResourceStrategy {
   canonicalize(obj: KubeObject): void;
   /** Finalizers beyond metadata.finalizers that hold deletion (namespace spec.finalizers). */
   pendingFinalizers(obj: KubeObject): string[];
-  /**
-   * Set for a custom resource (served from a CustomResourceDefinition, stored unstructured):
-   * no protobuf, no strategic merge patch, apiVersion and kind required in bodies, and any
-   * served version of the definition accepted in a body.
-   */
-  readonly unstructured?: UnstructuredInfo;
-  /** The type's Table convertor (its printer, or a CRD's additionalPrinterColumns); without, the generic default (table.ts). */
-  readonly tablePrinter?: TablePrinter;
   /** Changes the object the first DELETE marks as terminating (a CRD gets its cleanup finalizer). */
   prepareForDeletion?(obj: KubeObject): void;
+}
+
+/** The Table convertor. */
+export interface TableConvertor {
+  /** The type's Table convertor (its printer, or a CRD's additionalPrinterColumns); without, the generic default (table.ts). */
+  readonly tablePrinter?: TablePrinter;
+}
+
+/** REST overrides: a type's own handling of a verb where the generic handler's does not fit. */
+export interface RestOverrides {
   /** Refuses a verb the type cannot serve right now (a terminating CRD's instances: no create). */
   admitVerb?(verb: "create" | "update" | "patch"): void;
   /**
@@ -104,20 +127,31 @@ export interface ResourceStrategy {
    * (SubjectAccessReview, TokenReview…), which answer from the request and store nothing.
    */
   serveCreate?(ctx: RequestContext, body: Buffer): Promise<void>;
+}
+
+/** The subresources served below each object. */
+export interface SubresourceSet {
   /** Subresources served below each object (none when absent); see subresources.ts. */
   readonly subresources?: readonly SubresourceStrategy[];
 }
+
+/**
+ * A served type: its parts composed. Each consumer asks for the parts it reads (discovery the
+ * identity, the Table writers the convertor, the field manager the schema…); the generic
+ * registry and the storage layer take the whole.
+ */
+export interface ResourceStrategy extends TypeIdentity, ObjectSchema, StorageSettings, WriteStrategy, TableConvertor, RestOverrides, SubresourceSet {}
 
 export interface UnstructuredInfo {
   /** The definition's served apiVersions (`group/version`), any of which a body may carry. */
   readonly servedApiVersions: readonly string[];
 }
 
-export function groupVersionOf(s: Pick<ResourceStrategy, "group" | "version">): string {
+export function groupVersionOf(s: Pick<TypeIdentity, "group" | "version">): string {
   return s.group ? `${s.group}/${s.version}` : s.version;
 }
 
-export function qualifiedResourceOf(s: Pick<ResourceStrategy, "group" | "resource">): QualifiedResource {
+export function qualifiedResourceOf(s: Pick<TypeIdentity, "group" | "resource">): QualifiedResource {
   return { group: s.group, resource: s.resource };
 }
 
