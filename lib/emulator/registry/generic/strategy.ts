@@ -7,7 +7,7 @@
  */
 import type { QualifiedKind, QualifiedResource } from "../../apimachinery/api-errors.js";
 import type { FieldError } from "../../apimachinery/field-errors.js";
-import type { KubeObject } from "../../apimachinery/json.js";
+import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import type { StorageView } from "../../storage/storage-views.js";
 import type { TablePrinter } from "./table.js";
 import type { RequestContext } from "../../endpoints/handlers/context.js";
@@ -74,6 +74,12 @@ export interface ObjectSchema {
   /** Field selector labels the type accepts; anything else is `field label not supported`. */
   readonly fieldLabels: readonly string[];
   selectableFields(obj: KubeObject): Record<string, string>;
+  /**
+   * What decoding a request adds before the field manager sees the object (the type's
+   * defaulting, which the emulator itself applies later, in the strategy), so the writer owns
+   * it: a named namespace's kubernetes.io/metadata.name label. None when absent.
+   */
+  decodeDefaults?(obj: JsonObject): JsonObject;
 }
 
 /** Storage settings: where the objects are kept, and what the storage layer reads for them. */
@@ -106,6 +112,8 @@ export interface WriteStrategy {
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   /** Last normalisation before storage (after validation). */
   canonicalize(obj: KubeObject): void;
+  /** Top-level fields the strategy resets on the main resource, which nobody owns through it (GetResetFields): a namespace's status. */
+  readonly resetFields?: readonly string[];
   /** Finalizers beyond metadata.finalizers that hold deletion (namespace spec.finalizers). */
   pendingFinalizers(obj: KubeObject): string[];
   /** Changes the object the first DELETE marks as terminating (a CRD gets its cleanup finalizer). */

@@ -9,7 +9,7 @@
  * update; status checks the phase against deletionTimestamp, finalize each finalizer name.
  */
 import { invalid, type FieldError } from "../../../apimachinery/field-errors.js";
-import { cloneJson, obj, str, stringList, type JsonObject, type KubeObject } from "../../../apimachinery/json.js";
+import { cloneJson, isJsonObject, obj, str, stringList, type JsonObject, type KubeObject } from "../../../apimachinery/json.js";
 import { dns1123Label } from "../../../apimachinery/name-validation.js";
 import {
   isTerminating,
@@ -127,9 +127,19 @@ export const namespaceStrategy: ResourceStrategy = {
   },
   validateCreate: (o) => [...validateObjectMeta(o, false, dns1123Label), ...validateSpecFinalizers(o)],
   validateUpdate: (o, old) => [...validateObjectMetaUpdate(o, old), ...validateSpecFinalizers(o)],
+  /** A named namespace gets the kubernetes.io/metadata.name label when decoded (SetDefaults_Namespace), so its creator owns it. */
+  decodeDefaults(o) {
+    const meta = isJsonObject(o["metadata"]) ? o["metadata"] : {};
+    const name = meta["name"];
+    if (typeof name !== "string" || name === "") return o;
+    const labels = isJsonObject(meta["labels"]) ? meta["labels"] : {};
+    return { ...o, metadata: { ...meta, labels: { ...labels, [METADATA_NAME_LABEL]: name } } };
+  },
   canonicalize(o) {
     setMeta(o, "labels", { ...labelsOf(o), [METADATA_NAME_LABEL]: nameOf(o) });
   },
+  // Status is written only through /status: nobody owns it through the main resource.
+  resetFields: ["status"],
   pendingFinalizers: specFinalizersOf,
   tablePrinter: NAMESPACE_PRINTER,
   subresources: [NAMESPACE_STATUS, NAMESPACE_FINALIZE],
