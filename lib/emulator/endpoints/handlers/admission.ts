@@ -89,7 +89,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
     kind: strategy.kind,
     name,
     // A namespace's own requests carry its name as their namespace, except its creation.
-    namespace: strategy.namespaced ? ctx.route.namespace : strategy === namespaceStrategy && operation !== "CREATE" ? name : "",
+    namespace: strategy.namespaced ? ctx.route.namespace : strategy.definesNamespace && operation !== "CREATE" ? name : "",
     object,
     oldObject: old,
     dryRun,

@@ -55,6 +55,13 @@ export interface TypeIdentity {
   /** Discovery categories (`api-extensions`); none when absent. */
   readonly categories?: readonly string[];
   readonly namespaced: boolean;
+  /**
+   * The type's objects are the namespaces themselves: a request on one is in the namespace it
+   * names (the real RequestInfo resolver's reading of `/api/v1/namespaces/{name}`), which the
+   * admission attributes and the unsafe delete's authorization follow; and the namespace
+   * controller must always read them, so they cannot be marked corrupt.
+   */
+  readonly definesNamespace?: boolean;
   /** Verbs advertised in discovery, as the real server lists them. */
   readonly verbs: readonly Verb[];
   readonly storageVersionHash: string;

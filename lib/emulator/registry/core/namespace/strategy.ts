@@ -100,6 +100,7 @@ export const namespaceStrategy: ResourceStrategy = {
   singularName: "namespace",
   shortNames: ["ns"],
   namespaced: false,
+  definesNamespace: true,
   verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
   storageVersionHash: "Q3oi5N2YM8M=",
   storagePrefix: "/registry/namespaces",
