@@ -21,7 +21,8 @@ import { conflict, notFound, OPTIMISTIC_LOCK_MESSAGE, badRequest } from "../../a
 import type { AdmissionAttributes } from "../../admission/dispatcher.js";
 import type { Operation } from "../../admission/matching.js";
 import type { UserInfo } from "../../admission/review.js";
-import { checkDeletePreconditions, type AdmissionPoint, type DeleteOptions, type WriteOptions } from "../../registry/generic/registry.js";
+import { checkDeletePreconditions, type AdmissionPoint } from "../../registry/generic/registry.js";
+import type { DeleteOptions, WriteOptions } from "../../registry/generic/options.js";
 import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
 import type { StoredObject } from "../../storage/object-storage.js";

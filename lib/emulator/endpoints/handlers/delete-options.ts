@@ -11,7 +11,7 @@
  */
 import { badRequest, invalid } from "../../apimachinery/api-errors.js";
 import { forbidden, invalid as invalidField, notSupported, type FieldError } from "../../apimachinery/field-errors.js";
-import type { DeleteOptions } from "../../registry/generic/registry.js";
+import type { DeleteOptions } from "../../registry/generic/options.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
 import { isJsonObject, obj, type Json } from "../../apimachinery/json.js";
 import { parseGoBool } from "../../apimachinery/go-strconv.js";

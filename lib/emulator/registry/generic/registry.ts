@@ -24,34 +24,8 @@ import { asKubeObject, finalizersOf, isTerminating, nameOf, resourceVersionOf, s
 import type { ObjectStorage, StoredObject } from "../../storage/object-storage.js";
 import { qualifiedResourceOf, type ResourceStrategy, type TypeIdentity } from "./strategy.js";
 import { StoreError } from "../../storage/store.js";
+import type { DeleteOptions, DeleteOutcome, Preconditions, WriteOptions } from "./options.js";
 import { canonicalize } from "../../apimachinery/typed-json.js";
-
-export interface Preconditions {
-  readonly uid?: string;
-  readonly resourceVersion?: string;
-}
-
-export interface DeleteOptions {
-  readonly preconditions?: Preconditions;
-  readonly propagationPolicy?: string;
-  readonly gracePeriodSeconds?: number;
-  readonly orphanDependents?: boolean;
-  /** dryRun=All: run every step except the write. */
-  readonly dryRun?: boolean;
-  /** The unsafe force delete of a corrupt object (gate AllowUnsafeMalformedObjectDeletion; validated by the handler). */
-  readonly ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
-}
-
-export interface WriteOptions {
-  /** dryRun=All: run every step except the write. */
-  readonly dryRun?: boolean;
-}
-
-export type DeleteOutcome =
-  /** Removed from storage; object is its last state. */
-  | { readonly deleted: true; readonly object: KubeObject }
-  /** Finalizers hold it: it is (now) terminating. */
-  | { readonly deleted: false; readonly object: KubeObject };
 
 const NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const NAME_SUFFIX_LENGTH = 5;

@@ -13,7 +13,8 @@
  */
 import { conflict, forbidden, notFound } from "../../../apimachinery/api-errors.js";
 import { formatTime } from "../../../apimachinery/api-time.js";
-import type { DeleteOptions, GenericRegistry } from "../../generic/registry.js";
+import type { GenericRegistry } from "../../generic/registry.js";
+import type { DeleteOptions } from "../../generic/options.js";
 import { cloneJson, obj, type KubeObject } from "../../../apimachinery/json.js";
 import { asKubeObject, isTerminating, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
 import type { StoredObject } from "../../../storage/object-storage.js";
