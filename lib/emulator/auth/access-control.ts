@@ -20,7 +20,8 @@ import type { ResourceStrategy } from "../registry/generic/strategy.js";
 import { clusterRoleBindingStrategy, clusterRoleStrategy, RBAC_GROUP, roleBindingStrategy, roleRefOf, roleStrategy, rulesOf, type PolicyRule } from "../registry/rbac/strategy.js";
 import type { Authenticator } from "./authenticator.js";
 import type { RbacAuthorizer } from "./rbac-authorizer.js";
-import { requestAttributes, type RequestAttributes, type ResourceAttributes } from "./request-attributes.js";
+import { requestAttributes } from "./request-attributes.js";
+import type { RequestAttributes, ResourceAttributes } from "../registry/authorization/authorizer.js";
 import { MASTERS_GROUP, type User } from "../apimachinery/user.js";
 
 export const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";

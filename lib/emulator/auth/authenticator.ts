@@ -11,6 +11,8 @@ import type { EmulatorClock } from "../apimachinery/clock.js";
 import type { ObjectStorage } from "../storage/object-storage.js";
 import { uidOf } from "../apimachinery/object-meta.js";
 import { serviceAccountStrategy } from "../registry/core/serviceaccount/strategy.js";
+import type { TokenIssuer } from "../registry/core/serviceaccount/token-request.js";
+import type { TokenReviewer } from "../registry/authorization/reviews.js";
 import { ADMIN_USER, ANONYMOUS, serviceAccountUser, type User } from "../apimachinery/user.js";
 
 interface IssuedToken {
@@ -24,7 +26,8 @@ interface IssuedToken {
 /** The outcome of reading a request's credentials. */
 export type Authentication = { readonly ok: true; readonly user: User } | { readonly ok: false };
 
-export class Authenticator {
+/** Also the token issuer of TokenRequest and the reviewer of TokenReview (their capabilities, registry/). */
+export class Authenticator implements TokenIssuer, TokenReviewer {
   private readonly issued = new Map<string, IssuedToken>();
 
   constructor(

@@ -21,13 +21,8 @@ import {
   type PolicyRule,
   type Subject,
 } from "../registry/rbac/strategy.js";
-import type { RequestAttributes } from "./request-attributes.js";
+import type { Authorizer, Decision, RequestAttributes } from "../registry/authorization/authorizer.js";
 import { MASTERS_GROUP, serviceAccountUsername, type User } from "../apimachinery/user.js";
-
-export interface Decision {
-  readonly allowed: boolean;
-  readonly reason: string;
-}
 
 function has(list: readonly string[], value: string): boolean {
   return list.includes("*") || list.includes(value);
@@ -76,7 +71,7 @@ export interface AppliedBinding {
   readonly rules: readonly PolicyRule[];
 }
 
-export class RbacAuthorizer {
+export class RbacAuthorizer implements Authorizer {
   constructor(private readonly storage: ObjectStorage) {}
 
   private objects(strategy: ResourceStrategy, namespace: string | undefined): KubeObject[] {

@@ -24,6 +24,7 @@ import { parseGoBool } from "../apimachinery/go-strconv.js";
 import { ObjectStorage } from "../storage/object-storage.js";
 import type { EmulatorSettings } from "../options.js";
 import { ResourceRegistry } from "../registry/generic/strategy.js";
+import { Capabilities } from "../registry/generic/capabilities.js";
 import { route } from "./router.js";
 import { MemoryStore } from "../storage/store.js";
 import { CrdController } from "../registry/apiextensions/crd-controller.js";
@@ -176,8 +177,9 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
     const ns = storage.get(namespaceStrategy, "", name);
     return ns ? labelsOf(ns.object) : undefined;
   });
-  const auth = settings.auth ? enableAuth(registry, generic, storage, clock, settings.adminToken) : undefined;
-  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth };
+  const capabilities = new Capabilities();
+  const auth = settings.auth ? enableAuth(registry, generic, storage, clock, settings.adminToken, capabilities) : undefined;
+  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
   lifecycle.seed();
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.
   const crds = new CrdController(generic, registry, () => clock.date());

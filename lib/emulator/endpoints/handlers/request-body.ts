@@ -10,6 +10,8 @@
  * JSON object form with the shared codecs (lib/wire), then takes the JSON path: the server, too,
  * converts YAML to JSON before decoding, and its protobuf and CBOR decoders fill the same Go
  * structs the JSON one does.
+ *
+ * The bodies REST overrides take are read as plain JSON objects (decodeJsonObject).
  */
 import { badRequest, invalid } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
@@ -229,4 +231,19 @@ export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidat
   const errors = strictErrorsOf(encoding, read, strategy.shape, decoded.unknownFields);
   if (mode === "Strict" && errors.length) throw badRequest(`${prefix}: strict decoding error: ${errors.join(", ")}`);
   return { object, warnings: strictWarnings(errors).map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
+/**
+ * The body of a POST a REST override serves (the review types, a TokenRequest), read as a JSON
+ * object whatever its Content-Type: 400 naming `kind` for anything else, as a decode error would be.
+ */
+export function decodeJsonObject(body: Buffer, kind: string): JsonObject {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch (e) {
+    throw badRequest(`the body of the request was in an unknown format or could not be decoded as a ${kind}: ${(e as Error).message}`);
+  }
+  if (!isJsonObject(parsed)) throw badRequest(`the body of the request could not be decoded as a ${kind}: not a JSON object`);
+  return parsed;
 }

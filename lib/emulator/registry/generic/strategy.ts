@@ -2,15 +2,17 @@
  * The served resource types. Each type is a strategy made of named parts: its identity and
  * discovery data, its object schema, its storage settings, its create/update/delete strategy
  * (the hooks the generic registry calls, like the apiserver's REST strategies), its Table
- * convertor, its REST overrides, and its subresources. Also the registry of the types served
- * (ResourceRegistry), which adds and removes types at run time for custom resources.
+ * convertor, its REST overrides (request and answer as plain data: nothing here knows HTTP),
+ * and its subresources. Also the registry of the types served (ResourceRegistry), which adds
+ * and removes types at run time for custom resources.
  */
 import type { QualifiedKind, QualifiedResource } from "../../apimachinery/api-errors.js";
 import type { FieldError } from "../../apimachinery/field-errors.js";
 import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import type { StorageView } from "../../storage/storage-views.js";
+import type { User } from "../../apimachinery/user.js";
+import type { CapabilityLookup } from "./capabilities.js";
 import type { TablePrinter } from "./table.js";
-import type { RequestContext } from "../../endpoints/handlers/context.js";
 import type { StructShape } from "../../apimachinery/typed-json.js";
 
 export type Verb = "create" | "delete" | "deletecollection" | "get" | "list" | "patch" | "update" | "watch";
@@ -37,8 +39,8 @@ export interface SubresourceStrategy {
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   /** Another type's identity in discovery (`serviceaccounts/token` is an authentication.k8s.io/v1 TokenRequest). */
   readonly discoveryKind?: { readonly group: string; readonly version: string; readonly kind: string };
-  /** Serves POST on the subresource (a create-only subresource answers from its own handler; nothing is stored through the parent). */
-  create?(ctx: RequestContext, name: string, body: Buffer): Promise<void>;
+  /** Serves POST on the subresource (a create-only subresource answers from its own override; nothing is stored through the parent). */
+  readonly create?: RestCreate;
 }
 
 /** Identity and discovery: what the type is called, its scope, and how discovery lists it. */
@@ -133,15 +135,52 @@ export interface TableConvertor {
   readonly tablePrinter?: TablePrinter;
 }
 
-/** REST overrides: a type's own handling of a verb where the generic handler's does not fit. */
+/**
+ * A request as a REST override sees it: plain data, no HTTP (the endpoint decodes the body,
+ * calls the override, and writes what it returns in the negotiated encoding).
+ */
+export interface RestRequest {
+  /** The namespace of the path ("" on a cluster-scoped path). */
+  readonly namespace: string;
+  /** The object's name from the path ("" on a collection). */
+  readonly name: string;
+  /** The request body, decoded as a JSON object. */
+  readonly body: JsonObject;
+  /** Who makes the request, when the server authenticates. */
+  readonly user: User | undefined;
+  /** The server's clock. */
+  readonly now: () => Date;
+  /** Reads one stored object of the path's type (a subresource's parent) from this server's storage. */
+  read(namespace: string, name: string): KubeObject | undefined;
+  /** What this server offers overrides besides the request (capabilities.ts): auth's authorizer and tokens when it is on. */
+  readonly capabilities: CapabilityLookup;
+}
+
+/** What an override answers: the object and the status code to write it with. */
+export interface RestResult {
+  readonly code: number;
+  readonly object: KubeObject;
+}
+
+/** Serves POST instead of the generic create (on the collection, or on a create-only subresource). */
+export interface RestCreate {
+  /** An empty body is read as `{}` rather than refused as undecodable (SelfSubjectReview needs none). */
+  readonly emptyBodyAllowed?: boolean;
+  create(request: RestRequest): RestResult;
+}
+
+/**
+ * REST overrides: a type's own handling of a verb where the generic handler's does not fit,
+ * like the apiserver's per-type REST storage, and like it free of HTTP.
+ */
 export interface RestOverrides {
   /** Refuses a verb the type cannot serve right now (a terminating CRD's instances: no create). */
   admitVerb?(verb: "create" | "update" | "patch"): void;
   /**
-   * Serves POST on the collection instead of the generic create: the virtual review types
-   * (SubjectAccessReview, TokenReview…), which answer from the request and store nothing.
+   * Serves POST on the collection instead of the generic create: the virtual review
+   * types (SubjectAccessReview, TokenReview…), which answer from the request and store nothing.
    */
-  serveCreate?(ctx: RequestContext, body: Buffer): Promise<void>;
+  readonly createOverride?: RestCreate;
 }
 
 /** The subresources served below each object. */
