@@ -17,6 +17,7 @@ import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
 import { handleResource } from "./handlers/index.js";
 import { writeJson, writeStatus, writeText } from "./http-io.js";
 import { NamespaceLifecycle } from "../registry/core/namespace/lifecycle.js";
+import { NAMESPACE_DELETER } from "../registry/core/namespace/rest.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { encodeBody } from "./handlers/respond.js";
 import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
@@ -28,8 +29,7 @@ import { Capabilities } from "../registry/generic/capabilities.js";
 import { route } from "./router.js";
 import { MemoryStore } from "../storage/store.js";
 import { CrdController } from "../registry/apiextensions/crd-controller.js";
-import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, namespaceStrategy, validatingWebhookConfigurationStrategy } from "../registry/index.js";
-import { labelsOf } from "../apimachinery/object-meta.js";
+import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "../registry/index.js";
 import { enableAuth } from "../auth/index.js";
 
 export interface EmulatorServer {
@@ -173,11 +173,11 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs }, () => clock.date());
   const watches: WatchRegistry = new Set();
   const continueTokens = new ContinueTokenSigner();
-  const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) => {
-    const ns = storage.get(namespaceStrategy, "", name);
-    return ns ? labelsOf(ns.object) : undefined;
-  });
+  const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) =>
+    lifecycle.namespaceLabels(name),
+  );
   const capabilities = new Capabilities();
+  capabilities.provide(NAMESPACE_DELETER, lifecycle);
   const auth = settings.auth ? enableAuth(registry, generic, storage, clock, settings.adminToken, capabilities) : undefined;
   const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
   lifecycle.seed();

@@ -28,7 +28,6 @@ import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
 import type { StoredObject } from "../../storage/object-storage.js";
 import { qualifiedResourceOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
 import { StoreError } from "../../storage/store.js";
-import { namespaceStrategy } from "../../registry/core/namespace/strategy.js";
 import type { RequestContext } from "./context.js";
 
 /**
@@ -138,8 +137,8 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
 
     async checkDelete(strategy, existing, options) {
       const name = nameOf(existing.object);
-      // The namespace registry checks its own preconditions (registry/core/namespace/lifecycle.ts).
-      if (strategy !== namespaceStrategy) checkDeletePreconditions(strategy, existing.object, options.preconditions);
+      // A delete override checks its own preconditions, in its write (the namespace's: registry/core/namespace/rest.ts).
+      if (!strategy.deleteOverride) checkDeletePreconditions(strategy, existing.object, options.preconditions);
       const attrs = attributes(strategy, "DELETE", name, undefined, existing.object, deleteOptionsJson(options), options.dryRun === true);
       await admission.mutate(attrs, warnings);
       await admission.validate(attrs, warnings);

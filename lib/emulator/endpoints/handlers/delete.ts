@@ -1,7 +1,9 @@
 /**
- * DELETE of one resource. Most types answer a removal with a Success Status naming the object
- * (wire-facts §4); namespaces go through the lifecycle (Terminating first) and always answer
- * with the namespace; an object held by finalizers answers with the object.
+ * DELETE of one resource: namespace admission (immortal namespaces), the read, the delete
+ * webhooks (handlers/admission.ts), then the type's delete override if it has one (a
+ * namespace: Terminating first, registry/core/namespace/rest.ts) or the generic delete. A
+ * removal answers with a Success Status naming the object (wire-facts §4) unless the type
+ * returns the deleted object (namespaces); an object held by finalizers answers with the object.
  *
  * The unsafe force delete (ignoreStoreReadErrorWithClusterBreakingPotential=true, its gate
  * checked with the options) goes the way of the apiserver's corrupt-object deleter: it reads the
@@ -14,7 +16,6 @@ import { details, invalid, notFound } from "../../apimachinery/api-errors.js";
 import { invalid as invalidField } from "../../apimachinery/field-errors.js";
 import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
 import { makeStatus } from "../../../wire/status.js";
-import { namespaceStrategy } from "../../registry/core/namespace/strategy.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { FORCE_OPTION, parseDeleteOptions } from "./delete-options.js";
@@ -30,12 +31,12 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
     ctx.parts.auth?.admitUnsafeDelete(ctx.req, strategy, strategy.namespaced ? namespace : strategy.definesNamespace ? name : "", name);
     return forceDelete(ctx, name);
   }
-  const isNamespace = strategy === namespaceStrategy;
-  if (isNamespace) lifecycle.admitDelete(name);
+  lifecycle.admitDelete(strategy, name);
   const warnings: string[] = [];
   const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, generic.mustGet(strategy, namespace, name), options);
-  const outcome = isNamespace ? lifecycle.delete(existing, options) : generic.delete(strategy, existing, options);
-  if (outcome.deleted && !isNamespace) {
+  const override = strategy.deleteOverride;
+  const outcome = override ? override.delete({ existing, options, capabilities: ctx.parts.capabilities }) : generic.delete(strategy, existing, options);
+  if (outcome.deleted && !strategy.returnDeletedObject) {
     const d = details({ name: nameOf(outcome.object), group: strategy.group, kind: strategy.resource, uid: uidOf(outcome.object) });
     return writeObject(ctx, 200, makeStatus({ status: "Success", details: d }), warningHeaders(warnings));
   }

@@ -11,7 +11,9 @@ import type { FieldError } from "../../apimachinery/field-errors.js";
 import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import type { StorageView } from "../../storage/storage-views.js";
 import type { User } from "../../apimachinery/user.js";
+import type { KeyValue } from "../../storage/store.js";
 import type { CapabilityLookup } from "./capabilities.js";
+import type { DeleteOptions, DeleteOutcome } from "./options.js";
 import type { TablePrinter } from "./table.js";
 import type { StructShape } from "../../apimachinery/typed-json.js";
 
@@ -127,6 +129,8 @@ export interface WriteStrategy {
   pendingFinalizers(obj: KubeObject): string[];
   /** Changes the object the first DELETE marks as terminating (a CRD gets its cleanup finalizer). */
   prepareForDeletion?(obj: KubeObject): void;
+  /** A DELETE that removes the object answers with it, not with a Success Status (the Store's ReturnDeletedObject: namespaces). */
+  readonly returnDeletedObject?: boolean;
 }
 
 /** The Table convertor. */
@@ -169,6 +173,23 @@ export interface RestCreate {
   create(request: RestRequest): RestResult;
 }
 
+/** A DELETE of one object as a delete override sees it, after the endpoint's admission. */
+export interface RestDeleteRequest {
+  /** The object as read and admitted, with its store entry (what object-storage.ts calls a StoredObject), for a conditional write. */
+  readonly existing: { readonly object: KubeObject; readonly kv: KeyValue };
+  readonly options: DeleteOptions;
+  readonly capabilities: CapabilityLookup;
+}
+
+/**
+ * Serves DELETE of one object instead of the generic delete (a namespace is marked Terminating
+ * and emptied by its controller first). The override checks the delete preconditions itself,
+ * in its write: the generic early check (BeforeDelete's) is skipped.
+ */
+export interface RestDelete {
+  delete(request: RestDeleteRequest): DeleteOutcome;
+}
+
 /**
  * REST overrides: a type's own handling of a verb where the generic handler's does not fit,
  * like the apiserver's per-type REST storage, and like it free of HTTP.
@@ -181,6 +202,8 @@ export interface RestOverrides {
    * types (SubjectAccessReview, TokenReview…), which answer from the request and store nothing.
    */
   readonly createOverride?: RestCreate;
+  /** Serves DELETE of one object instead of the generic delete: the namespace's (registry/core/namespace/rest.ts). */
+  readonly deleteOverride?: RestDelete;
 }
 
 /** The subresources served below each object. */

@@ -3,6 +3,9 @@
  * spec.finalizers (always holds "kubernetes" after create), and keeps the
  * kubernetes.io/metadata.name label equal to the name.
  *
+ * Its DELETE is its own (rest.ts): Terminating first, then the namespace controller; the
+ * answer is always the namespace.
+ *
  * Two subresources (pkg/registry/core/namespace strategy.go, storage.go): `status` (get,
  * patch, update) writes status and metadata, keeping spec; `finalize` (update only, no Table
  * convertor) writes spec.finalizers and metadata, keeping status. Both validate the ObjectMeta
@@ -23,6 +26,7 @@ import {
 } from "../../../apimachinery/object-meta.js";
 import type { ResourceStrategy, SubresourceStrategy } from "../../generic/strategy.js";
 import { NAMESPACE_PRINTER } from "./printer.js";
+import { NAMESPACE_DELETE } from "./rest.js";
 import { field, listOf, STRING, struct, TIME } from "../../../apimachinery/typed-json.js";
 
 export const KUBERNETES_FINALIZER = "kubernetes";
@@ -142,6 +146,8 @@ export const namespaceStrategy: ResourceStrategy = {
   // Status is written only through /status: nobody owns it through the main resource.
   resetFields: ["status"],
   pendingFinalizers: specFinalizersOf,
+  returnDeletedObject: true,
   tablePrinter: NAMESPACE_PRINTER,
+  deleteOverride: NAMESPACE_DELETE,
   subresources: [NAMESPACE_STATUS, NAMESPACE_FINALIZE],
 };
