@@ -17,7 +17,7 @@ import { failure } from "../../wire/status.js";
 import type { KubeObject } from "../apimachinery/json.js";
 import { nameOf } from "../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../registry/generic/strategy.js";
-import { clusterRoleBindingStrategy, clusterRoleStrategy, RBAC_GROUP, roleBindingStrategy, roleRefOf, roleStrategy, rulesOf, type PolicyRule } from "../registry/rbac/strategy.js";
+import { RBAC_GROUP, rbacKindOf, referencedRole, roleRefOf, rulesOf, type PolicyRule } from "../registry/rbac/strategy.js";
 import type { Authenticator } from "./authenticator.js";
 import type { RbacAuthorizer } from "./rbac-authorizer.js";
 import { requestAttributes } from "./request-attributes.js";
@@ -154,20 +154,18 @@ export class AccessControl {
   admitRbacWrite(req: IncomingMessage, strategy: ResourceStrategy, namespace: string, object: KubeObject): void {
     const user = this.users.get(req);
     if (!user || user.groups.includes(MASTERS_GROUP)) return;
-    const isRole = strategy === roleStrategy || strategy === clusterRoleStrategy;
-    const isBinding = strategy === roleBindingStrategy || strategy === clusterRoleBindingStrategy;
-    if (!isRole && !isBinding) return;
+    const rbacKind = rbacKindOf(strategy);
+    if (!rbacKind) return;
     const attr = (verb: string, resource: string, name: string): ResourceAttributes => ({ kind: "resource", verb, group: RBAC_GROUP, version: "v1", resource, subresource: "", namespace, name });
     let granted: PolicyRule[];
-    if (isRole) {
+    if (rbacKind === "role") {
       if (this.allowed(user, attr("escalate", strategy.resource, nameOf(object)))) return;
       granted = rulesOf(object);
     } else {
       const ref = roleRefOf(object);
-      const refResource = ref.kind === "Role" ? "roles" : "clusterroles";
-      if (this.allowed(user, attr("bind", refResource, ref.name))) return;
-      const refStrategy = ref.kind === "Role" ? roleStrategy : clusterRoleStrategy;
-      const stored = this.authorizer.roleObject(refStrategy, ref.kind === "Role" ? namespace : "", ref.name);
+      const role = referencedRole(ref, namespace);
+      if (this.allowed(user, attr("bind", role.strategy.resource, ref.name))) return;
+      const stored = this.authorizer.roleObject(role.strategy, role.namespace, ref.name);
       if (!stored) return; // a binding to a missing role grants nothing (yet)
       granted = rulesOf(stored);
     }
