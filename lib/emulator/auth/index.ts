@@ -9,13 +9,13 @@ import type { EmulatorClock } from "../apimachinery/clock.js";
 import type { GenericRegistry } from "../registry/generic/registry.js";
 import type { ObjectStorage } from "../storage/object-storage.js";
 import type { ResourceRegistry } from "../registry/generic/strategy.js";
-import { clusterRoleBindingStrategy, clusterRoleStrategy, RBAC_STRATEGIES } from "../registry/rbac/strategy.js";
-import { serviceAccountStrategy } from "../registry/core/serviceaccount/strategy.js";
+import { clusterRoleBindingStrategy, clusterRoleStrategy } from "../registry/rbac/strategy.js";
+import { authStrategies } from "../registry/index.js";
 import { AccessControl } from "./access-control.js";
 import { Authenticator } from "./authenticator.js";
 import { defaultClusterRoleBindings, defaultClusterRoles } from "./default-policy.js";
 import { RbacAuthorizer } from "./rbac-authorizer.js";
-import { REVIEW_STRATEGIES, TOKEN_REVIEWER } from "../registry/authorization/reviews.js";
+import { TOKEN_REVIEWER } from "../registry/authorization/reviews.js";
 import { AUTHORIZER } from "../registry/authorization/authorizer.js";
 import type { Capabilities } from "../registry/generic/capabilities.js";
 import { TOKEN_ISSUER } from "../registry/core/serviceaccount/token-request.js";
@@ -28,8 +28,7 @@ export function enableAuth(
   adminToken: string,
   capabilities: Capabilities,
 ): AccessControl {
-  // Core first (after namespaces and configmaps), then the groups in the order a real server lists them.
-  registry.add([serviceAccountStrategy, ...REVIEW_STRATEGIES, ...RBAC_STRATEGIES]);
+  registry.add(authStrategies());
   for (const role of defaultClusterRoles()) generic.create(clusterRoleStrategy, role);
   for (const binding of defaultClusterRoleBindings()) generic.create(clusterRoleBindingStrategy, binding);
   const authenticator = new Authenticator(adminToken, storage, clock);
