@@ -31,15 +31,6 @@ import type { RequestContext } from "./context.js";
 const TYPE_META_STRUCT =
   'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
-/**
- * Other group-versions that hold the same internal type: the decoder accepts them, then the
- * handler refuses the version (events.k8s.io/v1 and core v1 events share core.Event).
- */
-const SAME_INTERNAL_TYPE: Record<string, readonly string[]> = {
-  "events.k8s.io/v1:Event": ["v1", "events.k8s.io/v1beta1"],
-  "v1:Event": ["events.k8s.io/v1", "events.k8s.io/v1beta1"],
-};
-
 /** Kinds a real server has registered, so a mismatch is a conversion error rather than "no kind". */
 const REGISTERED_KINDS: Record<string, readonly string[]> = {
   v1: ["ConfigMap", "Event", "Namespace", "Node", "Pod", "Secret", "Service", "ServiceAccount"],
@@ -69,7 +60,8 @@ function checkTypeMeta(strategy: ResourceStrategy, kind: string, apiVersion: str
   const expected = groupVersionOf(strategy);
   if (kind === strategy.kind && apiVersion === expected) return;
   const prefix = `${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}`;
-  if (kind === strategy.kind && SAME_INTERNAL_TYPE[`${expected}:${kind}`]?.includes(apiVersion)) {
+  // Another version of the same internal type: the decoder takes it, then the handler refuses the version.
+  if (kind === strategy.kind && strategy.sameTypeVersions?.includes(apiVersion)) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
   }
   if (REGISTERED_KINDS[apiVersion]?.includes(kind)) {

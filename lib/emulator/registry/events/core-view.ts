@@ -117,6 +117,8 @@ export const coreEventStrategy: ResourceStrategy = {
   allowUnconditionalUpdate: true,
   internalKind: { group: "", kind: "Event" },
   shape: CORE_EVENT_SHAPE,
+  // Both hold the internal core.Event.
+  sameTypeVersions: ["events.k8s.io/v1", "events.k8s.io/v1beta1"],
   fieldLabels: [
     "metadata.name",
     "metadata.namespace",

@@ -75,6 +75,8 @@ export const eventStrategy: ResourceStrategy = {
   allowUnconditionalUpdate: true,
   internalKind: { group: "", kind: "Event" },
   shape: EVENT_SHAPE,
+  // Both hold the internal core.Event.
+  sameTypeVersions: ["v1", "events.k8s.io/v1beta1"],
   fieldLabels: [
     "metadata.name",
     "metadata.namespace",

@@ -82,6 +82,11 @@ export interface ObjectSchema {
    * served version of the definition accepted in a body.
    */
   readonly unstructured?: UnstructuredInfo;
+  /**
+   * Other group-versions of the same internal type (core v1 and events.k8s.io Events): a body
+   * in one of them decodes, and is then refused for its version (400), not as an unknown kind.
+   */
+  readonly sameTypeVersions?: readonly string[];
   /** Field selector labels the type accepts; anything else is `field label not supported`. */
   readonly fieldLabels: readonly string[];
   selectableFields(obj: KubeObject): Record<string, string>;
