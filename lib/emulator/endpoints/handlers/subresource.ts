@@ -9,7 +9,7 @@
  *    `/watch/` prefix form has no route);
  *  - POST runs the subresource's create override (`serviceaccounts/token`, create.ts), in JSON;
  *  - PUT and PATCH run the ordinary update and patch handlers with the subresource's update
- *    strategy (subresources.ts): same options (dryRun, fieldManager, fieldValidation, force),
+ *    strategy (registry/generic/subresources.ts): same options (dryRun, fieldManager, fieldValidation, force),
  *    same preconditions and errors, never a create;
  *  - output negotiation as on the main resource, except that a subresource without a Table
  *    convertor cannot answer as a Table (406 when nothing else is acceptable).

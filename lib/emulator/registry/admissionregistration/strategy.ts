@@ -5,7 +5,7 @@
  * objectSelector {}, timeoutSeconds 10, rule scope "*", service port 443, reinvocationPolicy Never)
  * applied as the decoder does, before validation, so responses (dry-run ones too) show them.
  * generation starts at 1 and grows when the webhooks change (the registry strategies).
- * Validation: admission/webhook-validation.ts. The dispatcher reads these objects from storage.
+ * Validation: validation.ts; printer: printer.ts. The admission dispatcher reads these objects from storage.
  */
 import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { nameOf, objectHead, setMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";

@@ -1,8 +1,9 @@
 /**
- * Namespace lifecycle: the admission checks every write passes (no content in missing or
- * terminating namespaces, immortal namespaces), the namespace DELETE its REST override calls
- * (rest.ts: mark Terminating, keep the object), and the namespace controller that empties a terminating namespace, removes the "kubernetes"
- * finalizer and finally removes the namespace. Each step is a separate write, so watchers see
+ * Namespace lifecycle, one per server: the admission checks every write passes (no content in
+ * missing or terminating namespaces, immortal namespaces), the namespace DELETE its REST
+ * override calls (rest.ts: mark Terminating, keep the object), the namespace labels the
+ * webhooks' namespaceSelector reads, and the namespace controller that empties a terminating
+ * namespace, removes the "kubernetes" finalizer and finally removes the namespace. Each step is a separate write, so watchers see
  * MODIFIED (Terminating), DELETED for every object in it, MODIFIED (finalized), DELETED.
  *
  * The rule for the final removal is the one a PUT to `namespaces/{name}/finalize` follows too
