@@ -16,7 +16,7 @@ import { ApiError, forbidden } from "../apimachinery/api-errors.js";
 import { failure } from "../../wire/status.js";
 import type { KubeObject } from "../apimachinery/json.js";
 import { nameOf } from "../apimachinery/object-meta.js";
-import type { ResourceStrategy } from "../registry/generic/strategy.js";
+import type { TypeIdentity } from "../registry/generic/strategy.js";
 import { RBAC_GROUP, rbacKindOf, referencedRole, roleRefOf, rulesOf, type PolicyRule } from "../registry/rbac/strategy.js";
 import type { Authenticator } from "./authenticator.js";
 import type { RbacAuthorizer } from "./rbac-authorizer.js";
@@ -136,7 +136,7 @@ export class AccessControl {
    * An unsafe force delete needs `unsafe-delete-ignore-read-errors` on the object too (the
    * delete itself was authorized by check()); the real admission step's text.
    */
-  admitUnsafeDelete(req: IncomingMessage, strategy: ResourceStrategy, namespace: string, name: string): void {
+  admitUnsafeDelete(req: IncomingMessage, strategy: TypeIdentity, namespace: string, name: string): void {
     const user = this.users.get(req);
     if (!user) return;
     const a: ResourceAttributes = { kind: "resource", verb: UNSAFE_DELETE_VERB, group: strategy.group, version: strategy.version, resource: strategy.resource, subresource: "", namespace, name };
@@ -151,7 +151,7 @@ export class AccessControl {
    * (roles) or `bind` (bindings, on the referenced role), else only when the user already holds
    * every permission granted, in the namespace of the object (cluster-wide for cluster types).
    */
-  admitRbacWrite(req: IncomingMessage, strategy: ResourceStrategy, namespace: string, object: KubeObject): void {
+  admitRbacWrite(req: IncomingMessage, strategy: TypeIdentity, namespace: string, object: KubeObject): void {
     const user = this.users.get(req);
     if (!user || user.groups.includes(MASTERS_GROUP)) return;
     const rbacKind = rbacKindOf(strategy);

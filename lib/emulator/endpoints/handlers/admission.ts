@@ -26,7 +26,7 @@ import type { DeleteOptions, WriteOptions } from "../../registry/generic/options
 import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
 import type { StoredObject } from "../../storage/object-storage.js";
-import { qualifiedResourceOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
+import { qualifiedResourceOf, type ObjectSchema, type ResourceStrategy, type TypeIdentity } from "../../registry/generic/strategy.js";
 import { StoreError } from "../../storage/store.js";
 import type { RequestContext } from "./context.js";
 
@@ -80,7 +80,7 @@ export interface AdmittedWrites {
 export function admittedWrites(ctx: RequestContext, warnings: string[]): AdmittedWrites {
   const { admission, generic } = ctx.parts;
 
-  const attributes = (strategy: ResourceStrategy, operation: Operation, name: string, object: KubeObject | undefined, old: KubeObject | undefined, options: JsonObject, dryRun: boolean): AdmissionAttributes => ({
+  const attributes = (strategy: TypeIdentity & ObjectSchema, operation: Operation, name: string, object: KubeObject | undefined, old: KubeObject | undefined, options: JsonObject, dryRun: boolean): AdmissionAttributes => ({
     operation,
     group: strategy.group,
     version: strategy.version,
@@ -99,10 +99,10 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
   });
 
   /** The store changed under a write that waited for webhooks: the optimistic-lock conflict. */
-  const asConflict = (strategy: ResourceStrategy, name: string, e: unknown): unknown =>
+  const asConflict = (strategy: TypeIdentity, name: string, e: unknown): unknown =>
     e instanceof StoreError && e.code === "Conflict" ? conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE) : e;
 
-  const validating = (strategy: ResourceStrategy, operation: Operation, options: JsonObject, dryRun: boolean) => (point: AdmissionPoint) =>
+  const validating = (strategy: TypeIdentity & ObjectSchema, operation: Operation, options: JsonObject, dryRun: boolean) => (point: AdmissionPoint) =>
     admission.validate(attributes(strategy, operation, nameOf(point.object), point.object, point.old, options, dryRun), warnings);
 
   return {

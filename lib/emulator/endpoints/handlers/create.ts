@@ -9,7 +9,7 @@
 import { badRequest } from "../../apimachinery/api-errors.js";
 import type { KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf, setMeta } from "../../apimachinery/object-meta.js";
-import type { ResourceStrategy, RestCreate } from "../../registry/generic/strategy.js";
+import type { RestCreate, TypeIdentity } from "../../registry/generic/strategy.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { decodeBody, decodeJsonObject, fieldValidationOf } from "./request-body.js";
@@ -18,7 +18,7 @@ import { warningHeaders, writeOptionsOf } from "./write-options.js";
 import { recordWriteOwnership } from "./write-ownership.js";
 
 /** Makes the body's namespace agree with the URL: filled in when empty, cleared for cluster-scoped types. */
-export function reconcileCreateNamespace(strategy: ResourceStrategy, urlNamespace: string, o: KubeObject): void {
+export function reconcileCreateNamespace(strategy: Pick<TypeIdentity, "namespaced">, urlNamespace: string, o: KubeObject): void {
   const bodyNamespace = namespaceOf(o);
   if (!strategy.namespaced) {
     setMeta(o, "namespace", undefined);

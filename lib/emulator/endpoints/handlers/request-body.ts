@@ -23,7 +23,7 @@ import { decodeObject as decodeProtobuf, ProtobufFormatError } from "../../../wi
 import { fromYaml, YamlDecodeError } from "../../../wire/yaml.js";
 import { requestBodyEncoding, type Encoding } from "../negotiation.js";
 import { asKubeObject } from "../../apimachinery/object-meta.js";
-import { groupVersionOf, type ResourceStrategy, type UnstructuredInfo } from "../../registry/generic/strategy.js";
+import { groupVersionOf, type ObjectSchema, type TypeIdentity, type UnstructuredInfo } from "../../registry/generic/strategy.js";
 import { jsonStrictErrors, strictWarnings, unknownFieldMessage, yamlStrictErrors } from "../../apimachinery/strict-decoding.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../../apimachinery/typed-json.js";
 import type { RequestContext } from "./context.js";
@@ -56,7 +56,7 @@ export function fieldValidationOf(url: URL): FieldValidation {
 
 const versionPart = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf("/") + 1);
 
-function checkTypeMeta(strategy: ResourceStrategy, kind: string, apiVersion: string): void {
+function checkTypeMeta(strategy: TypeIdentity & ObjectSchema, kind: string, apiVersion: string): void {
   const expected = groupVersionOf(strategy);
   if (kind === strategy.kind && apiVersion === expected) return;
   const prefix = `${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}`;
@@ -76,7 +76,7 @@ function checkTypeMeta(strategy: ResourceStrategy, kind: string, apiVersion: str
  * typed decoder defaults them from the endpoint); any served version of the definition is
  * accepted, the object then read as the endpoint's version (no conversion but apiVersion).
  */
-function checkUnstructuredTypeMeta(strategy: ResourceStrategy, info: UnstructuredInfo, parsed: JsonObject, body: Buffer): void {
+function checkUnstructuredTypeMeta(strategy: TypeIdentity, info: UnstructuredInfo, parsed: JsonObject, body: Buffer): void {
   const kind = typeof parsed["kind"] === "string" ? parsed["kind"] : "";
   const apiVersion = typeof parsed["apiVersion"] === "string" ? parsed["apiVersion"] : "";
   if (!kind) {
@@ -172,7 +172,7 @@ function parseBody(encoding: Encoding, body: Buffer, mode: FieldValidation, unre
 }
 
 /** The strict decoding errors of a decoded body, in the server's order (strict-decoding.ts). */
-function strictErrorsOf(encoding: Encoding, read: ReadBody, shape: ResourceStrategy["shape"], unknownFields: readonly string[]): string[] {
+function strictErrorsOf(encoding: Encoding, read: ReadBody, shape: ObjectSchema["shape"], unknownFields: readonly string[]): string[] {
   if (encoding === "json" && read.text !== undefined) return jsonStrictErrors(read.text, shape, read.duplicates, unknownFields);
   if (encoding === "yaml" && read.text !== undefined) return yamlStrictErrors(read.text, read.value, shape, unknownFields);
   // Protobuf bodies cannot carry unknown fields in this form; CBOR keeps the shape's report.

@@ -20,7 +20,7 @@ import { cloneJson, obj, type KubeObject } from "../../../apimachinery/json.js";
 import { asKubeObject, isTerminating, labelsOf, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
 import type { StoredObject } from "../../../storage/object-storage.js";
 import { managedFieldsAfterWrite } from "../../generic/ownership.js";
-import { qualifiedResourceOf, type ResourceRegistry, type ResourceStrategy, type TypeIdentity } from "../../generic/strategy.js";
+import { qualifiedResourceOf, type ResourceRegistry, type TypeIdentity } from "../../generic/strategy.js";
 import { KUBERNETES_FINALIZER, namespaceStrategy, specFinalizersOf } from "./strategy.js";
 import type { NamespaceDeleter } from "./rest.js";
 import { canonicalize } from "../../../apimachinery/typed-json.js";
@@ -70,7 +70,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
   }
 
   /** Admission for creating namespaced content: the namespace must exist and not be terminating. */
-  admitCreate(strategy: ResourceStrategy, namespace: string, name: string): void {
+  admitCreate(strategy: TypeIdentity, namespace: string, name: string): void {
     if (!strategy.namespaced) return;
     const ns = this.generic.storage.get(namespaceStrategy, "", namespace);
     if (!ns) throw notFound(NAMESPACES, namespace);
