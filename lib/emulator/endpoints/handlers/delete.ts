@@ -15,6 +15,8 @@ import { nameOf, uidOf } from "../../apimachinery/object-meta.js";
 import { details, invalid, notFound } from "../../apimachinery/api-errors.js";
 import { invalid as invalidField } from "../../apimachinery/field-errors.js";
 import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
+import type { DeleteOptions, DeleteOutcome } from "../../registry/generic/options.js";
+import type { StoredObject } from "../../storage/object-storage.js";
 import { makeStatus } from "../../../wire/status.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
@@ -34,8 +36,7 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
   lifecycle.admitDelete(strategy, name);
   const warnings: string[] = [];
   const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, generic.mustGet(strategy, namespace, name), options);
-  const override = strategy.deleteOverride;
-  const outcome = override ? override.delete({ existing, options, capabilities: ctx.parts.capabilities }) : generic.delete(strategy, existing, options);
+  const outcome = deleteAdmitted(ctx, existing, options);
   if (outcome.deleted && !strategy.returnDeletedObject) {
     const d = details({ name: nameOf(outcome.object), group: strategy.group, kind: strategy.resource, uid: uidOf(outcome.object) });
     return writeObject(ctx, 200, makeStatus({ status: "Success", details: d }), warningHeaders(warnings));
@@ -43,6 +44,13 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
   // 202 only when the object stays and the client asked for cascading (orphanDependents=false).
   const code = !outcome.deleted && options.orphanDependents === false ? 202 : 200;
   return writeObject(ctx, code, outcome.object, warningHeaders(warnings));
+}
+
+/** Deletes an admitted object: through the type's delete override when it has one, else the generic delete. */
+export function deleteAdmitted(ctx: RequestContext, existing: StoredObject, options: DeleteOptions): DeleteOutcome {
+  const { strategy } = ctx.route;
+  const override = strategy.deleteOverride;
+  return override ? override.delete({ existing, options, capabilities: ctx.parts.capabilities }) : ctx.parts.generic.delete(strategy, existing, options);
 }
 
 function forceDelete(ctx: RequestContext, name: string): Promise<void> {
