@@ -24,7 +24,8 @@ export type SubresourceVerb = "create" | "get" | "patch" | "update";
 
 /**
  * A subresource below each object of a type (`namespaces/{name}/status`), like a second REST
- * storage over the same stored objects with its own update strategy. It never creates.
+ * storage over the same stored objects with its own update strategy. Its writes are updates; a
+ * create-only subresource serves POST through its create override instead.
  */
 export interface SubresourceStrategy {
   /** The path segment (`status`, `finalize`). */
