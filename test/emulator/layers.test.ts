@@ -1,8 +1,9 @@
 /**
  * The emulator's layers (lib/emulator/README.md), checked on the imports: apimachinery sees no
  * layer above it; the registry sees neither the endpoints nor admission nor auth, types
- * included (auth implements interfaces the registry defines); and a strategy is compared by
- * identity only inside its own resource folder (elsewhere the strategy's facts are read).
+ * included (auth implements interfaces the registry defines); only the endpoints handle the
+ * HTTP request and response objects; and a strategy is compared by identity only inside its
+ * own resource folder (elsewhere the strategy's facts are read).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -45,6 +46,11 @@ describe("emulator layers", () => {
 
   it("the registry imports neither the endpoints nor admission nor auth", () => {
     expect(crossings("registry", ["endpoints", "admission", "auth", "daemons"])).toEqual([]);
+  });
+
+  it("only the endpoints see the server's IncomingMessage and ServerResponse (the daemons are servers of their own)", () => {
+    const http = files.filter((f) => !["endpoints", "daemons"].includes(layerOf(f)) && /import[^;]*\b(?:IncomingMessage|ServerResponse)\b[^;]*from\s+"node:http"/.test(source(f)));
+    expect(http.map((f) => relative(EMULATOR, f))).toEqual([]);
   });
 
   it("a strategy is compared by identity only in its own resource folder", () => {

@@ -6,7 +6,6 @@
  * tokens do. A request without a token is system:anonymous; an unknown token is refused (401).
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import type { EmulatorClock } from "../apimachinery/clock.js";
 import type { ObjectStorage } from "../storage/object-storage.js";
 import { uidOf } from "../apimachinery/object-meta.js";
@@ -58,11 +57,12 @@ export class Authenticator implements TokenIssuer, TokenReviewer {
   }
 
   /**
-   * The request's user. As the real bearer token authenticator: a header that is not
-   * `Bearer <token>` carries no token (the request is anonymous); a token nobody knows is 401.
+   * The user of a request with this Authorization header value. As the real bearer token
+   * authenticator: a header that is not `Bearer <token>` carries no token (the request is
+   * anonymous); a token nobody knows is 401.
    */
-  authenticate(req: IncomingMessage): Authentication {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+  authenticate(authorization: string | undefined): Authentication {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
     if (!m?.[1]) return { ok: true, user: ANONYMOUS };
     const user = this.userOfToken(m[1]);
     return user ? { ok: true, user } : { ok: false };

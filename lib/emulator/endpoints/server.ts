@@ -126,7 +126,7 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     if (!limit.admit(req, res, url)) return;
     // Authentication, then authorization, before anything else (the real filter chain); the
     // test-only admin endpoint only checks credentials.
-    parts.auth?.check(req, url, !(parts.settings.admin && isAdminPath(url.pathname)));
+    const user = parts.auth?.check(req.method ?? "GET", url, req.headers.authorization, !(parts.settings.admin && isAdminPath(url.pathname)));
     // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
     if (parts.settings.admin && isAdminPath(url.pathname)) {
       await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });
@@ -135,7 +135,7 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     const r = route(url.pathname, parts.registry);
     if (r.kind === "notFound") throw pathNotFound();
     if (r.kind === "resource") {
-      await handleResource({ parts, req, res, url, route: r, pretty });
+      await handleResource({ parts, req, res, url, route: r, pretty, user });
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed();

@@ -40,7 +40,7 @@ const META_V1 = "meta.k8s.io/v1";
 
 /** The request's authenticated user when auth is on, else the fixed administrator. */
 function reviewUser(ctx: RequestContext): UserInfo {
-  const user = ctx.parts.auth?.userOf(ctx.req);
+  const user = ctx.user;
   return user ? { username: user.username, groups: user.groups } : EMULATOR_USER;
 }
 
@@ -111,7 +111,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const createOptions = queryOptions("CreateOptions", ctx.url);
       const mutated = (await admission.mutate(attributes(strategy, "CREATE", nameOf(object), object, undefined, createOptions, dryRun), warnings)) ?? object;
       // RBAC's escalation check sits in the registry, after mutating admission and before validation.
-      ctx.parts.auth?.admitRbacWrite(ctx.req, strategy, ctx.route.namespace, mutated);
+      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, mutated);
       if (strategy.namespaced && namespaceOf(mutated) !== ctx.route.namespace) {
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       }
@@ -127,7 +127,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const updateOptions = queryOptions("UpdateOptions", ctx.url);
       const name = nameOf(existing.object);
       const mutated = (await admission.mutate(attributes(strategy, "UPDATE", name, object, existing.object, updateOptions, dryRun), warnings)) ?? object;
-      ctx.parts.auth?.admitRbacWrite(ctx.req, strategy, ctx.route.namespace, mutated);
+      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, mutated);
       try {
         return await generic.updateAdmitted(strategy, existing, mutated, options, validating(strategy, "UPDATE", updateOptions, dryRun));
       } catch (e) {

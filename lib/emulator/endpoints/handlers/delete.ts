@@ -30,7 +30,7 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
   const options = parseDeleteOptions(ctx, body);
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential) {
     // With auth on, the unsafe delete also needs its own verb on the object.
-    ctx.parts.auth?.admitUnsafeDelete(ctx.req, strategy, strategy.namespaced ? namespace : strategy.definesNamespace ? name : "", name);
+    ctx.parts.auth?.admitUnsafeDelete(ctx.user, strategy, strategy.namespaced ? namespace : strategy.definesNamespace ? name : "", name);
     return forceDelete(ctx, name);
   }
   lifecycle.admitDelete(strategy, name);
