@@ -4,6 +4,9 @@
  * and the real validation texts (pkg/apis/rbac/validation): verbs required, resource rules need
  * apiGroups and resources, non-resource URLs only in cluster roles and never mixed with
  * resources, roleRef kind and apiGroup, subject kinds. Names are path segment names (`:` allowed).
+ * Also what auth's authorizer and escalation check ask of these types (rules, subjects, which
+ * type is a role or a binding, where a roleRef's role is stored), so auth reads facts from here
+ * rather than comparing strategies.
  *
  * Known differences: ClusterRole aggregationRule is stored but never aggregated; there is no
  * protobuf form (lib/wire has no rbac messages), so JSON answers.
