@@ -7,7 +7,8 @@ import { FieldSet, pathString } from "../../lib/emulator/apimachinery/managed-fi
 import { applyJsonPatch } from "../../lib/emulator/endpoints/patch/json-patch.js";
 import { applyConfiguration, managedFieldsAfterUpdate, type FieldManagerContext } from "../../lib/emulator/apimachinery/managed-fields/managed-fields.js";
 import { applyMergePatch } from "../../lib/emulator/endpoints/patch/merge-patch.js";
-import { managerFromUserAgent, patchOptionsOf } from "../../lib/emulator/endpoints/patch/options.js";
+import { managerFromUserAgent } from "../../lib/emulator/apimachinery/managed-fields/manager-name.js";
+import { patchOptionsOf } from "../../lib/emulator/endpoints/patch/options.js";
 import { managedFieldsAfterWrite, writeManager } from "../../lib/emulator/registry/generic/ownership.js";
 import { schemaOf } from "../../lib/emulator/apimachinery/managed-fields/schema.js";
 import { applyStrategicMergePatch } from "../../lib/emulator/endpoints/patch/strategic-merge.js";

@@ -5,16 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
 import type { KubeObject } from "../../lib/emulator/apimachinery/json.js";
-import {
-  buildTable,
-  CONFIG_MAP_PRINTER,
-  DEFAULT_PRINTER,
-  EVENT_PRINTER,
-  humanDuration,
-  NAMESPACE_PRINTER,
-  printerFor,
-  timestampSince,
-} from "../../lib/emulator/registry/generic/table.js";
+import { buildTable, DEFAULT_PRINTER, humanDuration, printerOf, timestampSince } from "../../lib/emulator/registry/generic/table.js";
+import { CONFIG_MAP_PRINTER } from "../../lib/emulator/registry/core/configmap/printer.js";
+import { NAMESPACE_PRINTER } from "../../lib/emulator/registry/core/namespace/printer.js";
+import { EVENT_PRINTER } from "../../lib/emulator/registry/events/printer.js";
+import { coreEventStrategy, eventStrategy } from "../../lib/emulator/registry/index.js";
 import { client, configMapBody, eventBody, openWatch, uniq } from "./support.js";
 
 const S = 1000;
@@ -128,8 +123,10 @@ describe("Namespace, ConfigMap and default printers", () => {
   });
 
   it("the generic default: Name (format name) and Created At (type date) in RFC 3339, for types without printers", () => {
-    expect(printerFor({ group: "coordination.k8s.io", kind: "Lease" })).toBe(DEFAULT_PRINTER);
-    expect(printerFor({ group: "", kind: "Event" })).toBe(EVENT_PRINTER);
+    expect(printerOf({})).toBe(DEFAULT_PRINTER);
+    // Both Event types carry the one printer of the internal core.Event.
+    expect(printerOf(eventStrategy)).toBe(EVENT_PRINTER);
+    expect(printerOf(coreEventStrategy)).toBe(EVENT_PRINTER);
     expect(DEFAULT_PRINTER.columns.map((c) => [c.name, c.type, c.format])).toEqual([
       ["Name", "string", "name"],
       ["Created At", "date", ""],

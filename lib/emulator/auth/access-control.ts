@@ -4,23 +4,24 @@
  * nobody may read is 403 even when it does not exist): an unknown token is 401 `Unauthorized`;
  * a request RBAC does not allow is 403 with the real text (`configmaps "x" is forbidden: User
  * "u" cannot get resource "configmaps" in API group "" in the namespace "ns"`, `… at the cluster
- * scope`, `forbidden: User "u" cannot get path "/apis"`). The user is remembered per request for
- * the handlers (reviews, admission, the escalation check).
+ * scope`, `forbidden: User "u" cannot get path "/apis"`). It reads the request as data (method,
+ * URL, Authorization header) and returns the user, which the endpoints keep with the request
+ * for the handlers (reviews, admission, the escalation check): no HTTP object reaches auth.
  *
  * Also here: the escalation check on RBAC writes (a user may create a role or binding only with
  * the permissions it grants, or the `escalate`/`bind` verb), and the second authorization an
  * unsafe force delete needs (`unsafe-delete-ignore-read-errors`).
  */
-import type { IncomingMessage } from "node:http";
 import { ApiError, forbidden } from "../apimachinery/api-errors.js";
 import { failure } from "../../wire/status.js";
 import type { KubeObject } from "../apimachinery/json.js";
 import { nameOf } from "../apimachinery/object-meta.js";
-import type { ResourceStrategy } from "../registry/generic/strategy.js";
-import { clusterRoleBindingStrategy, clusterRoleStrategy, RBAC_GROUP, roleBindingStrategy, roleRefOf, roleStrategy, rulesOf, type PolicyRule } from "../registry/rbac/strategy.js";
+import type { TypeIdentity } from "../registry/generic/strategy.js";
+import { RBAC_GROUP, rbacKindOf, referencedRole, roleRefOf, rulesOf, type PolicyRule } from "../registry/rbac/strategy.js";
 import type { Authenticator } from "./authenticator.js";
 import type { RbacAuthorizer } from "./rbac-authorizer.js";
-import { requestAttributes, type RequestAttributes, type ResourceAttributes } from "./request-attributes.js";
+import { requestAttributes } from "./request-attributes.js";
+import type { RequestAttributes, ResourceAttributes } from "../registry/authorization/authorizer.js";
 import { MASTERS_GROUP, type User } from "../apimachinery/user.js";
 
 export const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
@@ -102,29 +103,24 @@ function compact(rules: PolicyRule[]): PolicyRule[] {
 }
 
 export class AccessControl {
-  private readonly users = new WeakMap<IncomingMessage, User>();
-
   constructor(
     readonly authenticator: Authenticator,
     readonly authorizer: RbacAuthorizer,
   ) {}
 
   /**
-   * Authenticates and authorizes one request; throws 401 or 403. `authorize` false (the
-   * test-only admin endpoint) checks the credentials only.
+   * Authenticates and authorizes one request, given its method, URL and Authorization header:
+   * throws 401 or 403, else returns the user. `authorize` false (the test-only admin endpoint)
+   * checks the credentials only.
    */
-  check(req: IncomingMessage, url: URL, authorize = true): void {
-    const authn = this.authenticator.authenticate(req);
+  check(method: string, url: URL, authorization: string | undefined, authorize = true): User {
+    const authn = this.authenticator.authenticate(authorization);
     if (!authn.ok) throw unauthorized();
-    this.users.set(req, authn.user);
-    if (!authorize) return;
-    const attrs = requestAttributes(req.method ?? "GET", url);
+    if (!authorize) return authn.user;
+    const attrs = requestAttributes(method, url);
     const decision = this.authorizer.authorize(authn.user, attrs);
     if (!decision.allowed) throw forbiddenError(authn.user.username, attrs, decision.reason);
-  }
-
-  userOf(req: IncomingMessage): User | undefined {
-    return this.users.get(req);
+    return authn.user;
   }
 
   private allowed(user: User, a: ResourceAttributes): boolean {
@@ -135,8 +131,7 @@ export class AccessControl {
    * An unsafe force delete needs `unsafe-delete-ignore-read-errors` on the object too (the
    * delete itself was authorized by check()); the real admission step's text.
    */
-  admitUnsafeDelete(req: IncomingMessage, strategy: ResourceStrategy, namespace: string, name: string): void {
-    const user = this.users.get(req);
+  admitUnsafeDelete(user: User | undefined, strategy: TypeIdentity, namespace: string, name: string): void {
     if (!user) return;
     const a: ResourceAttributes = { kind: "resource", verb: UNSAFE_DELETE_VERB, group: strategy.group, version: strategy.version, resource: strategy.resource, subresource: "", namespace, name };
     const decision = this.authorizer.authorize(user, a);
@@ -150,23 +145,20 @@ export class AccessControl {
    * (roles) or `bind` (bindings, on the referenced role), else only when the user already holds
    * every permission granted, in the namespace of the object (cluster-wide for cluster types).
    */
-  admitRbacWrite(req: IncomingMessage, strategy: ResourceStrategy, namespace: string, object: KubeObject): void {
-    const user = this.users.get(req);
+  admitRbacWrite(user: User | undefined, strategy: TypeIdentity, namespace: string, object: KubeObject): void {
     if (!user || user.groups.includes(MASTERS_GROUP)) return;
-    const isRole = strategy === roleStrategy || strategy === clusterRoleStrategy;
-    const isBinding = strategy === roleBindingStrategy || strategy === clusterRoleBindingStrategy;
-    if (!isRole && !isBinding) return;
+    const rbacKind = rbacKindOf(strategy);
+    if (!rbacKind) return;
     const attr = (verb: string, resource: string, name: string): ResourceAttributes => ({ kind: "resource", verb, group: RBAC_GROUP, version: "v1", resource, subresource: "", namespace, name });
     let granted: PolicyRule[];
-    if (isRole) {
+    if (rbacKind === "role") {
       if (this.allowed(user, attr("escalate", strategy.resource, nameOf(object)))) return;
       granted = rulesOf(object);
     } else {
       const ref = roleRefOf(object);
-      const refResource = ref.kind === "Role" ? "roles" : "clusterroles";
-      if (this.allowed(user, attr("bind", refResource, ref.name))) return;
-      const refStrategy = ref.kind === "Role" ? roleStrategy : clusterRoleStrategy;
-      const stored = this.authorizer.roleObject(refStrategy, ref.kind === "Role" ? namespace : "", ref.name);
+      const role = referencedRole(ref, namespace);
+      if (this.allowed(user, attr("bind", role.strategy.resource, ref.name))) return;
+      const stored = this.authorizer.roleObject(role.strategy, role.namespace, ref.name);
       if (!stored) return; // a binding to a missing role grants nothing (yet)
       granted = rulesOf(stored);
     }

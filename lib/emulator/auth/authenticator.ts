@@ -6,11 +6,12 @@
  * tokens do. A request without a token is system:anonymous; an unknown token is refused (401).
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import type { EmulatorClock } from "../apimachinery/clock.js";
 import type { ObjectStorage } from "../storage/object-storage.js";
 import { uidOf } from "../apimachinery/object-meta.js";
 import { serviceAccountStrategy } from "../registry/core/serviceaccount/strategy.js";
+import type { TokenIssuer } from "../registry/core/serviceaccount/token-request.js";
+import type { TokenReviewer } from "../registry/authorization/reviews.js";
 import { ADMIN_USER, ANONYMOUS, serviceAccountUser, type User } from "../apimachinery/user.js";
 
 interface IssuedToken {
@@ -24,7 +25,8 @@ interface IssuedToken {
 /** The outcome of reading a request's credentials. */
 export type Authentication = { readonly ok: true; readonly user: User } | { readonly ok: false };
 
-export class Authenticator {
+/** Also the token issuer of TokenRequest and the reviewer of TokenReview (their capabilities, registry/). */
+export class Authenticator implements TokenIssuer, TokenReviewer {
   private readonly issued = new Map<string, IssuedToken>();
 
   constructor(
@@ -55,11 +57,12 @@ export class Authenticator {
   }
 
   /**
-   * The request's user. As the real bearer token authenticator: a header that is not
-   * `Bearer <token>` carries no token (the request is anonymous); a token nobody knows is 401.
+   * The user of a request with this Authorization header value. As the real bearer token
+   * authenticator: a header that is not `Bearer <token>` carries no token (the request is
+   * anonymous); a token nobody knows is 401.
    */
-  authenticate(req: IncomingMessage): Authentication {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+  authenticate(authorization: string | undefined): Authentication {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
     if (!m?.[1]) return { ok: true, user: ANONYMOUS };
     const user = this.userOfToken(m[1]);
     return user ? { ok: true, user } : { ok: false };

@@ -10,24 +10,9 @@ import type { ObjectStorage } from "../storage/object-storage.js";
 import type { KubeObject } from "../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../registry/generic/strategy.js";
-import {
-  clusterRoleBindingStrategy,
-  clusterRoleStrategy,
-  roleBindingStrategy,
-  roleRefOf,
-  roleStrategy,
-  rulesOf,
-  subjectsOf,
-  type PolicyRule,
-  type Subject,
-} from "../registry/rbac/strategy.js";
-import type { RequestAttributes } from "./request-attributes.js";
+import { clusterRoleBindingStrategy, RBAC_GROUP, referencedRole, roleBindingStrategy, roleRefOf, rulesOf, subjectsOf, type PolicyRule, type Subject } from "../registry/rbac/strategy.js";
+import type { Authorizer, Decision, RequestAttributes } from "../registry/authorization/authorizer.js";
 import { MASTERS_GROUP, serviceAccountUsername, type User } from "../apimachinery/user.js";
-
-export interface Decision {
-  readonly allowed: boolean;
-  readonly reason: string;
-}
 
 function has(list: readonly string[], value: string): boolean {
   return list.includes("*") || list.includes(value);
@@ -76,7 +61,7 @@ export interface AppliedBinding {
   readonly rules: readonly PolicyRule[];
 }
 
-export class RbacAuthorizer {
+export class RbacAuthorizer implements Authorizer {
   constructor(private readonly storage: ObjectStorage) {}
 
   private objects(strategy: ResourceStrategy, namespace: string | undefined): KubeObject[] {
@@ -89,13 +74,13 @@ export class RbacAuthorizer {
   }
 
   private roleRules(kind: string, name: string, namespace: string, errors: string[]): PolicyRule[] {
-    const strategy = kind === "Role" ? roleStrategy : clusterRoleStrategy;
-    const kv = this.storage.entry(strategy, this.storage.key(strategy, kind === "Role" ? namespace : "", name));
-    if (!kv || this.storage.isCorrupt(kv)) {
-      errors.push(`${kind === "Role" ? "role" : "clusterrole"}.rbac.authorization.k8s.io "${name}" not found`);
+    const role = referencedRole({ kind }, namespace);
+    const stored = this.roleObject(role.strategy, role.namespace, name);
+    if (!stored) {
+      errors.push(`${role.strategy.singularName}.${RBAC_GROUP} "${name}" not found`);
       return [];
     }
-    return rulesOf(this.storage.decode(kv));
+    return rulesOf(stored);
   }
 
   /**

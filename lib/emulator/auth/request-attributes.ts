@@ -12,26 +12,11 @@
  *    (`/api/v1/namespaces/{name}`) has its name as the namespace, as in the real resolver;
  *  - `{resource}/{name}/{subresource}` fills name and subresource; a list with a field selector
  *    `metadata.name=x` is authorized for the name x.
+ *
+ * The attribute types are the authorizer's (registry/authorization/authorizer.ts), the same a
+ * SubjectAccessReview asks about.
  */
-
-export interface ResourceAttributes {
-  readonly kind: "resource";
-  readonly verb: string;
-  readonly group: string;
-  readonly version: string;
-  readonly resource: string;
-  readonly subresource: string;
-  readonly namespace: string;
-  readonly name: string;
-}
-
-export interface NonResourceAttributes {
-  readonly kind: "nonResource";
-  readonly verb: string;
-  readonly path: string;
-}
-
-export type RequestAttributes = ResourceAttributes | NonResourceAttributes;
+import type { NonResourceAttributes, RequestAttributes } from "../registry/authorization/authorizer.js";
 
 const METHOD_VERBS: Readonly<Record<string, string>> = { POST: "create", GET: "get", HEAD: "get", PUT: "update", PATCH: "patch", DELETE: "delete" };
 

@@ -25,7 +25,6 @@ import { readBody, writeJson } from "./http-io.js";
 import { isJsonObject, type JsonObject } from "../apimachinery/json.js";
 import { qualifiedResourceOf } from "../registry/generic/strategy.js";
 import { route } from "./router.js";
-import { namespaceStrategy } from "../registry/core/namespace/strategy.js";
 
 export const ADMIN_PATH = "/tollgate/admin";
 
@@ -131,7 +130,7 @@ function markCorrupt(parts: EmulatorParts, body: JsonObject): { path: string; re
   if (r.kind !== "resource" || r.name === undefined || r.subresource !== undefined || r.watchPath) {
     throw badRequest(`path must be the API path of one object (such as /api/v1/namespaces/x/configmaps/y), not ${JSON.stringify(path)}`);
   }
-  if (r.strategy === namespaceStrategy) throw badRequest("namespaces cannot be marked corrupt");
+  if (r.strategy.definesNamespace) throw badRequest("namespaces cannot be marked corrupt");
   const kv = parts.storage.markCorrupt(parts.storage.key(r.strategy, r.namespace, r.name));
   if (!kv) throw notFound(qualifiedResourceOf(r.strategy), r.name);
   return { path, resourceVersion: String(kv.modRevision) };

@@ -2,7 +2,7 @@
  * Discovery documents in their legacy (non-aggregated) form, wire-facts §6.2, built from the
  * registry; plus /version. Key order is Go struct order.
  */
-import type { ResourceRegistry, ResourceStrategy } from "../registry/generic/strategy.js";
+import type { ResourceRegistry, SubresourceSet, TypeIdentity } from "../registry/generic/strategy.js";
 
 export const VERSION_INFO = {
   major: "1",
@@ -51,7 +51,7 @@ export function apiGroup(registry: ResourceRegistry, group: string): Record<stri
   return { kind: "APIGroup", apiVersion: "v1", ...groupEntry(registry, group) };
 }
 
-function apiResource(s: ResourceStrategy): Record<string, unknown> {
+function apiResource(s: TypeIdentity): Record<string, unknown> {
   const r: Record<string, unknown> = {
     name: s.resource,
     singularName: s.singularName,
@@ -69,7 +69,7 @@ function apiResource(s: ResourceStrategy): Record<string, unknown> {
  * A subresource's entry (`namespaces/status`): the parent's kind and scope, an empty
  * singularName, and no shortNames or storageVersionHash (its storage provides neither).
  */
-function subresourceEntries(s: ResourceStrategy): Record<string, unknown>[] {
+function subresourceEntries(s: TypeIdentity & SubresourceSet): Record<string, unknown>[] {
   return (s.subresources ?? []).map((sub) => ({
     name: `${s.resource}/${sub.name}`,
     singularName: "",

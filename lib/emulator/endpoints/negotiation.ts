@@ -33,6 +33,10 @@ import { isCbor, isJson, isProtobuf, isYaml, negotiate, parseAccept, parseMediaT
 import { PROTOBUF_CONTENT_TYPE } from "../../wire/protobuf/index.js";
 import { notAcceptable, unsupportedMediaType } from "../apimachinery/api-errors.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
+import { parseGoBool } from "../apimachinery/go-strconv.js";
+
+// Still offered here for list-options.ts, which reads it from this module; its new home is apimachinery/go-strconv.ts.
+export { parseGoBool };
 
 export type Encoding = "json" | "yaml" | "protobuf" | "cbor";
 
@@ -204,13 +208,6 @@ export function wantsGzip(req: IncomingMessage, gates: FeatureGates): boolean {
 }
 
 const PRETTY_AGENTS = ["curl", "Wget", "Mozilla/5.0"];
-
-/** Go's strconv.ParseBool. */
-export function parseGoBool(value: string): boolean | undefined {
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
-  return undefined;
-}
 
 /** Pretty output for `?pretty=true` or a browser/curl/wget User-Agent (wire-facts §10). */
 export function wantsPretty(req: IncomingMessage, url: URL): boolean {

@@ -17,17 +17,19 @@ import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
 import { handleResource } from "./handlers/index.js";
 import { writeJson, writeStatus, writeText } from "./http-io.js";
 import { NamespaceLifecycle } from "../registry/core/namespace/lifecycle.js";
+import { NAMESPACE_DELETER } from "../registry/core/namespace/rest.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { encodeBody } from "./handlers/respond.js";
-import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, parseGoBool, wantsPretty } from "./negotiation.js";
+import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
+import { parseGoBool } from "../apimachinery/go-strconv.js";
 import { ObjectStorage } from "../storage/object-storage.js";
 import type { EmulatorSettings } from "../options.js";
 import { ResourceRegistry } from "../registry/generic/strategy.js";
+import { Capabilities } from "../registry/generic/capabilities.js";
 import { route } from "./router.js";
 import { MemoryStore } from "../storage/store.js";
 import { CrdController } from "../registry/apiextensions/crd-controller.js";
-import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, namespaceStrategy, validatingWebhookConfigurationStrategy } from "../registry/index.js";
-import { labelsOf } from "../apimachinery/object-meta.js";
+import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "../registry/index.js";
 import { enableAuth } from "../auth/index.js";
 
 export interface EmulatorServer {
@@ -124,7 +126,7 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     if (!limit.admit(req, res, url)) return;
     // Authentication, then authorization, before anything else (the real filter chain); the
     // test-only admin endpoint only checks credentials.
-    parts.auth?.check(req, url, !(parts.settings.admin && isAdminPath(url.pathname)));
+    const user = parts.auth?.check(req.method ?? "GET", url, req.headers.authorization, !(parts.settings.admin && isAdminPath(url.pathname)));
     // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
     if (parts.settings.admin && isAdminPath(url.pathname)) {
       await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });
@@ -133,7 +135,7 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     const r = route(url.pathname, parts.registry);
     if (r.kind === "notFound") throw pathNotFound();
     if (r.kind === "resource") {
-      await handleResource({ parts, req, res, url, route: r, pretty });
+      await handleResource({ parts, req, res, url, route: r, pretty, user });
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed();
@@ -171,12 +173,13 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs }, () => clock.date());
   const watches: WatchRegistry = new Set();
   const continueTokens = new ContinueTokenSigner();
-  const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) => {
-    const ns = storage.get(namespaceStrategy, "", name);
-    return ns ? labelsOf(ns.object) : undefined;
-  });
-  const auth = settings.auth ? enableAuth(registry, generic, storage, clock, settings.adminToken) : undefined;
-  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth };
+  const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) =>
+    lifecycle.namespaceLabels(name),
+  );
+  const capabilities = new Capabilities();
+  capabilities.provide(NAMESPACE_DELETER, lifecycle);
+  const auth = settings.auth ? enableAuth(registry, generic, storage, clock, settings.adminToken, capabilities) : undefined;
+  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
   lifecycle.seed();
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.
   const crds = new CrdController(generic, registry, () => clock.date());

@@ -1,4 +1,10 @@
-/** The served types, in the order discovery lists their group-versions. */
+/**
+ * The built-in served types, in the order discovery lists their group-versions: the registration
+ * lists. A new type is its own folder plus one entry here: its discovery entries, Table
+ * convertor, field-manager schema, decoding facts and REST overrides come from its strategy
+ * (what still lies outside, such as protobuf messages and the default roles, is listed in
+ * lib/emulator/README.md).
+ */
 import type { ResourceStrategy } from "./generic/strategy.js";
 import { configMapStrategy } from "./core/configmap/strategy.js";
 import { coreEventStrategy } from "./events/core-view.js";
@@ -6,9 +12,18 @@ import { crdStrategy } from "./apiextensions/crd-strategy.js";
 import { eventStrategy } from "./events/strategy.js";
 import { namespaceStrategy } from "./core/namespace/strategy.js";
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "./admissionregistration/strategy.js";
+import { serviceAccountStrategy } from "./core/serviceaccount/strategy.js";
+import { REVIEW_STRATEGIES } from "./authorization/reviews.js";
+import { RBAC_STRATEGIES } from "./rbac/strategy.js";
 
+/** The types every server serves. */
 export function defaultStrategies(): ResourceStrategy[] {
   return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy, crdStrategy];
+}
+
+/** The types served only with authentication on (auth/index.ts adds them): core first, then the groups in the order a real server lists them. */
+export function authStrategies(): ResourceStrategy[] {
+  return [serviceAccountStrategy, ...REVIEW_STRATEGIES, ...RBAC_STRATEGIES];
 }
 
 export { configMapStrategy, coreEventStrategy, crdStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, namespaceStrategy, validatingWebhookConfigurationStrategy };

@@ -21,13 +21,13 @@ import { conflict, notFound, OPTIMISTIC_LOCK_MESSAGE, badRequest } from "../../a
 import type { AdmissionAttributes } from "../../admission/dispatcher.js";
 import type { Operation } from "../../admission/matching.js";
 import type { UserInfo } from "../../admission/review.js";
-import { checkDeletePreconditions, type AdmissionPoint, type DeleteOptions, type WriteOptions } from "../../registry/generic/registry.js";
+import { checkDeletePreconditions, type AdmissionPoint } from "../../registry/generic/registry.js";
+import type { DeleteOptions, WriteOptions } from "../../registry/generic/options.js";
 import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
 import type { StoredObject } from "../../storage/object-storage.js";
-import { qualifiedResourceOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
+import { qualifiedResourceOf, type ObjectSchema, type ResourceStrategy, type TypeIdentity } from "../../registry/generic/strategy.js";
 import { StoreError } from "../../storage/store.js";
-import { namespaceStrategy } from "../../registry/core/namespace/strategy.js";
 import type { RequestContext } from "./context.js";
 
 /**
@@ -40,7 +40,7 @@ const META_V1 = "meta.k8s.io/v1";
 
 /** The request's authenticated user when auth is on, else the fixed administrator. */
 function reviewUser(ctx: RequestContext): UserInfo {
-  const user = ctx.parts.auth?.userOf(ctx.req);
+  const user = ctx.user;
   return user ? { username: user.username, groups: user.groups } : EMULATOR_USER;
 }
 
@@ -80,7 +80,7 @@ export interface AdmittedWrites {
 export function admittedWrites(ctx: RequestContext, warnings: string[]): AdmittedWrites {
   const { admission, generic } = ctx.parts;
 
-  const attributes = (strategy: ResourceStrategy, operation: Operation, name: string, object: KubeObject | undefined, old: KubeObject | undefined, options: JsonObject, dryRun: boolean): AdmissionAttributes => ({
+  const attributes = (strategy: TypeIdentity & ObjectSchema, operation: Operation, name: string, object: KubeObject | undefined, old: KubeObject | undefined, options: JsonObject, dryRun: boolean): AdmissionAttributes => ({
     operation,
     group: strategy.group,
     version: strategy.version,
@@ -89,7 +89,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
     kind: strategy.kind,
     name,
     // A namespace's own requests carry its name as their namespace, except its creation.
-    namespace: strategy.namespaced ? ctx.route.namespace : strategy === namespaceStrategy && operation !== "CREATE" ? name : "",
+    namespace: strategy.namespaced ? ctx.route.namespace : strategy.definesNamespace && operation !== "CREATE" ? name : "",
     object,
     oldObject: old,
     dryRun,
@@ -99,10 +99,10 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
   });
 
   /** The store changed under a write that waited for webhooks: the optimistic-lock conflict. */
-  const asConflict = (strategy: ResourceStrategy, name: string, e: unknown): unknown =>
+  const asConflict = (strategy: TypeIdentity, name: string, e: unknown): unknown =>
     e instanceof StoreError && e.code === "Conflict" ? conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE) : e;
 
-  const validating = (strategy: ResourceStrategy, operation: Operation, options: JsonObject, dryRun: boolean) => (point: AdmissionPoint) =>
+  const validating = (strategy: TypeIdentity & ObjectSchema, operation: Operation, options: JsonObject, dryRun: boolean) => (point: AdmissionPoint) =>
     admission.validate(attributes(strategy, operation, nameOf(point.object), point.object, point.old, options, dryRun), warnings);
 
   return {
@@ -111,7 +111,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const createOptions = queryOptions("CreateOptions", ctx.url);
       const mutated = (await admission.mutate(attributes(strategy, "CREATE", nameOf(object), object, undefined, createOptions, dryRun), warnings)) ?? object;
       // RBAC's escalation check sits in the registry, after mutating admission and before validation.
-      ctx.parts.auth?.admitRbacWrite(ctx.req, strategy, ctx.route.namespace, mutated);
+      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, mutated);
       if (strategy.namespaced && namespaceOf(mutated) !== ctx.route.namespace) {
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       }
@@ -127,7 +127,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const updateOptions = queryOptions("UpdateOptions", ctx.url);
       const name = nameOf(existing.object);
       const mutated = (await admission.mutate(attributes(strategy, "UPDATE", name, object, existing.object, updateOptions, dryRun), warnings)) ?? object;
-      ctx.parts.auth?.admitRbacWrite(ctx.req, strategy, ctx.route.namespace, mutated);
+      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, mutated);
       try {
         return await generic.updateAdmitted(strategy, existing, mutated, options, validating(strategy, "UPDATE", updateOptions, dryRun));
       } catch (e) {
@@ -137,8 +137,8 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
 
     async checkDelete(strategy, existing, options) {
       const name = nameOf(existing.object);
-      // The namespace registry checks its own preconditions (registry/core/namespace/lifecycle.ts).
-      if (strategy !== namespaceStrategy) checkDeletePreconditions(strategy, existing.object, options.preconditions);
+      // A delete override checks its own preconditions, in its write (the namespace's: registry/core/namespace/rest.ts).
+      if (!strategy.deleteOverride) checkDeletePreconditions(strategy, existing.object, options.preconditions);
       const attrs = attributes(strategy, "DELETE", name, undefined, existing.object, deleteOptionsJson(options), options.dryRun === true);
       await admission.mutate(attrs, warnings);
       await admission.validate(attrs, warnings);

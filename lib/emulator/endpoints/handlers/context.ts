@@ -2,6 +2,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AdmissionDispatcher } from "../../admission/dispatcher.js";
 import type { AccessControl } from "../../auth/access-control.js";
+import type { CapabilityLookup } from "../../registry/generic/capabilities.js";
+import type { User } from "../../apimachinery/user.js";
 import type { EmulatorClock } from "../../apimachinery/clock.js";
 import type { ContinueTokenSigner } from "../../storage/continue-token.js";
 import type { EventTtl } from "../../storage/event-ttl.js";
@@ -33,6 +35,8 @@ export interface EmulatorParts {
   readonly admission: AdmissionDispatcher;
   /** Authentication and authorization, when the emulator is started with auth on (auth/*). */
   readonly auth?: AccessControl;
+  /** What the REST overrides may use besides the request (registry/generic/capabilities.ts): auth's authorizer and tokens when it is on. */
+  readonly capabilities: CapabilityLookup;
 }
 
 /** A request on a resource path, as routed. */
@@ -43,6 +47,8 @@ export interface ResourceRequest {
   readonly url: URL;
   readonly route: ResourceRoute;
   readonly pretty: boolean;
+  /** Who makes the request, when the emulator authenticates (auth on). */
+  readonly user?: User;
 }
 
 /** A resource request after output negotiation: what every verb handler gets. */

@@ -1,20 +1,24 @@
 /**
  * POST to a collection. Order as in the real server: decode (400), namespace of the body vs
  * the URL (400), namespace admission (404/403), then the generic create (422, 409).
+ *
+ * A type's create override (registry/generic/strategy.ts RestCreate) serves POST instead, on its collection or
+ * on a create-only subresource: the body decoded as JSON, the override called with the request
+ * as data, and the object it returns written with its code.
  */
 import { badRequest } from "../../apimachinery/api-errors.js";
 import type { KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf, setMeta } from "../../apimachinery/object-meta.js";
-import type { ResourceStrategy } from "../../registry/generic/strategy.js";
+import type { RestCreate, TypeIdentity } from "../../registry/generic/strategy.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
-import { decodeBody, fieldValidationOf } from "./request-body.js";
+import { decodeBody, decodeJsonObject, fieldValidationOf } from "./request-body.js";
 import { writeObject } from "./respond.js";
 import { warningHeaders, writeOptionsOf } from "./write-options.js";
 import { recordWriteOwnership } from "./write-ownership.js";
 
 /** Makes the body's namespace agree with the URL: filled in when empty, cleared for cluster-scoped types. */
-export function reconcileCreateNamespace(strategy: ResourceStrategy, urlNamespace: string, o: KubeObject): void {
+export function reconcileCreateNamespace(strategy: Pick<TypeIdentity, "namespaced">, urlNamespace: string, o: KubeObject): void {
   const bodyNamespace = namespaceOf(o);
   if (!strategy.namespaced) {
     setMeta(o, "namespace", undefined);
@@ -35,4 +39,20 @@ export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<v
   ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
   const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });
   return writeObject(ctx, 201, created, warningHeaders(warnings));
+}
+
+/** POST served by a create override; `kind` is what decode errors call the body. */
+export function handleCreateOverride(ctx: RequestContext, override: RestCreate, name: string, kind: string, body: Buffer): Promise<void> {
+  const { parts } = ctx;
+  const decoded = body.length === 0 && override.emptyBodyAllowed ? {} : decodeJsonObject(body, kind);
+  const result = override.create({
+    namespace: ctx.route.namespace,
+    name,
+    body: decoded,
+    user: ctx.user,
+    now: () => parts.clock.date(),
+    read: (ns, objectName) => parts.storage.get(ctx.route.strategy, ns, objectName)?.object,
+    capabilities: parts.capabilities,
+  });
+  return writeObject(ctx, result.code, result.object);
 }

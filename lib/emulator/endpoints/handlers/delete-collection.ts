@@ -1,13 +1,15 @@
 /**
  * DELETE of a namespaced collection: every object matching the selectors is deleted, each as
  * its own write (its own revision and DELETED event); the answer is the list of what was
- * listed for deletion, as the generic registry returns it.
+ * listed for deletion, as the generic registry returns it. Each delete goes the way a single
+ * DELETE's does (delete.ts: the type's delete override, else the generic delete).
  */
 import type { ListOptions } from "../list-options.js";
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { parseDeleteOptions } from "./delete-options.js";
+import { deleteAdmitted } from "./delete.js";
 import { pageItems, readPage, writeList } from "./list.js";
 
 export async function handleDeleteCollection(ctx: RequestContext, options: ListOptions, body: Buffer): Promise<void> {
@@ -21,7 +23,7 @@ export async function handleDeleteCollection(ctx: RequestContext, options: ListO
     const current = generic.storage.get(strategy, namespaceOf(item), nameOf(item));
     // Gone already, or changed since the list: the real server skips NotFound and reports nothing else here.
     if (!current) continue;
-    generic.delete(strategy, await writes.checkDelete(strategy, current, deleteOptions), deleteOptions);
+    deleteAdmitted(ctx, await writes.checkDelete(strategy, current, deleteOptions), deleteOptions);
   }
   // The page holds the entries as listed (store entries never change), so this writes the objects as they were before the deletes.
   // The list answer carries no headers here: webhook warnings of a collection delete are not returned.

@@ -11,10 +11,11 @@
  */
 import { badRequest, invalid } from "../../apimachinery/api-errors.js";
 import { forbidden, invalid as invalidField, notSupported, type FieldError } from "../../apimachinery/field-errors.js";
-import type { DeleteOptions } from "../../registry/generic/registry.js";
+import type { DeleteOptions } from "../../registry/generic/options.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
 import { isJsonObject, obj, type Json } from "../../apimachinery/json.js";
-import { parseGoBool, requestBodyEncoding } from "../negotiation.js";
+import { parseGoBool } from "../../apimachinery/go-strconv.js";
+import { requestBodyEncoding } from "../negotiation.js";
 import { BOOL, DecodeError, decodeObject, field, INT64, jsonTypeName, listOf, STRING, struct } from "../../apimachinery/typed-json.js";
 import type { RequestContext } from "./context.js";
 import { bodyJsonForm } from "./request-body.js";

@@ -1,7 +1,9 @@
 /**
- * DELETE of one resource. Most types answer a removal with a Success Status naming the object
- * (wire-facts §4); namespaces go through the lifecycle (Terminating first) and always answer
- * with the namespace; an object held by finalizers answers with the object.
+ * DELETE of one resource: namespace admission (immortal namespaces), the read, the delete
+ * webhooks (handlers/admission.ts), then the type's delete override if it has one (a
+ * namespace: Terminating first, registry/core/namespace/rest.ts) or the generic delete. A
+ * removal answers with a Success Status naming the object (wire-facts §4) unless the type
+ * returns the deleted object (namespaces); an object held by finalizers answers with the object.
  *
  * The unsafe force delete (ignoreStoreReadErrorWithClusterBreakingPotential=true, its gate
  * checked with the options) goes the way of the apiserver's corrupt-object deleter: it reads the
@@ -13,8 +15,9 @@ import { nameOf, uidOf } from "../../apimachinery/object-meta.js";
 import { details, invalid, notFound } from "../../apimachinery/api-errors.js";
 import { invalid as invalidField } from "../../apimachinery/field-errors.js";
 import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
+import type { DeleteOptions, DeleteOutcome } from "../../registry/generic/options.js";
+import type { StoredObject } from "../../storage/object-storage.js";
 import { makeStatus } from "../../../wire/status.js";
-import { namespaceStrategy } from "../../registry/core/namespace/strategy.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { FORCE_OPTION, parseDeleteOptions } from "./delete-options.js";
@@ -27,21 +30,27 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
   const options = parseDeleteOptions(ctx, body);
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential) {
     // With auth on, the unsafe delete also needs its own verb on the object.
-    ctx.parts.auth?.admitUnsafeDelete(ctx.req, strategy, strategy.namespaced ? namespace : strategy === namespaceStrategy ? name : "", name);
+    ctx.parts.auth?.admitUnsafeDelete(ctx.user, strategy, strategy.namespaced ? namespace : strategy.definesNamespace ? name : "", name);
     return forceDelete(ctx, name);
   }
-  const isNamespace = strategy === namespaceStrategy;
-  if (isNamespace) lifecycle.admitDelete(name);
+  lifecycle.admitDelete(strategy, name);
   const warnings: string[] = [];
   const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, generic.mustGet(strategy, namespace, name), options);
-  const outcome = isNamespace ? lifecycle.delete(existing, options) : generic.delete(strategy, existing, options);
-  if (outcome.deleted && !isNamespace) {
+  const outcome = deleteAdmitted(ctx, existing, options);
+  if (outcome.deleted && !strategy.returnDeletedObject) {
     const d = details({ name: nameOf(outcome.object), group: strategy.group, kind: strategy.resource, uid: uidOf(outcome.object) });
     return writeObject(ctx, 200, makeStatus({ status: "Success", details: d }), warningHeaders(warnings));
   }
   // 202 only when the object stays and the client asked for cascading (orphanDependents=false).
   const code = !outcome.deleted && options.orphanDependents === false ? 202 : 200;
   return writeObject(ctx, code, outcome.object, warningHeaders(warnings));
+}
+
+/** Deletes an admitted object: through the type's delete override when it has one, else the generic delete. */
+export function deleteAdmitted(ctx: RequestContext, existing: StoredObject, options: DeleteOptions): DeleteOutcome {
+  const { strategy } = ctx.route;
+  const override = strategy.deleteOverride;
+  return override ? override.delete({ existing, options, capabilities: ctx.parts.capabilities }) : ctx.parts.generic.delete(strategy, existing, options);
 }
 
 function forceDelete(ctx: RequestContext, name: string): Promise<void> {

@@ -9,7 +9,7 @@ import { readBody } from "../http-io.js";
 import { parseListOptions, validateListOptions } from "../list-options.js";
 import { negotiateOutput, wantsGzip } from "../negotiation.js";
 import type { RequestContext, ResourceRequest } from "./context.js";
-import { handleCreate } from "./create.js";
+import { handleCreate, handleCreateOverride } from "./create.js";
 import { handleDeleteCollection } from "./delete-collection.js";
 import { handleDelete } from "./delete.js";
 import { handleGet } from "./get.js";
@@ -86,7 +86,7 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
     return handleList(ctx, options);
   }
   const body = await readBody(req, ctx.parts.settings.maxRequestBodyBytes);
-  if (method === "POST" && strategy.serveCreate) return strategy.serveCreate(ctx, body);
+  if (method === "POST" && strategy.createOverride) return handleCreateOverride(ctx, strategy.createOverride, "", strategy.kind, body);
   if (method === "POST") return handleCreate(ctx, body);
   if (method === "PUT" && name !== undefined) return handleUpdate(ctx, name, body);
   if (patchType !== undefined && name !== undefined) return handlePatch(ctx, name, patchType, body);

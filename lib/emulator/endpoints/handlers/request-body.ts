@@ -10,6 +10,8 @@
  * JSON object form with the shared codecs (lib/wire), then takes the JSON path: the server, too,
  * converts YAML to JSON before decoding, and its protobuf and CBOR decoders fill the same Go
  * structs the JSON one does.
+ *
+ * The bodies REST overrides take are read as plain JSON objects (decodeJsonObject).
  */
 import { badRequest, invalid } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
@@ -21,22 +23,13 @@ import { decodeObject as decodeProtobuf, ProtobufFormatError } from "../../../wi
 import { fromYaml, YamlDecodeError } from "../../../wire/yaml.js";
 import { requestBodyEncoding, type Encoding } from "../negotiation.js";
 import { asKubeObject } from "../../apimachinery/object-meta.js";
-import { groupVersionOf, type ResourceStrategy, type UnstructuredInfo } from "../../registry/generic/strategy.js";
+import { groupVersionOf, type ObjectSchema, type TypeIdentity, type UnstructuredInfo } from "../../registry/generic/strategy.js";
 import { jsonStrictErrors, strictWarnings, unknownFieldMessage, yamlStrictErrors } from "../../apimachinery/strict-decoding.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../../apimachinery/typed-json.js";
 import type { RequestContext } from "./context.js";
 
 const TYPE_META_STRUCT =
   'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
-
-/**
- * Other group-versions that hold the same internal type: the decoder accepts them, then the
- * handler refuses the version (events.k8s.io/v1 and core v1 events share core.Event).
- */
-const SAME_INTERNAL_TYPE: Record<string, readonly string[]> = {
-  "events.k8s.io/v1:Event": ["v1", "events.k8s.io/v1beta1"],
-  "v1:Event": ["events.k8s.io/v1", "events.k8s.io/v1beta1"],
-};
 
 /** Kinds a real server has registered, so a mismatch is a conversion error rather than "no kind". */
 const REGISTERED_KINDS: Record<string, readonly string[]> = {
@@ -63,11 +56,12 @@ export function fieldValidationOf(url: URL): FieldValidation {
 
 const versionPart = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf("/") + 1);
 
-function checkTypeMeta(strategy: ResourceStrategy, kind: string, apiVersion: string): void {
+function checkTypeMeta(strategy: TypeIdentity & ObjectSchema, kind: string, apiVersion: string): void {
   const expected = groupVersionOf(strategy);
   if (kind === strategy.kind && apiVersion === expected) return;
   const prefix = `${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}`;
-  if (kind === strategy.kind && SAME_INTERNAL_TYPE[`${expected}:${kind}`]?.includes(apiVersion)) {
+  // Another version of the same internal type: the decoder takes it, then the handler refuses the version.
+  if (kind === strategy.kind && strategy.sameTypeVersions?.includes(apiVersion)) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
   }
   if (REGISTERED_KINDS[apiVersion]?.includes(kind)) {
@@ -82,7 +76,7 @@ function checkTypeMeta(strategy: ResourceStrategy, kind: string, apiVersion: str
  * typed decoder defaults them from the endpoint); any served version of the definition is
  * accepted, the object then read as the endpoint's version (no conversion but apiVersion).
  */
-function checkUnstructuredTypeMeta(strategy: ResourceStrategy, info: UnstructuredInfo, parsed: JsonObject, body: Buffer): void {
+function checkUnstructuredTypeMeta(strategy: TypeIdentity, info: UnstructuredInfo, parsed: JsonObject, body: Buffer): void {
   const kind = typeof parsed["kind"] === "string" ? parsed["kind"] : "";
   const apiVersion = typeof parsed["apiVersion"] === "string" ? parsed["apiVersion"] : "";
   if (!kind) {
@@ -178,7 +172,7 @@ function parseBody(encoding: Encoding, body: Buffer, mode: FieldValidation, unre
 }
 
 /** The strict decoding errors of a decoded body, in the server's order (strict-decoding.ts). */
-function strictErrorsOf(encoding: Encoding, read: ReadBody, shape: ResourceStrategy["shape"], unknownFields: readonly string[]): string[] {
+function strictErrorsOf(encoding: Encoding, read: ReadBody, shape: ObjectSchema["shape"], unknownFields: readonly string[]): string[] {
   if (encoding === "json" && read.text !== undefined) return jsonStrictErrors(read.text, shape, read.duplicates, unknownFields);
   if (encoding === "yaml" && read.text !== undefined) return yamlStrictErrors(read.text, read.value, shape, unknownFields);
   // Protobuf bodies cannot carry unknown fields in this form; CBOR keeps the shape's report.
@@ -229,4 +223,19 @@ export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidat
   const errors = strictErrorsOf(encoding, read, strategy.shape, decoded.unknownFields);
   if (mode === "Strict" && errors.length) throw badRequest(`${prefix}: strict decoding error: ${errors.join(", ")}`);
   return { object, warnings: strictWarnings(errors).map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
+/**
+ * The body of a POST a REST override serves (the review types, a TokenRequest), read as a JSON
+ * object whatever its Content-Type: 400 naming `kind` for anything else, as a decode error would be.
+ */
+export function decodeJsonObject(body: Buffer, kind: string): JsonObject {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch (e) {
+    throw badRequest(`the body of the request was in an unknown format or could not be decoded as a ${kind}: ${(e as Error).message}`);
+  }
+  if (!isJsonObject(parsed)) throw badRequest(`the body of the request could not be decoded as a ${kind}: not a JSON object`);
+  return parsed;
 }

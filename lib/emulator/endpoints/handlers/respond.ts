@@ -22,7 +22,7 @@ import { writeBody, type BodyPiece } from "../http-io.js";
 import { collectionJsonPieces, compactJson, prettyJson, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { contentTypeOf, META_GROUP, type Encoding, type MetaVersion, type Representation } from "../negotiation.js";
 import { protobufListPieces } from "../protobuf-list.js";
-import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
+import { groupVersionOf, type TableConvertor, type TypeIdentity } from "../../registry/generic/strategy.js";
 import { buildTable, partialObjectMetadata, printerOf, type IncludeObject, type ListMetaInit, type TableOptions } from "../../registry/generic/table.js";
 import type { RequestContext } from "./context.js";
 
@@ -75,7 +75,7 @@ export function tableOptionsOf(url: URL): TableOptions {
 }
 
 /** The Go type name an upstream message shows for the internal object (`*core.ConfigMap`). */
-function internalTypeName(strategy: ResourceStrategy, list: boolean): string {
+function internalTypeName(strategy: Pick<TypeIdentity, "internalKind">, list: boolean): string {
   const group = strategy.internalKind.group;
   const pkg = group === "" ? "core" : (group.split(".")[0] ?? group);
   return `*${pkg}.${strategy.internalKind.kind}${list ? "List" : ""}`;
@@ -85,7 +85,7 @@ function internalTypeName(strategy: ResourceStrategy, list: boolean): string {
  * One object (not a Status) in the requested representation. `now` is the server clock, for
  * the Table's time cells.
  */
-export function transformObject(strategy: ResourceStrategy, o: KubeObject, representation: Representation, tableOptions: TableOptions | undefined, nowMs: number): JsonObject {
+export function transformObject(strategy: Pick<TypeIdentity, "internalKind"> & TableConvertor, o: KubeObject, representation: Representation, tableOptions: TableOptions | undefined, nowMs: number): JsonObject {
   switch (representation.as) {
     case "object":
       return o;

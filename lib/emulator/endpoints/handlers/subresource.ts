@@ -7,9 +7,9 @@
  *    namespace's `finalize`; POST or DELETE on `status`), before anything else is read;
  *  - GET is a plain get (GetOptions: only resourceVersion; `watch` is not read, and the
  *    `/watch/` prefix form has no route);
- *  - POST runs the subresource's own create (`serviceaccounts/token`), in JSON;
+ *  - POST runs the subresource's create override (`serviceaccounts/token`, create.ts), in JSON;
  *  - PUT and PATCH run the ordinary update and patch handlers with the subresource's update
- *    strategy (subresources.ts): same options (dryRun, fieldManager, fieldValidation, force),
+ *    strategy (registry/generic/subresources.ts): same options (dryRun, fieldManager, fieldValidation, force),
  *    same preconditions and errors, never a create;
  *  - output negotiation as on the main resource, except that a subresource without a Table
  *    convertor cannot answer as a Table (406 when nothing else is acceptable).
@@ -20,6 +20,7 @@ import { negotiateOutput, wantsGzip } from "../negotiation.js";
 import { patchTypeOf } from "../patch/media-types.js";
 import { findSubresource, subresourceServes, subresourceWriteStrategy } from "../../registry/generic/subresources.js";
 import type { RequestContext, ResourceRequest } from "./context.js";
+import { handleCreateOverride } from "./create.js";
 import { handleGet } from "./get.js";
 import { handlePatch } from "./patch.js";
 import { handleUpdate } from "./update.js";
@@ -35,7 +36,8 @@ export async function handleSubresource(request: ResourceRequest, subresource: s
   const gates = request.parts.settings.featureGates;
   if (method === "POST" && sub.create) {
     const body = await readBody(req, request.parts.settings.maxRequestBodyBytes);
-    return sub.create({ ...request, negotiated: negotiateOutput(req, gates, false, false), gzip: wantsGzip(req, gates) }, name, body);
+    const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates, false, false), gzip: wantsGzip(req, gates) };
+    return handleCreateOverride(ctx, sub.create, name, sub.discoveryKind?.kind ?? route.strategy.kind, body);
   }
   const patchType = method === "PATCH" ? patchTypeOf(req, gates) : undefined;
   const ctx: RequestContext = {

@@ -3,7 +3,7 @@
  * admission and the write (fieldManager.UpdateNoErrors): the manager is the fieldManager
  * query parameter or else the User-Agent's program name, the live object is the stored one
  * (the type's zero object for a create, also a create through PUT), and the request's own
- * managedFields decide the starting point (patch/managed-fields.ts): none keeps the stored
+ * managedFields decide the starting point (apimachinery/managed-fields/managed-fields.ts): none keeps the stored
  * entries, a readable list replaces them, `[]` or `[{}]` resets them.
  *
  * The decoded body drops an empty list (it is omitempty), so the reset `[]` is read from the

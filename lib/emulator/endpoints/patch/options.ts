@@ -10,11 +10,12 @@
  * `force` is a query boolean the way the server converts them: only "0" and "false" (any
  * case) are false, and the parameter's presence alone makes it "specified".
  *
- * Also the manager name of a non-apply write: the fieldManager, or else the User-Agent up to
- * its first "/" without unprintable characters, cut to 128 bytes (managerOrUserAgent).
+ * The name's limits are apimachinery/managed-fields/manager-name.ts's, shared with the name a
+ * non-apply write records when the request names none.
  */
 import { invalid } from "../../apimachinery/api-errors.js";
 import { forbidden, invalid as invalidField, notSupported, required, tooLong, type FieldError } from "../../apimachinery/field-errors.js";
+import { FIELD_MANAGER_MAX_LENGTH, isPrintableRune } from "../../apimachinery/managed-fields/manager-name.js";
 import { isApply, type PatchType } from "./media-types.js";
 
 /** fieldValidation, defaulted: an absent or empty value means Warn. */
@@ -28,10 +29,6 @@ export interface PatchOptions {
   readonly fieldValidation: FieldValidation;
 }
 
-export const FIELD_MANAGER_MAX_LENGTH = 128;
-
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
 /** Go's %#U of a rune (only unprintable ones reach it, so no quoted character follows). */
 function runeCode(ch: string): string {
   return `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
@@ -43,7 +40,7 @@ export function validateFieldManager(fieldManager: string): FieldError[] {
   if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong("fieldManager", FIELD_MANAGER_MAX_LENGTH));
   let position = 0;
   for (const ch of fieldManager) {
-    if (!PRINTABLE.test(ch)) errs.push(invalidField("fieldManager", fieldManager, `invalid character ${runeCode(ch)} (at position ${position})`));
+    if (!isPrintableRune(ch)) errs.push(invalidField("fieldManager", fieldManager, `invalid character ${runeCode(ch)} (at position ${position})`));
     position += Buffer.byteLength(ch);
   }
   return errs;
@@ -74,16 +71,4 @@ export function patchOptionsOf(url: URL, patchType: PatchType): PatchOptions {
     fieldManager,
     fieldValidation: fv === "" ? "Warn" : (fv as FieldValidation),
   };
-}
-
-/** prefixFromUserAgent: the program name a client puts before the first "/". */
-export function managerFromUserAgent(userAgent: string | undefined): string {
-  const head = (userAgent ?? "").split("/")[0] ?? "";
-  let out = "";
-  for (const ch of head) {
-    if (!PRINTABLE.test(ch)) continue;
-    if (Buffer.byteLength(out + ch) > FIELD_MANAGER_MAX_LENGTH) break;
-    out += ch;
-  }
-  return out;
 }

@@ -5,11 +5,12 @@
  * objectSelector {}, timeoutSeconds 10, rule scope "*", service port 443, reinvocationPolicy Never)
  * applied as the decoder does, before validation, so responses (dry-run ones too) show them.
  * generation starts at 1 and grows when the webhooks change (the registry strategies).
- * Validation: admission/webhook-validation.ts. The dispatcher reads these objects from storage.
+ * Validation: validation.ts; printer: printer.ts. The admission dispatcher reads these objects from storage.
  */
 import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { nameOf, objectHead, setMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
+import { WEBHOOK_CONFIGURATION_PRINTER } from "./printer.js";
 import { BYTES, field, INT32, listOf, mapOf, STRING, struct, type StructShape } from "../../apimachinery/typed-json.js";
 import { validateWebhookConfiguration } from "./validation.js";
 
@@ -140,6 +141,7 @@ function webhookConfigurationStrategy(kind: "ValidatingWebhookConfiguration" | "
     validateUpdate: (o, old) => [...validateObjectMetaUpdate(o, old), ...validateWebhookConfiguration(o, mutating, old)],
     canonicalize() {},
     pendingFinalizers: () => [],
+    tablePrinter: WEBHOOK_CONFIGURATION_PRINTER,
   };
 }
 

@@ -6,25 +6,35 @@
  * texts are the real ones (exactly one of resourceAttributes or nonResourceAttributes; user or
  * groups for a SubjectAccessReview; a TokenReview needs a token, 400).
  *
+ * Each is a REST override (registry/generic/strategy.ts): the request comes in as data, and the
+ * authorizer and the token reviewer are capabilities auth/ provides when it is on (absent, the
+ * review is refused with 400).
+ *
  * Known differences: no fieldSelector/labelSelector attributes are evaluated (RBAC ignores them
  * too); the echoed spec keeps the fields the emulator reads; bodies are read as JSON only.
  */
 import { badRequest, invalid } from "../../apimachinery/api-errors.js";
 import { formatTime } from "../../apimachinery/api-time.js";
 import { invalid as invalidField, type FieldError } from "../../apimachinery/field-errors.js";
-import type { RequestContext } from "../../endpoints/handlers/context.js";
-import { writeObject } from "../../endpoints/handlers/respond.js";
 import { isJsonObject, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { objectHead } from "../../apimachinery/object-meta.js";
-import type { ResourceStrategy } from "../generic/strategy.js";
+import type { ResourceStrategy, RestCreate, RestRequest, RestResult } from "../generic/strategy.js";
 import { ANY, field, struct } from "../../apimachinery/typed-json.js";
-import type { AccessControl } from "../../auth/access-control.js";
-import type { RequestAttributes } from "../../auth/request-attributes.js";
-import { API_AUDIENCE, jsonBody } from "../core/serviceaccount/token-request.js";
+import { API_AUDIENCE } from "../core/serviceaccount/token-request.js";
 import { userInfoJson, type User } from "../../apimachinery/user.js";
+import { AUTHORIZER, type Authorizer, type RequestAttributes } from "./authorizer.js";
+import { Capability } from "../generic/capabilities.js";
 
 const AUTHORIZATION = "authorization.k8s.io";
 const AUTHENTICATION = "authentication.k8s.io";
+
+/** Who a bearer token belongs to: what a TokenReview asks (auth/authenticator.ts answers it). */
+export interface TokenReviewer {
+  /** The token's user, or undefined for an unknown, expired or invalidated token. */
+  userOfToken(token: string): User | undefined;
+}
+
+export const TOKEN_REVIEWER = new Capability<TokenReviewer>("token reviewer");
 
 const text = (o: JsonObject | undefined, key: string): string => (o && typeof o[key] === "string" ? (o[key] as string) : "");
 const texts = (o: JsonObject | undefined, key: string): string[] => {
@@ -65,20 +75,20 @@ function validateAttributes(spec: JsonObject, local: boolean): FieldError[] {
   return errs;
 }
 
-function accessControl(ctx: RequestContext): AccessControl {
-  const auth = ctx.parts.auth;
-  if (!auth) throw badRequest("authorization is not enabled on this server");
-  return auth;
+/** A capability the reviews need; without it (auth off) a review is refused. */
+function required<T>(request: RestRequest, key: Capability<T>): T {
+  const provided = request.capabilities.get(key);
+  if (!provided) throw badRequest("authorization is not enabled on this server");
+  return provided;
 }
 
-function requestUser(ctx: RequestContext): User {
-  const user = accessControl(ctx).userOf(ctx.req);
-  if (!user) throw badRequest("no user on this request");
-  return user;
+function requestUser(request: RestRequest): User {
+  if (!request.user) throw badRequest("no user on this request");
+  return request.user;
 }
 
-function accessReviewStatus(auth: AccessControl, user: User, spec: JsonObject): JsonObject {
-  const d = auth.authorizer.authorize(user, attributesOf(spec));
+function accessReviewStatus(authorizer: Authorizer, user: User, spec: JsonObject): JsonObject {
+  const d = authorizer.authorize(user, attributesOf(spec));
   const status: JsonObject = { allowed: d.allowed };
   if (d.reason) status["reason"] = d.reason;
   return status;
@@ -86,16 +96,16 @@ function accessReviewStatus(auth: AccessControl, user: User, spec: JsonObject): 
 
 type Kind = "SubjectAccessReview" | "SelfSubjectAccessReview" | "LocalSubjectAccessReview";
 
-async function serveAccessReview(kind: Kind, ctx: RequestContext, body: Buffer): Promise<void> {
-  const auth = accessControl(ctx);
-  const input = jsonBody(body, kind);
+function serveAccessReview(kind: Kind, request: RestRequest): RestResult {
+  const authorizer = required(request, AUTHORIZER);
+  const input = request.body;
   const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
   const errs = validateAttributes(spec, kind === "LocalSubjectAccessReview");
-  const namespace = ctx.route.namespace;
+  const namespace = request.namespace;
   let user: User;
   const echoed: JsonObject = attributesJson(spec);
   if (kind === "SelfSubjectAccessReview") {
-    user = requestUser(ctx);
+    user = requestUser(request);
   } else {
     const extra = isJsonObject(spec["extra"]) ? spec["extra"] : undefined;
     user = { username: text(spec, "user"), uid: text(spec, "uid"), groups: texts(spec, "groups") };
@@ -115,17 +125,17 @@ async function serveAccessReview(kind: Kind, ctx: RequestContext, body: Buffer):
     if (text(ra, "namespace") !== namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
     metadata["namespace"] = namespace;
   }
-  const out: KubeObject = { kind, apiVersion: `${AUTHORIZATION}/v1`, metadata, spec: echoed, status: accessReviewStatus(auth, user, echoed) };
-  return writeObject(ctx, 201, out);
+  const out: KubeObject = { kind, apiVersion: `${AUTHORIZATION}/v1`, metadata, spec: echoed, status: accessReviewStatus(authorizer, user, echoed) };
+  return { code: 201, object: out };
 }
 
-async function serveTokenReview(ctx: RequestContext, body: Buffer): Promise<void> {
-  const auth = accessControl(ctx);
-  const input = jsonBody(body, "TokenReview");
+function serveTokenReview(request: RestRequest): RestResult {
+  const reviewer = required(request, TOKEN_REVIEWER);
+  const input = request.body;
   const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
   const token = text(spec, "token");
   if (!token) throw badRequest(`token is required for TokenReview in ${AUTHENTICATION}`);
-  const user = auth.authenticator.userOfToken(token);
+  const user = reviewer.userOfToken(token);
   const audiences = texts(spec, "audiences");
   const echoed: JsonObject = { token };
   if (audiences.length) echoed["audiences"] = audiences;
@@ -133,22 +143,21 @@ async function serveTokenReview(ctx: RequestContext, body: Buffer): Promise<void
     ? { authenticated: true, user: userInfoJson(user) as JsonObject, audiences: audiences.length ? audiences.filter((a) => a === API_AUDIENCE) : [API_AUDIENCE] }
     : { user: {} };
   const out: KubeObject = { kind: "TokenReview", apiVersion: `${AUTHENTICATION}/v1`, metadata: {}, spec: echoed, status };
-  return writeObject(ctx, 201, out);
+  return { code: 201, object: out };
 }
 
-async function serveSelfSubjectReview(ctx: RequestContext, body: Buffer): Promise<void> {
-  if (body.length) jsonBody(body, "SelfSubjectReview");
-  const user = requestUser(ctx);
+function serveSelfSubjectReview(request: RestRequest): RestResult {
+  const user = requestUser(request);
   const out: KubeObject = {
     kind: "SelfSubjectReview",
     apiVersion: `${AUTHENTICATION}/v1`,
-    metadata: { creationTimestamp: formatTime(ctx.parts.clock.date()) },
+    metadata: { creationTimestamp: formatTime(request.now()) },
     status: { userInfo: userInfoJson(user) as JsonObject },
   };
-  return writeObject(ctx, 201, out);
+  return { code: 201, object: out };
 }
 
-function virtualType(group: string, resource: string, kind: string, namespaced: boolean, serve: (ctx: RequestContext, body: Buffer) => Promise<void>): ResourceStrategy {
+function virtualType(group: string, resource: string, kind: string, namespaced: boolean, serve: RestCreate): ResourceStrategy {
   const shape = struct("v1", kind, [...objectHead(), field("spec", ANY), field("status", ANY)]);
   return {
     group,
@@ -175,15 +184,16 @@ function virtualType(group: string, resource: string, kind: string, namespaced: 
     validateUpdate: () => [],
     canonicalize() {},
     pendingFinalizers: () => [],
-    serveCreate: serve,
+    createOverride: serve,
   };
 }
 
 export const REVIEW_STRATEGIES: readonly ResourceStrategy[] = [
-  virtualType(AUTHENTICATION, "selfsubjectreviews", "SelfSubjectReview", false, serveSelfSubjectReview),
-  virtualType(AUTHENTICATION, "tokenreviews", "TokenReview", false, serveTokenReview),
-  virtualType(AUTHORIZATION, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, (c, b) => serveAccessReview("LocalSubjectAccessReview", c, b)),
-  virtualType(AUTHORIZATION, "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, (c, b) => serveAccessReview("SelfSubjectAccessReview", c, b)),
-  virtualType(AUTHORIZATION, "subjectaccessreviews", "SubjectAccessReview", false, (c, b) => serveAccessReview("SubjectAccessReview", c, b)),
+  // A SelfSubjectReview says who asks; it needs no body.
+  virtualType(AUTHENTICATION, "selfsubjectreviews", "SelfSubjectReview", false, { emptyBodyAllowed: true, create: serveSelfSubjectReview }),
+  virtualType(AUTHENTICATION, "tokenreviews", "TokenReview", false, { create: serveTokenReview }),
+  virtualType(AUTHORIZATION, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, { create: (r) => serveAccessReview("LocalSubjectAccessReview", r) }),
+  virtualType(AUTHORIZATION, "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, { create: (r) => serveAccessReview("SelfSubjectAccessReview", r) }),
+  virtualType(AUTHORIZATION, "subjectaccessreviews", "SubjectAccessReview", false, { create: (r) => serveAccessReview("SubjectAccessReview", r) }),
 ];
 

@@ -18,6 +18,7 @@
 import { obj, parseStored, str, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { asKubeObject, nameOf, namespaceOf, objectHead } from "../../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
+import { EVENT_PRINTER } from "./printer.js";
 import type { StorageView } from "../../storage/storage-views.js";
 import { canonicalize, field, INT32, MICRO_TIME, STRING, struct, TIME } from "../../apimachinery/typed-json.js";
 import { EVENT_SHAPE, EVENT_SOURCE, eventStrategy, OBJECT_REFERENCE, REGARDING_FIELDS } from "./strategy.js";
@@ -116,6 +117,8 @@ export const coreEventStrategy: ResourceStrategy = {
   allowUnconditionalUpdate: true,
   internalKind: { group: "", kind: "Event" },
   shape: CORE_EVENT_SHAPE,
+  // Both hold the internal core.Event.
+  sameTypeVersions: ["events.k8s.io/v1", "events.k8s.io/v1beta1"],
   fieldLabels: [
     "metadata.name",
     "metadata.namespace",
@@ -132,4 +135,5 @@ export const coreEventStrategy: ResourceStrategy = {
   validateUpdate: (o, old) => validateEventUpdate(eventsEventOf(o), eventsEventOf(old), "v1"),
   canonicalize() {},
   pendingFinalizers: () => [],
+  tablePrinter: EVENT_PRINTER,
 };

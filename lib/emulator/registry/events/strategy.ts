@@ -7,6 +7,7 @@
 import { obj, str, type KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf, objectHead } from "../../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
+import { EVENT_PRINTER } from "./printer.js";
 import { field, INT32, MICRO_TIME, STRING, struct, TIME } from "../../apimachinery/typed-json.js";
 import { validateEventCreate, validateEventUpdate } from "./validation.js";
 
@@ -74,6 +75,8 @@ export const eventStrategy: ResourceStrategy = {
   allowUnconditionalUpdate: true,
   internalKind: { group: "", kind: "Event" },
   shape: EVENT_SHAPE,
+  // Both hold the internal core.Event.
+  sameTypeVersions: ["v1", "events.k8s.io/v1beta1"],
   fieldLabels: [
     "metadata.name",
     "metadata.namespace",
@@ -90,4 +93,5 @@ export const eventStrategy: ResourceStrategy = {
   validateUpdate: (o, old) => validateEventUpdate(o, old, "events.k8s.io/v1"),
   canonicalize() {},
   pendingFinalizers: () => [],
+  tablePrinter: EVENT_PRINTER,
 };

@@ -22,36 +22,10 @@ import { invalidObject } from "../../apimachinery/go-printed.js";
 import { cloneJson, str, type KubeObject } from "../../apimachinery/json.js";
 import { asKubeObject, finalizersOf, isTerminating, nameOf, resourceVersionOf, setMeta, uidOf } from "../../apimachinery/object-meta.js";
 import type { ObjectStorage, StoredObject } from "../../storage/object-storage.js";
-import { qualifiedResourceOf, type ResourceStrategy } from "./strategy.js";
+import { qualifiedResourceOf, type ResourceStrategy, type TypeIdentity } from "./strategy.js";
 import { StoreError } from "../../storage/store.js";
+import type { DeleteOptions, DeleteOutcome, Preconditions, WriteOptions } from "./options.js";
 import { canonicalize } from "../../apimachinery/typed-json.js";
-
-export interface Preconditions {
-  readonly uid?: string;
-  readonly resourceVersion?: string;
-}
-
-export interface DeleteOptions {
-  readonly preconditions?: Preconditions;
-  readonly propagationPolicy?: string;
-  readonly gracePeriodSeconds?: number;
-  readonly orphanDependents?: boolean;
-  /** dryRun=All: run every step except the write. */
-  readonly dryRun?: boolean;
-  /** The unsafe force delete of a corrupt object (gate AllowUnsafeMalformedObjectDeletion; validated by the handler). */
-  readonly ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
-}
-
-export interface WriteOptions {
-  /** dryRun=All: run every step except the write. */
-  readonly dryRun?: boolean;
-}
-
-export type DeleteOutcome =
-  /** Removed from storage; object is its last state. */
-  | { readonly deleted: true; readonly object: KubeObject }
-  /** Finalizers hold it: it is (now) terminating. */
-  | { readonly deleted: false; readonly object: KubeObject };
 
 const NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const NAME_SUFFIX_LENGTH = 5;
@@ -236,7 +210,7 @@ export class GenericRegistry {
  * BeforeDelete's early precondition check. Its Conflict names the internal Kind where the
  * resource usually goes (`Operation cannot be fulfilled on ConfigMap "x": …`).
  */
-export function checkDeletePreconditions(strategy: ResourceStrategy, o: KubeObject, pre: Preconditions | undefined): void {
+export function checkDeletePreconditions(strategy: Pick<TypeIdentity, "internalKind">, o: KubeObject, pre: Preconditions | undefined): void {
   if (!pre) return;
   const target = { group: strategy.internalKind.group, resource: strategy.internalKind.kind };
   if (pre.uid !== undefined && pre.uid !== uidOf(o)) {

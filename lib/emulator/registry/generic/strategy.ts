@@ -1,14 +1,20 @@
 /**
- * The registry of served resource types. Each type is a strategy: its identity (group,
- * version, resource, kind…), its discovery data, its storage prefix, its JSON shape, and the
- * hooks the generic create/update/delete logic calls (like the apiserver's REST strategies).
+ * The served resource types. Each type is a strategy made of named parts: its identity and
+ * discovery data, its object schema, its storage settings, its create/update/delete strategy
+ * (the hooks the generic registry calls, like the apiserver's REST strategies), its Table
+ * convertor, its REST overrides (request and answer as plain data: nothing here knows HTTP),
+ * and its subresources. Also the registry of the types served (ResourceRegistry), which adds
+ * and removes types at run time for custom resources.
  */
 import type { QualifiedKind, QualifiedResource } from "../../apimachinery/api-errors.js";
 import type { FieldError } from "../../apimachinery/field-errors.js";
-import type { KubeObject } from "../../apimachinery/json.js";
+import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import type { StorageView } from "../../storage/storage-views.js";
+import type { User } from "../../apimachinery/user.js";
+import type { KeyValue } from "../../storage/store.js";
+import type { CapabilityLookup } from "./capabilities.js";
+import type { DeleteOptions, DeleteOutcome } from "./options.js";
 import type { TablePrinter } from "./table.js";
-import type { RequestContext } from "../../endpoints/handlers/context.js";
 import type { StructShape } from "../../apimachinery/typed-json.js";
 
 export type Verb = "create" | "delete" | "deletecollection" | "get" | "list" | "patch" | "update" | "watch";
@@ -18,7 +24,8 @@ export type SubresourceVerb = "create" | "get" | "patch" | "update";
 
 /**
  * A subresource below each object of a type (`namespaces/{name}/status`), like a second REST
- * storage over the same stored objects with its own update strategy. It never creates.
+ * storage over the same stored objects with its own update strategy. Its writes are updates; a
+ * create-only subresource serves POST through its create override instead.
  */
 export interface SubresourceStrategy {
   /** The path segment (`status`, `finalize`). */
@@ -35,11 +42,12 @@ export interface SubresourceStrategy {
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   /** Another type's identity in discovery (`serviceaccounts/token` is an authentication.k8s.io/v1 TokenRequest). */
   readonly discoveryKind?: { readonly group: string; readonly version: string; readonly kind: string };
-  /** Serves POST on the subresource (a create-only subresource answers from its own handler; nothing is stored through the parent). */
-  create?(ctx: RequestContext, name: string, body: Buffer): Promise<void>;
+  /** Serves POST on the subresource (a create-only subresource answers from its own override; nothing is stored through the parent). */
+  readonly create?: RestCreate;
 }
 
-export interface ResourceStrategy {
+/** Identity and discovery: what the type is called, its scope, and how discovery lists it. */
+export interface TypeIdentity {
   /** "" for the core group. */
   readonly group: string;
   readonly version: string;
@@ -52,9 +60,47 @@ export interface ResourceStrategy {
   /** Discovery categories (`api-extensions`); none when absent. */
   readonly categories?: readonly string[];
   readonly namespaced: boolean;
+  /**
+   * The type's objects are the namespaces themselves: a request on one is in the namespace it
+   * names (the real RequestInfo resolver's reading of `/api/v1/namespaces/{name}`), which the
+   * admission attributes and the unsafe delete's authorization follow; and the namespace
+   * controller must always read them, so they cannot be marked corrupt.
+   */
+  readonly definesNamespace?: boolean;
   /** Verbs advertised in discovery, as the real server lists them. */
   readonly verbs: readonly Verb[];
   readonly storageVersionHash: string;
+  /** Group and kind named by Invalid and precondition errors (the internal type). */
+  readonly internalKind: QualifiedKind;
+}
+
+/** The objects' form: their JSON shape, how request bodies are read, the fields selectors may name. */
+export interface ObjectSchema {
+  readonly shape: StructShape;
+  /**
+   * Set for a custom resource (served from a CustomResourceDefinition, stored unstructured):
+   * no protobuf, no strategic merge patch, apiVersion and kind required in bodies, and any
+   * served version of the definition accepted in a body.
+   */
+  readonly unstructured?: UnstructuredInfo;
+  /**
+   * Other group-versions of the same internal type (core v1 and events.k8s.io Events): a body
+   * in one of them decodes, and is then refused for its version (400), not as an unknown kind.
+   */
+  readonly sameTypeVersions?: readonly string[];
+  /** Field selector labels the type accepts; anything else is `field label not supported`. */
+  readonly fieldLabels: readonly string[];
+  selectableFields(obj: KubeObject): Record<string, string>;
+  /**
+   * What decoding a request adds before the field manager sees the object (the type's
+   * defaulting, which the emulator itself applies later, in the strategy), so the writer owns
+   * it: a named namespace's kubernetes.io/metadata.name label. None when absent.
+   */
+  decodeDefaults?(obj: JsonObject): JsonObject;
+}
+
+/** Storage settings: where the objects are kept, and what the storage layer reads for them. */
+export interface StorageSettings {
   /** Key prefix in the store, without a trailing slash (`/registry/configmaps`). */
   readonly storagePrefix: string;
   /**
@@ -68,14 +114,12 @@ export interface ResourceStrategy {
    * of the 410 for a too-old resourceVersion (wire-facts §4: events go straight to etcd).
    */
   readonly watchCache: boolean;
+}
+
+/** The create, update and delete strategy: the hooks the generic registry (registry.ts) runs around its writes. */
+export interface WriteStrategy {
   readonly allowCreateOnUpdate: boolean;
   readonly allowUnconditionalUpdate: boolean;
-  /** Group and kind named by Invalid and precondition errors (the internal type). */
-  readonly internalKind: QualifiedKind;
-  readonly shape: StructShape;
-  /** Field selector labels the type accepts; anything else is `field label not supported`. */
-  readonly fieldLabels: readonly string[];
-  selectableFields(obj: KubeObject): Record<string, string>;
   /** Sets server-owned fields on create (status, defaults). */
   prepareForCreate(obj: KubeObject): void;
   /** Restores fields an update may not change through the main resource. */
@@ -85,39 +129,112 @@ export interface ResourceStrategy {
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   /** Last normalisation before storage (after validation). */
   canonicalize(obj: KubeObject): void;
+  /** Top-level fields the strategy resets on the main resource, which nobody owns through it (GetResetFields): a namespace's status. */
+  readonly resetFields?: readonly string[];
   /** Finalizers beyond metadata.finalizers that hold deletion (namespace spec.finalizers). */
   pendingFinalizers(obj: KubeObject): string[];
-  /**
-   * Set for a custom resource (served from a CustomResourceDefinition, stored unstructured):
-   * no protobuf, no strategic merge patch, apiVersion and kind required in bodies, and any
-   * served version of the definition accepted in a body.
-   */
-  readonly unstructured?: UnstructuredInfo;
-  /** The type's own Table columns (a CRD's additionalPrinterColumns); else table.ts's printers. */
-  readonly tablePrinter?: TablePrinter;
   /** Changes the object the first DELETE marks as terminating (a CRD gets its cleanup finalizer). */
   prepareForDeletion?(obj: KubeObject): void;
+  /** A DELETE that removes the object answers with it, not with a Success Status (the Store's ReturnDeletedObject: namespaces). */
+  readonly returnDeletedObject?: boolean;
+}
+
+/** The Table convertor. */
+export interface TableConvertor {
+  /** The type's Table convertor (its printer, or a CRD's additionalPrinterColumns); without, the generic default (table.ts). */
+  readonly tablePrinter?: TablePrinter;
+}
+
+/**
+ * A request as a REST override sees it: plain data, no HTTP (the endpoint decodes the body,
+ * calls the override, and writes what it returns in the negotiated encoding).
+ */
+export interface RestRequest {
+  /** The namespace of the path ("" on a cluster-scoped path). */
+  readonly namespace: string;
+  /** The object's name from the path ("" on a collection). */
+  readonly name: string;
+  /** The request body, decoded as a JSON object. */
+  readonly body: JsonObject;
+  /** Who makes the request, when the server authenticates. */
+  readonly user: User | undefined;
+  /** The server's clock. */
+  readonly now: () => Date;
+  /** Reads one stored object of the path's type (a subresource's parent) from this server's storage. */
+  read(namespace: string, name: string): KubeObject | undefined;
+  /** What this server offers overrides besides the request (capabilities.ts): auth's authorizer and tokens when it is on. */
+  readonly capabilities: CapabilityLookup;
+}
+
+/** What an override answers: the object and the status code to write it with. */
+export interface RestResult {
+  readonly code: number;
+  readonly object: KubeObject;
+}
+
+/** Serves POST instead of the generic create (on the collection, or on a create-only subresource). */
+export interface RestCreate {
+  /** An empty body is read as `{}` rather than refused as undecodable (SelfSubjectReview needs none). */
+  readonly emptyBodyAllowed?: boolean;
+  create(request: RestRequest): RestResult;
+}
+
+/** A DELETE of one object as a delete override sees it, after the endpoint's admission. */
+export interface RestDeleteRequest {
+  /** The object as read and admitted, with its store entry (what object-storage.ts calls a StoredObject), for a conditional write. */
+  readonly existing: { readonly object: KubeObject; readonly kv: KeyValue };
+  readonly options: DeleteOptions;
+  readonly capabilities: CapabilityLookup;
+}
+
+/**
+ * Serves DELETE of one object instead of the generic delete (a namespace is marked Terminating
+ * and emptied by its controller first). The override checks the delete preconditions itself,
+ * in its write: the generic early check (BeforeDelete's) is skipped.
+ */
+export interface RestDelete {
+  delete(request: RestDeleteRequest): DeleteOutcome;
+}
+
+/**
+ * REST overrides: a type's own handling of a verb where the generic handler's does not fit,
+ * like the apiserver's per-type REST storage, and like it free of HTTP.
+ */
+export interface RestOverrides {
   /** Refuses a verb the type cannot serve right now (a terminating CRD's instances: no create). */
   admitVerb?(verb: "create" | "update" | "patch"): void;
   /**
-   * Serves POST on the collection instead of the generic create: the virtual review types
-   * (SubjectAccessReview, TokenReview…), which answer from the request and store nothing.
+   * Serves POST on the collection instead of the generic create: the virtual review
+   * types (SubjectAccessReview, TokenReview…), which answer from the request and store nothing.
    */
-  serveCreate?(ctx: RequestContext, body: Buffer): Promise<void>;
+  readonly createOverride?: RestCreate;
+  /** Serves DELETE of one object instead of the generic delete: the namespace's (registry/core/namespace/rest.ts). */
+  readonly deleteOverride?: RestDelete;
+}
+
+/** The subresources served below each object. */
+export interface SubresourceSet {
   /** Subresources served below each object (none when absent); see subresources.ts. */
   readonly subresources?: readonly SubresourceStrategy[];
 }
+
+/**
+ * A served type: its parts composed. Each consumer asks for the parts it reads (discovery the
+ * identity, the Table writers the convertor, the field manager the schema…); the generic
+ * registry and the storage layer take the whole.
+ */
+export interface ResourceStrategy extends TypeIdentity, ObjectSchema, StorageSettings, WriteStrategy, TableConvertor, RestOverrides, SubresourceSet {}
 
 export interface UnstructuredInfo {
   /** The definition's served apiVersions (`group/version`), any of which a body may carry. */
   readonly servedApiVersions: readonly string[];
 }
 
-export function groupVersionOf(s: Pick<ResourceStrategy, "group" | "version">): string {
+export function groupVersionOf(s: Pick<TypeIdentity, "group" | "version">): string {
   return s.group ? `${s.group}/${s.version}` : s.version;
 }
 
-export function qualifiedResourceOf(s: Pick<ResourceStrategy, "group" | "resource">): QualifiedResource {
+export function qualifiedResourceOf(s: Pick<TypeIdentity, "group" | "resource">): QualifiedResource {
   return { group: s.group, resource: s.resource };
 }
 

@@ -8,9 +8,9 @@
  * view and canonicalisation as the parent; the subresource's PrepareForUpdate and ValidateUpdate;
  * never a create on update (StatusREST and FinalizeREST pass forceAllowCreate=false).
  */
-import type { ResourceStrategy, SubresourceStrategy, SubresourceVerb } from "./strategy.js";
+import type { ResourceStrategy, SubresourceSet, SubresourceStrategy, SubresourceVerb } from "./strategy.js";
 
-export function findSubresource(strategy: ResourceStrategy, name: string): SubresourceStrategy | undefined {
+export function findSubresource(strategy: SubresourceSet, name: string): SubresourceStrategy | undefined {
   return strategy.subresources?.find((s) => s.name === name);
 }
 

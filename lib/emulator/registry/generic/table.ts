@@ -1,18 +1,15 @@
 /**
- * The Table representation (doc1 "Table representation", wire-facts §8): column definitions
- * and row cells as the real server's printers make them (k/k pkg/printers/internalversion,
- * printers.go), and the generic default for a type without printers
- * (apiserver@v0.35.7 pkg/registry/rest/table.go).
- *
- * Printers belong to the internal type, as upstream registers them, so one printer serves every
- * group-version of it (core v1 and events.k8s.io/v1 Events share core.Event). The Event cells
- * read both the events.k8s.io/v1 field names and the core/v1 ones.
+ * The Table representation (doc1 "Table representation", wire-facts §8), the part every type
+ * shares: the Table a printer's columns and cells make, the generic default convertor for a
+ * type without printers (apiserver@v0.35.7 pkg/registry/rest/table.go), and the column and
+ * time-cell helpers the printers use. Each type's own printer, as the real server's printers
+ * make it (k/k pkg/printers/internalversion, printers.go), sits in the type's folder and is set
+ * as the strategy's tablePrinter; this module names none of them.
  *
  * The server always generates the wide table (k/k pkg/printers/storage: GenerateOptions{Wide:
  * true}): every column, whatever its priority. Time cells are computed on the emulator's clock.
  */
-import type { QualifiedKind } from "../../apimachinery/api-errors.js";
-import { isJsonObject, obj, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import { str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 
 export interface TableColumnDefinition {
   readonly name: string;
@@ -41,17 +38,14 @@ const OBJECT_META_NAME =
   "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
 const OBJECT_META_CREATION_TIMESTAMP =
   "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
-const OBJECT_REFERENCE_FIELD_PATH =
-  'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.';
-const CONFIG_MAP_DATA =
-  "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.";
 
-function column(name: string, description: string, extra: { type?: string; format?: string; priority?: number } = {}): TableColumnDefinition {
+/** A column definition; descriptions are the swagger docs of the fields the column shows. */
+export function column(name: string, description: string, extra: { type?: string; format?: string; priority?: number } = {}): TableColumnDefinition {
   return { name, type: extra.type ?? "string", format: extra.format ?? "", description, priority: extra.priority ?? 0 };
 }
 
 export const NAME_COLUMN = column("Name", OBJECT_META_NAME, { format: "name" });
-const AGE_COLUMN = column("Age", OBJECT_META_CREATION_TIMESTAMP);
+export const AGE_COLUMN = column("Age", OBJECT_META_CREATION_TIMESTAMP);
 /** The creationTimestamp doc, which a CRD's default Age column carries as its description. */
 export const CREATION_TIMESTAMP_DOC = OBJECT_META_CREATION_TIMESTAMP;
 
@@ -110,91 +104,6 @@ export function timestampSince(value: Json | undefined, nowMs: number): string {
   return t === undefined ? "<unknown>" : humanDuration(nowMs - t);
 }
 
-const numberOf = (v: Json | undefined): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-const firstObject = (o: JsonObject, ...keys: string[]): JsonObject | undefined => keys.map((k) => obj(o, k)).find((x) => x !== undefined);
-const firstString = (o: JsonObject | undefined, ...keys: string[]): string => keys.map((k) => str(o, k)).find((x) => x !== "") ?? "";
-const firstValue = (o: JsonObject, ...keys: string[]): Json | undefined => keys.map((k) => o[k]).find((x) => x !== undefined && x !== null);
-
-/** formatEventSource: component (or reportingController), then host (or reportingInstance) when set. */
-function eventSource(component: string, host: string): string {
-  if (component === "" && host === "") return "";
-  return host === "" ? component : `${component}, ${host}`;
-}
-
-/** printEvent (wide). Field names: events.k8s.io/v1 first, then core/v1. */
-function eventCells(e: KubeObject, nowMs: number): TableCell[] {
-  const firstTimestamp = firstValue(e, "deprecatedFirstTimestamp", "firstTimestamp");
-  const lastTimestamp = firstValue(e, "deprecatedLastTimestamp", "lastTimestamp");
-  let firstSeen = timestampSince(firstTimestamp, nowMs);
-  if (timeMs(firstTimestamp) === undefined) firstSeen = timestampSince(e["eventTime"], nowMs);
-  let lastSeen = timestampSince(lastTimestamp, nowMs);
-  if (timeMs(lastTimestamp) === undefined) lastSeen = firstSeen;
-  let count = numberOf(firstValue(e, "deprecatedCount", "count"));
-  const series = obj(e, "series");
-  if (series) {
-    lastSeen = timestampSince(series["lastObservedTime"], nowMs);
-    count = numberOf(series["count"]);
-  } else if (count === 0) {
-    // Singleton events of the new API carry no count.
-    count = 1;
-  }
-  const regarding = firstObject(e, "regarding", "involvedObject");
-  const kind = str(regarding, "kind").toLowerCase();
-  const name = str(regarding, "name");
-  const source = firstObject(e, "deprecatedSource", "source");
-  return [
-    lastSeen,
-    str(e, "type"),
-    str(e, "reason"),
-    name === "" ? kind : `${kind}/${name}`,
-    str(regarding, "fieldPath"),
-    eventSource(firstString(source, "component") || firstString(e, "reportingController", "reportingComponent"), firstString(source, "host") || str(e, "reportingInstance")),
-    firstString(e, "note", "message").trim(),
-    firstSeen,
-    count,
-    str(e.metadata, "name"),
-  ];
-}
-
-export const EVENT_PRINTER: TablePrinter = {
-  columns: [
-    column("Last Seen", "The time at which the most recent occurrence of this event was recorded."),
-    column("Type", "Type of this event (Normal, Warning), new types could be added in the future"),
-    column("Reason", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
-    column("Object", "The object that this event is about."),
-    column("Subobject", OBJECT_REFERENCE_FIELD_PATH, { priority: 1 }),
-    column("Source", "The component reporting this event. Should be a short machine understandable string.", { priority: 1 }),
-    column("Message", "A human-readable description of the status of this operation."),
-    column("First Seen", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)", { priority: 1 }),
-    column("Count", "The number of times this event has occurred.", { priority: 1 }),
-    column("Name", OBJECT_META_NAME, { priority: 1, format: "name" }),
-  ],
-  cells: eventCells,
-  emptyRows: "array",
-};
-
-export const NAMESPACE_PRINTER: TablePrinter = {
-  columns: [NAME_COLUMN, column("Status", "The status of the namespace"), AGE_COLUMN],
-  cells: (o, nowMs) => [str(o.metadata, "name"), str(obj(o, "status"), "phase"), timestampSince(o.metadata["creationTimestamp"], nowMs)],
-  emptyRows: "array",
-};
-
-const entryCount = (v: Json | undefined): number => (isJsonObject(v) ? Object.keys(v).length : 0);
-
-export const CONFIG_MAP_PRINTER: TablePrinter = {
-  columns: [NAME_COLUMN, column("Data", CONFIG_MAP_DATA), AGE_COLUMN],
-  // The Data cell is an integer (int64 in Go): the number of data plus binaryData keys.
-  cells: (o, nowMs) => [str(o.metadata, "name"), entryCount(o["data"]) + entryCount(o["binaryData"]), timestampSince(o.metadata["creationTimestamp"], nowMs)],
-  emptyRows: "array",
-};
-
-/** The admissionregistration printers: the number of webhooks (an int64 cell). */
-const WEBHOOK_CONFIGURATION_PRINTER: TablePrinter = {
-  columns: [NAME_COLUMN, column("Webhooks", "Webhooks indicates the number of webhooks registered in this configuration", { type: "integer" }), AGE_COLUMN],
-  cells: (o, nowMs) => [str(o.metadata, "name"), Array.isArray(o["webhooks"]) ? o["webhooks"].length : 0, timestampSince(o.metadata["creationTimestamp"], nowMs)],
-  emptyRows: "array",
-};
-
 /** The Go zero time in RFC 3339, what the default convertor prints for a missing creationTimestamp. */
 const ZERO_TIME_RFC3339 = "0001-01-01T00:00:00Z";
 
@@ -211,28 +120,9 @@ export const DEFAULT_PRINTER: TablePrinter = {
   emptyRows: "null",
 };
 
-/** Printers of the core internal types, keyed by internal kind. */
-const CORE_PRINTERS: ReadonlyMap<string, TablePrinter> = new Map([
-  ["Event", EVENT_PRINTER],
-  ["Namespace", NAMESPACE_PRINTER],
-  ["ConfigMap", CONFIG_MAP_PRINTER],
-]);
-
-/** Printers of the named groups' internal types, keyed by `group/kind`. */
-const GROUP_PRINTERS: ReadonlyMap<string, TablePrinter> = new Map([
-  ["admissionregistration.k8s.io/MutatingWebhookConfiguration", WEBHOOK_CONFIGURATION_PRINTER],
-  ["admissionregistration.k8s.io/ValidatingWebhookConfiguration", WEBHOOK_CONFIGURATION_PRINTER],
-]);
-
-/** The printer of a type's internal kind, or the generic default. */
-export function printerFor(internalKind: QualifiedKind): TablePrinter {
-  const printer = internalKind.group === "" ? CORE_PRINTERS.get(internalKind.kind) : GROUP_PRINTERS.get(`${internalKind.group}/${internalKind.kind}`);
-  return printer ?? DEFAULT_PRINTER;
-}
-
-/** The type's own printer (a custom resource's columns), else the printer of its internal kind. */
-export function printerOf(strategy: { readonly tablePrinter?: TablePrinter; readonly internalKind: QualifiedKind }): TablePrinter {
-  return strategy.tablePrinter ?? printerFor(strategy.internalKind);
+/** The type's Table convertor: its own printer (set in its folder), else the generic default. */
+export function printerOf(strategy: { readonly tablePrinter?: TablePrinter }): TablePrinter {
+  return strategy.tablePrinter ?? DEFAULT_PRINTER;
 }
 
 export type IncludeObject = "Metadata" | "Object" | "None";

@@ -4,6 +4,9 @@
  * and the real validation texts (pkg/apis/rbac/validation): verbs required, resource rules need
  * apiGroups and resources, non-resource URLs only in cluster roles and never mixed with
  * resources, roleRef kind and apiGroup, subject kinds. Names are path segment names (`:` allowed).
+ * Also what auth's authorizer and escalation check ask of these types (rules, subjects, which
+ * type is a role or a binding, where a roleRef's role is stored), so auth reads facts from here
+ * rather than comparing strategies.
  *
  * Known differences: ClusterRole aggregationRule is stored but never aggregated; there is no
  * protobuf form (lib/wire has no rbac messages), so JSON answers.
@@ -12,7 +15,7 @@ import { invalid, notSupported, required, type FieldError } from "../../apimachi
 import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { dns1123Subdomain } from "../../apimachinery/name-validation.js";
 import { nameOf, namespaceOf, objectHead, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
-import type { ResourceStrategy, Verb } from "../generic/strategy.js";
+import type { ResourceStrategy, TypeIdentity, Verb } from "../generic/strategy.js";
 import { field, listOf, mapOf, STRING, struct, type StructShape } from "../../apimachinery/typed-json.js";
 
 export const RBAC_GROUP = "rbac.authorization.k8s.io";
@@ -219,3 +222,15 @@ export const clusterRoleBindingStrategy = rbacStrategy({
 });
 
 export const RBAC_STRATEGIES: readonly ResourceStrategy[] = [clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy];
+
+/** What a type is to RBAC: a role (Role, ClusterRole: it grants rules), a binding (RoleBinding, ClusterRoleBinding: it grants a role), or neither. */
+export function rbacKindOf(strategy: TypeIdentity): "role" | "binding" | undefined {
+  if (strategy === roleStrategy || strategy === clusterRoleStrategy) return "role";
+  if (strategy === roleBindingStrategy || strategy === clusterRoleBindingStrategy) return "binding";
+  return undefined;
+}
+
+/** Where the role a roleRef names is stored: a Role in the binding's namespace, anything else a ClusterRole. */
+export function referencedRole(ref: Pick<RoleRef, "kind">, bindingNamespace: string): { readonly strategy: ResourceStrategy; readonly namespace: string } {
+  return ref.kind === "Role" ? { strategy: roleStrategy, namespace: bindingNamespace } : { strategy: clusterRoleStrategy, namespace: "" };
+}

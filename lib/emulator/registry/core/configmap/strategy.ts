@@ -4,6 +4,7 @@ import { obj, type JsonObject, type KubeObject } from "../../../apimachinery/jso
 import { configMapKey, dns1123Subdomain } from "../../../apimachinery/name-validation.js";
 import { nameOf, namespaceOf, objectHead, validateObjectMeta, validateObjectMetaUpdate } from "../../../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../../generic/strategy.js";
+import { CONFIG_MAP_PRINTER } from "./printer.js";
 import { BOOL, BYTES, field, mapOf, STRING, struct } from "../../../apimachinery/typed-json.js";
 
 /** Total bytes of data plus binaryData (v1.MaxSecretSize). */
@@ -71,4 +72,5 @@ export const configMapStrategy: ResourceStrategy = {
   },
   canonicalize() {},
   pendingFinalizers: () => [],
+  tablePrinter: CONFIG_MAP_PRINTER,
 };

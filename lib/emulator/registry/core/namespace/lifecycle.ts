@@ -1,8 +1,9 @@
 /**
- * Namespace lifecycle: the admission checks (no content in missing or terminating namespaces,
- * immortal namespaces), the namespace DELETE (mark Terminating, keep the object), and the
- * namespace controller that empties a terminating namespace, removes the "kubernetes"
- * finalizer and finally removes the namespace. Each step is a separate write, so watchers see
+ * Namespace lifecycle, one per server: the admission checks every write passes (no content in
+ * missing or terminating namespaces, immortal namespaces), the namespace DELETE its REST
+ * override calls (rest.ts: mark Terminating, keep the object), the namespace labels the
+ * webhooks' namespaceSelector reads, and the namespace controller that empties a terminating
+ * namespace, removes the "kubernetes" finalizer and finally removes the namespace. Each step is a separate write, so watchers see
  * MODIFIED (Terminating), DELETED for every object in it, MODIFIED (finalized), DELETED.
  *
  * The rule for the final removal is the one a PUT to `namespaces/{name}/finalize` follows too
@@ -13,13 +14,15 @@
  */
 import { conflict, forbidden, notFound } from "../../../apimachinery/api-errors.js";
 import { formatTime } from "../../../apimachinery/api-time.js";
-import type { DeleteOptions, GenericRegistry } from "../../generic/registry.js";
+import type { GenericRegistry } from "../../generic/registry.js";
+import type { DeleteOptions, DeleteOutcome } from "../../generic/options.js";
 import { cloneJson, obj, type KubeObject } from "../../../apimachinery/json.js";
-import { asKubeObject, isTerminating, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
+import { asKubeObject, isTerminating, labelsOf, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
 import type { StoredObject } from "../../../storage/object-storage.js";
 import { managedFieldsAfterWrite } from "../../generic/ownership.js";
-import { qualifiedResourceOf, type ResourceRegistry, type ResourceStrategy } from "../../generic/strategy.js";
+import { qualifiedResourceOf, type ResourceRegistry, type TypeIdentity } from "../../generic/strategy.js";
 import { KUBERNETES_FINALIZER, namespaceStrategy, specFinalizersOf } from "./strategy.js";
+import type { NamespaceDeleter } from "./rest.js";
 import { canonicalize } from "../../../apimachinery/typed-json.js";
 
 /** Namespaces the server refuses to delete. */
@@ -36,7 +39,7 @@ export interface NamespaceLifecycleOptions {
   cleanupDelayMs: number;
 }
 
-export class NamespaceLifecycle {
+export class NamespaceLifecycle implements NamespaceDeleter {
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
@@ -60,8 +63,14 @@ export class NamespaceLifecycle {
     }
   }
 
+  /** A namespace's labels, or undefined when there is none of that name (the webhooks' namespaceSelector reads them). */
+  namespaceLabels(name: string): Record<string, string> | undefined {
+    const ns = this.generic.storage.get(namespaceStrategy, "", name);
+    return ns ? labelsOf(ns.object) : undefined;
+  }
+
   /** Admission for creating namespaced content: the namespace must exist and not be terminating. */
-  admitCreate(strategy: ResourceStrategy, namespace: string, name: string): void {
+  admitCreate(strategy: TypeIdentity, namespace: string, name: string): void {
     if (!strategy.namespaced) return;
     const ns = this.generic.storage.get(namespaceStrategy, "", namespace);
     if (!ns) throw notFound(NAMESPACES, namespace);
@@ -72,17 +81,18 @@ export class NamespaceLifecycle {
     }
   }
 
-  /** Admission for deleting a namespace. */
-  admitDelete(name: string): void {
+  /** Admission for deleting: the immortal namespaces stay (other types pass). */
+  admitDelete(strategy: TypeIdentity, name: string): void {
+    if (!strategy.definesNamespace) return;
     if (IMMORTAL_NAMESPACES.includes(name)) throw forbidden(NAMESPACES, name, "this namespace may not be deleted");
   }
 
   /**
-   * DELETE of a namespace: the first request sets deletionTimestamp and phase Terminating and
-   * returns the namespace; while the "kubernetes" finalizer remains a repeated DELETE is a
-   * Conflict; once finalizers are gone it is a normal delete.
+   * DELETE of a namespace (its REST override, rest.ts): the first request sets
+   * deletionTimestamp and phase Terminating and returns the namespace; while the "kubernetes"
+   * finalizer remains a repeated DELETE is a Conflict; once finalizers are gone it is a normal delete.
    */
-  delete(existing: StoredObject, options: DeleteOptions): { deleted: boolean; object: KubeObject } {
+  delete(existing: StoredObject, options: DeleteOptions): DeleteOutcome {
     const ns = existing.object;
     const name = nameOf(ns);
     if (!isTerminating(ns)) {

@@ -3,13 +3,16 @@
  * spec.finalizers (always holds "kubernetes" after create), and keeps the
  * kubernetes.io/metadata.name label equal to the name.
  *
+ * Its DELETE is its own (rest.ts): Terminating first, then the namespace controller; the
+ * answer is always the namespace.
+ *
  * Two subresources (pkg/registry/core/namespace strategy.go, storage.go): `status` (get,
  * patch, update) writes status and metadata, keeping spec; `finalize` (update only, no Table
  * convertor) writes spec.finalizers and metadata, keeping status. Both validate the ObjectMeta
  * update; status checks the phase against deletionTimestamp, finalize each finalizer name.
  */
 import { invalid, type FieldError } from "../../../apimachinery/field-errors.js";
-import { cloneJson, obj, str, stringList, type JsonObject, type KubeObject } from "../../../apimachinery/json.js";
+import { cloneJson, isJsonObject, obj, str, stringList, type JsonObject, type KubeObject } from "../../../apimachinery/json.js";
 import { dns1123Label } from "../../../apimachinery/name-validation.js";
 import {
   isTerminating,
@@ -22,6 +25,8 @@ import {
   validateObjectMetaUpdate,
 } from "../../../apimachinery/object-meta.js";
 import type { ResourceStrategy, SubresourceStrategy } from "../../generic/strategy.js";
+import { NAMESPACE_PRINTER } from "./printer.js";
+import { NAMESPACE_DELETE } from "./rest.js";
 import { field, listOf, STRING, struct, TIME } from "../../../apimachinery/typed-json.js";
 
 export const KUBERNETES_FINALIZER = "kubernetes";
@@ -99,6 +104,7 @@ export const namespaceStrategy: ResourceStrategy = {
   singularName: "namespace",
   shortNames: ["ns"],
   namespaced: false,
+  definesNamespace: true,
   verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
   storageVersionHash: "Q3oi5N2YM8M=",
   storagePrefix: "/registry/namespaces",
@@ -126,9 +132,22 @@ export const namespaceStrategy: ResourceStrategy = {
   },
   validateCreate: (o) => [...validateObjectMeta(o, false, dns1123Label), ...validateSpecFinalizers(o)],
   validateUpdate: (o, old) => [...validateObjectMetaUpdate(o, old), ...validateSpecFinalizers(o)],
+  /** A named namespace gets the kubernetes.io/metadata.name label when decoded (SetDefaults_Namespace), so its creator owns it. */
+  decodeDefaults(o) {
+    const meta = isJsonObject(o["metadata"]) ? o["metadata"] : {};
+    const name = meta["name"];
+    if (typeof name !== "string" || name === "") return o;
+    const labels = isJsonObject(meta["labels"]) ? meta["labels"] : {};
+    return { ...o, metadata: { ...meta, labels: { ...labels, [METADATA_NAME_LABEL]: name } } };
+  },
   canonicalize(o) {
     setMeta(o, "labels", { ...labelsOf(o), [METADATA_NAME_LABEL]: nameOf(o) });
   },
+  // Status is written only through /status: nobody owns it through the main resource.
+  resetFields: ["status"],
   pendingFinalizers: specFinalizersOf,
+  returnDeletedObject: true,
+  tablePrinter: NAMESPACE_PRINTER,
+  deleteOverride: NAMESPACE_DELETE,
   subresources: [NAMESPACE_STATUS, NAMESPACE_FINALIZE],
 };

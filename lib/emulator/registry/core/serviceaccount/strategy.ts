@@ -1,7 +1,7 @@
 /**
  * core/v1 ServiceAccount: namespaced, a DNS subdomain name, secrets, imagePullSecrets and
  * automountServiceAccountToken as stored; and its `token` subresource (create only: a
- * TokenRequest, auth/token-request.ts). Served only when the emulator authenticates (auth on).
+ * TokenRequest, token-request.ts). Served only when the emulator authenticates (auth on).
  *
  * Known differences: no `default` ServiceAccount is made in each namespace (a real cluster's
  * controller does that); no legacy token Secrets.
@@ -35,7 +35,7 @@ export const SERVICE_ACCOUNT_TOKEN: SubresourceStrategy = {
   prepareForUpdate() {},
   validateUpdate: () => [],
   discoveryKind: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" },
-  create: serveTokenRequest,
+  create: { create: serveTokenRequest },
 };
 
 export const serviceAccountStrategy: ResourceStrategy = {
