@@ -35,8 +35,6 @@ import { notAcceptable, unsupportedMediaType } from "../apimachinery/api-errors.
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { parseGoBool } from "../apimachinery/go-strconv.js";
 
-// Still offered here for list-options.ts, which reads it from this module; its new home is apimachinery/go-strconv.ts.
-export { parseGoBool };
 
 export type Encoding = "json" | "yaml" | "protobuf" | "cbor";
 
