@@ -21,36 +21,16 @@ import {
 import { readCommandLine, type CommandLine, type Occurrence } from "./command-line.js";
 import { credentialConfigMergePlan, readDirEntries, type DirEntry } from "./credential-config.js";
 import { sortFindings, type Finding, type Severity } from "./findings.js";
-import {
-  closest,
-  compareMajorMinor,
-  formatDuration,
-  formatMajorMinor,
-  formatNano,
-  parseCidr,
-  parseCidrList,
-  parseCpuList,
-  parseDuration,
-  parseGoBool,
-  parseGoFloat,
-  parseGoInt,
-  parseHeaders,
-  parseIp,
-  parseIpList,
-  parseGateEntry,
-  parseMajorMinor,
-  parsePairs,
-  parseQuantity,
-  parseReservedMemory,
-  parseSniCertKey,
-  parseTaints,
-  parseVersionSelectors,
-  parseVmodule,
-  splitCsv,
-  checkLabelValue,
-  checkQualifiedName,
-  type MajorMinor,
-} from "./values.js";
+import { parseCidr, parseCidrList, parseIp, parseIpList } from "./values/addresses.js";
+import { closest } from "./values/closest.js";
+import { checkLabelValue, checkQualifiedName, parseTaints } from "./values/cluster-names.js";
+import { formatDuration, parseDuration } from "./values/durations.js";
+import { parseGateEntry } from "./values/gates.js";
+import { parseGoBool, parseGoFloat, parseGoInt } from "./values/go-scalars.js";
+import { parseCpuList, parseHeaders, parsePairs, parseVmodule, splitCsv } from "./values/lists.js";
+import { formatNano, parseQuantity, parseReservedMemory } from "./values/quantities.js";
+import { parseSniCertKey } from "./values/tls.js";
+import { compareMajorMinor, formatMajorMinor, parseMajorMinor, parseVersionSelectors, type MajorMinor } from "./values/versions.js";
 
 export type { Finding, Severity } from "./findings.js";
 export type { Daemon } from "./catalog/index.js";

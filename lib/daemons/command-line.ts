@@ -7,7 +7,8 @@
  */
 import { catalogs, type CatalogEntry, type Daemon, type DaemonCatalog } from "./catalog/index.js";
 import type { Finding } from "./findings.js";
-import { closest, parseGoBool } from "./values.js";
+import { closest } from "./values/closest.js";
+import { parseGoBool } from "./values/go-scalars.js";
 
 export interface Occurrence {
   readonly entry: CatalogEntry;

@@ -6,7 +6,7 @@
 import { analyze, type Analysis } from "./checker.js";
 import type { Daemon } from "./catalog/index.js";
 import { sortFindings, type Finding } from "./findings.js";
-import { formatDuration } from "./values.js";
+import { formatDuration } from "./values/durations.js";
 
 export interface DaemonFinding extends Finding {
   /** The command line the finding is about; "both" for the rules across the two. */

@@ -9,7 +9,7 @@ import { X509Certificate } from "node:crypto";
 import { analyze, type OptionView } from "../daemons/checker.js";
 import { controllerManagerTarget, nodeAgentTargets, type ControllerManagerTarget, type NodeAgentTargets } from "../daemons/probes.js";
 import { sniExpectations, type SniCertificateEntry, type SniExpectation } from "../daemons/sni.js";
-import { parseSniCertKey } from "../daemons/values.js";
+import { parseSniCertKey } from "../daemons/values/tls.js";
 import type { DaemonSettings } from "./settings.js";
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
