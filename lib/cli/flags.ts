@@ -4,7 +4,7 @@
  * (thrown as UsageError for main to print).
  */
 import { checkFlags, type Daemon } from "../daemons/checker.js";
-import { withoutProgramName } from "../daemons/command-line.js";
+import { withoutProgramName } from "../daemons/options/command-line.js";
 import { checkBoth, type DaemonFinding } from "../daemons/cross-check.js";
 import { SEVERITIES, type Severity } from "../daemons/findings.js";
 import { shellWords, ShellSyntaxError } from "../daemons/shell-words.js";

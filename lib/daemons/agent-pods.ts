@@ -8,7 +8,7 @@
  * answers, each result naming its rule; test/daemons/agent-pods.test.ts shows them failing on
  * wrong answers.
  */
-import { analyze } from "./checker.js";
+import { readOptionView } from "./options/view.js";
 import type { ProbeResponse, ProbeResult } from "./probes.js";
 
 export const RULE_REGISTERS_NODE = "doc3.service.agent-registers-node";
@@ -106,7 +106,7 @@ function samePod(a: { uid: string; namespace: string; name: string }, b: { uid: 
 
 /** What the command line says of the static pod sources; `config` when a --config file may name more. */
 function sourcesOf(argv: readonly string[]): { file: boolean; http: boolean; config: boolean; hostnameOverride?: string } {
-  const { view } = analyze("node-agent", argv);
+  const view = readOptionView("node-agent", argv);
   const override = view.raw("--hostname-override");
   return {
     file: Boolean(view.raw("--pod-manifest-path")),

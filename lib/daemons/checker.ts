@@ -8,28 +8,27 @@
 import {
   CONTROLLERS,
   CONTROLLERS_DISABLED_BY_DEFAULT,
+  DAEMON_NAMES,
   LEGACY_CONTROLLER_ALIASES,
-  gatesByDoc3Name,
   gatesByName,
   INSECURE_CIPHER_SUITES,
   PREFERRED_CIPHER_SUITES,
   realGateName,
-  type CatalogEntry,
   type Daemon,
   type GateEntry,
 } from "./catalog/index.js";
-import { readCommandLine, type CommandLine, type Occurrence } from "./command-line.js";
+import { readCommandLine, type CommandLine, type Occurrence } from "./options/command-line.js";
+import { readGateEntries } from "./options/gate-entries.js";
+import { OptionView } from "./options/view.js";
 import { credentialConfigMergePlan, readDirEntries, type DirEntry } from "./credential-config.js";
 import { sortFindings, type Finding, type Severity } from "./findings.js";
-import { parseCidr, parseCidrList, parseIp, parseIpList } from "./values/addresses.js";
+import { parseCidr, parseCidrList, parseIpList } from "./values/addresses.js";
 import { closest } from "./values/closest.js";
-import { checkLabelValue, checkQualifiedName, parseTaints } from "./values/cluster-names.js";
+import { checkLabelValue, checkQualifiedName } from "./values/cluster-names.js";
 import { formatDuration, parseDuration } from "./values/durations.js";
-import { parseGateEntry } from "./values/gates.js";
 import { parseGoBool, parseGoFloat, parseGoInt } from "./values/go-scalars.js";
-import { parseCpuList, parseHeaders, parsePairs, parseVmodule, splitCsv } from "./values/lists.js";
+import { parsePairs, splitCsv } from "./values/lists.js";
 import { formatNano, parseQuantity, parseReservedMemory } from "./values/quantities.js";
-import { parseSniCertKey } from "./values/tls.js";
 import { compareMajorMinor, formatMajorMinor, parseMajorMinor, parseVersionSelectors, type MajorMinor } from "./values/versions.js";
 
 export type { Finding, Severity } from "./findings.js";
@@ -101,111 +100,6 @@ const EVICTION_SIGNALS: readonly string[] = [
 
 const RESERVED_RESOURCES: readonly string[] = ["cpu", "memory", "pid", "ephemeral-storage"];
 
-const NAME = { "controller-manager": "controller manager", "node-agent": "node agent" } as const;
-
-// ── Effective values ────────────────────────────────────────────────────────────────────
-
-/**
- * What the daemon will run with: the last occurrence of an option (pflag's rule for single
- * values), or doc3's default. A node agent given --config or --config-dir takes every
- * deprecated flag it is not given from that file, which the checker cannot see: there such
- * values are unknown (undefined), and checks that need them stay silent.
- */
-export class OptionView {
-  readonly fromConfigFile: boolean;
-
-  constructor(readonly line: CommandLine) {
-    this.fromConfigFile = line.daemon === "node-agent" && (line.byName.has("--config") || line.byName.has("--config-dir"));
-  }
-
-  entry(name: string): CatalogEntry {
-    const e = this.line.catalog.byName.get(name);
-    if (!e) throw new Error(`checker bug: ${name} is not a ${this.line.daemon} option`);
-    return e;
-  }
-
-  given(name: string): boolean {
-    return this.line.byName.has(name);
-  }
-
-  occurrences(name: string): readonly Occurrence[] {
-    return this.line.byName.get(name) ?? [];
-  }
-
-  /** Whether the effective value can be known from the command line. */
-  known(name: string): boolean {
-    return this.given(name) || !this.fromConfigFile || this.entry(name).spec.notDeprecated === true;
-  }
-
-  raw(name: string): string | undefined {
-    const occ = this.occurrences(name);
-    if (occ.length > 0) return occ[occ.length - 1]?.value;
-    return this.known(name) ? this.entry(name).spec.defaultValue : undefined;
-  }
-
-  /** Set to a non-empty value (given, or a doc3 default that is not empty). */
-  set(name: string): boolean {
-    const v = this.raw(name);
-    return v !== undefined && v !== "";
-  }
-
-  bool(name: string): boolean | undefined {
-    const v = this.raw(name);
-    if (v === undefined) return undefined;
-    const p = parseGoBool(v);
-    return p.ok ? p.value : undefined;
-  }
-
-  duration(name: string): bigint | undefined {
-    const v = this.raw(name);
-    if (v === undefined || v === "") return undefined;
-    const p = parseDuration(v);
-    return p.ok ? p.value : undefined;
-  }
-
-  int(name: string): number | undefined {
-    const v = this.raw(name);
-    if (v === undefined) return undefined;
-    const p = parseGoInt(v, 64);
-    return p.ok ? Number(p.value) : undefined;
-  }
-
-  float(name: string): number | undefined {
-    const v = this.raw(name);
-    if (v === undefined) return undefined;
-    const p = parseGoFloat(v);
-    return p.ok ? p.value : undefined;
-  }
-
-  /** A comma list: every occurrence adds to it (pflag slices), the default only when none is given. */
-  list(name: string): string[] | undefined {
-    const occ = this.occurrences(name);
-    const values = occ.length > 0 ? occ.map((o) => o.value) : [this.raw(name)];
-    const out: string[] = [];
-    for (const v of values) {
-      if (v === undefined) return undefined;
-      const p = splitCsv(v);
-      if (!p.ok) return undefined;
-      out.push(...p.value.map((x) => x.trim()));
-    }
-    return out;
-  }
-
-  /** key=value maps: later occurrences and later keys win, as with the cluster's map flags. */
-  pairs(name: string, sep = "="): Map<string, string> | undefined {
-    if (!this.known(name)) return undefined;
-    const occ = this.occurrences(name);
-    // doc3 writes these defaults as "(empty)" or "none": no pairs, unless it gives a concrete one.
-    const values = occ.length > 0 ? occ.map((o) => o.value) : [this.entry(name).spec.defaultValue ?? ""];
-    const out = new Map<string, string>();
-    for (const v of values) {
-      const p = parsePairs(v, sep);
-      if (!p.ok) return undefined;
-      for (const [k, v] of p.value) out.set(k, v);
-    }
-    return out;
-  }
-}
 
 // ── Gates ───────────────────────────────────────────────────────────────────────────────
 
@@ -271,7 +165,7 @@ export function analyze(daemon: Daemon, argv: readonly string[], options: CheckO
   const view = new OptionView(line);
   const gates = new GateView(view);
   const r = new Report();
-  r.findings.push(...line.findings);
+  readProblems(line, r);
   for (const occ of line.occurrences) checkValue(occ, r);
   readGates(view, gates, r);
   checkDefaults(view, r);
@@ -280,6 +174,13 @@ export function analyze(daemon: Daemon, argv: readonly string[], options: CheckO
   if (daemon === "controller-manager") checkControllerManager(view, r, options);
   else checkNodeAgent(view, r, options);
   return { daemon, view, gates, findings: r.findings };
+}
+
+// ── What stops the daemon's flag parsing ────────────────────────────────────────────────
+
+/** The reader's problems (unknown options, stray arguments, missing values), each with the rule it breaks. */
+function readProblems(line: CommandLine, r: Report): void {
+  for (const p of line.problems) r.error(p.option, p.kind === "doc3-spelling" ? "doc3.options.nodeagent-names" : "doc3.options.known-options", p.message);
 }
 
 // ── One value at a time ─────────────────────────────────────────────────────────────────
@@ -291,62 +192,23 @@ function checkValue(occ: Occurrence, r: Report): void {
   if (problem !== undefined) r.error(realName, rule, `${occ.written}=${occ.value}: ${problem}`);
 }
 
-function range(v: number, min: number | undefined, max: number | undefined): string | undefined {
-  if (Number.isNaN(v)) return "NaN is not a usable value";
-  if (min !== undefined && max !== undefined && (v < min || v > max)) return `must be within ${min} to ${max}`;
-  if (min !== undefined && v < min) return `must be at least ${min}`;
-  if (max !== undefined && v > max) return `must be at most ${max}`;
-  return undefined;
+/**
+ * The value's problem: that it cannot be read as its kind (the option model's answer, which
+ * is what stops the daemon), else what doc3 asks of it beyond its form.
+ */
+function valueProblem(occ: Occurrence): string | undefined {
+  const { spec } = occ.entry;
+  if (spec.kind === "gates" || spec.kind === "componentGates") return undefined; // readGates reports gate entries one by one, with their own rules
+  return occ.problem ?? ruleProblem(occ);
 }
 
 const err = (p: { ok: boolean; error?: string }): string | undefined => (p.ok ? undefined : p.error);
 
-function valueProblem(occ: Occurrence): string | undefined {
+/** What doc3 asks of a value that parses: its names, resources and signals, --node-ip's families. */
+function ruleProblem(occ: Occurrence): string | undefined {
   const { spec } = occ.entry;
   const v = occ.value;
   switch (spec.kind) {
-    case "string":
-    case "path":
-      return undefined;
-    case "url": {
-      if (!URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol)) return `"${v}" is not an http or https URL`;
-      return undefined;
-    }
-    case "bool":
-    case "help":
-      return err(parseGoBool(v));
-    case "version":
-      if (parseGoBool(v).ok || v === "raw" || /^v\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$/.test(v)) return undefined;
-      return `"${v}" is not true, false, raw or vX.Y.Z`;
-    case "int":
-    case "int32": {
-      const p = parseGoInt(v, spec.kind === "int32" ? 32 : 64);
-      if (!p.ok) return p.error;
-      return range(Number(p.value), spec.min, spec.max);
-    }
-    case "float": {
-      const p = parseGoFloat(v);
-      if (!p.ok) return p.error;
-      return range(p.value, spec.min, spec.max);
-    }
-    case "duration":
-      return err(parseDuration(v));
-    case "quantity":
-      return err(parseQuantity(v));
-    case "strings":
-      return err(splitCsv(v));
-    case "enum":
-      return spec.values?.includes(v) ? undefined : `"${v}" is not one of ${(spec.values ?? []).map((x) => (x === "" ? '""' : x)).join(", ")}`;
-    case "enumList": {
-      const p = splitCsv(v);
-      if (!p.ok) return p.error;
-      const bad = p.value.filter((x) => !spec.values?.includes(x.trim()));
-      return bad.length ? `${bad.map((b) => `"${b}"`).join(", ")} not among ${(spec.values ?? []).join(", ")}` : undefined;
-    }
-    case "ip":
-      return err(parseIp(v));
-    case "ipOrEmpty":
-      return v === "" ? undefined : err(parseIp(v));
     case "ipList": {
       const p = parseIpList(v);
       if (!p.ok) return p.error;
@@ -356,12 +218,6 @@ function valueProblem(occ: Occurrence): string | undefined {
       }
       return undefined;
     }
-    case "cidr":
-      return err(parseCidr(v));
-    case "cidrList":
-      return err(parseCidrList(v));
-    case "keyValues":
-      return err(parsePairs(v));
     case "labels": {
       const p = parsePairs(v);
       if (!p.ok) return p.error;
@@ -398,32 +254,6 @@ function valueProblem(occ: Occurrence): string | undefined {
       return thresholdsProblem(v, "=", (x) => err(parseDuration(x)));
     case "signalQuantities":
       return thresholdsProblem(v, "=", quantityOrPercent);
-    case "reservedMemory":
-      return err(parseReservedMemory(v));
-    case "gates":
-    case "componentGates":
-      return undefined; // readGates reports gate entries one by one, with their own rules
-    case "taints":
-      return err(parseTaints(v));
-    case "headers":
-      return err(parseHeaders(v));
-    case "versions":
-      return err(parseVersionSelectors(v));
-    case "majorMinor":
-      return err(parseMajorMinor(v));
-    case "vmodule":
-      return err(parseVmodule(v));
-    case "sniCertKey":
-      return err(parseSniCertKey(v));
-    case "metricLabels":
-      // `<MetricName>,<LabelName>=<value>,<value>...`: the key itself holds a comma, so only the shape is checked.
-      return v === "" || v.includes("=") ? undefined : `"${v}" has no "=": expected <MetricName>,<LabelName>=<allowed values>`;
-    case "controllers": {
-      const p = splitCsv(v);
-      if (!p.ok) return p.error;
-      const bad = p.value.map((x) => x.trim()).filter((x) => !/^(\*|-?[a-z0-9]+(-[a-z0-9]+)*)$/.test(x));
-      return bad.length ? `${bad.map((b) => `"${b}"`).join(", ")}: entries are *, <name> or -<name>` : undefined;
-    }
     case "cipherSuites": {
       const p = splitCsv(v);
       if (!p.ok) return p.error;
@@ -436,12 +266,8 @@ function valueProblem(occ: Occurrence): string | undefined {
       });
       return `unknown cipher suite ${hint.join(", ")}`;
     }
-    case "cpuList":
-      return err(parseCpuList(v));
-    case "runtimeEndpoint": {
-      if (v.startsWith("/") || /^(unix|npipe|tcp):\/\//.test(v)) return undefined;
-      return `"${v}" is not a unix://, npipe:// or tcp:// endpoint`;
-    }
+    default:
+      return undefined;
   }
 }
 
@@ -473,39 +299,24 @@ function readGates(view: OptionView, gates: GateView, r: Report): void {
     syntax: cm ? "doc3.cm-general.feature-gates-syntax" : "doc3.agent-options.feature-gates-syntax",
     component: "doc3.versioning.agent-gate-syntax",
     value: "doc3.versioning.gate-values-bool",
+    "unknown-component": "doc3.versioning.cm-gate-syntax",
+    "doc3-name": "doc3.versioning.agent-gate-name-prefix",
+    "unknown-gate": "doc3.versioning.gate-known-names",
   } as const;
-  const known = [...gatesByName.keys()];
   for (const occ of view.occurrences("--feature-gates")) {
-    for (const raw of occ.value.split(",")) {
-      const text = raw.trim();
-      if (text === "") continue;
-      const parsed = parseGateEntry(text, cm);
-      if (!parsed.ok) {
-        r.error("--feature-gates", problemRule[parsed.problem], parsed.error);
+    for (const { text, setting, gate, problem } of readGateEntries(view.line.daemon, occ.value)) {
+      if (!setting || problem?.kind === "unknown-component") {
+        if (problem) r.error("--feature-gates", problemRule[problem.kind], problem.message);
         continue;
       }
-      const { component, componentWritten, name, value } = parsed.value;
-      if (cm && component !== "kube") {
-        r.error("--feature-gates", "doc3.versioning.cm-gate-syntax", `"${text}": unknown component "${component}"; the controller manager's gates are written kube:${name}=<bool>`);
-        continue;
-      }
-      if (cm && !componentWritten) {
+      if (cm && !setting.componentWritten) {
         r.note("--feature-gates", "doc3.versioning.cm-gate-syntax", `"${text}" has no component and is read as kube:${text}`);
       }
-      let entry = gatesByName.get(name);
-      if (!entry) {
-        const neutral = gatesByDoc3Name.get(name);
-        if (neutral) {
-          r.error("--feature-gates", "doc3.versioning.agent-gate-name-prefix", `"${name}" is doc3's spelling; the real gate is ${neutral.realName}, and a real daemon refuses the other`);
-          entry = neutral;
-        } else {
-          const c = closest(name, known);
-          r.error("--feature-gates", "doc3.versioning.gate-known-names", `unknown feature gate "${name}"${c ? ` (did you mean ${c}?)` : ""}`);
-          continue;
-        }
-      }
-      gates.writes.push({ entry, value, text });
-      noteGate(entry, value, r);
+      if (problem) r.error("--feature-gates", problemRule[problem.kind], problem.message);
+      // doc3's spelling of a gate still says which gate is meant; an unknown name says none.
+      if (!gate) continue;
+      gates.writes.push({ entry: gate, value: setting.value, text });
+      noteGate(gate, setting.value, r);
     }
   }
 }
@@ -688,7 +499,7 @@ function checkVersionFlag(view: OptionView, r: Report): void {
   if (off.ok && !off.value) return;
   r.warning("--version", "doc3.versioning.version-flag", v.startsWith("v")
     ? `--version=${v} sets the version the daemon reports`
-    : `--version${v === "true" ? "" : `=${v}`} prints the version and exits: the ${NAME[view.line.daemon]} will not run`);
+    : `--version${v === "true" ? "" : `=${v}`} prints the version and exits: the ${DAEMON_NAMES[view.line.daemon]} will not run`);
 }
 
 function checkControllers(view: OptionView, r: Report): void {

@@ -14,7 +14,7 @@
  * cloud provider, which 1.35 no longer has. Not modelled: controllers a feature gate turns
  * off, and ones whose start fails on their files (the certificate signer) — counted started.
  */
-import type { OptionView } from "./checker.js";
+import type { OptionView } from "./options/view.js";
 import { CONTROLLERS, CONTROLLERS_DISABLED_BY_DEFAULT, LEGACY_CONTROLLER_ALIASES } from "./catalog/controllers.js";
 
 /** doc3's example loops (replication, endpoints, namespace, service-account), by their controller names. */

@@ -18,7 +18,7 @@ import {
   KUBEADM_NODE_AGENT,
   NODE_AGENT_DOC3_DEFAULTS,
 } from "../../fixtures/daemons/command-lines.js";
-import { withoutProgramName } from "../../lib/daemons/command-line.js";
+import { withoutProgramName } from "../../lib/daemons/options/command-line.js";
 
 const CM: Daemon = "controller-manager";
 const AGENT: Daemon = "node-agent";

@@ -45,7 +45,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { reviewAccess, type DaemonAccess } from "./access.js";
 import { authenticate, type Authentication, type AuthenticationFault } from "./authenticate.js";
 import { readBundle, type ReadFile } from "./certificates.js";
-import type { OptionView } from "../../daemons/checker.js";
+import type { OptionView } from "../../daemons/options/view.js";
 import { CORE_CONTROL_LOOPS, controllerManagerHealthChecks } from "../../daemons/controllers.js";
 import { json, notFound, pathOf, text, verbOf, type Handler } from "./http.js";
 

@@ -33,7 +33,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { reviewAccess, type DaemonAccess } from "./access.js";
 import { authenticate, type Authentication } from "./authenticate.js";
 import { readBundle, type ReadFile } from "./certificates.js";
-import type { OptionView } from "../../daemons/checker.js";
+import type { OptionView } from "../../daemons/options/view.js";
 import { json, notFound, pathOf, text, type Handler } from "./http.js";
 import { podListOf, runningPodsOf, statsSummaryOf, type NodePods } from "./pod-views.js";
 
