@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { check } from "../support/conformance.js";
 import { ALPHA_GATES, BETA_OFF_GATES, BETA_ON_GATES, catalogs, realGateName, type Daemon } from "../../lib/daemons/catalog/index.js";
-import { checkFlags, type Finding, type Severity } from "../../lib/daemons/checker.js";
-import { checkBoth } from "../../lib/daemons/cross-check.js";
+import { checkFlags, type Finding, type Severity } from "../../lib/daemons/checker/index.js";
+import { checkBoth } from "../../lib/daemons/checker/cross-check.js";
 import {
   CONTROLLER_MANAGER_DOC3_DEFAULTS,
   KUBEADM_CONTROLLER_MANAGER,

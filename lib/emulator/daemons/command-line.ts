@@ -5,10 +5,10 @@
  * checker reads (OptionView) is then where the emulated options take their values from.
  */
 import type { Daemon } from "../../daemons/catalog/index.js";
-import { analyze, checkFlags } from "../../daemons/checker.js";
+import { analyze, checkFlags } from "../../daemons/checker/index.js";
 import type { OptionView } from "../../daemons/options/view.js";
 import { withoutProgramName } from "../../daemons/options/command-line.js";
-import type { Finding } from "../../daemons/findings.js";
+import type { Finding } from "../../daemons/checker/findings.js";
 
 const NAME: Record<Daemon, string> = { "controller-manager": "controller manager", "node-agent": "node agent" };
 

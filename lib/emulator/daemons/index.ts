@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { Finding } from "../../daemons/findings.js";
+import type { Finding } from "../../daemons/checker/findings.js";
 import { NO_ACCESS, type DaemonAccess } from "./access.js";
 import { checkCommandLine } from "./command-line.js";
 import { controllerManagerAuthentication, controllerManagerConfig, controllerManagerHandler, type ControllerManagerConfig, type ControllerManagerFault } from "./controller-manager.js";
