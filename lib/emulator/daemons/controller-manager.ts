@@ -10,7 +10,7 @@
  * /metrics, /configz and /debug/pprof/ (when profiling is on) answer only those the
  * authorization stand-in allows.
  *
- * Options it emulates (everything else is checked and then has no effect):
+ * Options it emulates (everything else is read, must parse, and then has no effect):
  * - --secure-port: 0 turns HTTPS off (nothing is served); any other value is replaced by the
  *   port the caller asks for, so that tests can take free ports.
  * - --authorization-always-allow-paths: served without authorization; a trailing `*` matches
@@ -91,7 +91,7 @@ export interface ControllerManagerConfig {
 
 export function controllerManagerConfig(view: OptionView): ControllerManagerConfig {
   return {
-    // The checker has accepted the line, so these parse; the fallbacks are doc3's defaults.
+    // The line has parsed (command-line.ts), so these read; the fallbacks are doc3's defaults.
     securePort: view.int("--secure-port") ?? 10257,
     alwaysAllowPaths: view.list("--authorization-always-allow-paths") ?? ["/healthz", "/readyz", "/livez"],
     profiling: view.bool("--profiling") ?? true,

@@ -3,7 +3,7 @@
  * HTTPS with the certificate it is given; the read-only and health servers are plain HTTP,
  * as on a real node agent.
  *
- * Options it emulates (everything else is checked and then has no effect):
+ * Options it emulates (everything else is read, must parse, and then has no effect):
  * - --port, --read-only-port, --healthz-port: 0 turns the read-only and health servers off;
  *   any other value is replaced by the port the caller asks for, so that tests can take free
  *   ports. --enable-server=false turns the main server off.
