@@ -255,7 +255,6 @@ export {
   checkPodSources,
   checkPodsRunning,
   checkRegisteredNode,
-  isDns1123Subdomain,
   parseAgentPods,
   parseRuntimePods,
   reportsRunningContainer,

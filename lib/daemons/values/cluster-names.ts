@@ -1,9 +1,11 @@
-/** The cluster's name syntaxes as node agent flags use them: label keys and values (--node-labels), taints (--register-with-taints). */
+/** The cluster's name syntaxes as the node agent's flags and answers use them: label keys and values (--node-labels), taints (--register-with-taints), node names. */
 import { fail, ok, type Parse } from "./parse.js";
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const QUALIFIED_NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
+
+/** Kubernetes' DNS-1123 subdomain: a label key's prefix, a Node's name. */
+export const isDns1123Subdomain = (s: string): boolean => s.length > 0 && s.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(s);
 
 /** A label or taint key: `[prefix/]name`, prefix a DNS subdomain of at most 253, name at most 63. */
 export function checkQualifiedName(key: string): string | undefined {
@@ -12,7 +14,7 @@ export function checkQualifiedName(key: string): string | undefined {
   const name = parts[parts.length - 1] as string;
   if (parts.length === 2) {
     const prefix = parts[0] as string;
-    if (prefix === "" || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) return `"${key}": prefix "${prefix}" is not a DNS subdomain`;
+    if (!isDns1123Subdomain(prefix)) return `"${key}": prefix "${prefix}" is not a DNS subdomain`;
   }
   if (name === "" || name.length > 63 || !QUALIFIED_NAME_PART.test(name)) {
     return `"${key}": name part must be 1-63 characters, alphanumeric at both ends, with -, _ or . inside`;
