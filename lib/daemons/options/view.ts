@@ -2,8 +2,8 @@
  * What a daemon will run with, option by option: the last occurrence of an option (pflag's
  * rule for single values), or doc3's default. A node agent given --config or --config-dir
  * takes every deprecated flag it is not given from that file, which a command line does not
- * show: there such values are unknown (undefined), and whoever reads them decides what that
- * means (the checker stays silent, the emulated node agent takes doc3's default).
+ * show: there such values are unknown (undefined) to the checker and the probes, while an
+ * emulated node agent, which reads no such file, runs with doc3's defaults.
  * The typed readers return undefined for a value that does not parse; refusals() of
  * command-line.ts says whether any does.
  */
@@ -13,11 +13,19 @@ import { parseGoBool, parseGoFloat, parseGoInt } from "../values/go-scalars.js";
 import { parsePairs, splitCsv } from "../values/lists.js";
 import { readCommandLine, type CommandLine, type Occurrence } from "./command-line.js";
 
+/** What the values a node agent leaves to its --config file read as: unknown, or doc3's defaults. */
+export type ConfigFileValues = "unknown" | "doc3-defaults";
+
 export class OptionView {
+  /** Whether values not given may come from a --config file the view cannot see. */
   readonly fromConfigFile: boolean;
 
-  constructor(readonly line: CommandLine) {
-    this.fromConfigFile = line.daemon === "node-agent" && (line.byName.has("--config") || line.byName.has("--config-dir"));
+  constructor(
+    readonly line: CommandLine,
+    configFileValues: ConfigFileValues = "unknown",
+  ) {
+    const configFile = line.byName.has("--config") || line.byName.has("--config-dir");
+    this.fromConfigFile = configFileValues === "unknown" && line.daemon === "node-agent" && configFile;
   }
 
   entry(name: string): CatalogEntry {

@@ -38,5 +38,12 @@ export function readDaemonCommandLine(daemon: Daemon, argv: readonly string[]): 
   const line = readCommandLine(daemon, args);
   const problems = refusals(line);
   if (problems.length > 0) throw new DaemonCommandLineError(daemon, problems);
-  return { args, view: new OptionView(line) };
+  // It reads no --config file: what a real node agent would take from one is doc3's default here.
+  return { args, view: new OptionView(line, "doc3-defaults") };
+}
+
+/** A value an emulated daemon reads: the line has parsed and the option has a doc3 default, so there is one. */
+export function present<T>(value: T | undefined, option: string): T {
+  if (value === undefined) throw new Error(`emulation bug: ${option} has neither a value nor a doc3 default`);
+  return value;
 }
