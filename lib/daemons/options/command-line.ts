@@ -168,7 +168,7 @@ export function readCommandLine(daemon: Daemon, argv: readonly string[]): Comman
 }
 
 /**
- * Everything that stops a real daemon before it runs, in command-line order: the reader's
+ * Everything on which a real daemon's flag parsing fails, in command-line order: the reader's
  * problems and every value that cannot be read as its kind.
  */
 export function refusals(line: CommandLine): OptionProblem[] {
