@@ -140,6 +140,46 @@ describe("no import cycles", () => {
 });
 
 /**
+ * The flag checker is the daemon suites' oracle; the emulated daemons read their command lines
+ * through the option model it shares with them (lib/daemons/options), so that a checker bug
+ * shows when the suites run against the emulator instead of being mirrored by it.
+ */
+describe("the emulated daemons and the flag checker", () => {
+  const CHECKER = join("lib", "daemons", "checker");
+  /** What the emulator may use of lib/daemons: the option model, the catalogs, the value parsers, and two helpers the probes share. */
+  const SHARED = ["options", "catalog", "values", "controllers.ts", "sni.ts"].map((p) => join("lib", "daemons", p));
+  const rel = (f: string): string => relative(ROOT, f);
+  const reachedUnder = (entries: string[], dir: string): string[] => [...reachable(entries)].filter((f) => under(f, dir)).map(rel).sort();
+  const emulatorFiles = tsFiles(join(ROOT, "lib/emulator"));
+
+  it("lib/emulator, its daemons included, never reaches the checker through its imports", () => {
+    expect(emulatorFiles.some((f) => under(f, "lib/emulator/daemons"))).toBe(true);
+    expect(reachedUnder(emulatorFiles, CHECKER)).toEqual([]);
+  });
+
+  it("what lib/emulator reaches in lib/daemons is the option model, the catalogs and shared value helpers", () => {
+    const reached = reachedUnder(emulatorFiles, join("lib", "daemons"));
+    expect(reached).toContain(join("lib", "daemons", "options", "command-line.ts"));
+    expect(reached.filter((f) => !SHARED.some((s) => f === s || under(join(ROOT, f), s)))).toEqual([]);
+  });
+
+  it("the checker never reaches lib/emulator", () => {
+    const checkerFiles = tsFiles(join(ROOT, CHECKER));
+    expect(checkerFiles.map(rel)).toContain(join(CHECKER, "index.ts"));
+    expect(reachedUnder(checkerFiles, "lib/emulator")).toEqual([]);
+  });
+
+  it("the scan sees such crossings (so the checks above can fail)", () => {
+    // `tollgate emulator` runs the checker beside the emulator: from there both are reached.
+    const cli = [join(ROOT, "lib/cli/emulator.ts")];
+    expect(reachedUnder(cli, CHECKER)).toContain(join(CHECKER, "index.ts"));
+    expect(reachedUnder(cli, "lib/emulator")).toContain(join("lib", "emulator", "daemons", "command-line.ts"));
+    // A type-only import counts: the emulated node agent's view of its options.
+    expect(relativeImports(join(ROOT, "lib/emulator/daemons/node-agent.ts"))).toContain(join(ROOT, "lib/daemons/options/view.ts"));
+  });
+});
+
+/**
  * The verdict contract (suites/README.md): only the runner decides that a test does not apply,
  * from its declared needs; a test body neither skips nor swallows what a watch stream threw, and
  * no check holds whatever the target answers.

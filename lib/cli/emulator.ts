@@ -2,6 +2,8 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { DAEMON_TLS_CERT_FILE, daemonTls } from "../../fixtures/daemons/tls.js";
+import { DAEMON_NAMES } from "../daemons/catalog/index.js";
+import { checkFlags } from "../daemons/checker/index.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import {
   startEmulatedDaemons,
@@ -207,11 +209,13 @@ export async function emulatorCommand(argv: string[]): Promise<number> {
       if (agent.readOnlyUrl) console.log(`node agent read-only port listening on ${agent.readOnlyUrl}`);
       if (agent.healthzUrl) console.log(`node agent healthz port listening on ${agent.healthzUrl}`);
     }
-    // Warnings, and the notes that change what the emulated daemon answers (tokens ignored, everything forbidden).
+    // The checker's errors and warnings, and the notes that change what the emulated daemon answers
+    // (tokens ignored, everything forbidden). The emulated daemons read their command lines without
+    // the checker: they refuse only what a real daemon's flag parsing refuses, and run with the rest.
     const SHOWN_NOTES = ["doc3.cm-general.authn-kubeconfig-empty-anonymous", "doc3.cm-general.authz-kubeconfig-empty-forbidden"];
-    for (const [name, d] of [["controller manager", cm], ["node agent", agent]] as const) {
-      for (const f of d?.findings ?? []) {
-        if (f.severity === "warning" || SHOWN_NOTES.includes(f.rule)) console.log(`${name}: ${f.severity}: ${f.option}: ${f.message} [${f.rule}]`);
+    for (const [daemon, d] of [["controller-manager", cm], ["node-agent", agent]] as const) {
+      for (const f of d ? checkFlags(daemon, d.args) : []) {
+        if (f.severity !== "note" || SHOWN_NOTES.includes(f.rule)) console.log(`${DAEMON_NAMES[daemon]}: ${f.severity}: ${f.option}: ${f.message} [${f.rule}]`);
       }
     }
     console.log(`daemon token of an allowed user (${DAEMON_ALLOWED_USER}): ${daemonArgs?.token}`);

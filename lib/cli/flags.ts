@@ -3,10 +3,11 @@
  * Exit codes: 0 no error found (warnings and notes allowed), 1 an error found, 2 bad usage
  * (thrown as UsageError for main to print).
  */
-import { checkFlags, type Daemon } from "../daemons/checker.js";
-import { withoutProgramName } from "../daemons/command-line.js";
-import { checkBoth, type DaemonFinding } from "../daemons/cross-check.js";
-import { SEVERITIES, type Severity } from "../daemons/findings.js";
+import type { Daemon } from "../daemons/catalog/index.js";
+import { checkFlags } from "../daemons/checker/index.js";
+import { withoutProgramName } from "../daemons/options/command-line.js";
+import { checkBoth, type DaemonFinding } from "../daemons/checker/cross-check.js";
+import { SEVERITIES, type Severity } from "../daemons/checker/findings.js";
 import { shellWords, ShellSyntaxError } from "../daemons/shell-words.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 

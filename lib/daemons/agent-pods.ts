@@ -8,15 +8,16 @@
  * answers, each result naming its rule; test/daemons/agent-pods.test.ts shows them failing on
  * wrong answers.
  */
-import { analyze } from "./checker.js";
+import { readOptionView } from "./options/view.js";
 import type { ProbeResponse, ProbeResult } from "./probes.js";
+import { isDns1123Subdomain } from "./values/cluster-names.js";
 
-export const RULE_REGISTERS_NODE = "doc3.service.agent-registers-node";
-export const RULE_PODSPEC_SOURCES = "doc3.service.agent-podspec-sources";
-export const RULE_PODSPEC_RUNNING = "doc3.service.agent-podspec-running";
-export const RULE_IGNORES_FOREIGN = "doc3.service.agent-ignores-foreign-containers";
+const RULE_REGISTERS_NODE = "doc3.service.agent-registers-node";
+const RULE_PODSPEC_SOURCES = "doc3.service.agent-podspec-sources";
+const RULE_PODSPEC_RUNNING = "doc3.service.agent-podspec-running";
+const RULE_IGNORES_FOREIGN = "doc3.service.agent-ignores-foreign-containers";
 
-export const CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
+const CONFIG_SOURCE_ANNOTATION = "kubernetes.io/config.source";
 const SOURCES = ["api", "file", "http"];
 
 /** A container of /pods: its status there. */
@@ -106,7 +107,7 @@ function samePod(a: { uid: string; namespace: string; name: string }, b: { uid: 
 
 /** What the command line says of the static pod sources; `config` when a --config file may name more. */
 function sourcesOf(argv: readonly string[]): { file: boolean; http: boolean; config: boolean; hostnameOverride?: string } {
-  const { view } = analyze("node-agent", argv);
+  const view = readOptionView("node-agent", argv);
   const override = view.raw("--hostname-override");
   return {
     file: Boolean(view.raw("--pod-manifest-path")),
@@ -142,9 +143,6 @@ export function checkPodSources(argv: readonly string[], url: string, response: 
   }
   return results;
 }
-
-/** Kubernetes' DNS-1123 subdomain: what a Node's name must be. */
-export const isDns1123Subdomain = (s: string): boolean => s.length > 0 && s.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(s);
 
 /**
  * doc3.service.agent-registers-node: /stats/summary names the node it registered:

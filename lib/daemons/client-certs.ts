@@ -6,9 +6,8 @@
  * says something when an anonymous request is not.
  */
 import { X509Certificate } from "node:crypto";
+import type { Daemon } from "./catalog/index.js";
 import type { ProbeResponse } from "./probes.js";
-
-export type DaemonKind = "controller-manager" | "node-agent";
 
 export interface Judgement {
   ok: boolean;
@@ -27,7 +26,7 @@ export function certificateCommonName(pem: string): string {
 }
 
 /** The user a 403 answer names, or undefined when it is no 403 or names nobody. */
-export function forbiddenUser(daemon: DaemonKind, r: ProbeResponse): string | undefined {
+export function forbiddenUser(daemon: Daemon, r: ProbeResponse): string | undefined {
   if (r.status !== 403) return undefined;
   if (daemon === "node-agent") return /user=([^,)]*)[,)]/.exec(r.body)?.[1];
   let message = r.body;
@@ -45,7 +44,7 @@ export function forbiddenUser(daemon: DaemonKind, r: ProbeResponse): string | un
  * where an anonymous request is not served (the name cannot be seen then, only that someone
  * allowed asked).
  */
-export function judgeTakenFor(daemon: DaemonKind, r: ProbeResponse, anonymous: ProbeResponse, user: string): Judgement {
+export function judgeTakenFor(daemon: Daemon, r: ProbeResponse, anonymous: ProbeResponse, user: string): Judgement {
   const named = forbiddenUser(daemon, r);
   const ok = (r.status === 403 && named === user) || (is2xx(r) && !is2xx(anonymous));
   return { ok, expected: `403 naming user "${user}", or 2xx (anonymous: ${describeAnswer(anonymous)})`, actual: describeAnswer(r) };
@@ -60,7 +59,7 @@ export function judgeRefused(r: ProbeResponse): Judgement {
  * Identity headers that must not be trusted change nothing: the answer with them has the status
  * and the named user of the same request without them, and never names the header's user.
  */
-export function judgeHeadersIgnored(daemon: DaemonKind, withHeaders: ProbeResponse, without: ProbeResponse, headerUser: string): Judgement {
+export function judgeHeadersIgnored(daemon: Daemon, withHeaders: ProbeResponse, without: ProbeResponse, headerUser: string): Judgement {
   const named = forbiddenUser(daemon, withHeaders);
   const ok = named !== headerUser && withHeaders.status === without.status && named === forbiddenUser(daemon, without);
   return { ok, expected: `the answer without the headers (${describeAnswer(without)}), not one for user "${headerUser}"`, actual: describeAnswer(withHeaders) };

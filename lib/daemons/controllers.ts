@@ -14,17 +14,17 @@
  * cloud provider, which 1.35 no longer has. Not modelled: controllers a feature gate turns
  * off, and ones whose start fails on their files (the certificate signer) — counted started.
  */
-import type { OptionView } from "./checker.js";
+import type { OptionView } from "./options/view.js";
 import { CONTROLLERS, CONTROLLERS_DISABLED_BY_DEFAULT, LEGACY_CONTROLLER_ALIASES } from "./catalog/controllers.js";
 
 /** doc3's example loops (replication, endpoints, namespace, service-account), by their controller names. */
 export const CORE_CONTROL_LOOPS: readonly string[] = ["replicationcontroller-controller", "endpoints-controller", "namespace-controller", "serviceaccount-controller"];
 
 /** Controllers that need a cloud provider; a 1.35 controller manager skips them. */
-export const CLOUD_CONTROLLERS: readonly string[] = ["cloud-node-lifecycle-controller", "node-route-controller", "service-lb-controller"];
+const CLOUD_CONTROLLERS: readonly string[] = ["cloud-node-lifecycle-controller", "node-route-controller", "service-lb-controller"];
 
 /** The name a --controllers entry means (pre-1.28 names resolved). */
-export const canonicalController = (name: string): string => LEGACY_CONTROLLER_ALIASES.get(name) ?? name;
+const canonicalController = (name: string): string => LEGACY_CONTROLLER_ALIASES.get(name) ?? name;
 
 /** Whether --controllers (its entries; undefined = the default `*`) enables `name`: the first entry naming it decides, else `*`. */
 export function controllerEnabled(name: string, entries: readonly string[] | undefined): boolean {
@@ -42,7 +42,7 @@ export function controllersDisabledByName(entries: readonly string[] | undefined
 }
 
 /** The controllers a controller manager with this command line starts, serviceaccount-token-controller first. */
-export function startedControllers(view: OptionView): string[] {
+function startedControllers(view: OptionView): string[] {
   const entries = view.list("--controllers");
   const applies = (name: string): boolean => {
     if (CLOUD_CONTROLLERS.includes(name)) return false;

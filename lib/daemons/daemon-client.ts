@@ -10,7 +10,7 @@ import { request as httpsRequest } from "node:https";
 import { connect } from "node:tls";
 import type { HttpClient, ProbeResponse } from "./probes.js";
 
-export const DAEMON_REQUEST_TIMEOUT_MS = 10_000;
+const DAEMON_REQUEST_TIMEOUT_MS = 10_000;
 
 /** How the run reaches the daemons' HTTPS ports (a subset of the run's DaemonSettings). */
 export interface DaemonTrust {

@@ -3,9 +3,9 @@
  * functions over an HTTP client callback, so that they can be run against any transport (and
  * are shown to fail against a wrong server in test/daemons/probes.test.ts). Each result names
  * the doc3 rule it checks. Where the endpoints are depends on the daemon's command line;
- * controllerManagerTarget and nodeAgentTargets read it with the checker's view of the options.
+ * controllerManagerTarget and nodeAgentTargets read it through the option model (options/view.ts).
  */
-import { analyze } from "./checker.js";
+import { readOptionView } from "./options/view.js";
 import { parseAgentPods } from "./agent-pods.js";
 import { forbiddenUser } from "./client-certs.js";
 import { CORE_CONTROL_LOOPS, controllerEnabled, controllersDisabledByName, parseVerboseHealth } from "./controllers.js";
@@ -74,7 +74,7 @@ export interface ControllerManagerTarget {
 
 /** Where a controller manager started with `argv` serves, by its options and doc3's defaults; undefined when HTTPS is off. */
 export function controllerManagerTarget(host: string, argv: readonly string[]): ControllerManagerTarget | undefined {
-  const { view } = analyze("controller-manager", argv);
+  const view = readOptionView("controller-manager", argv);
   const port = view.int("--secure-port") ?? 10257;
   if (port === 0) return undefined;
   return {
@@ -120,7 +120,7 @@ const CONTROL_LOOPS_RULE = "doc3.service.cm-control-loops";
 
 /** What /healthz?verbose can show of a command line: the core loops --controllers enables, and the controllers it disables by name. */
 export function controlLoopExpectations(argv: readonly string[]): { enabled: string[]; disabled: string[] } {
-  const entries = analyze("controller-manager", argv).view.list("--controllers");
+  const entries = readOptionView("controller-manager", argv).list("--controllers");
   return { enabled: CORE_CONTROL_LOOPS.filter((loop) => controllerEnabled(loop, entries)), disabled: controllersDisabledByName(entries) };
 }
 
@@ -182,7 +182,7 @@ const hostPort = (host: string, port: number): string => `${host.includes(":") ?
  * there is one.
  */
 export function nodeAgentTargets(host: string, argv: readonly string[]): NodeAgentTargets {
-  const { view } = analyze("node-agent", argv);
+  const view = readOptionView("node-agent", argv);
   const healthzPort = view.int("--healthz-port") ?? 10248;
   const readOnlyPort = view.int("--read-only-port") ?? 10255;
   const port = view.int("--port") ?? 10250;
@@ -255,7 +255,6 @@ export {
   checkPodSources,
   checkPodsRunning,
   checkRegisteredNode,
-  isDns1123Subdomain,
   parseAgentPods,
   parseRuntimePods,
   reportsRunningContainer,

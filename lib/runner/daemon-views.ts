@@ -2,14 +2,14 @@
  * What the run's daemon settings say of each daemon, read one way for the capability
  * detection (daemon-capabilities.ts) and for the daemon suites, so that a test's needs and
  * what its body does agree: where each server is (the URLs given) and how it behaves (its
- * command line, read with the checker's view; options a node agent leaves to its --config
+ * command line, read through the option model; options a node agent leaves to its --config
  * file count at doc3's defaults).
  */
 import { X509Certificate } from "node:crypto";
-import { analyze, type OptionView } from "../daemons/checker.js";
 import { controllerManagerTarget, nodeAgentTargets, type ControllerManagerTarget, type NodeAgentTargets } from "../daemons/probes.js";
+import { readOptionView, type OptionView } from "../daemons/options/view.js";
 import { sniExpectations, type SniCertificateEntry, type SniExpectation } from "../daemons/sni.js";
-import { parseSniCertKey } from "../daemons/values.js";
+import { parseSniCertKey } from "../daemons/values/tls.js";
 import type { DaemonSettings } from "./settings.js";
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
@@ -43,7 +43,7 @@ export interface ControllerManagerView {
 export function controllerManagerView(d: DaemonSettings): ControllerManagerView | undefined {
   if (!d.controllerManager) return undefined;
   const url = d.controllerManager;
-  const { view } = analyze("controller-manager", d.controllerManagerArgs);
+  const view = readOptionView("controller-manager", d.controllerManagerArgs);
   const fromArgs = controllerManagerTarget(ANY_HOST, d.controllerManagerArgs);
   const target = fromArgs && { ...fromArgs, baseUrl: url };
   const authenticationFile = view.set("--authentication-kubeconfig");
@@ -89,7 +89,7 @@ export interface NodeAgentView {
 
 export function nodeAgentView(d: DaemonSettings): NodeAgentView | undefined {
   if (!d.nodeAgent && !d.nodeAgentHealthz && !d.nodeAgentReadOnly) return undefined;
-  const { view } = analyze("node-agent", d.nodeAgentArgs);
+  const view = readOptionView("node-agent", d.nodeAgentArgs);
   // Where the servers are is what the run was told; how they behave is what the command line says.
   const targets = { ...nodeAgentTargets(ANY_HOST, d.nodeAgentArgs), mainUrl: d.nodeAgent, readOnlyUrl: d.nodeAgentReadOnly, healthzUrl: d.nodeAgentHealthz };
   const tokenWebhook = view.bool("--authentication-token-webhook") ?? false;

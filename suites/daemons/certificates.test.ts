@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, inject } from "vitest";
 import { check } from "../support/conformance.js";
 import { PKI, readPair } from "../../fixtures/daemons/pki.js";
-import type { OptionView } from "../../lib/daemons/checker.js";
+import type { OptionView } from "../../lib/daemons/options/view.js";
 import { certificateCommonName, describeAnswer, forbiddenUser, judgeHeadersIgnored, judgeRefused, judgeTakenFor, type Judgement } from "../../lib/daemons/client-certs.js";
 import { daemonClient, servedCertificate } from "../../lib/daemons/daemon-client.js";
 import type { HttpClient, ProbeResponse } from "../../lib/daemons/probes.js";

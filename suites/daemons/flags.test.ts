@@ -10,15 +10,15 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { check } from "../support/conformance.js";
 import { ALPHA_GATES, BETA_OFF_GATES, BETA_ON_GATES, catalogs, realGateName, type Daemon } from "../../lib/daemons/catalog/index.js";
-import { checkFlags, type Finding, type Severity } from "../../lib/daemons/checker.js";
-import { checkBoth } from "../../lib/daemons/cross-check.js";
+import { checkFlags, type Finding, type Severity } from "../../lib/daemons/checker/index.js";
+import { checkBoth } from "../../lib/daemons/checker/cross-check.js";
 import {
   CONTROLLER_MANAGER_DOC3_DEFAULTS,
   KUBEADM_CONTROLLER_MANAGER,
   KUBEADM_NODE_AGENT,
   NODE_AGENT_DOC3_DEFAULTS,
 } from "../../fixtures/daemons/command-lines.js";
-import { withoutProgramName } from "../../lib/daemons/command-line.js";
+import { withoutProgramName } from "../../lib/daemons/options/command-line.js";
 
 const CM: Daemon = "controller-manager";
 const AGENT: Daemon = "node-agent";

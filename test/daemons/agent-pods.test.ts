@@ -5,12 +5,12 @@ import {
   checkPodSources,
   checkPodsRunning,
   checkRegisteredNode,
-  isDns1123Subdomain,
   parseAgentPods,
   reportsRunningContainer,
   type ProbeResponse,
   type ProbeResult,
 } from "../../lib/daemons/probes.js";
+import { isDns1123Subdomain } from "../../lib/daemons/values/cluster-names.js";
 
 const ok = (value: unknown): ProbeResponse => ({ status: 200, body: JSON.stringify(value) });
 const podList = (items: unknown[]): ProbeResponse => ok({ kind: "PodList", apiVersion: "v1", metadata: {}, items });

@@ -1,34 +1,16 @@
 /** The value parsers read what Go, pflag and the cluster's types read, and refuse what they refuse. */
 import { describe, expect, it } from "vitest";
-import {
-  closest,
-  formatDuration,
-  formatNano,
-  parseCidr,
-  parseCidrList,
-  parseCpuList,
-  parseDuration,
-  parseGateEntry,
-  parseGates,
-  parseGoBool,
-  parseGoFloat,
-  parseGoInt,
-  parseHeaders,
-  parseIp,
-  parseIpList,
-  parseMajorMinor,
-  parsePairs,
-  parseQuantity,
-  parseReservedMemory,
-  parseSniCertKey,
-  parseTaints,
-  parseVersionSelectors,
-  parseVmodule,
-  splitCsv,
-  checkQualifiedName,
-  checkLabelValue,
-  type Parse,
-} from "../../lib/daemons/values.js";
+import { parseCidr, parseCidrList, parseIp, parseIpList } from "../../lib/daemons/values/addresses.js";
+import { closest } from "../../lib/daemons/values/closest.js";
+import { checkLabelValue, checkQualifiedName, parseTaints } from "../../lib/daemons/values/cluster-names.js";
+import { formatDuration, parseDuration } from "../../lib/daemons/values/durations.js";
+import { parseGateEntry } from "../../lib/daemons/values/gates.js";
+import { parseGoBool, parseGoFloat, parseGoInt } from "../../lib/daemons/values/go-scalars.js";
+import { parseCpuList, parseHeaders, parsePairs, parseVmodule, splitCsv } from "../../lib/daemons/values/lists.js";
+import type { Parse } from "../../lib/daemons/values/parse.js";
+import { formatNano, parseQuantity, parseReservedMemory } from "../../lib/daemons/values/quantities.js";
+import { parseSniCertKey } from "../../lib/daemons/values/tls.js";
+import { parseMajorMinor, parseVersionSelectors } from "../../lib/daemons/values/versions.js";
 
 const value = <T>(p: Parse<T>): T => {
   if (!p.ok) throw new Error(`expected a value, got: ${p.error}`);
@@ -154,14 +136,12 @@ describe("lists and maps", () => {
     expect(error(parseHeaders("Bad Header:x"))).toMatch(/not a valid HTTP header name/);
   });
 
-  it("reads gate maps with and without components", () => {
-    expect(value(parseGates("kube:WatchList=true, AllAlpha=false", true))).toEqual([
-      { component: "kube", componentWritten: true, name: "WatchList", value: true, text: "kube:WatchList=true" },
-      { component: "kube", componentWritten: false, name: "AllAlpha", value: false, text: "AllAlpha=false" },
-    ]);
-    expect(value(parseGates("KubeletPSI=True", false))).toEqual([{ component: undefined, componentWritten: false, name: "KubeletPSI", value: true, text: "KubeletPSI=True" }]);
-    expect(error(parseGates("WatchList", false))).toMatch(/malformed/);
-    expect(error(parseGates("WatchList=yes", false))).toMatch(/true or false/);
+  it("reads gate entries with and without components", () => {
+    expect(value(parseGateEntry("kube:WatchList=true", true))).toEqual({ component: "kube", componentWritten: true, name: "WatchList", value: true, text: "kube:WatchList=true" });
+    expect(value(parseGateEntry("AllAlpha=false", true))).toEqual({ component: "kube", componentWritten: false, name: "AllAlpha", value: false, text: "AllAlpha=false" });
+    expect(value(parseGateEntry("KubeletPSI=True", false))).toEqual({ component: undefined, componentWritten: false, name: "KubeletPSI", value: true, text: "KubeletPSI=True" });
+    expect(error(parseGateEntry("WatchList", false))).toMatch(/malformed/);
+    expect(error(parseGateEntry("WatchList=yes", false))).toMatch(/true or false/);
     expect(parseGateEntry("kube:WatchList=true", false)).toMatchObject({ ok: false, problem: "component" });
     expect(parseGateEntry("kube:=true", true)).toMatchObject({ ok: false, problem: "syntax" });
     expect(parseGateEntry("etcd:X=true", true)).toMatchObject({ ok: true, value: { component: "etcd", name: "X" } });

@@ -7,6 +7,9 @@
 
 export type Daemon = "controller-manager" | "node-agent";
 
+/** How doc3's prose names each daemon, for messages. */
+export const DAEMON_NAMES: Readonly<Record<Daemon, string>> = { "controller-manager": "controller manager", "node-agent": "node agent" };
+
 /** How a value is read. Several doc3 types ("string", "pairs") cover values of very different syntax. */
 export type ValueKind =
   | "string"

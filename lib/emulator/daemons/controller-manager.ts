@@ -10,7 +10,7 @@
  * /metrics, /configz and /debug/pprof/ (when profiling is on) answer only those the
  * authorization stand-in allows.
  *
- * Options it emulates (everything else is checked and then has no effect):
+ * Options it emulates (everything else is read, must parse, and then has no effect):
  * - --secure-port: 0 turns HTTPS off (nothing is served); any other value is replaced by the
  *   port the caller asks for, so that tests can take free ports.
  * - --authorization-always-allow-paths: served without authorization; a trailing `*` matches
@@ -45,7 +45,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { reviewAccess, type DaemonAccess } from "./access.js";
 import { authenticate, type Authentication, type AuthenticationFault } from "./authenticate.js";
 import { readBundle, type ReadFile } from "./certificates.js";
-import type { OptionView } from "../../daemons/checker.js";
+import { present } from "./command-line.js";
+import type { OptionView } from "../../daemons/options/view.js";
 import { CORE_CONTROL_LOOPS, controllerManagerHealthChecks } from "../../daemons/controllers.js";
 import { json, notFound, pathOf, text, verbOf, type Handler } from "./http.js";
 
@@ -91,10 +92,9 @@ export interface ControllerManagerConfig {
 
 export function controllerManagerConfig(view: OptionView): ControllerManagerConfig {
   return {
-    // The checker has accepted the line, so these parse; the fallbacks are doc3's defaults.
-    securePort: view.int("--secure-port") ?? 10257,
-    alwaysAllowPaths: view.list("--authorization-always-allow-paths") ?? ["/healthz", "/readyz", "/livez"],
-    profiling: view.bool("--profiling") ?? true,
+    securePort: present(view.int("--secure-port"), "--secure-port"),
+    alwaysAllowPaths: present(view.list("--authorization-always-allow-paths"), "--authorization-always-allow-paths"),
+    profiling: present(view.bool("--profiling"), "--profiling"),
     authenticationKubeconfig: view.set("--authentication-kubeconfig"),
     authorizationKubeconfig: view.set("--authorization-kubeconfig"),
     clientCaFile: view.set("--client-ca-file") ? view.raw("--client-ca-file") : undefined,

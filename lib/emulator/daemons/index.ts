@@ -14,9 +14,8 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { Finding } from "../../daemons/findings.js";
 import { NO_ACCESS, type DaemonAccess } from "./access.js";
-import { checkCommandLine } from "./command-line.js";
+import { readDaemonCommandLine } from "./command-line.js";
 import { controllerManagerAuthentication, controllerManagerConfig, controllerManagerHandler, type ControllerManagerConfig, type ControllerManagerFault } from "./controller-manager.js";
 import { clientCaHints, wantsClientCertificate, type Authentication } from "./authenticate.js";
 import type { ReadFile } from "./certificates.js";
@@ -91,8 +90,6 @@ export interface RunningControllerManager {
   readonly url?: string;
   readonly args: readonly string[];
   readonly config: ControllerManagerConfig;
-  /** The checker's warnings and notes on the command line. */
-  readonly findings: readonly Finding[];
 }
 
 export interface RunningNodeAgent {
@@ -104,7 +101,6 @@ export interface RunningNodeAgent {
   readonly healthzUrl?: string;
   readonly args: readonly string[];
   readonly config: NodeAgentConfig;
-  readonly findings: readonly Finding[];
   /** The lifetime cap of every connection to its servers. */
   readonly maxConnectionMs: number;
   /** The node name it registered and the static pods it runs. */
@@ -141,15 +137,15 @@ function httpsOptions(tls: DaemonTls, authn: Authentication): { cert: string | B
 }
 
 /**
- * Checks both command lines and reads the files they name first (a DaemonCommandLineError or
+ * Reads both command lines and the files they name first (a DaemonCommandLineError or
  * DaemonFileError rejects before anything listens), then starts the servers; if one cannot
  * listen, the ones already started are closed and the error is passed on.
  */
 export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promise<RunningEmulatedDaemons> {
   const host = opts.host ?? "127.0.0.1";
   const access = opts.access ?? NO_ACCESS;
-  const cmLine = opts.controllerManager ? checkCommandLine("controller-manager", opts.controllerManager.args ?? []) : undefined;
-  const agentLine = opts.nodeAgent ? checkCommandLine("node-agent", opts.nodeAgent.args ?? []) : undefined;
+  const cmLine = opts.controllerManager ? readDaemonCommandLine("controller-manager", opts.controllerManager.args ?? []) : undefined;
+  const agentLine = opts.nodeAgent ? readDaemonCommandLine("node-agent", opts.nodeAgent.args ?? []) : undefined;
   const readFile = opts.readFile ?? ((path: string) => readFileSync(path, "utf8"));
   const cmConfig = cmLine ? controllerManagerConfig(cmLine.view) : undefined;
   const cmFaults = new Set(opts.controllerManager?.faults ?? []);
@@ -180,7 +176,7 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
         serve(server, controllerManagerHandler(config, cmAuthn, access, cmFaults));
         url = await start(server, "https", opts.controllerManager.port ?? config.securePort);
       }
-      controllerManager = { url, args: cmLine.args, config, findings: cmLine.findings };
+      controllerManager = { url, args: cmLine.args, config };
     }
 
     let nodeAgent: RunningNodeAgent | undefined;
@@ -211,7 +207,7 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
         serve(server, nodeAgentHealthzHandler(faults));
         healthzUrl = await start(server, "http", o.healthzPort ?? config.healthzPort);
       }
-      nodeAgent = { url, readOnlyUrl, healthzUrl, args: agentLine.args, config, findings: agentLine.findings, maxConnectionMs, pods: agentPods };
+      nodeAgent = { url, readOnlyUrl, healthzUrl, args: agentLine.args, config, maxConnectionMs, pods: agentPods };
     }
 
     return { controllerManager, nodeAgent, close };

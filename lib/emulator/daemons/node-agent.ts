@@ -3,7 +3,7 @@
  * HTTPS with the certificate it is given; the read-only and health servers are plain HTTP,
  * as on a real node agent.
  *
- * Options it emulates (everything else is checked and then has no effect):
+ * Options it emulates (everything else is read, must parse, and then has no effect):
  * - --port, --read-only-port, --healthz-port: 0 turns the read-only and health servers off;
  *   any other value is replaced by the port the caller asks for, so that tests can take free
  *   ports. --enable-server=false turns the main server off.
@@ -33,7 +33,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { reviewAccess, type DaemonAccess } from "./access.js";
 import { authenticate, type Authentication } from "./authenticate.js";
 import { readBundle, type ReadFile } from "./certificates.js";
-import type { OptionView } from "../../daemons/checker.js";
+import { present } from "./command-line.js";
+import type { OptionView } from "../../daemons/options/view.js";
 import { json, notFound, pathOf, text, type Handler } from "./http.js";
 import { podListOf, runningPodsOf, statsSummaryOf, type NodePods } from "./pod-views.js";
 
@@ -80,16 +81,15 @@ export interface NodeAgentConfig {
 }
 
 export function nodeAgentConfig(view: OptionView): NodeAgentConfig {
-  // Undefined means "from the --config file"; the emulation reads no file and takes doc3's default.
   return {
-    port: view.int("--port") ?? 10250,
-    readOnlyPort: view.int("--read-only-port") ?? 10255,
-    healthzPort: view.int("--healthz-port") ?? 10248,
-    enableServer: view.bool("--enable-server") ?? true,
-    anonymousAuth: view.bool("--anonymous-auth") ?? true,
-    tokenWebhook: view.bool("--authentication-token-webhook") ?? false,
+    port: present(view.int("--port"), "--port"),
+    readOnlyPort: present(view.int("--read-only-port"), "--read-only-port"),
+    healthzPort: present(view.int("--healthz-port"), "--healthz-port"),
+    enableServer: present(view.bool("--enable-server"), "--enable-server"),
+    anonymousAuth: present(view.bool("--anonymous-auth"), "--anonymous-auth"),
+    tokenWebhook: present(view.bool("--authentication-token-webhook"), "--authentication-token-webhook"),
     authorizationMode: view.raw("--authorization-mode") === "Webhook" ? "Webhook" : "AlwaysAllow",
-    debuggingHandlers: view.bool("--enable-debugging-handlers") ?? true,
+    debuggingHandlers: present(view.bool("--enable-debugging-handlers"), "--enable-debugging-handlers"),
     clientCaFile: view.set("--client-ca-file") ? view.raw("--client-ca-file") : undefined,
     podManifestPath: view.raw("--pod-manifest-path") || undefined,
     manifestUrl: view.raw("--manifest-url") || undefined,

@@ -12,7 +12,7 @@ import type { X509Certificate } from "node:crypto";
 import { createSecureContext, type SecureContext } from "node:tls";
 import { DaemonFileError, parseBundle, type ReadFile } from "./certificates.js";
 import { extractedNames } from "../../daemons/sni.js";
-import { parseSniCertKey } from "../../daemons/values.js";
+import { parseSniCertKey } from "../../daemons/values/tls.js";
 
 export interface SniEntry {
   readonly certFile: string;

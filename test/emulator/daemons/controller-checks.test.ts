@@ -4,7 +4,7 @@
  * lib/daemons/probes.ts passes against it and fails against the `core-loops-unchecked` fault.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { analyze } from "../../../lib/daemons/checker.js";
+import { readOptionView } from "../../../lib/daemons/options/view.js";
 import { controllerManagerHealthChecks } from "../../../lib/daemons/controllers.js";
 import { checkControlLoops } from "../../../lib/daemons/probes.js";
 import type { EmulatedControllerManagerOptions } from "../../../lib/emulator/daemons/index.js";
@@ -15,7 +15,7 @@ afterAll(() => managers.closeAll());
 const start = managers.start;
 
 const checkLines = (body: string): string[] => body.split("\n").filter((l) => l.startsWith("["));
-const checks = (args: string[]): string[] => controllerManagerHealthChecks(analyze("controller-manager", args).view);
+const checks = (args: string[]): string[] => controllerManagerHealthChecks(readOptionView("controller-manager", args));
 
 describe("which checks a command line gives", () => {
   it("by default: leaderElection first, then the on-by-default controllers that apply, no ping", () => {

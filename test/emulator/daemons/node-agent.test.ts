@@ -95,6 +95,7 @@ describe("emulated node agent", () => {
     const a = await start({ args: ["--config=/var/lib/kubelet/config.yaml"] });
     expect(a.config).toMatchObject({ anonymousAuth: true, authorizationMode: "AlwaysAllow", readOnlyPort: 10255 });
     expect(a.readOnlyUrl).toBeDefined();
+    expect(a.config).toEqual((await start({ args: [] })).config);
   });
 
   it("passes the endpoint probes with the defaults, with anonymous requests off, and with Webhook", async () => {

@@ -3,10 +3,10 @@
  * daemon is first checked on its own (without the comparisons against the other's doc3
  * defaults, which the real values replace here).
  */
-import { analyze, type Analysis } from "./checker.js";
-import type { Daemon } from "./catalog/index.js";
+import { analyze, type Analysis } from "./index.js";
+import type { Daemon } from "../catalog/index.js";
 import { sortFindings, type Finding } from "./findings.js";
-import { formatDuration } from "./values.js";
+import { formatDuration } from "../values/durations.js";
 
 export interface DaemonFinding extends Finding {
   /** The command line the finding is about; "both" for the rules across the two. */
@@ -23,7 +23,7 @@ export function checkBoth(controllerManagerArgv: readonly string[], nodeAgentArg
   ]);
 }
 
-export function crossFindings(cm: Analysis, agent: Analysis): Finding[] {
+function crossFindings(cm: Analysis, agent: Analysis): Finding[] {
   const out: Finding[] = [];
   const grace = cm.view.duration("--node-monitor-grace-period");
   const frequency = agent.view.duration("--node-status-update-frequency");
