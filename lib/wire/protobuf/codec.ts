@@ -137,7 +137,7 @@ function encodeFields(desc: MessageDesc, obj: Record<string, unknown>, w: Writer
     } else if (f.repeated) {
       if (v === undefined || v === null) continue;
       if (!Array.isArray(v)) throw fail(fpath, `expected an array, got ${describe(v)}`);
-      v.forEach((el: unknown, i: number) => encodeValue(f, el, w, `${fpath}[${i}]`));
+      for (const [i, el] of v.entries()) encodeValue(f, el, w, `${fpath}[${i}]`);
     } else if (v === undefined || v === null) {
       // Unset: a pointer stays out, and so does a nil []byte; anything else is written with its
       // zero value (a nested struct with its own always-written fields, a zero time as tag 00).
