@@ -122,7 +122,7 @@ function describe(v: unknown): string {
 
 /** The value of a JSON key, undefined when absent (never read through the prototype). */
 function own(obj: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
 function encodeFields(desc: MessageDesc, obj: Record<string, unknown>, w: Writer, path: string): void {
