@@ -18,7 +18,7 @@ import type { WatchEvent } from "../harness/objects.js";
 import { Session, type RunSettings } from "../harness/session.js";
 import { WatchProtocolError, type WatchStream } from "../harness/watch.js";
 import type { RuleId } from "../spec/catalog.js";
-import { API_CAPABILITIES, GATE_CAPABILITIES, type Capabilities, type CapabilityState, type GateName } from "./capabilities.js";
+import { type API_CAPABILITIES, GATE_CAPABILITIES, type Capabilities, type CapabilityState, type GateName } from "./capabilities.js";
 
 export interface Violation {
   /** The rules the probe exercises; the run reports each as failed. */
