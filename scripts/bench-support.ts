@@ -89,7 +89,7 @@ export async function startChild(role: string, args: string[], timeoutMs: number
       child.on("message", onMessage);
       child.once("exit", onExit);
     });
-  let ready;
+  let ready: Extract<ChildMessage, { type: "ready" }>;
   try {
     ready = await next("ready", timeoutMs);
   } catch (e) {

@@ -65,7 +65,7 @@ function matchAt(buf: Buffer, mark: Buffer, at: number, to: number): boolean {
   return true;
 }
 
-const enum Phase {
+enum Phase {
   Head,
   Size,
   SizeExt,

@@ -1,10 +1,9 @@
 /** doc1 "Chunked lists" and the collection fields continue / remainingItemCount. */
 import { beforeAll, describe, expect } from "vitest";
-import { configMap, event } from "../fixtures/objects.js";
+import { configMap } from "../fixtures/objects.js";
 import type { ApiResponse, Query } from "../lib/harness/client.js";
 import type { KubeList } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
-import { compareResourceVersions } from "../lib/wire/resource-version.js";
 import { check, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("chunked-list");

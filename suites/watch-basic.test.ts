@@ -1,6 +1,7 @@
 /** doc1 "Events" and "Resource version semantics for watch": what a watch reports, in order. */
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
+import type { ApiResponse } from "../lib/harness/client.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { openWatch } from "../lib/harness/watch.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
@@ -17,7 +18,7 @@ describe("watch", () => {
     const path = resourcePath(t, ns, name);
     // A plain answer comes at once; a watch stays open, so only running out of time means "a stream" here.
     const signal = AbortSignal.timeout(3_000);
-    let plain;
+    let plain: ApiResponse | undefined;
     try {
       plain = await session.client.raw("GET", path, { query: { watch: "1", resourceVersion: made.metadata.resourceVersion ?? "" }, signal });
     } catch (e) {

@@ -6,6 +6,7 @@ import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
 import { ApiError } from "../lib/harness/client.js";
 import type { KubeObject, WatchEvent } from "../lib/harness/objects.js";
+import type { WatchStream } from "../lib/harness/watch.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("watch-start");
@@ -64,7 +65,7 @@ describe("watch start and resume", () => {
     const t = session.types.configmaps;
     const now = (await session.client.list(t, ns)).metadata.resourceVersion ?? "1";
     const future = `${now}000000`;
-    let w;
+    let w: WatchStream;
     try {
       w = await session.client.watch(t, ns, { resourceVersion: future, timeoutSeconds: 2 });
     } catch (e) {

@@ -9,7 +9,7 @@
 import { ApiClient, UnreachableError } from "../harness/client.js";
 import { configureLoad, DEFAULT_LOAD } from "../harness/load.js";
 import { deleteLeftovers, findLeftovers, labelValue, type Leftover } from "../harness/session.js";
-import { resolveTarget, TargetError } from "../harness/target.js";
+import { resolveTarget, type Target, TargetError } from "../harness/target.js";
 import { specSettingsFromEnv, ENV } from "../runner/settings.js";
 import { parseOptions, UsageError } from "./usage.js";
 
@@ -32,7 +32,7 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
   });
   const runId = values["run-id"];
   if (runId !== undefined && labelValue(runId) !== runId) throw new UsageError(`--run-id "${runId}" is not a run id (the value of a tollgate.dev/run-id label)`);
-  let target;
+  let target: Target | undefined;
   try {
     target = resolveTarget({ target: values.target, kubeconfig: values.kubeconfig, context: values.context, token: values.token });
   } catch (e) {

@@ -12,7 +12,7 @@ import {
   type RunningEmulatedDaemons,
 } from "../emulator/daemons/index.js";
 import { FeatureGateError, parseFeatureGates } from "../emulator/apimachinery/feature-gates.js";
-import { startEmulator, type EmulatorOptions } from "../emulator/index.js";
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../emulator/index.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 /** setInterval's limit (2^31-1 ms) in whole seconds; one bound for every duration keeps the rule simple to state. */
@@ -183,7 +183,7 @@ async function startDaemons(host: string, d: EmulatorDaemonArgs): Promise<Runnin
 
 export async function emulatorCommand(argv: string[]): Promise<number> {
   const { api: options, daemons: daemonArgs } = parseEmulatorCommand(argv);
-  let emu;
+  let emu: RunningEmulator;
   try {
     emu = await startEmulator(options);
   } catch (e) {

@@ -38,10 +38,10 @@ export class RunControl {
    * Takes SIGINT and SIGTERM over from vitest, whose own handlers exit at once (its logger
    * installs them in createVitest): call right after createVitest.
    */
-  attach(vitest: Vitest, before: Record<(typeof SIGNALS)[number], Function[]>): void {
+  attach(vitest: Vitest, before: Record<(typeof SIGNALS)[number], NodeJS.SignalsListener[]>): void {
     this.vitest = vitest;
     for (const sig of SIGNALS) {
-      for (const l of process.listeners(sig)) if (!before[sig].includes(l)) process.off(sig, l as (...args: unknown[]) => void);
+      for (const l of process.listeners(sig)) if (!before[sig].includes(l)) process.off(sig, l);
       const handler = (): void => this.onSignal(sig);
       process.on(sig, handler);
       this.cleanups.push(() => process.off(sig, handler));
@@ -49,7 +49,7 @@ export class RunControl {
   }
 
   /** The signal handlers as they are before vitest adds its own. */
-  static listenersNow(): Record<(typeof SIGNALS)[number], Function[]> {
+  static listenersNow(): Record<(typeof SIGNALS)[number], NodeJS.SignalsListener[]> {
     return { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") };
   }
 

@@ -13,7 +13,7 @@ import { UnreachableError } from "../harness/client.js";
 import { CredentialError } from "../harness/credentials/errors.js";
 import { probeTarget } from "../harness/probe.js";
 import { newRunId } from "../harness/session.js";
-import { resolveTarget, TargetError } from "../harness/target.js";
+import { resolveTarget, type Target, TargetError } from "../harness/target.js";
 import { rulesPage } from "../report/rules-page.js";
 import { STOP_EXIT_CODES, type Summary } from "../report/summary.js";
 import { isProfile, PROFILE_NAMES } from "../spec/profiles.js";
@@ -176,7 +176,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     token: values.token as string | undefined,
     inCluster: values["in-cluster"] === true,
   };
-  let target;
+  let target: Target | undefined;
   try {
     target = resolveTarget(selection);
   } catch (e) {

@@ -5,7 +5,7 @@
  */
 import { ApiClient, ApiError, type Query } from "./client.js";
 import type { KubeObject } from "./objects.js";
-import { CLUSTER_OBJECT_TYPES, resourcePath, resourceTypes, type ResourceType, type ResourceTypes } from "./resources.js";
+import { type CLUSTER_OBJECT_TYPES, resourcePath, resourceTypes, type ResourceType, type ResourceTypes } from "./resources.js";
 import type { SpecSettings, Target } from "./target.js";
 
 /** Everything a worker needs to reach the target; plain data so it crosses process boundaries. */

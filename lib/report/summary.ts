@@ -18,7 +18,6 @@
  */
 import type { Exchange } from "../harness/exchanges.js";
 import type { LoadCounters, LoadSettings } from "../harness/load.js";
-import type { CleanupResult } from "../harness/session.js";
 import type { UnmetNeed } from "../runner/capabilities.js";
 import type { PropertyEvidence } from "../runner/evidence.js";
 import type { RunStop } from "../runner/run-state.js";

@@ -26,5 +26,3 @@ declare module "@vitest/runner" {
     load?: LoadCounters;
   }
 }
-
-export {};

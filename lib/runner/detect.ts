@@ -14,10 +14,11 @@ import { ApiClient, type ApiResponse, type RequestOptions } from "../harness/cli
 import { asIdentity } from "../harness/credentials/identity.js";
 import { detectAdmin } from "../harness/admin.js";
 import { resourcePath } from "../harness/resources.js";
+import type { WatchEvent } from "../harness/objects.js";
 import { Session, type RunSettings } from "../harness/session.js";
-import { WatchProtocolError } from "../harness/watch.js";
+import { WatchProtocolError, type WatchStream } from "../harness/watch.js";
 import type { RuleId } from "../spec/catalog.js";
-import { API_CAPABILITIES, GATE_CAPABILITIES, type Capabilities, type CapabilityState, type GateName } from "./capabilities.js";
+import { type API_CAPABILITIES, GATE_CAPABILITIES, type Capabilities, type CapabilityState, type GateName } from "./capabilities.js";
 
 export interface Violation {
   /** The rules the probe exercises; the run reports each as failed. */
@@ -271,7 +272,7 @@ async function detectAuthentication(settings: RunSettings, violate: (probe: stri
 /** A watch that asks for bookmarks, read for up to `waitMs`: did a BOOKMARK come? A frame that is not a watch event is a violation. */
 async function probeBookmarks(session: Session, ns: string, rv: string, waitMs: number, violate: (probe: string, rules: RuleId[], message: string) => void): Promise<CapabilityState> {
   const started = Date.now();
-  let stream;
+  let stream: WatchStream;
   try {
     stream = await session.client.watch(session.types.configmaps, ns, {
       resourceVersion: rv,
@@ -286,7 +287,7 @@ async function probeBookmarks(session: Session, ns: string, rv: string, waitMs: 
     for (;;) {
       const left = waitMs - (Date.now() - started);
       if (left <= 0) return no(`no BOOKMARK within ${waitMs} ms of a watch`);
-      let ev;
+      let ev: WatchEvent | undefined;
       try {
         ev = await stream.nextOrIdle(left);
       } catch (e) {

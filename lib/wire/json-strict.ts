@@ -73,7 +73,7 @@ function syntaxError(text: string, message: string, offset: number): JsonSyntaxE
 /** `path` is undefined at the root, so that an empty key still gets its "." separator. */
 function collectDuplicates(node: ValueNode, path: string | undefined, out: string[]): void {
   if (node.type === "Array") {
-    node.elements.forEach((el, i) => collectDuplicates(el.value, `${path ?? ""}[${i}]`, out));
+    for (const [i, el] of node.elements.entries()) collectDuplicates(el.value, `${path ?? ""}[${i}]`, out);
     return;
   }
   if (node.type !== "Object") return;

@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { check } from "../support/conformance.js";
 import { ALPHA_GATES, BETA_OFF_GATES, BETA_ON_GATES, catalogs, realGateName, type Daemon } from "../../lib/daemons/catalog/index.js";
 import { checkFlags, type Finding, type Severity } from "../../lib/daemons/checker/index.js";

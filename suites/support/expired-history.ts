@@ -15,6 +15,7 @@ import { ApiError, type ApiResponse } from "../../lib/harness/client.js";
 import type { KubeList } from "../../lib/harness/objects.js";
 import { resourcePath } from "../../lib/harness/resources.js";
 import type { Session } from "../../lib/harness/session.js";
+import type { WatchStream } from "../../lib/harness/watch.js";
 import { compareResourceVersions } from "../../lib/wire/resource-version.js";
 import { uniqueName } from "./conformance.js";
 
@@ -117,7 +118,7 @@ export async function expectContinueExpired(s: HeldState): Promise<void> {
 export async function expectWatchExpiredThenRelist(s: HeldState): Promise<void> {
   const { session, ns } = s;
   const t = session.types.events;
-  let w;
+  let w: WatchStream | undefined;
   try {
     w = await session.client.watch(t, ns, { resourceVersion: s.oldRv });
   } catch (e) {

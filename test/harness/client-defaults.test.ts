@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { ApiClient } from "../../lib/harness/client.js";
 import { resourceTypes } from "../../lib/harness/resources.js";
 import { defaultSpecSettings } from "../../lib/harness/target.js";

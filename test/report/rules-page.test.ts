@@ -70,12 +70,12 @@ describe("the Allure report's evidence", () => {
       property: { seed: 3, counterexample: "[1]", runs: 2, shrinks: 0 },
     });
     expect(meta?.type).toBe("metadata");
-    const description = (meta?.data as { description?: string }).description ?? "";
+    const description = (meta?.data as { description?: string } | undefined)?.description ?? "";
     expect(description).toContain("Property: seed 3, 2 run(s), 0 shrink(s); counterexample:");
     expect(description).toContain("GET /api/v1/namespaces?limit=1 → 500: boom");
     expect(attachment).toMatchObject({ type: "attachment_content", data: { name: "last exchanges", contentType: "text/plain", encoding: "base64" } });
-    expect(Buffer.from((attachment?.data as { content: string }).content, "base64").toString()).toBe("GET /api/v1/namespaces?limit=1 → 500: boom");
+    expect(Buffer.from((attachment?.data as { content: string } | undefined)?.content ?? "", "base64").toString()).toBe("GET /api/v1/namespaces?limit=1 → 500: boom");
     const [na] = ruleMessages(["doc1.a.one"], "needs cbor: 406", ["cbor"], { unmet: [{ need: "cbor", evidence: "a CBOR list got 406" }] });
-    expect((na?.data as { description?: string }).description).toMatch(/^Not applicable, unmet needs:\n\n- `cbor`: a CBOR list got 406\n/);
+    expect((na?.data as { description?: string } | undefined)?.description).toMatch(/^Not applicable, unmet needs:\n\n- `cbor`: a CBOR list got 406\n/);
   });
 });

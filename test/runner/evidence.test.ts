@@ -10,7 +10,13 @@ function fakeContext(): { ctx: Pick<TestContext, "task" | "onTestFailed">; meta:
   const handlers: (() => void)[] = [];
   const ctx = { task: { meta } as unknown as TestContext["task"], onTestFailed: (h: () => void) => void handlers.push(h) } as unknown as Pick<TestContext, "task" | "onTestFailed">;
   // vitest calls the onTestFailed handlers when the test failed, by a throw or by its timeout.
-  return { ctx, meta, fail: () => handlers.forEach((h) => h()) };
+  return {
+    ctx,
+    meta,
+    fail: () => {
+      for (const h of handlers) h();
+    },
+  };
 }
 
 const exchange = (path: string) => recordExchange({ method: "GET", path, status: 200, headers: { "content-type": "application/json" }, text: "{}" });

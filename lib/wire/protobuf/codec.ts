@@ -123,7 +123,7 @@ function describe(v: unknown): string {
 
 /** The value of a JSON key, undefined when absent (never read through the prototype). */
 function own(obj: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
 function encodeFields(desc: MessageDesc, obj: Record<string, unknown>, w: Writer, path: string): void {
@@ -138,7 +138,7 @@ function encodeFields(desc: MessageDesc, obj: Record<string, unknown>, w: Writer
     } else if (f.repeated) {
       if (v === undefined || v === null) continue;
       if (!Array.isArray(v)) throw fail(fpath, `expected an array, got ${describe(v)}`);
-      v.forEach((el: unknown, i: number) => encodeValue(f, el, w, `${fpath}[${i}]`));
+      for (const [i, el] of v.entries()) encodeValue(f, el, w, `${fpath}[${i}]`);
     } else if (v === undefined || v === null) {
       // Unset: a pointer stays out, and so does a nil []byte; anything else is written with its
       // zero value (a nested struct with its own always-written fields, a zero time as tag 00).

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/style/useTemplate: expected bytes are written one protobuf field (tag, length, value) per string, joined with +, to read as the wire layout
 /**
  * The envelope, the prefix check, and the emission rules of wire-facts §1.0-§1.2, each with
  * bytes written out by hand from the fact sheet (not produced by the codec itself).
