@@ -9,7 +9,7 @@
  * wrong answers.
  */
 import { readOptionView } from "./options/view.js";
-import type { ProbeResponse, ProbeResult } from "./probes.js";
+import type { ProbeResponse, ProbeResult } from "./probe-types.js";
 import { isDns1123Subdomain } from "./values/cluster-names.js";
 
 const RULE_REGISTERS_NODE = "doc3.service.agent-registers-node";

@@ -7,7 +7,7 @@
  */
 import { X509Certificate } from "node:crypto";
 import type { Daemon } from "./catalog/index.js";
-import type { ProbeResponse } from "./probes.js";
+import type { ProbeResponse } from "./probe-types.js";
 
 export interface Judgement {
   ok: boolean;

@@ -9,31 +9,10 @@ import { readOptionView } from "./options/view.js";
 import { parseAgentPods } from "./agent-pods.js";
 import { forbiddenUser } from "./client-certs.js";
 import { CORE_CONTROL_LOOPS, controllerEnabled, controllersDisabledByName, parseVerboseHealth } from "./controllers.js";
+import type { HttpClient, ProbeRequest, ProbeResponse, ProbeResult } from "./probe-types.js";
 
-export interface ProbeRequest {
-  url: string;
-  /** Extra request headers (credentials, when a probe is given some). */
-  headers?: Readonly<Record<string, string>>;
-  /** A client certificate and key (PEM) to present in the TLS handshake. */
-  clientCert?: { readonly cert: string; readonly key: string };
-}
+export type { HttpClient, ProbeRequest, ProbeResponse, ProbeResult };
 
-export interface ProbeResponse {
-  status: number;
-  body: string;
-}
-
-/** Sends a GET; rejects only when no HTTP answer came back at all. */
-export type HttpClient = (request: ProbeRequest) => Promise<ProbeResponse>;
-
-export interface ProbeResult {
-  rule: string;
-  url: string;
-  ok: boolean;
-  expected: string;
-  /** What came back: `HTTP 200 "ok"`, or the transport error. */
-  actual: string;
-}
 
 async function get(client: HttpClient, request: ProbeRequest): Promise<ProbeResponse | Error> {
   try {
