@@ -1,5 +1,6 @@
 /** Go integers, floats and booleans, as strconv reads them for pflag's int, float and bool flags. */
 import { fail, ok, type Parse } from "./parse.js";
+import { parseGoBool as goBool } from "../../wire/go-strconv.js";
 
 /**
  * strconv.ParseInt(s, 0, bits), which pflag uses for int and int32 flags: decimal, `0x` hex,
@@ -40,7 +41,6 @@ export function parseGoFloat(s: string): Parse<number> {
 
 /** strconv.ParseBool: the only spellings pflag accepts for booleans and gate values. */
 export function parseGoBool(s: string): Parse<boolean> {
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(s)) return ok(true);
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(s)) return ok(false);
-  return fail(`"${s}" is not a boolean (true or false)`);
+  const value = goBool(s);
+  return value === undefined ? fail(`"${s}" is not a boolean (true or false)`) : ok(value);
 }

@@ -6,7 +6,7 @@
  * emulator does are known here; an unknown name is refused rather than silently ignored, so a
  * typo in `--feature-gates` cannot make a run test something other than what was asked.
  */
-import { parseGoBool } from "./go-strconv.js";
+import { parseGoBool } from "../../wire/go-strconv.js";
 
 export interface FeatureGates {
   /** application/cbor responses and bodies, application/cbor-seq watches. */

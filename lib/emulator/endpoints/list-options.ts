@@ -8,7 +8,7 @@ import { forbidden, notSupported, type FieldError } from "../apimachinery/field-
 import { parseFieldSelector, type FieldSelector } from "../apimachinery/field-selector.js";
 import type { KubeObject } from "../apimachinery/json.js";
 import { parseLabelSelector, SelectorError, type LabelSelector } from "../apimachinery/label-selector.js";
-import { parseGoBool } from "../apimachinery/go-strconv.js";
+import { parseGoBool } from "../../wire/go-strconv.js";
 import { labelsOf } from "../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../registry/generic/strategy.js";
 

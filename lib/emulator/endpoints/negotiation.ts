@@ -33,7 +33,7 @@ import { isCbor, isJson, isProtobuf, isYaml, negotiate, parseAccept, parseMediaT
 import { PROTOBUF_CONTENT_TYPE } from "../../wire/protobuf/index.js";
 import { notAcceptable, unsupportedMediaType } from "../apimachinery/api-errors.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
-import { parseGoBool } from "../apimachinery/go-strconv.js";
+import { parseGoBool } from "../../wire/go-strconv.js";
 
 
 export type Encoding = "json" | "yaml" | "protobuf" | "cbor";

@@ -21,7 +21,7 @@ import { NAMESPACE_DELETER } from "../registry/core/namespace/rest.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { encodeBody } from "./handlers/respond.js";
 import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
-import { parseGoBool } from "../apimachinery/go-strconv.js";
+import { parseGoBool } from "../../wire/go-strconv.js";
 import { ObjectStorage } from "../storage/object-storage.js";
 import type { EmulatorSettings } from "../options.js";
 import { ResourceRegistry } from "../registry/generic/strategy.js";

@@ -14,7 +14,7 @@ import { forbidden, invalid as invalidField, notSupported, type FieldError } fro
 import type { DeleteOptions } from "../../registry/generic/options.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
 import { isJsonObject, obj, type Json } from "../../apimachinery/json.js";
-import { parseGoBool } from "../../apimachinery/go-strconv.js";
+import { parseGoBool } from "../../../wire/go-strconv.js";
 import { requestBodyEncoding } from "../negotiation.js";
 import { BOOL, DecodeError, decodeObject, field, INT64, jsonTypeName, listOf, STRING, struct } from "../../apimachinery/typed-json.js";
 import type { RequestContext } from "./context.js";
