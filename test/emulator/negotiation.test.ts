@@ -17,7 +17,7 @@ import {
   wantsGzip,
   type Negotiated,
 } from "../../lib/emulator/endpoints/negotiation.js";
-import { ApiError } from "../../lib/emulator/apimachinery/api-errors.js";
+import { StatusError } from "../../lib/emulator/apimachinery/api-errors.js";
 import { client, configMapBody } from "./support.js";
 
 const OFF: FeatureGates = DEFAULT_FEATURE_GATES;
@@ -97,7 +97,7 @@ describe("negotiateAccept", () => {
 
   it("refuses a YAML watch with the stream media types", () => {
     const yaml = negotiateAccept("application/yaml, application/json", OFF) as Negotiated;
-    expect(() => negotiateWatch(yaml, OFF)).toThrow(ApiError);
+    expect(() => negotiateWatch(yaml, OFF)).toThrow(StatusError);
     expect(() => negotiateWatch(yaml, ON)).toThrow(
       "only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch, application/cbor-seq",
     );
@@ -119,7 +119,7 @@ describe("request bodies and gzip", () => {
     expect(requestBodyEncoding(req({ "content-type": PB }), OFF)).toBe("protobuf");
     expect(requestBodyEncoding(req({ "content-type": "application/cbor" }), ON)).toBe("cbor");
     for (const ct of ["application/cbor", "text/plain", "application/merge-patch+json", "application/x-yaml", "not a type"]) {
-      expect(() => requestBodyEncoding(req({ "content-type": ct }), OFF), ct).toThrow(ApiError);
+      expect(() => requestBodyEncoding(req({ "content-type": ct }), OFF), ct).toThrow(StatusError);
     }
   });
 

@@ -1,6 +1,6 @@
 /** The patch building blocks without HTTP: field sets, strategic merge, ownership, options. */
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../lib/emulator/apimachinery/api-errors.js";
+import { StatusError } from "../../lib/emulator/apimachinery/api-errors.js";
 import type { JsonObject } from "../../lib/emulator/apimachinery/json.js";
 import { configMapStrategy, namespaceStrategy } from "../../lib/emulator/registry/index.js";
 import { FieldSet, pathString } from "../../lib/emulator/apimachinery/managed-fields/field-set.js";
@@ -22,10 +22,10 @@ function statusOf(fn: () => unknown): { code: number; message: string | undefine
   try {
     fn();
   } catch (e) {
-    if (e instanceof ApiError) return { code: e.code, message: e.status.message };
+    if (e instanceof StatusError) return { code: e.code, message: e.status.message };
     throw e;
   }
-  throw new Error("expected an ApiError");
+  throw new Error("expected an StatusError");
 }
 
 const cmObject = (extra: JsonObject = {}): JsonObject => ({

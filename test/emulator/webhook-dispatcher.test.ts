@@ -10,7 +10,7 @@ import { ruleMatches, selectorMatches, type MatchAttributes } from "../../lib/em
 import { validateWebhookConfiguration } from "../../lib/emulator/registry/admissionregistration/validation.js";
 import { webhookOf, type Webhook } from "../../lib/emulator/admission/webhooks.js";
 import type { WebhookPoster, WebhookResponse } from "../../lib/emulator/admission/webhook-client.js";
-import { ApiError } from "../../lib/emulator/apimachinery/api-errors.js";
+import { StatusError } from "../../lib/emulator/apimachinery/api-errors.js";
 import { errorString } from "../../lib/emulator/apimachinery/field-errors.js";
 import type { KubeObject } from "../../lib/emulator/apimachinery/json.js";
 import { configMapStrategy } from "../../lib/emulator/registry/core/configmap/strategy.js";
@@ -67,7 +67,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: number; message: st
   try {
     await p;
   } catch (e) {
-    if (e instanceof ApiError) return { code: e.code, message: e.status.message ?? "", reason: e.status.reason };
+    if (e instanceof StatusError) return { code: e.code, message: e.status.message ?? "", reason: e.status.reason };
     throw e;
   }
   throw new Error("expected the admission to fail");

@@ -25,7 +25,7 @@
  */
 import jsonpatch from "fast-json-patch";
 import type { Operation as PatchOperation } from "fast-json-patch";
-import { ApiError, badRequest, internalError } from "../apimachinery/api-errors.js";
+import { StatusError, badRequest, internalError } from "../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../apimachinery/go-json-errors.js";
 import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject } from "../apimachinery/json.js";
 import { asKubeObject } from "../apimachinery/object-meta.js";
@@ -51,7 +51,7 @@ class CallingWebhookError extends Error {
 }
 
 /** webhookerrors.ToStatusErr: the webhook's Status, made a failure and named. */
-export function denial(webhookName: string, result: JsonObject | undefined): ApiError {
+export function denial(webhookName: string, result: JsonObject | undefined): StatusError {
   const deniedBy = `admission webhook ${JSON.stringify(webhookName)} denied the request`;
   const r = result ?? {};
   const message = typeof r["message"] === "string" ? r["message"] : "";
@@ -60,11 +60,11 @@ export function denial(webhookName: string, result: JsonObject | undefined): Api
   const text = message ? `${deniedBy}: ${message}` : reason ? `${deniedBy}: ${reason}` : `${deniedBy} without explanation`;
   const details = isJsonObject(r["details"]) ? (r["details"] as StatusDetails) : undefined;
   const metadata = isJsonObject(r["metadata"]) ? (r["metadata"] as { resourceVersion?: string; continue?: string }) : undefined;
-  return new ApiError(makeStatus({ status: "Failure", message: text, reason, details, code, metadata }));
+  return new StatusError(makeStatus({ status: "Failure", message: text, reason, details, code, metadata }));
 }
 
 /** webhookerrors.NewDryRunUnsupportedErr. */
-export const dryRunUnsupported = (webhookName: string): ApiError => badRequest(`admission webhook ${JSON.stringify(webhookName)} does not support dry run`);
+export const dryRunUnsupported = (webhookName: string): StatusError => badRequest(`admission webhook ${JSON.stringify(webhookName)} does not support dry run`);
 
 const warningHeader = (text: string): string => `299 - ${JSON.stringify(text)}`;
 

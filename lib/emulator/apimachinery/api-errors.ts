@@ -25,10 +25,10 @@ export function qualifiedKindString(qk: QualifiedKind): string {
   return qk.group ? `${qk.kind}.${qk.group}` : qk.kind;
 }
 
-export class ApiError extends Error {
+export class StatusError extends Error {
   constructor(readonly status: Status) {
     super(status.message ?? status.reason ?? "error");
-    this.name = "ApiError";
+    this.name = "StatusError";
   }
 
   get code(): number {
@@ -51,32 +51,32 @@ function resourceDetails(qr: QualifiedResource, name: string): StatusDetails {
   return details({ name, group: qr.group, kind: qr.resource });
 }
 
-export function badRequest(message: string): ApiError {
-  return new ApiError(failure(400, "BadRequest", message));
+export function badRequest(message: string): StatusError {
+  return new StatusError(failure(400, "BadRequest", message));
 }
 
-export function notFound(qr: QualifiedResource, name: string): ApiError {
-  return new ApiError(failure(404, "NotFound", `${qualifiedResourceString(qr)} "${name}" not found`, resourceDetails(qr, name)));
+export function notFound(qr: QualifiedResource, name: string): StatusError {
+  return new StatusError(failure(404, "NotFound", `${qualifiedResourceString(qr)} "${name}" not found`, resourceDetails(qr, name)));
 }
 
 /** The answer for a path no route serves. */
-export function pathNotFound(): ApiError {
-  return new ApiError(failure(404, "NotFound", "the server could not find the requested resource", {}));
+export function pathNotFound(): StatusError {
+  return new StatusError(failure(404, "NotFound", "the server could not find the requested resource", {}));
 }
 
 /** The answer for a method a route does not serve (go-restful 405 through the server's error handler). */
-export function methodNotAllowed(): ApiError {
-  return new ApiError(failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}));
+export function methodNotAllowed(): StatusError {
+  return new StatusError(failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}));
 }
 
-export function alreadyExists(qr: QualifiedResource, name: string): ApiError {
-  return new ApiError(
+export function alreadyExists(qr: QualifiedResource, name: string): StatusError {
+  return new StatusError(
     failure(409, "AlreadyExists", `${qualifiedResourceString(qr)} "${name}" already exists`, resourceDetails(qr, name)),
   );
 }
 
-export function conflict(qr: QualifiedResource, name: string, cause: string): ApiError {
-  return new ApiError(
+export function conflict(qr: QualifiedResource, name: string, cause: string): StatusError {
+  return new StatusError(
     failure(409, "Conflict", `Operation cannot be fulfilled on ${qualifiedResourceString(qr)} "${name}": ${cause}`, resourceDetails(qr, name)),
   );
 }
@@ -84,9 +84,9 @@ export function conflict(qr: QualifiedResource, name: string, cause: string): Ap
 export const OPTIMISTIC_LOCK_MESSAGE =
   "the object has been modified; please apply your changes to the latest version and try again";
 
-export function invalid(qk: QualifiedKind, name: string, errors: readonly FieldError[]): ApiError {
+export function invalidError(qk: QualifiedKind, name: string, errors: readonly FieldError[]): StatusError {
   const causes: StatusCause[] = errors.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field }));
-  return new ApiError(
+  return new StatusError(
     failure(
       422,
       "Invalid",
@@ -96,24 +96,24 @@ export function invalid(qk: QualifiedKind, name: string, errors: readonly FieldE
   );
 }
 
-export function forbidden(qr: QualifiedResource, name: string, cause: string, causes?: StatusCause[]): ApiError {
+export function forbiddenError(qr: QualifiedResource, name: string, cause: string, causes?: StatusCause[]): StatusError {
   const subject = name ? `${qualifiedResourceString(qr)} "${name}"` : qualifiedResourceString(qr);
-  return new ApiError(
+  return new StatusError(
     failure(403, "Forbidden", `${subject} is forbidden: ${cause}`, details({ name, group: qr.group, kind: qr.resource, causes })),
   );
 }
 
-export function notAcceptable(accepted: readonly string[]): ApiError {
-  return new ApiError(failure(406, "NotAcceptable", `only the following media types are accepted: ${accepted.join(", ")}`));
+export function notAcceptable(accepted: readonly string[]): StatusError {
+  return new StatusError(failure(406, "NotAcceptable", `only the following media types are accepted: ${accepted.join(", ")}`));
 }
 
 /** A 406 with its own text (response.go errNotAcceptable: a transformation the object cannot take). */
-export function notAcceptableMessage(message: string): ApiError {
-  return new ApiError(failure(406, "NotAcceptable", message));
+export function notAcceptableMessage(message: string): StatusError {
+  return new StatusError(failure(406, "NotAcceptable", message));
 }
 
-export function unsupportedMediaType(accepted: readonly string[]): ApiError {
-  return new ApiError(
+export function unsupportedMediaType(accepted: readonly string[]): StatusError {
+  return new StatusError(
     failure(
       415,
       "UnsupportedMediaType",
@@ -122,16 +122,16 @@ export function unsupportedMediaType(accepted: readonly string[]): ApiError {
   );
 }
 
-export function requestEntityTooLarge(limit: number): ApiError {
-  return new ApiError(failure(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limit}`));
+export function requestEntityTooLarge(limit: number): StatusError {
+  return new StatusError(failure(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limit}`));
 }
 
-export function expired(message: string, metadata?: Status["metadata"]): ApiError {
-  return new ApiError(makeStatus({ status: "Failure", message, reason: "Expired", code: 410, metadata }));
+export function expired(message: string, metadata?: Status["metadata"]): StatusError {
+  return new StatusError(makeStatus({ status: "Failure", message, reason: "Expired", code: 410, metadata }));
 }
 
-export function internalError(cause: string): ApiError {
-  return new ApiError(
+export function internalError(cause: string): StatusError {
+  return new StatusError(
     failure(500, "InternalError", `Internal error occurred: ${cause}`, details({ causes: [{ message: cause }] })),
   );
 }

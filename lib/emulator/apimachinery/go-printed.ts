@@ -9,7 +9,7 @@
  * FieldError as a marker object, and `invalidObject` (used by the generic registry for every
  * validation failure) writes it out verbatim in the message and the causes.
  */
-import { ApiError, details, qualifiedKindString, type QualifiedKind } from "./api-errors.js";
+import { StatusError, details, qualifiedKindString, type QualifiedKind } from "./api-errors.js";
 import { errorBody, goQuote, type FieldError } from "./field-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "./json.js";
 import { failure, type StatusCause } from "../../wire/status.js";
@@ -44,11 +44,11 @@ function goErrorString(e: FieldError): string {
  * errors.NewInvalid: causes one per error (repeats kept), the message one per distinct text,
  * bracketed when more than one (field.ErrorList.ToAggregate).
  */
-export function invalidObject(qk: QualifiedKind, name: string, errors: readonly FieldError[]): ApiError {
+export function invalidObject(qk: QualifiedKind, name: string, errors: readonly FieldError[]): StatusError {
   const causes: StatusCause[] = errors.map((e) => ({ reason: e.type, message: goErrorBody(e), field: e.field }));
   const messages = [...new Set(errors.map(goErrorString))];
   const aggregate = messages.length === 1 ? (messages[0] ?? "") : `[${messages.join(", ")}]`;
-  return new ApiError(failure(422, "Invalid", `${qualifiedKindString(qk)} "${name}" is invalid: ${aggregate}`, details({ name, group: qk.group, kind: qk.kind, causes })));
+  return new StatusError(failure(422, "Invalid", `${qualifiedKindString(qk)} "${name}" is invalid: ${aggregate}`, details({ name, group: qk.group, kind: qk.kind, causes })));
 }
 
 /** Go's %#v of a struct whose fields are all strings: `pkg.Type{Field:"value", …}`. */

@@ -138,3 +138,14 @@ export function configMapKey(value: string): string[] {
   else if (value.startsWith("..")) errs.push("must not start with '..'");
   return errs;
 }
+
+/**
+ * path.ValidatePathSegmentName: the name rule of types whose names only have to be usable as one
+ * path segment (RBAC roles and bindings, core v1 Events).
+ */
+export function pathSegmentName(name: string): string[] {
+  if (name === "." || name === "..") return [`may not be '${name}'`];
+  const errs: string[] = [];
+  for (const bad of ["/", "%"]) if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
+  return errs;
+}

@@ -12,7 +12,7 @@
  * the permissions it grants, or the `escalate`/`bind` verb), and the second authorization an
  * unsafe force delete needs (`unsafe-delete-ignore-read-errors`).
  */
-import { ApiError, forbidden } from "../apimachinery/api-errors.js";
+import { StatusError, forbiddenError } from "../apimachinery/api-errors.js";
 import { failure } from "../../wire/status.js";
 import type { KubeObject } from "../apimachinery/json.js";
 import { nameOf } from "../apimachinery/object-meta.js";
@@ -26,8 +26,8 @@ import { MASTERS_GROUP, type User } from "../apimachinery/user.js";
 
 export const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
 
-export function unauthorized(): ApiError {
-  return new ApiError(failure(401, "Unauthorized", "Unauthorized"));
+export function unauthorized(): StatusError {
+  return new StatusError(failure(401, "Unauthorized", "Unauthorized"));
 }
 
 /** responsewriters.forbiddenMessage, with the authorizer's reason after a colon when it gave one. */
@@ -39,10 +39,10 @@ export function forbiddenMessage(username: string, a: RequestAttributes, reason:
   return `User "${username}" cannot ${a.verb} resource "${resource}" in API group "${a.group}" ${scope}${tail}`;
 }
 
-export function forbiddenError(username: string, a: RequestAttributes, reason: string): ApiError {
+export function accessForbidden(username: string, a: RequestAttributes, reason: string): StatusError {
   const message = forbiddenMessage(username, a, reason);
-  if (a.kind === "nonResource") return new ApiError(failure(403, "Forbidden", `forbidden: ${message}`, {}));
-  return forbidden({ group: a.group, resource: a.resource }, a.name, message);
+  if (a.kind === "nonResource") return new StatusError(failure(403, "Forbidden", `forbidden: ${message}`, {}));
+  return forbiddenError({ group: a.group, resource: a.resource }, a.name, message);
 }
 
 const goQuotedList = (values: readonly string[]): string => `[${values.map((v) => JSON.stringify(v)).join(" ")}]`;
@@ -119,7 +119,7 @@ export class AccessControl {
     if (!authorize) return authn.user;
     const attrs = requestAttributes(method, url);
     const decision = this.authorizer.authorize(authn.user, attrs);
-    if (!decision.allowed) throw forbiddenError(authn.user.username, attrs, decision.reason);
+    if (!decision.allowed) throw accessForbidden(authn.user.username, attrs, decision.reason);
     return authn.user;
   }
 
@@ -136,7 +136,7 @@ export class AccessControl {
     const a: ResourceAttributes = { kind: "resource", verb: UNSAFE_DELETE_VERB, group: strategy.group, version: strategy.version, resource: strategy.resource, subresource: "", namespace, name };
     const decision = this.authorizer.authorize(user, a);
     if (!decision.allowed) {
-      throw forbidden({ group: strategy.group, resource: strategy.resource }, name, `not permitted to do "${UNSAFE_DELETE_VERB}", reason: ${decision.reason}`);
+      throw forbiddenError({ group: strategy.group, resource: strategy.resource }, name, `not permitted to do "${UNSAFE_DELETE_VERB}", reason: ${decision.reason}`);
     }
   }
 
@@ -166,6 +166,6 @@ export class AccessControl {
     const missing = compact(granted.flatMap(breakdown).filter((r) => !owned.some((o) => covers(o, r))));
     if (missing.length === 0) return;
     const message = `user "${user.username}" (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${missing.map(compactString).join("\n")}`;
-    throw forbidden({ group: strategy.group, resource: strategy.resource }, nameOf(object), message);
+    throw forbiddenError({ group: strategy.group, resource: strategy.resource }, nameOf(object), message);
   }
 }

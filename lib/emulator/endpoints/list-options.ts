@@ -3,7 +3,7 @@
  * watch switches. Malformed values are 400 BadRequest, as the server's parameter decoding
  * reports them.
  */
-import { badRequest, invalid } from "../apimachinery/api-errors.js";
+import { badRequest, invalidError } from "../apimachinery/api-errors.js";
 import { forbidden, notSupported, type FieldError } from "../apimachinery/field-errors.js";
 import { parseFieldSelector, type FieldSelector } from "../apimachinery/field-selector.js";
 import type { KubeObject } from "../apimachinery/json.js";
@@ -124,5 +124,5 @@ export function validateListOptions(o: ListOptions): void {
     }
     if (o.sendInitialEvents !== undefined) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
   }
-  if (errs.length) throw invalid({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
+  if (errs.length) throw invalidError({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
 }

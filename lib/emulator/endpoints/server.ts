@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { handleAdmin, isAdminPath } from "./admin.js";
 import { AdmissionDispatcher } from "../admission/dispatcher.js";
 import { storedWebhooks } from "../admission/webhooks.js";
-import { ApiError, internalError, methodNotAllowed, pathNotFound } from "../apimachinery/api-errors.js";
+import { StatusError, internalError, methodNotAllowed, pathNotFound } from "../apimachinery/api-errors.js";
 import { EmulatorClock } from "../apimachinery/clock.js";
 import { ContinueTokenSigner } from "../storage/continue-token.js";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.js";
@@ -102,7 +102,7 @@ function respondError(res: ServerResponse, req: IncomingMessage, error: unknown,
     if (!res.writableEnded) res.end();
     return;
   }
-  const status = error instanceof ApiError ? error.status : internalError(error instanceof Error ? error.message : String(error)).status;
+  const status = error instanceof StatusError ? error.status : internalError(error instanceof Error ? error.message : String(error)).status;
   const encoding = negotiateStatusEncoding(req.headers.accept, gates);
   if (encoding === undefined || encoding === "json") {
     writeStatus(res, status, { pretty: pretty || encoding === undefined });

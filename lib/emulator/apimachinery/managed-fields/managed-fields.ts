@@ -32,7 +32,7 @@
  * (lastAppliedManager/lastAppliedUpdater) and the cap of ten Update managers merged into
  * `ancient-changes`.
  */
-import { ApiError } from "../api-errors.js";
+import { StatusError } from "../api-errors.js";
 import { failure, type StatusCause } from "../../../wire/status.js";
 import { goQuote } from "../field-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../json.js";
@@ -224,7 +224,7 @@ export interface ApplyConflict {
 }
 
 /** The 409 of a failed apply (internal/conflict.go NewConflictError). */
-export function applyConflictError(conflicts: readonly ApplyConflict[]): ApiError {
+export function applyConflictError(conflicts: readonly ApplyConflict[]): StatusError {
   const causes: StatusCause[] = conflicts.map((c) => ({
     reason: "FieldManagerConflict",
     message: `conflict with ${printManager(c.entry)}`,
@@ -247,7 +247,7 @@ export function applyConflictError(conflicts: readonly ApplyConflict[]): ApiErro
     }
     message = `Apply failed with ${conflicts.length} conflicts: ${lines.join("\n")}`;
   }
-  return new ApiError(failure(409, "Conflict", message, { causes }));
+  return new StatusError(failure(409, "Conflict", message, { causes }));
 }
 
 export interface ApplyResult {

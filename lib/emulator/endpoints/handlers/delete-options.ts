@@ -9,7 +9,7 @@
  * gracePeriodSeconds, orphanDependents, preconditions and propagationPolicy set alongside it is
  * an Invalid cause of its own (apimachinery ValidateDeleteOptions).
  */
-import { badRequest, invalid } from "../../apimachinery/api-errors.js";
+import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
 import { forbidden, invalid as invalidField, notSupported, type FieldError } from "../../apimachinery/field-errors.js";
 import type { DeleteOptions } from "../../registry/generic/options.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
@@ -123,7 +123,7 @@ export function parseDeleteOptions(ctx: RequestContext, body: Buffer): DeleteOpt
     if (draft.preconditions !== undefined) errors.push(invalidField("preconditions", draft.preconditions, together));
     if (draft.propagationPolicy !== undefined) errors.push(invalidField("propagationPolicy", draft.propagationPolicy, together));
   }
-  if (errors.length) throw invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", errors);
+  if (errors.length) throw invalidError({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", errors);
   return {
     preconditions: draft.preconditions,
     propagationPolicy: draft.propagationPolicy,

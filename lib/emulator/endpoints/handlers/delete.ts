@@ -12,7 +12,7 @@
  * finalizers and preconditions ignored, answering 200 with a Success Status.
  */
 import { nameOf, uidOf } from "../../apimachinery/object-meta.js";
-import { details, invalid, notFound } from "../../apimachinery/api-errors.js";
+import { details, invalidError, notFound } from "../../apimachinery/api-errors.js";
 import { invalid as invalidField } from "../../apimachinery/field-errors.js";
 import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
 import type { DeleteOptions, DeleteOutcome } from "../../registry/generic/options.js";
@@ -60,7 +60,7 @@ function forceDelete(ctx: RequestContext, name: string): Promise<void> {
   const kv = storage.entry(strategy, key);
   if (!kv) throw notFound(qualifiedResourceOf(strategy), name);
   if (!storage.isCorrupt(kv)) {
-    throw invalid({ group: strategy.group, kind: strategy.resource }, name, [
+    throw invalidError({ group: strategy.group, kind: strategy.resource }, name, [
       invalidField(FORCE_OPTION, true, "is exclusively meant to delete corrupt objects with unreadable data from the storage, but this object has readable data"),
     ]);
   }

@@ -13,7 +13,7 @@
  *
  * The bodies REST overrides take are read as plain JSON objects (decodeJsonObject).
  */
-import { badRequest, invalid } from "../../apimachinery/api-errors.js";
+import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
 import { notSupported } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
@@ -51,7 +51,7 @@ export function fieldValidationOf(url: URL): FieldValidation {
   const v = url.searchParams.get("fieldValidation");
   if (v === null || v === "") return "Warn";
   if (v === "Ignore" || v === "Warn" || v === "Strict") return v;
-  throw invalid({ group: "meta.k8s.io", kind: "CreateOptions" }, "", [notSupported("fieldValidation", v, ["Ignore", "Warn", "Strict"])]);
+  throw invalidError({ group: "meta.k8s.io", kind: "CreateOptions" }, "", [notSupported("fieldValidation", v, ["Ignore", "Warn", "Strict"])]);
 }
 
 const versionPart = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf("/") + 1);

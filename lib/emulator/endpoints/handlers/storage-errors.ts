@@ -7,7 +7,7 @@
  * back with a token for the rest of the list (§9). A too-large version is the same 504 for all.
  */
 import { failure } from "../../../wire/status.js";
-import { ApiError, badRequest, details, expired } from "../../apimachinery/api-errors.js";
+import { StatusError, badRequest, details, expired } from "../../apimachinery/api-errors.js";
 import {
   ContinueExpired,
   ContinueWithResourceVersion,
@@ -27,15 +27,15 @@ export type ReadKind = "get" | "list" | "watch";
 const CONTINUE_EXPIRED =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
-function tooOld(error: ResourceVersionTooOld, path: ReadPath, kind: ReadKind): ApiError {
+function tooOld(error: ResourceVersionTooOld, path: ReadPath, kind: ReadKind): StatusError {
   if (path.watchCache) return expired(`too old resource version: ${error.rv} (${error.oldest})`);
   return expired(`The resourceVersion for the provided ${kind === "watch" ? "watch" : "list"} is too old.`);
 }
 
 /** 504 Timeout for a version the store has not reached (the real server gives up after ~3 s). */
-function tooLarge(error: ResourceVersionTooLarge): ApiError {
+function tooLarge(error: ResourceVersionTooLarge): StatusError {
   const message = `Too large resource version: ${error.rv}, current: ${error.current}`;
-  return new ApiError(
+  return new StatusError(
     failure(504, "Timeout", `Timeout: ${message}`, {
       ...details({ causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }] }),
       retryAfterSeconds: 1,
@@ -43,7 +43,7 @@ function tooLarge(error: ResourceVersionTooLarge): ApiError {
   );
 }
 
-function continueExpired(error: ContinueExpired, path: ReadPath): ApiError {
+function continueExpired(error: ContinueExpired, path: ReadPath): StatusError {
   if (path.watchCache) return expired(`too old resource version: ${error.rv}`);
   return expired(CONTINUE_EXPIRED, { continue: error.restart });
 }
@@ -52,7 +52,7 @@ function continueExpired(error: ContinueExpired, path: ReadPath): ApiError {
  * The answer to an error a storage read threw, or undefined when it is not one of storage's read
  * errors (the handler then lets it go on as it is).
  */
-export function readError(error: unknown, path: ReadPath, kind: ReadKind): ApiError | undefined {
+export function readError(error: unknown, path: ReadPath, kind: ReadKind): StatusError | undefined {
   if (error instanceof ResourceVersionTooOld) return tooOld(error, path, kind);
   if (error instanceof ResourceVersionTooLarge) return tooLarge(error);
   if (error instanceof ContinueExpired) return continueExpired(error, path);

@@ -1,5 +1,5 @@
 /** Query parameters shared by the writing verbs. */
-import { invalid } from "../../apimachinery/api-errors.js";
+import { invalidError } from "../../apimachinery/api-errors.js";
 import { notSupported } from "../../apimachinery/field-errors.js";
 import { validateFieldManager } from "../patch/options.js";
 
@@ -7,7 +7,7 @@ import { validateFieldManager } from "../patch/options.js";
 export function dryRunOf(values: readonly string[], optionsKind: string): boolean {
   const given = values.filter((v) => v !== "");
   for (const v of given) {
-    if (v !== "All") throw invalid({ group: "meta.k8s.io", kind: optionsKind }, "", [notSupported("dryRun", v, ["All"])]);
+    if (v !== "All") throw invalidError({ group: "meta.k8s.io", kind: optionsKind }, "", [notSupported("dryRun", v, ["All"])]);
   }
   return given.length > 0;
 }
@@ -35,7 +35,7 @@ export function writeOptionsOf(url: URL, optionsKind: "CreateOptions" | "UpdateO
   if (!["", "Ignore", "Strict", "Warn"].includes(fieldValidation)) {
     errs.push(notSupported("fieldValidation", fieldValidation, ["", "Ignore", "Strict", "Warn"]));
   }
-  if (errs.length) throw invalid({ group: "meta.k8s.io", kind: optionsKind }, "", errs);
+  if (errs.length) throw invalidError({ group: "meta.k8s.io", kind: optionsKind }, "", errs);
   return { dryRun: dryRunValues.some((v) => v !== ""), fieldManager };
 }
 

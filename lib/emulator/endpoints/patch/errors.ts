@@ -6,7 +6,7 @@
  * fit the schema), the emulator answers 400 BadRequest with the same text, since tollgate's
  * rule is that bad input never gets a 500 (README).
  */
-import { ApiError, badRequest, invalid } from "../../apimachinery/api-errors.js";
+import { StatusError, badRequest, invalidError } from "../../apimachinery/api-errors.js";
 import { invalid as invalidField } from "../../apimachinery/field-errors.js";
 import { failure } from "../../../wire/status.js";
 
@@ -18,7 +18,7 @@ export class PatchInputError extends Error {
   }
 }
 
-export function inputError(e: PatchInputError): ApiError {
+export function inputError(e: PatchInputError): StatusError {
   return badRequest(e.message);
 }
 
@@ -27,8 +27,8 @@ export function inputError(e: PatchInputError): ApiError {
  * that does not hold, a path that does not exist) answers, with the library's text as the
  * one cause.
  */
-export function patchRejected(detail: string): ApiError {
-  return new ApiError(
+export function patchRejected(detail: string): StatusError {
+  return new StatusError(
     failure(422, "Invalid", "the server rejected our request due to an error in our request", {
       causes: [{ reason: "UnexpectedServerResponse", message: detail }],
     }),
@@ -40,13 +40,13 @@ export function patchRejected(detail: string): ApiError {
  * a patched document that does not decode, or (fieldValidation=Strict) has unknown or
  * duplicate fields. The empty kind and name give the message its odd ` "" is invalid` head.
  */
-export function patchInvalid(patched: string, detail: string): ApiError {
-  return invalid({ group: "", kind: "" }, "", [invalidField("patch", patched, detail)]);
+export function patchInvalid(patched: string, detail: string): StatusError {
+  return invalidError({ group: "", kind: "" }, "", [invalidField("patch", patched, detail)]);
 }
 
 /** More operations than a JSON patch may hold (maxJSONPatchOperations). */
-export function tooManyOperations(count: number): ApiError {
-  return new ApiError(
+export function tooManyOperations(count: number): StatusError {
+  return new StatusError(
     failure(413, "RequestEntityTooLarge", `Request entity too large: The allowed maximum operations in a JSON patch is 10000, got ${count}`),
   );
 }

@@ -13,7 +13,7 @@
  * The name's limits are apimachinery/managed-fields/manager-name.ts's, shared with the name a
  * non-apply write records when the request names none.
  */
-import { invalid } from "../../apimachinery/api-errors.js";
+import { invalidError } from "../../apimachinery/api-errors.js";
 import { forbidden, invalid as invalidField, notSupported, required, tooLong, type FieldError } from "../../apimachinery/field-errors.js";
 import { FIELD_MANAGER_MAX_LENGTH, isPrintableRune } from "../../apimachinery/managed-fields/manager-name.js";
 import { isApply, type PatchType } from "./media-types.js";
@@ -64,7 +64,7 @@ export function patchOptionsOf(url: URL, patchType: PatchType): PatchOptions {
   if (badDryRun !== undefined) errs.push(notSupported("dryRun", badDryRun, ["All"]));
   const fv = q.get("fieldValidation") ?? "";
   if (!["", "Ignore", "Strict", "Warn"].includes(fv)) errs.push(notSupported("fieldValidation", fv, ["", "Ignore", "Strict", "Warn"]));
-  if (errs.length) throw invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", errs);
+  if (errs.length) throw invalidError({ group: "meta.k8s.io", kind: "PatchOptions" }, "", errs);
   return {
     dryRun: dryRunValues.length > 0,
     force,

@@ -16,7 +16,7 @@
  */
 import { invalid, notSupported, required, type FieldError } from "../../apimachinery/field-errors.js";
 import { cloneJson, isJsonObject, obj, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
-import { dns1123Subdomain } from "../../apimachinery/name-validation.js";
+import { dns1035Label, dns1123Subdomain } from "../../apimachinery/name-validation.js";
 import { finalizersOf, nameOf, objectHead, setMeta, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
 import { statusSubresourceOf } from "../generic/status-subresource.js";
@@ -188,21 +188,6 @@ export const CRD_SHAPE = struct("v1", "CustomResourceDefinition", [
     "always",
   ),
 ]);
-
-const DNS1035_LABEL = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_RE = new RegExp(`^(?:${DNS1035_LABEL})$`);
-
-/** IsDNS1035Label's texts. */
-export function dns1035Label(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 63) errs.push("must be no more than 63 characters");
-  if (!DNS1035_LABEL_RE.test(value)) {
-    errs.push(
-      `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_LABEL}')`,
-    );
-  }
-  return errs;
-}
 
 /**
  * apiextensions validates metadata with apimachinery's generic ObjectMeta rules, which do not

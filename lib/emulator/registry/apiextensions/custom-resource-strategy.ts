@@ -16,7 +16,7 @@
  * selectors.
  */
 import { createHash } from "node:crypto";
-import { ApiError, details } from "../../apimachinery/api-errors.js";
+import { StatusError, details } from "../../apimachinery/api-errors.js";
 import { failure } from "../../../wire/status.js";
 import { cloneJson, isJsonObject, obj, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { dns1123Subdomain } from "../../apimachinery/name-validation.js";
@@ -154,7 +154,7 @@ export function customResourceTypes(crd: KubeObject, terminating: () => boolean)
       admitVerb(verb) {
         if (verb === "create" && terminating()) {
           const message = `${verb} not allowed while custom resource definition is terminating`;
-          throw new ApiError(failure(405, "MethodNotAllowed", message, details({ group, kind: plural })));
+          throw new StatusError(failure(405, "MethodNotAllowed", message, details({ group, kind: plural })));
         }
       },
     };

@@ -13,7 +13,7 @@
  * Known differences: no fieldSelector/labelSelector attributes are evaluated (RBAC ignores them
  * too); the echoed spec keeps the fields the emulator reads; bodies are read as JSON only.
  */
-import { badRequest, invalid } from "../../apimachinery/api-errors.js";
+import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
 import { formatTime } from "../../apimachinery/api-time.js";
 import { invalid as invalidField, type FieldError } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
@@ -115,7 +115,7 @@ function serveAccessReview(kind: Kind, request: RestRequest): RestResult {
     if (extra && Object.keys(extra).length) echoed["extra"] = extra;
     if (user.uid) echoed["uid"] = user.uid;
   }
-  if (errs.length) throw invalid({ group: AUTHORIZATION, kind }, "", errs);
+  if (errs.length) throw invalidError({ group: AUTHORIZATION, kind }, "", errs);
   const metadata: JsonObject = {};
   if (kind === "LocalSubjectAccessReview") {
     const meta = isJsonObject(input["metadata"]) ? input["metadata"] : {};

@@ -14,7 +14,7 @@
 import { invalid, required, type FieldError } from "../../apimachinery/field-errors.js";
 import { goPrinted, goStringStruct, goTimeString } from "../../apimachinery/go-printed.js";
 import { obj, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
-import { dns1123Subdomain, qualifiedName } from "../../apimachinery/name-validation.js";
+import { dns1123Subdomain, qualifiedName, pathSegmentName } from "../../apimachinery/name-validation.js";
 import { namespaceOf, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
 
 const REPORTING_INSTANCE_LIMIT = 128;
@@ -88,17 +88,6 @@ function strictCreateRules(e: KubeObject): FieldError[] {
   if (typeof e["deprecatedCount"] === "number" && e["deprecatedCount"] !== 0) errs.push(invalid("count", "", "needs to be unset"));
   const source = obj(e, "deprecatedSource");
   if (str(source, "component") !== "" || str(source, "host") !== "") errs.push(invalid("source", "", "needs to be unset"));
-  return errs;
-}
-
-/**
- * Path-segment names (apimachinery pkg/api/validation/path): what the generic ObjectMeta check
- * asks of every name, and all a core v1 Event name must satisfy.
- */
-export function pathSegmentName(name: string): string[] {
-  if (name === "." || name === "..") return [`may not be '${name}'`];
-  const errs: string[] = [];
-  for (const bad of ["/", "%"]) if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
   return errs;
 }
 

@@ -8,14 +8,7 @@
  * (go-printed.ts: the Event immutable-field errors).
  */
 import { randomInt, randomUUID } from "node:crypto";
-import {
-  alreadyExists,
-  conflict,
-  invalid,
-  notFound,
-  OPTIMISTIC_LOCK_MESSAGE,
-  badRequest,
-} from "../../apimachinery/api-errors.js";
+import { alreadyExists, conflict, invalidError, notFound, OPTIMISTIC_LOCK_MESSAGE, badRequest } from "../../apimachinery/api-errors.js";
 import { formatTime } from "../../apimachinery/api-time.js";
 import { invalid as invalidField } from "../../apimachinery/field-errors.js";
 import { invalidObject } from "../../apimachinery/go-printed.js";
@@ -138,7 +131,7 @@ export class GenericRegistry {
     if (requested) {
       if (requested !== String(existing.kv.modRevision)) throw conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE);
     } else if (!strategy.allowUnconditionalUpdate) {
-      throw invalid({ group: strategy.group, kind: strategy.resource }, name, [
+      throw invalidError({ group: strategy.group, kind: strategy.resource }, name, [
         invalidField("metadata.resourceVersion", 0, "must be specified for an update"),
       ]);
     }

@@ -13,7 +13,7 @@
  */
 import { invalid, notSupported, required, type FieldError } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
-import { dns1123Subdomain } from "../../apimachinery/name-validation.js";
+import { dns1123Subdomain, pathSegmentName } from "../../apimachinery/name-validation.js";
 import { nameOf, namespaceOf, objectHead, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
 import type { ResourceStrategy, TypeIdentity, Verb } from "../generic/strategy.js";
 import { field, listOf, mapOf, STRING, struct, type StructShape } from "../../apimachinery/typed-json.js";
@@ -42,15 +42,6 @@ const ROLE_SHAPE = struct("v1", "Role", [...objectHead(), field("rules", listOf(
 const CLUSTER_ROLE_SHAPE = struct("v1", "ClusterRole", [...objectHead(), field("rules", listOf(POLICY_RULE), "always"), field("aggregationRule", AGGREGATION_RULE, "pointer")]);
 const ROLE_BINDING_SHAPE = struct("v1", "RoleBinding", [...objectHead(), field("subjects", listOf(SUBJECT)), field("roleRef", ROLE_REF, "always")]);
 const CLUSTER_ROLE_BINDING_SHAPE = struct("v1", "ClusterRoleBinding", [...objectHead(), field("subjects", listOf(SUBJECT)), field("roleRef", ROLE_REF, "always")]);
-
-/** ValidatePathSegmentName: what a role or binding may be called. */
-export function pathSegmentName(name: string): string[] {
-  if (name === "." || name === "..") return [`may not be '${name}'`];
-  const errs: string[] = [];
-  if (name.includes("/")) errs.push("may not contain '/'");
-  if (name.includes("%")) errs.push("may not contain '%'");
-  return errs;
-}
 
 const list = (v: Json | undefined): Json[] => (Array.isArray(v) ? v : []);
 const strings = (v: Json | undefined): string[] => list(v).filter((x): x is string => typeof x === "string");

@@ -12,7 +12,7 @@
  * subresource, so its last step is one write (DELETED) after a status-conditions write; here
  * the finalized MODIFIED stands in for that second event.
  */
-import { conflict, forbidden, notFound } from "../../../apimachinery/api-errors.js";
+import { conflict, forbiddenError, notFound } from "../../../apimachinery/api-errors.js";
 import { formatTime } from "../../../apimachinery/api-time.js";
 import type { GenericRegistry } from "../../generic/registry.js";
 import type { DeleteOptions, DeleteOutcome } from "../../generic/options.js";
@@ -75,7 +75,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
     const ns = this.generic.storage.get(namespaceStrategy, "", namespace);
     if (!ns) throw notFound(NAMESPACES, namespace);
     if (isTerminating(ns.object)) {
-      throw forbidden(qualifiedResourceOf(strategy), name, `unable to create new content in namespace ${namespace} because it is being terminated`, [
+      throw forbiddenError(qualifiedResourceOf(strategy), name, `unable to create new content in namespace ${namespace} because it is being terminated`, [
         { reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" },
       ]);
     }
@@ -84,7 +84,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
   /** Admission for deleting: the immortal namespaces stay (other types pass). */
   admitDelete(strategy: TypeIdentity, name: string): void {
     if (!strategy.definesNamespace) return;
-    if (IMMORTAL_NAMESPACES.includes(name)) throw forbidden(NAMESPACES, name, "this namespace may not be deleted");
+    if (IMMORTAL_NAMESPACES.includes(name)) throw forbiddenError(NAMESPACES, name, "this namespace may not be deleted");
   }
 
   /**

@@ -7,7 +7,7 @@
  * A REST override of the `token` subresource (registry/generic/strategy.ts): the tokens come from
  * the TOKEN_ISSUER capability, which auth/ provides when it is on (auth/authenticator.ts).
  */
-import { badRequest, invalid, notFound } from "../../../apimachinery/api-errors.js";
+import { badRequest, invalidError, notFound } from "../../../apimachinery/api-errors.js";
 import { formatTime } from "../../../apimachinery/api-time.js";
 import { invalid as invalidField, type FieldError } from "../../../apimachinery/field-errors.js";
 import { isJsonObject, type KubeObject } from "../../../apimachinery/json.js";
@@ -42,7 +42,7 @@ export function serveTokenRequest(request: RestRequest): RestResult {
   const seconds = typeof rawSeconds === "number" ? rawSeconds : DEFAULT_EXPIRATION_SECONDS;
   if (seconds < MIN_EXPIRATION_SECONDS) errs.push(invalidField("spec.expirationSeconds", seconds, "may not specify a duration less than 10 minutes"));
   if (seconds > MAX_EXPIRATION_SECONDS) errs.push(invalidField("spec.expirationSeconds", seconds, "may not specify a duration larger than 2^32 seconds"));
-  if (errs.length) throw invalid(TOKEN_REQUEST, name, errs);
+  if (errs.length) throw invalidError(TOKEN_REQUEST, name, errs);
   const account = request.read(namespace, name);
   if (!account) throw notFound({ group: "", resource: "serviceaccounts" }, name);
   const issuer = request.capabilities.get(TOKEN_ISSUER);
