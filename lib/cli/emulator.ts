@@ -49,8 +49,8 @@ function argsFlag(flag: string, raw: string | undefined): string[] | undefined {
 }
 
 /** The users behind the two daemon tokens (the token review stand-in of lib/emulator/daemons/access.ts). */
-export const DAEMON_ALLOWED_USER = "tollgate-probe";
-export const DAEMON_DENIED_USER = "tollgate-denied";
+const DAEMON_ALLOWED_USER = "tollgate-probe";
+const DAEMON_DENIED_USER = "tollgate-denied";
 
 export interface EmulatorDaemonArgs {
   controllerManager?: EmulatedControllerManagerOptions;

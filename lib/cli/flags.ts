@@ -11,9 +11,6 @@ import { SEVERITIES, type Severity } from "../daemons/checker/findings.js";
 import { shellWords, ShellSyntaxError } from "../daemons/shell-words.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
-export const FLAGS_USAGE = `  tollgate flags check controller-manager|node-agent [--output text|json] -- ARGS...
-  tollgate flags check [--output text|json] --controller-manager "ARGS" --node-agent "ARGS"`;
-
 const DAEMONS: Record<string, Daemon> = {
   "controller-manager": "controller-manager",
   "kube-controller-manager": "controller-manager",
@@ -103,7 +100,7 @@ function split(line: string): string[] {
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-export function renderText(findings: readonly DaemonFinding[], subjects: readonly DaemonFinding["daemon"][]): string {
+function renderText(findings: readonly DaemonFinding[], subjects: readonly DaemonFinding["daemon"][]): string {
   const both = subjects.length > 1;
   const lines: string[] = [];
   const n = (s: Severity): number => findings.filter((f) => f.severity === s).length;

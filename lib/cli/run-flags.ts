@@ -13,7 +13,7 @@ import { UsageError } from "./usage.js";
 export type RunFlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** How long a silent target is waited for before the run stops (a restarting API server is back within a minute). */
-export const DEFAULT_UNAVAILABLE_AFTER_MS = 60_000;
+const DEFAULT_UNAVAILABLE_AFTER_MS = 60_000;
 
 function count(flag: string, raw: unknown, { integer, min }: { integer: boolean; min: number }): string | undefined {
   if (raw === undefined) return undefined;

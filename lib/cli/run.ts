@@ -315,7 +315,7 @@ export async function runCommand(argv: string[]): Promise<number> {
  * `--shard I/N`: vitest's file sharding over both projects (every shard detects the target's
  * capabilities itself, in its global setup).
  */
-export function shardOption(raw: string | undefined): { index: number; count: number } | undefined {
+function shardOption(raw: string | undefined): { index: number; count: number } | undefined {
   if (raw === undefined) return undefined;
   const m = /^([1-9][0-9]*)\/([1-9][0-9]*)$/.exec(raw);
   if (!m || Number(m[1]) > Number(m[2])) throw new UsageError(`--shard takes I/N with 1 <= I <= N, not "${raw}"`);
@@ -413,4 +413,4 @@ export function verdictEnvironment(values: RunFlagValues): Record<string, string
  * to the revision it saw at the previous round, so a version is gone 5 to 10 minutes after it was
  * written; 11 minutes leaves a margin.
  */
-export const DEFAULT_THOROUGH_MINUTES = 11;
+const DEFAULT_THOROUGH_MINUTES = 11;

@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 export class UsageError extends Error {}
 
 /** The report commands' lines of the usage text. */
-export const REPORT_USAGE = `  tollgate report compare BASE NEW [MORE...] [--output DIR]
+const REPORT_USAGE = `  tollgate report compare BASE NEW [MORE...] [--output DIR]
   tollgate report merge DIR... [--output DIR] [--no-html]`;
 
 /** `tollgate report --help`. */
@@ -21,7 +21,7 @@ merge    DIR...: the report folders of one run's shards (tollgate run --shard I/
          2 for bad input (shards missing or twice), with one line.`;
 
 /** Each command's usage, printed by `tollgate COMMAND --help` (stdout, exit 0). */
-export const COMMAND_USAGE = {
+const COMMAND_USAGE = {
   run: `  tollgate run [--target URL | --kubeconfig FILE [--context NAME] | --in-cluster] [--token TOKEN]
                [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
                [--feature-gates G=bool,...] [--require PROFILE[,PROFILE]]... [--seed N]

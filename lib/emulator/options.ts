@@ -42,12 +42,12 @@ export type SettingsInput = Partial<Omit<EmulatorSettings, "featureGates">> & { 
 type NumericSetting = Exclude<keyof EmulatorSettings, "admin" | "featureGates" | "auth" | "adminToken">;
 
 /** doc1 "Limits": a continue token lives 5 minutes by default. */
-export const DEFAULT_CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
+const DEFAULT_CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
 
 /** setInterval turns a longer delay into 1 ms, so a longer bookmark interval would flood. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export const DEFAULT_SETTINGS: EmulatorSettings = {
+const DEFAULT_SETTINGS: EmulatorSettings = {
   bookmarkIntervalMs: 60_000,
   retentionMs: DEFAULT_RETENTION_MS,
   namespaceCleanupDelayMs: 0,

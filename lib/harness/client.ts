@@ -81,7 +81,7 @@ function flattenHeaders(h: Record<string, string | string[] | undefined>): Recor
 }
 
 /** The User-Agent tollgate sends; a suite adds its name, so server logs (and test proxies) can tell suites apart. */
-export const USER_AGENT = `tollgate/${toolVersion}`;
+const USER_AGENT = `tollgate/${toolVersion}`;
 
 export class ApiClient {
   readonly dispatcher: Dispatcher;

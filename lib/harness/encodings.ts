@@ -27,10 +27,10 @@ export function mediaTypeOf(encoding: Encoding, spec: SpecSettings): string {
   }
 }
 
-export class BodyDecodeError extends Error {}
+class BodyDecodeError extends Error {}
 
 /** The response body as received, gunzipped when the server compressed it. */
-export function plainBytes(res: ApiResponse): Uint8Array {
+function plainBytes(res: ApiResponse): Uint8Array {
   return /gzip/i.test(res.headers["content-encoding"] ?? "") ? new Uint8Array(gunzipSync(res.bytes)) : res.bytes;
 }
 

@@ -104,7 +104,7 @@ export class TokenBucket {
 }
 
 /** A counting semaphore: at most `limit` holders at once, the others queued in arrival order. */
-export class Slots {
+class Slots {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
 

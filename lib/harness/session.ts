@@ -17,7 +17,7 @@ export interface RunSettings {
 
 export const RUN_LABEL = "tollgate.dev/run-id";
 export const SUITE_LABEL = "tollgate.dev/suite";
-export const NAMESPACE_PREFIX = "tollgate-";
+const NAMESPACE_PREFIX = "tollgate-";
 
 export function newRunId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-").toLowerCase();

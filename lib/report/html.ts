@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 
 const ANALYTICS = /<script async src="https:\/\/www\.googletagmanager\.com\/gtag\/js[^"]*"><\/script>\s*<script>[\s\S]*?gtag\('config'[\s\S]*?<\/script>/;
 
-export function stripAnalytics(html: string): string {
+function stripAnalytics(html: string): string {
   const out = html.replace(ANALYTICS, "");
   if (/googletagmanager/.test(out)) throw new Error("the Allure report still contains an analytics tag after stripping");
   return out;

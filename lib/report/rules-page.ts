@@ -10,7 +10,7 @@ import type { RuleFailure, RuleVerdict, Summary } from "./summary.js";
 export const esc = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
 
 /** The evidence of one failure as plain lines: the whole message, the property's seed and counterexample, the last exchanges. */
-export function failureEvidence(f: RuleFailure): string[] {
+function failureEvidence(f: RuleFailure): string[] {
   return [
     ...(f.fullMessage ? [f.fullMessage] : []),
     ...(f.property ? [`property: seed ${f.property.seed}${f.property.path ? `, path ${f.property.path}` : ""}, ${f.property.runs} run(s), ${f.property.shrinks} shrink(s); counterexample: ${f.property.counterexample}`] : []),

@@ -9,14 +9,14 @@ import { fileURLToPath } from "node:url";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { SUMMARY_SCHEMA_VERSION, type Summary } from "./summary.js";
 
-export const SUMMARY_SCHEMA_PATH = fileURLToPath(new URL("../../schemas/summary.schema.json", import.meta.url));
+const SUMMARY_SCHEMA_PATH = fileURLToPath(new URL("../../schemas/summary.schema.json", import.meta.url));
 
 /** The schemaVersions this tollgate reads. */
-export const READABLE_SCHEMA_VERSIONS: readonly number[] = [SUMMARY_SCHEMA_VERSION];
+const READABLE_SCHEMA_VERSIONS: readonly number[] = [SUMMARY_SCHEMA_VERSION];
 
 type JsonSchema = { [key: string]: unknown };
 
-export function summarySchema(): JsonSchema {
+function summarySchema(): JsonSchema {
   return JSON.parse(readFileSync(SUMMARY_SCHEMA_PATH, "utf8")) as JsonSchema;
 }
 
@@ -25,7 +25,7 @@ export function summarySchema(): JsonSchema {
  * schema stays open (readers ignore fields they do not know); tollgate's tests use the closed
  * one, so a field the writer adds without describing it fails them.
  */
-export function closedSchema(node: unknown): unknown {
+function closedSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(closedSchema);
   if (node === null || typeof node !== "object") return node;
   const out: JsonSchema = {};
@@ -58,10 +58,10 @@ export function summaryErrors(doc: unknown, opts: { closed?: boolean } = {}): st
 }
 
 /** A summary that cannot be read: the message is the one line the CLI prints. */
-export class SummaryFileError extends Error {}
+class SummaryFileError extends Error {}
 
 /** The summary.json of a report folder, or the file itself. */
-export function summaryPath(input: string): string {
+function summaryPath(input: string): string {
   return existsSync(input) && statSync(input).isDirectory() ? join(input, "summary.json") : input;
 }
 

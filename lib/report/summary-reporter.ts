@@ -14,7 +14,7 @@ import { buildSummary, type ShardRef, type Summary, type TestOutcome } from "./s
 import "./task-meta.js";
 
 /** An error that is the target not answering (lib/harness/client.ts UnreachableError), as vitest serializes it. */
-export function isTargetError(e: { name?: string; message?: string }): boolean {
+function isTargetError(e: { name?: string; message?: string }): boolean {
   return e.name === "UnreachableError" || /^cannot reach \S+: /.test(e.message ?? "");
 }
 

@@ -342,7 +342,7 @@ function failureOf(t: TestOutcome): RuleFailure {
  * verified; or when the run is unsound (a test with no or an unknown rule, an unhandled error, no
  * test at all). Not applicable, not observable, untested and client verdicts alone never fail a run.
  */
-export function exitDecision(s: Pick<Summary, "rules" | "profiles" | "problems" | "totals"> & Partial<Pick<Summary, "stopped" | "target" | "selection" | "shard">>): { code: ExitCode; reasons: string[] } {
+function exitDecision(s: Pick<Summary, "rules" | "profiles" | "problems" | "totals"> & Partial<Pick<Summary, "stopped" | "target" | "selection" | "shard">>): { code: ExitCode; reasons: string[] } {
   const reasons: string[] = [];
   const problem = s.target?.problem;
   if (s.stopped) reasons.push(`stopped before its end: ${s.stopped.message}`);

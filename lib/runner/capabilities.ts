@@ -32,7 +32,7 @@ export const API_CAPABILITIES = {
   thorough: "--thorough: waiting for what a real server only shows with time (history compaction)",
 } as const;
 
-export const CAPABILITIES = { ...API_CAPABILITIES, ...DAEMON_CAPABILITIES } as const;
+const CAPABILITIES = { ...API_CAPABILITIES, ...DAEMON_CAPABILITIES } as const;
 
 export type Capability = keyof typeof CAPABILITIES;
 export type Need = Capability | `!${Capability}`;
@@ -57,7 +57,7 @@ export const GATE_CAPABILITIES = {
 
 export type GateName = keyof typeof GATE_CAPABILITIES;
 
-export function isCapability(s: string): s is Capability {
+function isCapability(s: string): s is Capability {
   return Object.hasOwn(CAPABILITIES, s);
 }
 

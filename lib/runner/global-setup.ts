@@ -64,7 +64,7 @@ export const EMBEDDED_CONTROLLER_MANAGER_ARGS: readonly string[] = [
   `--tls-sni-cert-key=${PKI.sniExplicit.cert},${PKI.sniExplicit.key}:extracted.sni.tollgate.test`,
 ];
 /** The embedded node name, in mixed case: the node agent registers it lowercased. */
-export const EMBEDDED_NODE_NAME_OVERRIDE = "Tollgate-Node-1";
+const EMBEDDED_NODE_NAME_OVERRIDE = "Tollgate-Node-1";
 export const EMBEDDED_NODE_AGENT_ARGS: readonly string[] = [
   "--authentication-token-webhook=true",
   "--authorization-mode=Webhook",
@@ -205,7 +205,7 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
 }
 
 /** The load manners in a few words, for the opening lines. */
-export function describeLoad(l: LoadSettings): string {
+function describeLoad(l: LoadSettings): string {
   const rate = l.qps > 0 ? `${l.qps} requests/s, burst ${l.burst}` : "no rate limit";
   const inflight = l.maxInflight > 0 ? `${l.maxInflight} in flight` : "no bound in flight";
   const timeout = l.requestTimeoutMs > 0 ? `${formatDuration(l.requestTimeoutMs)} a request` : "no request timeout";

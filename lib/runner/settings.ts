@@ -57,7 +57,7 @@ export const ENV = {
 } as const;
 
 /** The certificate/key environment variable pairs, with what each certificate must be. */
-export const CERT_PAIRS = [
+const CERT_PAIRS = [
   { name: "clientCert", cert: ENV.daemonClientCert, key: ENV.daemonClientKey },
   { name: "proxyCert", cert: ENV.daemonProxyCert, key: ENV.daemonProxyKey },
   { name: "unlistedProxyCert", cert: ENV.daemonUnlistedProxyCert, key: ENV.daemonUnlistedProxyKey },

@@ -8,7 +8,7 @@ import { doc2Rules } from "./doc2.js";
 import { doc3Rules } from "./doc3.js";
 
 /** `<doc>.<section-slug>.<rule-slug>...`: lowercase letters, digits and single dashes. */
-export const RULE_ID_PATTERN = /^doc[123](\.[a-z0-9]+(-[a-z0-9]+)*)+$/;
+const RULE_ID_PATTERN = /^doc[123](\.[a-z0-9]+(-[a-z0-9]+)*)+$/;
 
 export const allRules: readonly Rule[] = Object.freeze([...doc1Rules, ...doc2Rules, ...doc3Rules]);
 
@@ -17,10 +17,6 @@ export const allRules: readonly Rule[] = Object.freeze([...doc1Rules, ...doc2Rul
  * three documents' rule lists: a test that names an id the catalog does not have does not compile.
  */
 export type RuleId = (typeof doc1Rules)[number]["id"] | (typeof doc2Rules)[number]["id"] | (typeof doc3Rules)[number]["id"];
-
-export function isRuleId(id: string): id is RuleId {
-  return ruleById.has(id);
-}
 
 /** Lookup by id. On duplicate ids (a catalog problem) the first rule wins. */
 export const ruleById: ReadonlyMap<string, Rule> = (() => {

@@ -25,8 +25,7 @@ import { Decoder, Encoder, Tag } from "cbor-x";
 import { concatBytes } from "./bytes.js";
 
 /** The self-described CBOR tag (RFC 8949 §3.4.6) every Kubernetes CBOR item starts with. */
-export const SELF_DESCRIBED_CBOR_TAG = 55799;
-export const SELF_DESCRIBED_PREFIX: Uint8Array = Uint8Array.of(0xd9, 0xd9, 0xf7);
+const SELF_DESCRIBED_CBOR_TAG = 55799;
 
 /** RFC 8949 §3.4.5.2 "expected later encoding" tags; Go []byte goes in tag 22 (base64). */
 const TAG_BASE64URL = 21;

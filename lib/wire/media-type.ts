@@ -191,7 +191,7 @@ function sameRepresentation(a: MediaType, b: MediaType): boolean {
  * Other parameters the offer lacks are ignored (`application/json;charset=utf-8` still gets
  * JSON); an offer's extra parameters (`;stream=watch`) do not stop a match.
  */
-export function matchSpecificity(entry: MediaType, offer: MediaType): number {
+function matchSpecificity(entry: MediaType, offer: MediaType): number {
   if (!sameRepresentation(entry, offer)) return -1;
   const others = Object.entries(entry.params).filter(([k]) => !(REPRESENTATION_PARAMS as readonly string[]).includes(k));
   for (const [k, v] of others) {

@@ -64,7 +64,7 @@ export function denial(webhookName: string, result: JsonObject | undefined): Sta
 }
 
 /** webhookerrors.NewDryRunUnsupportedErr. */
-export const dryRunUnsupported = (webhookName: string): StatusError => badRequest(`admission webhook ${JSON.stringify(webhookName)} does not support dry run`);
+const dryRunUnsupported = (webhookName: string): StatusError => badRequest(`admission webhook ${JSON.stringify(webhookName)} does not support dry run`);
 
 const warningHeader = (text: string): string => `299 - ${JSON.stringify(text)}`;
 

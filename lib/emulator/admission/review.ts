@@ -16,7 +16,7 @@ import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../ap
 import { jsonTypeName } from "../apimachinery/typed-json.js";
 import type { Operation } from "./matching.js";
 
-export const REVIEW_GROUP = "admission.k8s.io";
+const REVIEW_GROUP = "admission.k8s.io";
 const KNOWN_VERSIONS = ["v1", "v1beta1"];
 
 /** authentication/v1 UserInfo. */

@@ -42,7 +42,7 @@ export type WebhookPoster = (config: WebhookClientConfig, body: string, timeoutS
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
 
 /** The URL the server posts to, with the timeout parameter the real client adds. */
-export function callUrl(config: WebhookClientConfig, timeoutSeconds: number): string {
+function callUrl(config: WebhookClientConfig, timeoutSeconds: number): string {
   const query = `timeout=${timeoutSeconds}s`;
   if (config.url !== undefined) return `${config.url}${config.url.includes("?") ? "&" : "?"}${query}`;
   const s = config.service;

@@ -17,7 +17,7 @@ export interface QualifiedKind {
 }
 
 /** `configmaps`, `events.events.k8s.io`: resource, plus "." and the group when there is one. */
-export function qualifiedResourceString(qr: QualifiedResource): string {
+function qualifiedResourceString(qr: QualifiedResource): string {
   return qr.group ? `${qr.resource}.${qr.group}` : qr.resource;
 }
 

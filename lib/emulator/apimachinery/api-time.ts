@@ -5,8 +5,8 @@
  */
 import { goQuote } from "./field-errors.js";
 
-export const TIME_LAYOUT = "2006-01-02T15:04:05Z07:00";
-export const MICRO_TIME_LAYOUT = "2006-01-02T15:04:05.000000Z07:00";
+const TIME_LAYOUT = "2006-01-02T15:04:05Z07:00";
+const MICRO_TIME_LAYOUT = "2006-01-02T15:04:05.000000Z07:00";
 
 export type ParsedTime = { ok: true; text: string | null } | { ok: false; error: string };
 

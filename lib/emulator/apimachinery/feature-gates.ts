@@ -25,7 +25,7 @@ export const DEFAULT_FEATURE_GATES: FeatureGates = {
   AllowUnsafeMalformedObjectDeletion: false,
 };
 
-export const KNOWN_FEATURE_GATES: readonly FeatureGateName[] = Object.keys(DEFAULT_FEATURE_GATES) as FeatureGateName[];
+const KNOWN_FEATURE_GATES: readonly FeatureGateName[] = Object.keys(DEFAULT_FEATURE_GATES) as FeatureGateName[];
 
 export class FeatureGateError extends Error {
   override name = "FeatureGateError";

@@ -29,7 +29,7 @@ function printedText(value: Json | undefined): string | undefined {
 }
 
 /** errorBody, with marker values written verbatim. */
-export function goErrorBody(e: FieldError): string {
+function goErrorBody(e: FieldError): string {
   const printed = printedText(e.badValue);
   if (printed === undefined) return errorBody(e);
   return `Invalid value: ${printed}${e.detail ? `: ${e.detail}` : ""}`;

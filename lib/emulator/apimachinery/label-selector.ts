@@ -193,5 +193,3 @@ export function parseLabelSelector(input: string): LabelSelector {
     matches: (labels) => requirements.every((r) => matchOne(r, labels)),
   };
 }
-
-export const EVERYTHING: LabelSelector = parseLabelSelector("");

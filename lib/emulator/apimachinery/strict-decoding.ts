@@ -37,7 +37,7 @@ import { ANY, type FieldSpec, type Shape, type StructShape } from "./typed-json.
 const MAX_STRICT_ERRORS = 100;
 
 /** The prefix of yaml.v2's strict error, which the Warn path strips before splitting lines. */
-export const YAML_UNMARSHAL_ERRORS = "yaml: unmarshal errors:\n";
+const YAML_UNMARSHAL_ERRORS = "yaml: unmarshal errors:\n";
 
 export function unknownFieldMessage(path: string): string {
   return `unknown field ${goQuote(path)}`;

@@ -87,7 +87,7 @@ interface Ctx {
   unknown: string[];
 }
 
-export function goTypeName(shape: Shape): string {
+function goTypeName(shape: Shape): string {
   switch (shape.kind) {
     case "time":
       return "v1.Time";

@@ -15,7 +15,7 @@ export const UNAUTHENTICATED_GROUP = "system:unauthenticated";
 export const AUTHENTICATED_GROUP = "system:authenticated";
 /** The privileged group: allowed everything, before RBAC is asked (no reason given). */
 export const MASTERS_GROUP = "system:masters";
-export const SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts";
+const SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts";
 const SA_PREFIX = "system:serviceaccount:";
 
 /** What an unauthenticated request is, when anonymous requests are allowed (the default). */

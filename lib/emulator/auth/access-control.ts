@@ -24,14 +24,14 @@ import { requestAttributes } from "./request-attributes.js";
 import type { RequestAttributes, ResourceAttributes } from "../registry/authorization/authorizer.js";
 import { MASTERS_GROUP, type User } from "../apimachinery/user.js";
 
-export const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
+const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
 
 export function unauthorized(): StatusError {
   return new StatusError(failure(401, "Unauthorized", "Unauthorized"));
 }
 
 /** responsewriters.forbiddenMessage, with the authorizer's reason after a colon when it gave one. */
-export function forbiddenMessage(username: string, a: RequestAttributes, reason: string): string {
+function forbiddenMessage(username: string, a: RequestAttributes, reason: string): string {
   const tail = reason ? `: ${reason}` : "";
   if (a.kind === "nonResource") return `User "${username}" cannot ${a.verb} path "${a.path}"${tail}`;
   const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
@@ -39,7 +39,7 @@ export function forbiddenMessage(username: string, a: RequestAttributes, reason:
   return `User "${username}" cannot ${a.verb} resource "${resource}" in API group "${a.group}" ${scope}${tail}`;
 }
 
-export function accessForbidden(username: string, a: RequestAttributes, reason: string): StatusError {
+function accessForbidden(username: string, a: RequestAttributes, reason: string): StatusError {
   const message = forbiddenMessage(username, a, reason);
   if (a.kind === "nonResource") return new StatusError(failure(403, "Forbidden", `forbidden: ${message}`, {}));
   return forbiddenError({ group: a.group, resource: a.resource }, a.name, message);

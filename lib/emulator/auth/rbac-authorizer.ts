@@ -27,7 +27,7 @@ function urlMatches(rule: PolicyRule, path: string): boolean {
   return rule.nonResourceURLs.some((u) => u === "*" || u === path || (u.endsWith("*") && path.startsWith(u.slice(0, -1))));
 }
 
-export function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
+function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
   if (!has(rule.verbs, a.verb)) return false;
   if (a.kind === "nonResource") return urlMatches(rule, a.path);
   return (

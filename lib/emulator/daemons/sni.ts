@@ -47,7 +47,7 @@ export function sniEntries(values: readonly string[], readFile: ReadFile): SniEn
 }
 
 /** Name → index of the entry that serves it. */
-export function sniNameMap(entries: readonly SniEntry[]): Map<string, number> {
+function sniNameMap(entries: readonly SniEntry[]): Map<string, number> {
   const byName = new Map<string, number>();
   // Later entries first, so that earlier ones overwrite them; explicit patterns last, over everything extracted.
   for (let i = entries.length - 1; i >= 0; i -= 1) {
@@ -61,7 +61,7 @@ export function sniNameMap(entries: readonly SniEntry[]): Map<string, number> {
 }
 
 /** The entry index for a client's server name, or undefined for the default certificate. */
-export function sniLookup(byName: ReadonlyMap<string, number>, serverName: string): number | undefined {
+function sniLookup(byName: ReadonlyMap<string, number>, serverName: string): number | undefined {
   const name = serverName.toLowerCase();
   const exact = byName.get(name);
   if (exact !== undefined) return exact;

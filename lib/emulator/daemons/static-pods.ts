@@ -129,7 +129,7 @@ export function readManifestPath(path: string, nodeName: string): StaticPod[] {
 }
 
 /** The pods the --manifest-url body holds: one Pod or a PodList. */
-export function manifestUrlPods(body: string, url: string, nodeName: string): StaticPod[] {
+function manifestUrlPods(body: string, url: string, nodeName: string): StaticPod[] {
   const doc = parse(body);
   if (isRecord(doc) && doc["kind"] === "PodList" && Array.isArray(doc["items"])) {
     return doc["items"].flatMap((item: unknown) => {

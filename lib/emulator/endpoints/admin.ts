@@ -34,7 +34,7 @@ export interface AdminCapabilities {
   readonly corrupt: boolean;
 }
 
-export const ADMIN_CAPABILITIES: AdminCapabilities = { compact: true, clock: true, corrupt: true };
+const ADMIN_CAPABILITIES: AdminCapabilities = { compact: true, clock: true, corrupt: true };
 
 export function isAdminPath(pathname: string): boolean {
   return pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`);

@@ -54,7 +54,7 @@ const STREAM_CHUNK_BYTES = 64 * 1024;
  * The real server gzips a response only when its body is larger than this
  * (apiserver responsewriters defaultGzipThresholdBytes, 128 KiB): small bodies are not worth it.
  */
-export const GZIP_THRESHOLD_BYTES = 128 * 1024;
+const GZIP_THRESHOLD_BYTES = 128 * 1024;
 /** gzip level 1 (best speed), the server's defaultGzipContentEncodingLevel. */
 const GZIP_LEVEL = 1;
 

@@ -52,11 +52,11 @@ export interface Negotiated {
   readonly representation: Representation;
 }
 
-export const JSON_MEDIA_TYPE = "application/json";
-export const YAML_MEDIA_TYPE = "application/yaml";
-export const CBOR_MEDIA_TYPE = "application/cbor";
-export const CBOR_SEQ_MEDIA_TYPE = "application/cbor-seq";
-export const PROTOBUF_STREAM_MEDIA_TYPE = `${PROTOBUF_CONTENT_TYPE};stream=watch`;
+const JSON_MEDIA_TYPE = "application/json";
+const YAML_MEDIA_TYPE = "application/yaml";
+const CBOR_MEDIA_TYPE = "application/cbor";
+const CBOR_SEQ_MEDIA_TYPE = "application/cbor-seq";
+const PROTOBUF_STREAM_MEDIA_TYPE = `${PROTOBUF_CONTENT_TYPE};stream=watch`;
 
 /** The group of the Table and PartialObjectMetadata kinds. */
 export const META_GROUP = "meta.k8s.io";

@@ -44,7 +44,7 @@ export interface EmulatorServer {
 }
 
 /** API Priority and Fairness's rejection, plain text and not a Status (wire-facts §4, 429 row). */
-export const TOO_MANY_REQUESTS_TEXT = "Too many requests, please try again later.";
+const TOO_MANY_REQUESTS_TEXT = "Too many requests, please try again later.";
 
 /**
  * The in-flight limit (kube-apiserver --max-requests-inflight): a counter taken at request

@@ -7,7 +7,7 @@
  * nothing, so the token codec (continue-token.ts) can throw InvalidContinue without a cycle.
  */
 /** Any of the read errors below; anything else a read throws is not a storage rule. */
-export abstract class StorageReadError extends Error {}
+abstract class StorageReadError extends Error {}
 
 /** The revision asked for has been compacted: history starts at oldest. */
 export class ResourceVersionTooOld extends StorageReadError {

@@ -19,7 +19,7 @@ import { delimiter, isAbsolute, join, sep } from "node:path";
 import { load } from "js-yaml";
 import { CredentialError, oneLine } from "./errors.js";
 
-export const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const;
+const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const;
 export type InteractiveMode = "Never" | "IfAvailable" | "Always";
 
 /** The cluster as the plugin is told it with provideClusterInfo (pkg/apis/clientauthentication/v1 Cluster; field order as client-go writes it). */
@@ -67,7 +67,7 @@ export interface ExecOptions {
   path?: string;
 }
 
-export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
+const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
 const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 
 const INSTALL_HELP =
@@ -79,7 +79,7 @@ export function execApiVersionError(apiVersion: string): string | undefined {
 }
 
 /** Whether the plugin runs interactively: never, for tollgate; `Always` is refused as client-go refuses it. */
-export function execInteractive(mode: InteractiveMode, isTerminal: () => boolean): false {
+function execInteractive(mode: InteractiveMode, isTerminal: () => boolean): false {
   if (mode !== "Always") return false;
   if (!isTerminal()) throw new CredentialError("exec plugin cannot support interactive mode: standard input is not a terminal");
   throw new CredentialError(
@@ -181,7 +181,7 @@ const shown = (v: string): string => (/^[A-Za-z0-9][A-Za-z0-9./-]{0,99}$/.test(v
 const GO_TYPE = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "boolean" ? "bool" : typeof v);
 
 /** Parses a plugin's standard output into credentials, with client-go's messages; the output itself never goes into a message. */
-export function parseExecOutput(text: string, apiVersion: string): ExecCredentials {
+function parseExecOutput(text: string, apiVersion: string): ExecCredentials {
   const fail = (m: string): never => {
     throw new CredentialError(m);
   };

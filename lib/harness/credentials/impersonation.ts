@@ -22,7 +22,7 @@ function legalHeaderByte(b: number): boolean {
 }
 
 /** client-go's headerKeyEscape: every byte of the UTF-8 key that is no header-name byte becomes %XX. */
-export function headerKeyEscape(key: string): string {
+function headerKeyEscape(key: string): string {
   let out = "";
   for (const b of Buffer.from(key, "utf8")) {
     out += legalHeaderByte(b) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;

@@ -13,7 +13,7 @@ import { goFileError } from "./errors.js";
 
 export class InClusterError extends Error {}
 
-export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 export interface InClusterOptions {
   env?: NodeJS.ProcessEnv;

@@ -17,7 +17,7 @@ export interface OidcConfig {
 }
 
 /** client-go's expiryDelta: a token is used only while it has more than this left. */
-export const OIDC_EXPIRY_DELTA_MS = 10_000;
+const OIDC_EXPIRY_DELTA_MS = 10_000;
 
 /** The `exp` of a JWT, in ms; throws client-go's messages for a token that is no JWT. */
 export function jwtExpiry(idToken: string): number {

@@ -74,7 +74,7 @@ function withImpersonation(h: Headers, imp: Impersonation): Headers {
  * an exec plugin's connections when its certificate rotates), adds impersonation headers, and
  * reports 401 answers.
  */
-export class CredentialDispatcher extends Dispatcher {
+class CredentialDispatcher extends Dispatcher {
   private readonly pools = new Map<string, Dispatcher>();
   private currentKey: string | undefined;
 

@@ -50,7 +50,7 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 }
 
-export function hasMagic(bytes: Uint8Array): boolean {
+function hasMagic(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && MAGIC.every((b, i) => bytes[i] === b);
 }
 

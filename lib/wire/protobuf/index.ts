@@ -20,7 +20,6 @@ export type { Envelope } from "./codec.js";
 export const PROTOBUF_MAGIC: Uint8Array = MAGIC.slice();
 
 export const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
-export const PROTOBUF_WATCH_CONTENT_TYPE = "application/vnd.kubernetes.protobuf;stream=watch";
 
 /** Copies a protobufjs Buffer into a plain Uint8Array, so callers and tests see one type. */
 function plain(bytes: Uint8Array): Uint8Array {

@@ -399,7 +399,7 @@ message LeaseList {
 `;
 
 /** The .proto sources, by file name (the imports above refer to these names). */
-export const PROTO_SOURCES: Readonly<Record<string, string>> = {
+const PROTO_SOURCES: Readonly<Record<string, string>> = {
   "runtime.proto": RUNTIME,
   "meta.proto": META,
   "core.proto": CORE,

@@ -14,8 +14,7 @@ export interface Timestamp {
 }
 
 /** Go's zero time.Time (0001-01-01T00:00:00Z) in Unix seconds: the value JSON writes as null. */
-export const GO_ZERO_SECONDS = -62135596800;
-export const ZERO_TIME: Timestamp = { seconds: GO_ZERO_SECONDS, nanos: 0 };
+const GO_ZERO_SECONDS = -62135596800;
 
 export function isZeroTime(t: Timestamp): boolean {
   return t.seconds === GO_ZERO_SECONDS && t.nanos === 0;

@@ -28,7 +28,7 @@ export function keyElement(keys: readonly string[], item: JsonObject): string {
 
 const RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
-export function compareElements(a: string, b: string): number {
+function compareElements(a: string, b: string): number {
   const ra = RANK[a[0] ?? ""] ?? 4;
   const rb = RANK[b[0] ?? ""] ?? 4;
   if (ra !== rb) return ra - rb;
@@ -44,7 +44,7 @@ function valueText(value: Json): string {
 }
 
 /** One element as fieldpath.PathElement.String() prints it (`.name`, `[uid="…"]`, `[="…"]`, `[0]`). */
-export function elementString(e: string): string {
+function elementString(e: string): string {
   const body = e.slice(2);
   switch (e[0]) {
     case "f":

@@ -67,7 +67,7 @@ export interface FieldManagerContext {
 /** The `subresource` part of a new entry for this write. */
 const subresourceOf = (ctx: FieldManagerContext): { subresource?: string } => (ctx.subresource ? { subresource: ctx.subresource } : {});
 
-export const BEFORE_FIRST_APPLY = "before-first-apply";
+const BEFORE_FIRST_APPLY = "before-first-apply";
 
 /** stripMetaManager's set: fields nobody owns. */
 const STRIPPED: readonly Path[] = [
@@ -82,7 +82,7 @@ const STRIPPED: readonly Path[] = [
 const strip = (set: FieldSet): FieldSet => set.difference(FieldSet.of(STRIPPED));
 
 /** BuildManagerIdentifier: the JSON of the entry without time and fields (apiVersion only for Update). */
-export function managerKey(e: Pick<ManagerEntry, "manager" | "operation" | "apiVersion" | "subresource">): string {
+function managerKey(e: Pick<ManagerEntry, "manager" | "operation" | "apiVersion" | "subresource">): string {
   const id: JsonObject = {};
   if (e.manager) id["manager"] = e.manager;
   id["operation"] = e.operation;
@@ -92,7 +92,7 @@ export function managerKey(e: Pick<ManagerEntry, "manager" | "operation" | "apiV
 }
 
 /** printManager: `"name"`, and ` using <apiVersion>` for Update managers. */
-export function printManager(e: Pick<ManagerEntry, "manager" | "operation" | "apiVersion" | "subresource">): string {
+function printManager(e: Pick<ManagerEntry, "manager" | "operation" | "apiVersion" | "subresource">): string {
   let s = goQuote(e.manager);
   if (e.subresource) s += ` with subresource ${goQuote(e.subresource)}`;
   return e.operation === "Update" ? `${s} using ${e.apiVersion}` : s;
@@ -143,7 +143,7 @@ function isReset(value: Json | undefined): boolean {
 }
 
 /** The managedFields list in its stored form, sorted as upstream sorts it; undefined when empty. */
-export function encodeEntries(entries: readonly ManagerEntry[]): Json[] | undefined {
+function encodeEntries(entries: readonly ManagerEntry[]): Json[] | undefined {
   const kept = entries.filter((e) => !e.set.isEmpty());
   if (!kept.length) return undefined;
   const seconds = (t: string | undefined): number => (t ? Math.floor(Date.parse(t) / 1000) : 0);
@@ -224,7 +224,7 @@ export interface ApplyConflict {
 }
 
 /** The 409 of a failed apply (internal/conflict.go NewConflictError). */
-export function applyConflictError(conflicts: readonly ApplyConflict[]): StatusError {
+function applyConflictError(conflicts: readonly ApplyConflict[]): StatusError {
   const causes: StatusCause[] = conflicts.map((c) => ({
     reason: "FieldManagerConflict",
     message: `conflict with ${printManager(c.entry)}`,

@@ -34,7 +34,7 @@ import type { RequestContext } from "./context.js";
  * Who the reviews say made the request. The emulator does not authenticate, and serves every
  * client as a cluster administrator would be served.
  */
-export const EMULATOR_USER: UserInfo = { username: "system:admin", groups: ["system:masters", "system:authenticated"] };
+const EMULATOR_USER: UserInfo = { username: "system:admin", groups: ["system:masters", "system:authenticated"] };
 
 const META_V1 = "meta.k8s.io/v1";
 

@@ -45,7 +45,7 @@ function* pageItemTexts(ctx: RequestContext, page: ListPage): Generator<string> 
 }
 
 /** The page as a list to write: its list metadata and lazily made items. */
-export function pageSource(ctx: RequestContext, page: ListPage): ListSource {
+function pageSource(ctx: RequestContext, page: ListPage): ListSource {
   return {
     list: { resourceVersion: String(page.revision), continue: page.continueToken, remainingItemCount: page.remainingItemCount },
     itemTexts: () => pageItemTexts(ctx, page),

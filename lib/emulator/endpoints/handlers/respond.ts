@@ -85,7 +85,7 @@ function internalTypeName(strategy: Pick<TypeIdentity, "internalKind">, list: bo
  * One object (not a Status) in the requested representation. `now` is the server clock, for
  * the Table's time cells.
  */
-export function transformObject(strategy: Pick<TypeIdentity, "internalKind"> & TableConvertor, o: KubeObject, representation: Representation, tableOptions: TableOptions | undefined, nowMs: number): JsonObject {
+function transformObject(strategy: Pick<TypeIdentity, "internalKind"> & TableConvertor, o: KubeObject, representation: Representation, tableOptions: TableOptions | undefined, nowMs: number): JsonObject {
   switch (representation.as) {
     case "object":
       return o;
@@ -135,7 +135,7 @@ function listMetadata(list: ListMetaInit): JsonObject {
  * omits its empty fields), so JSON, YAML and CBOR items agree with protobuf ones, whose
  * messages have no TypeMeta at all.
  */
-export function listItem(o: KubeObject): KubeObject {
+function listItem(o: KubeObject): KubeObject {
   const { kind: _kind, apiVersion: _apiVersion, ...rest } = o;
   return rest as KubeObject;
 }

@@ -111,11 +111,3 @@ export function viewOf(storage: ObjectStorage, change: ChangeEvent): ChangeView 
   if (latest?.change !== change) latest = new ChangeView(storage, change);
   return latest;
 }
-
-/**
- * What a watcher with this filter sees for one store change, or nothing. DELETED carries the
- * previous content with the revision of the change (etcd and watch-cache behaviour).
- */
-export function toWatchEvent(storage: ObjectStorage, filter: ObjectFilter, change: ChangeEvent): WatchEvent | undefined {
-  return viewOf(storage, change).event(filter);
-}

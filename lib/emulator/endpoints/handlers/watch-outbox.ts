@@ -17,7 +17,7 @@
 import type { ServerResponse } from "node:http";
 
 /** Above this much unsent data the watcher counts as unresponsive. */
-export const MAX_WATCH_BACKLOG_BYTES = 32 * 1024 * 1024;
+const MAX_WATCH_BACKLOG_BYTES = 32 * 1024 * 1024;
 
 export interface WatchOutbox {
   /** Queues a line (a shared Buffer is not copied until the flush). */
@@ -38,7 +38,7 @@ interface Pending {
  * flushes at once (the previous flush is long past); a busy one gathers what arrives in this
  * window into one write per watcher.
  */
-export const MIN_FLUSH_INTERVAL_MS = 10;
+const MIN_FLUSH_INTERVAL_MS = 10;
 
 /** Process-wide counters, read by scripts/bench-watch.ts to show how much batching happened. */
 export const watchOutboxStats = { flushes: 0, writes: 0, lines: 0, bytes: 0 };

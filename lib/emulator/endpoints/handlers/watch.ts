@@ -30,10 +30,10 @@ import { watchOutbox } from "./watch-outbox.js";
 import { readError } from "./storage-errors.js";
 
 /** Annotation of the BOOKMARK that ends the initial events (wire-facts §2). */
-export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
 /** A BOOKMARK object: the zero object of the watched kind with only the resourceVersion set. */
-export function bookmarkObject(strategy: ResourceStrategy, revision: number): JsonObject {
+function bookmarkObject(strategy: ResourceStrategy, revision: number): JsonObject {
   const zero = zeroValue(strategy.shape);
   const base: JsonObject = typeof zero === "object" && zero !== null && !Array.isArray(zero) ? zero : {};
   return { kind: strategy.kind, apiVersion: groupVersionOf(strategy), ...base, metadata: { resourceVersion: String(revision) } };

@@ -30,7 +30,7 @@ import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-stric
 import { patchRejected, tooManyOperations } from "./errors.js";
 import type { FieldValidation } from "./options.js";
 
-export const MAX_JSON_PATCH_OPERATIONS = 10000;
+const MAX_JSON_PATCH_OPERATIONS = 10000;
 
 export interface PatchResult {
   readonly patched: Json;

@@ -11,7 +11,7 @@ import type { FeatureGates } from "../../apimachinery/feature-gates.js";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply-yaml" | "apply-cbor";
 
-export const PATCH_MEDIA_TYPES: Readonly<Record<PatchType, string>> = {
+const PATCH_MEDIA_TYPES: Readonly<Record<PatchType, string>> = {
   json: "application/json-patch+json",
   merge: "application/merge-patch+json",
   strategic: "application/strategic-merge-patch+json",
@@ -24,7 +24,7 @@ export const PATCH_MEDIA_TYPES: Readonly<Record<PatchType, string>> = {
  * resources, which have no Go struct to read patch strategies from (doc1: never for
  * custom-definition types).
  */
-export function servedPatchTypes(gates: FeatureGates, strategic = true): PatchType[] {
+function servedPatchTypes(gates: FeatureGates, strategic = true): PatchType[] {
   const out: PatchType[] = strategic ? ["json", "merge", "strategic", "apply-yaml"] : ["json", "merge", "apply-yaml"];
   if (gates.CBORServingAndStorage) out.push("apply-cbor");
   return out;

@@ -14,7 +14,7 @@ import { WEBHOOK_CONFIGURATION_PRINTER } from "./printer.js";
 import { BYTES, field, INT32, listOf, mapOf, STRING, struct, type StructShape } from "../../apimachinery/typed-json.js";
 import { validateWebhookConfiguration } from "./validation.js";
 
-export const ADMISSION_REGISTRATION_GROUP = "admissionregistration.k8s.io";
+const ADMISSION_REGISTRATION_GROUP = "admissionregistration.k8s.io";
 
 const LABEL_SELECTOR = struct("v1", "LabelSelector", [
   field("matchLabels", mapOf(STRING)),
@@ -69,12 +69,12 @@ const MUTATING_WEBHOOK = struct("v1", "MutatingWebhook", [
   field("matchConditions", listOf(MATCH_CONDITION)),
 ]);
 
-export const VALIDATING_WEBHOOK_CONFIGURATION_SHAPE: StructShape = struct("v1", "ValidatingWebhookConfiguration", [
+const VALIDATING_WEBHOOK_CONFIGURATION_SHAPE: StructShape = struct("v1", "ValidatingWebhookConfiguration", [
   ...objectHead(),
   field("webhooks", listOf(VALIDATING_WEBHOOK)),
 ]);
 
-export const MUTATING_WEBHOOK_CONFIGURATION_SHAPE: StructShape = struct("v1", "MutatingWebhookConfiguration", [
+const MUTATING_WEBHOOK_CONFIGURATION_SHAPE: StructShape = struct("v1", "MutatingWebhookConfiguration", [
   ...objectHead(),
   field("webhooks", listOf(MUTATING_WEBHOOK)),
 ]);

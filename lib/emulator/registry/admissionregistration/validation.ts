@@ -103,7 +103,7 @@ function validateRule(rule: JsonObject, path: string): FieldError[] {
 }
 
 /** metav1validation.ValidateLabelSelector (invalid label values not allowed). */
-export function validateLabelSelector(selector: JsonObject, path: string): FieldError[] {
+function validateLabelSelector(selector: JsonObject, path: string): FieldError[] {
   const errs = validateLabels(stringMapOf(selector["matchLabels"]), `${path}.matchLabels`);
   const exprs = Array.isArray(selector["matchExpressions"]) ? selector["matchExpressions"] : [];
   exprs.forEach((e, i) => {

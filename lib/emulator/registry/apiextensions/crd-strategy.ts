@@ -23,12 +23,12 @@ import { statusSubresourceOf } from "../generic/status-subresource.js";
 import { ANY, BOOL, BYTES, field, INT32, INT64, listOf, mapOf, STRING, struct, TIME, type FieldSpec, type StructShape } from "../../apimachinery/typed-json.js";
 import { structuralErrors } from "./structural.js";
 
-export const CRD_GROUP = "apiextensions.k8s.io";
+const CRD_GROUP = "apiextensions.k8s.io";
 export const CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
 
 /** JSONSchemaProps is recursive: its fields are filled in after the struct exists. */
 const jsonSchemaFields: FieldSpec[] = [];
-export const JSON_SCHEMA_PROPS: StructShape = struct("v1", "JSONSchemaProps", jsonSchemaFields);
+const JSON_SCHEMA_PROPS: StructShape = struct("v1", "JSONSchemaProps", jsonSchemaFields);
 jsonSchemaFields.push(
   field("id", STRING),
   field("$schema", STRING),

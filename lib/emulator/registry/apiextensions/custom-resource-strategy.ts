@@ -35,7 +35,7 @@ export function storageVersionHash(group: string, version: string, kind: string)
 }
 
 /** Kube-aware version order (v2 > v1 > v1beta2 > v1beta1 > v1alpha1 > anything else, by name). */
-export function compareVersions(a: string, b: string): number {
+function compareVersions(a: string, b: string): number {
   const parse = (v: string): [number, number, number] | undefined => {
     const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
     if (!m) return undefined;

@@ -17,7 +17,7 @@ import { CREATION_TIMESTAMP_DOC, NAME_COLUMN, timeMs, humanDuration, type TableC
 type Step = { readonly key: string } | { readonly index: number } | { readonly all: true } | { readonly filter: { readonly path: string[]; readonly value: string } };
 
 /** The steps of a printer-column JSONPath, or undefined for forms not supported. */
-export function parseJsonPath(path: string): Step[] | undefined {
+function parseJsonPath(path: string): Step[] | undefined {
   const steps: Step[] = [];
   let i = 0;
   const text = path.trim().replace(/^\{(.*)\}$/, "$1").replace(/^\$/, "");
@@ -60,7 +60,7 @@ function follow(node: Json | undefined, path: readonly string[]): Json | undefin
 }
 
 /** The first value the path finds, or undefined. */
-export function findFirst(root: Json, steps: readonly Step[]): Json | undefined {
+function findFirst(root: Json, steps: readonly Step[]): Json | undefined {
   let nodes: Json[] = [root];
   for (const step of steps) {
     const next: Json[] = [];

@@ -25,7 +25,7 @@ import { EVENT_SHAPE, EVENT_SOURCE, eventStrategy, OBJECT_REFERENCE, REGARDING_F
 import { validateEventCreate, validateEventUpdate } from "./validation.js";
 
 /** Field order and tags of api/core/v1 Event (golden core.v1.Event.json). */
-export const CORE_EVENT_SHAPE = struct("v1", "Event", [
+const CORE_EVENT_SHAPE = struct("v1", "Event", [
   ...objectHead(),
   field("involvedObject", OBJECT_REFERENCE),
   field("reason", STRING),
@@ -75,7 +75,7 @@ export function eventsEventOf(c: KubeObject): KubeObject {
 }
 
 /** The core v1 view of the stored (events.k8s.io/v1) values. */
-export const coreEventStorageView: StorageView = {
+const coreEventStorageView: StorageView = {
   toView: (stored) => JSON.stringify(coreEventOf(asKubeObject(parseStored(stored)))),
   toStored: (view) => JSON.stringify(eventsEventOf(asKubeObject(parseStored(view)))),
 };

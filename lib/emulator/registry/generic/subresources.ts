@@ -15,7 +15,7 @@ export function findSubresource(strategy: SubresourceSet, name: string): Subreso
 }
 
 /** The HTTP method each subresource verb is served on. */
-export const SUBRESOURCE_METHODS: Record<SubresourceVerb, string> = { create: "POST", get: "GET", update: "PUT", patch: "PATCH" };
+const SUBRESOURCE_METHODS: Record<SubresourceVerb, string> = { create: "POST", get: "GET", update: "PUT", patch: "PATCH" };
 
 export function subresourceServes(sub: SubresourceStrategy, method: string): boolean {
   return sub.verbs.some((v) => SUBRESOURCE_METHODS[v] === method);

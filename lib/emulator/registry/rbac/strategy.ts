@@ -200,7 +200,7 @@ function rbacStrategy(init: {
   };
 }
 
-export const roleStrategy = rbacStrategy({ resource: "roles", kind: "Role", namespaced: true, hash: "7FuwZcIIItM=", shape: ROLE_SHAPE, binding: false });
+const roleStrategy = rbacStrategy({ resource: "roles", kind: "Role", namespaced: true, hash: "7FuwZcIIItM=", shape: ROLE_SHAPE, binding: false });
 export const clusterRoleStrategy = rbacStrategy({ resource: "clusterroles", kind: "ClusterRole", namespaced: false, hash: "bYE5ZWDrJ44=", shape: CLUSTER_ROLE_SHAPE, binding: false });
 export const roleBindingStrategy = rbacStrategy({ resource: "rolebindings", kind: "RoleBinding", namespaced: true, hash: "eGsCzGH6b1g=", shape: ROLE_BINDING_SHAPE, binding: true });
 export const clusterRoleBindingStrategy = rbacStrategy({

@@ -26,9 +26,9 @@ import type { NamespaceDeleter } from "./rest.js";
 import { canonicalize } from "../../../apimachinery/typed-json.js";
 
 /** Namespaces the server refuses to delete. */
-export const IMMORTAL_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public"];
+const IMMORTAL_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public"];
 /** Namespaces present at startup, as on a fresh cluster. */
-export const INITIAL_NAMESPACES: readonly string[] = ["default", "kube-node-lease", "kube-public", "kube-system"];
+const INITIAL_NAMESPACES: readonly string[] = ["default", "kube-node-lease", "kube-public", "kube-system"];
 
 const NAMESPACES = qualifiedResourceOf(namespaceStrategy);
 /** How often the controller looks again at a namespace whose content is held by finalizers. */

@@ -30,7 +30,7 @@ import { NAMESPACE_DELETE } from "./rest.js";
 import { field, listOf, STRING, struct, TIME } from "../../../apimachinery/typed-json.js";
 
 export const KUBERNETES_FINALIZER = "kubernetes";
-export const METADATA_NAME_LABEL = "kubernetes.io/metadata.name";
+const METADATA_NAME_LABEL = "kubernetes.io/metadata.name";
 
 const NAMESPACE_CONDITION = struct("v1", "NamespaceCondition", [
   field("type", STRING, "always"),
@@ -46,7 +46,7 @@ const NAMESPACE_SHAPE = struct("v1", "Namespace", [
   field("status", struct("v1", "NamespaceStatus", [field("phase", STRING), field("conditions", listOf(NAMESPACE_CONDITION))])),
 ]);
 
-export const phaseOf = (o: KubeObject): string => str(obj(o, "status"), "phase");
+const phaseOf = (o: KubeObject): string => str(obj(o, "status"), "phase");
 export const specFinalizersOf = (o: KubeObject): string[] => stringList(obj(o, "spec"), "finalizers");
 
 const validateSpecFinalizers = (o: KubeObject): FieldError[] => validateFinalizers(specFinalizersOf(o), "spec.finalizers");
@@ -77,7 +77,7 @@ function validateFinalizeUpdate(o: KubeObject, old: KubeObject): FieldError[] {
   return errs;
 }
 
-export const NAMESPACE_STATUS: SubresourceStrategy = {
+const NAMESPACE_STATUS: SubresourceStrategy = {
   name: "status",
   verbs: ["get", "patch", "update"],
   table: true,
@@ -86,7 +86,7 @@ export const NAMESPACE_STATUS: SubresourceStrategy = {
   validateUpdate: validateStatusUpdate,
 };
 
-export const NAMESPACE_FINALIZE: SubresourceStrategy = {
+const NAMESPACE_FINALIZE: SubresourceStrategy = {
   name: "finalize",
   verbs: ["update"],
   table: false,
