@@ -30,7 +30,7 @@ export async function flagsCommand(argv: string[]): Promise<number> {
   const dash = rest.indexOf("--");
   const own = glueValues(dash < 0 ? rest : rest.slice(0, dash), ["--controller-manager", "--node-agent"]);
   const daemonArgs = dash < 0 ? undefined : rest.slice(dash + 1);
-  let parsed;
+  let parsed: ReturnType<typeof parseOptions>;
   try {
     parsed = parseOptions({
       args: own,

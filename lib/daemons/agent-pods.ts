@@ -191,7 +191,7 @@ export function checkPodsRunning(podsUrl: string, podsResponse: ProbeResponse, r
     for (const c of p.containers) {
       if (c.ready) results.push({ rule, url: podsUrl, ok: c.running, expected: `${podId(p)}: ready container ${c.name} running`, actual: "state not running" });
       if (c.running || c.ready) {
-        results.push({ rule, url: runningUrl, ok: rp !== undefined && rp.containers.includes(c.name), expected: `${podId(p)}: container ${c.name}, running per /pods, in /runningpods/`, actual: listed });
+        results.push({ rule, url: runningUrl, ok: rp?.containers.includes(c.name) ?? false, expected: `${podId(p)}: container ${c.name}, running per /pods, in /runningpods/`, actual: listed });
       }
     }
   }

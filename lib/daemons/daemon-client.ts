@@ -4,7 +4,7 @@
  * request may present a client certificate. Also a bare TLS handshake, to see which
  * certificate a server name gets. Every request and handshake ends within its timeout.
  */
-import { X509Certificate } from "node:crypto";
+import type { X509Certificate } from "node:crypto";
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { connect } from "node:tls";

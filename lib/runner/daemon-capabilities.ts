@@ -26,7 +26,7 @@ import type { CapabilityState } from "./capabilities.js";
 import { controllerManagerView, nodeAgentView, sniSetup, type ControllerManagerView, type Credentials, type NodeAgentView } from "./daemon-views.js";
 import type { Violation } from "./detect.js";
 import type { DaemonSettings } from "./settings.js";
-import { AGENT_CAPABILITIES, CM_CAPABILITIES, DAEMON_CAPABILITIES, RUN_DAEMON_CAPABILITIES } from "./daemon-capability-names.js";
+import { AGENT_CAPABILITIES, CM_CAPABILITIES, DAEMON_CAPABILITIES, type RUN_DAEMON_CAPABILITIES } from "./daemon-capability-names.js";
 
 
 type States<T> = Record<keyof T, CapabilityState>;

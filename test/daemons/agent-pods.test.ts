@@ -146,7 +146,7 @@ describe("doc3.service.agent-podspec-running", () => {
       return reportsRunningContainer(parsed);
     });
     expect(running).toEqual([true, false, false, false, false, true]);
-    cases.forEach((pods, i) => expect(running[i], pods.body).toBe(checkPodsRunning("p", pods, "r", RUNNING).length > 0));
+    for (const [i, pods] of cases.entries()) expect(running[i], pods.body).toBe(checkPodsRunning("p", pods, "r", RUNNING).length > 0);
   });
 });
 

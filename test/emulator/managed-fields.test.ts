@@ -217,7 +217,10 @@ describe("PUT updates ownership", () => {
     for (const reset of [[], [{}]]) {
       const c = await created("creator", { a: "1" });
       const name = c.json.metadata.name;
-      let r = await put(`${cm(name)}?fieldManager=editor`, edited(c, (o) => ((o.metadata.managedFields = reset), (o.data.b = "2"))));
+      let r = await put(`${cm(name)}?fieldManager=editor`, edited(c, (o) => {
+        o.metadata.managedFields = reset;
+        o.data.b = "2";
+      }));
       expect(r.status, JSON.stringify(reset)).toBe(200);
       expect(r.json.data).toEqual({ a: "1", b: "2" });
       expect(r.json.metadata.managedFields, JSON.stringify(reset)).toBeUndefined();
@@ -252,7 +255,10 @@ describe("PUT updates ownership", () => {
       fieldsType: "FieldsV1",
       fieldsV1: { "f:data": { ".": {}, "f:a": {}, "f:b": {} } },
     };
-    const r = await put(`${cm(name)}?fieldManager=editor`, edited(c, (o) => ((o.metadata.managedFields = [custom]), (o.data.b = "2"))));
+    const r = await put(`${cm(name)}?fieldManager=editor`, edited(c, (o) => {
+        o.metadata.managedFields = [custom];
+        o.data.b = "2";
+      }));
     expect(r.status).toBe(200);
     expect(entries(r)).toEqual([
       { ...custom, fieldsV1: { "f:data": { ".": {}, "f:a": {} } } },
@@ -260,7 +266,10 @@ describe("PUT updates ownership", () => {
     ]);
     // A list that cannot be read (no fieldsType) leaves the stored entries in place.
     const bad = { ...custom, fieldsType: "" };
-    const kept = await put(`${cm(name)}?fieldManager=editor`, edited(r, (o) => ((o.metadata.managedFields = [bad]), (o.data.c = "3"))));
+    const kept = await put(`${cm(name)}?fieldManager=editor`, edited(r, (o) => {
+        o.metadata.managedFields = [bad];
+        o.data.c = "3";
+      }));
     expect(kept.status).toBe(200);
     expect(fieldsByManager(kept)).toEqual({ custom: { "f:data": { ".": {}, "f:a": {} } }, editor: { "f:data": { "f:b": {}, "f:c": {} } } });
   });
@@ -275,7 +284,10 @@ describe("PUT updates ownership", () => {
   it("never gives a namespace's status to the writer", async () => {
     const name = uniq("ns");
     const c = await post("/api/v1/namespaces?fieldManager=creator", { metadata: { name } });
-    const r = await put(`/api/v1/namespaces/${name}?fieldManager=editor`, edited(c, (o) => ((o.status = { phase: "Terminating" }), (o.metadata.labels.x = "1"))));
+    const r = await put(`/api/v1/namespaces/${name}?fieldManager=editor`, edited(c, (o) => {
+        o.status = { phase: "Terminating" };
+        o.metadata.labels.x = "1";
+      }));
     expect(r.status).toBe(200);
     expect(fieldsByManager(r)).toEqual({
       creator: { "f:metadata": { "f:labels": { ".": {}, "f:kubernetes.io/metadata.name": {} } } },
@@ -317,7 +329,10 @@ describe("POST and PUT meet server-side apply", () => {
     const config = (data: Record<string, string>) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data });
     const applied = await patch(`${cm(name)}?fieldManager=tool`, APPLY, config({ a: "1", b: "2", c: "3" }));
     expect(applied.status).toBe(201);
-    const r = await put(cm(name), edited(applied, (o) => ((o.data.a = "changed"), delete o.data.b)), { "user-agent": KUBECTL_UA });
+    const r = await put(cm(name), edited(applied, (o) => {
+        o.data.a = "changed";
+        delete o.data.b;
+      }), { "user-agent": KUBECTL_UA });
     expect(r.status).toBe(200);
     expect(fieldsByManager(r)).toEqual({ tool: { "f:data": { "f:c": {} } }, kubectl: { "f:data": { "f:a": {} } } });
     expect(entries(r).map((e) => e.operation)).toEqual(["Apply", "Update"]);

@@ -42,7 +42,7 @@ describe("the in-flight limit", () => {
     await until(() => server.inFlight() === 0);
     // Two creates whose bodies are still arriving hold both places.
     const bodies = [new PassThrough(), new PassThrough()];
-    const held = bodies.map((body, i) =>
+    const held = bodies.map((body) =>
       request(`${url}/api/v1/namespaces/${ns}/configmaps`, { method: "POST", body, headers: { "content-type": "application/json" } }).then(async (r) => {
         await r.body.text();
         return r.statusCode;
@@ -63,7 +63,7 @@ describe("the in-flight limit", () => {
     const w = await openWatch(url, `/api/v1/namespaces/${ns}/configmaps?watch=true`);
     expect(w.status).toBe(200);
     w.close();
-    bodies.forEach((b, i) => b.end(`"metadata":{"name":"held-${i}"}}`));
+    for (const [i, b] of bodies.entries()) b.end(`"metadata":{"name":"held-${i}"}}`);
     expect(await Promise.all(held)).toEqual([201, 201]);
     await until(() => server.inFlight() === 0);
     // Back to zero: requests within the limit are served again.

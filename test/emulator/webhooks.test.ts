@@ -364,7 +364,7 @@ describe("dispatch to webhooks", () => {
 
   it("reports an answer that is not a valid review as a failed call", async () => {
     await register(VWC, [webhook("bad.tollgate.dev")]);
-    hook.respond((review) => ({ body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: "other", allowed: true } } }));
+    hook.respond(() => ({ body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: "other", allowed: true } } }));
     const wrongUid = await call("POST", CM, configMapBody(uniq("cm")));
     expect(wrongUid.status).toBe(500);
     expect(wrongUid.json.message).toMatch(/^Internal error occurred: failed calling webhook "bad\.tollgate\.dev": received invalid webhook response: expected response\.uid="[0-9a-f-]{36}", got "other"$/);

@@ -89,7 +89,7 @@ export class AdmissionDispatcher {
     const version = reviewVersionFor(hook.admissionReviewVersions);
     if (!version) throw new CallingWebhookError(hook, "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)");
     const sent = reviewRequest(version, a);
-    let answer;
+    let answer: Awaited<ReturnType<typeof this.post>>;
     try {
       answer = await this.post(hook.clientConfig, sent.body, hook.timeoutSeconds);
     } catch (e) {

@@ -48,7 +48,7 @@ function splitTerm(term: string): { lhs: string; op: "=" | "!="; rhs: string } |
   return undefined;
 }
 
-function unescape(value: string): string {
+function unescapeValue(value: string): string {
   let out = "";
   for (let i = 0; i < value.length; i++) {
     const c = value[i];
@@ -71,7 +71,7 @@ export function parseFieldSelector(input: string, allowedFields: readonly string
     const parts = splitTerm(term);
     if (!parts) throw new SelectorError(`invalid selector: '${input}'; can't understand '${term}'`);
     if (!allowedFields.includes(parts.lhs)) throw new SelectorError(`field label not supported: ${parts.lhs}`);
-    requirements.push({ field: parts.lhs, operator: parts.op, value: unescape(parts.rhs) });
+    requirements.push({ field: parts.lhs, operator: parts.op, value: unescapeValue(parts.rhs) });
   }
   return {
     requirements,

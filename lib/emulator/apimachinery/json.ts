@@ -36,7 +36,7 @@ function escapeLikeGo(text: string): string {
 
 /** Compact JSON plus a trailing newline, as json.Encoder writes it (wire-facts §10). */
 export function compactJson(value: unknown): string {
-  return escapeLikeGo(JSON.stringify(value)) + "\n";
+  return `${escapeLikeGo(JSON.stringify(value))}\n`;
 }
 
 /** 2-space indented JSON without a trailing newline, as json.MarshalIndent writes it. */

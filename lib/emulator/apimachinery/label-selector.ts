@@ -161,7 +161,7 @@ function validated(req: Requirement): Requirement {
 }
 
 function matchOne(req: Requirement, labels: Readonly<Record<string, string>>): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, req.key);
+  const has = Object.hasOwn(labels, req.key);
   const value = labels[req.key];
   switch (req.operator) {
     case "=":

@@ -74,7 +74,7 @@ const indexPath = (path: string | undefined, i: number): string => `${path ?? ""
 function walkJson(node: ValueNode, shape: Shape, path: string | undefined, out: StrictErrors): void {
   if (node.type === "Array") {
     const items = shape.kind === "list" ? shape.items : shape.kind === "any" ? shape : undefined;
-    if (items) node.elements.forEach((el, i) => walkJson(el.value, items, indexPath(path, i), out));
+    if (items) for (const [i, el] of node.elements.entries()) walkJson(el.value, items, indexPath(path, i), out);
     return;
   }
   if (node.type !== "Object") return;
@@ -121,7 +121,7 @@ export function jsonStrictErrors(text: string, shape: StructShape, duplicates: r
  */
 function walkSortedValue(value: Json, shape: Shape, path: string | undefined, out: StrictErrors): void {
   if (Array.isArray(value)) {
-    if (shape.kind === "list") value.forEach((item, i) => walkSortedValue(item, shape.items, indexPath(path, i), out));
+    if (shape.kind === "list") for (const [i, item] of value.entries()) walkSortedValue(item, shape.items, indexPath(path, i), out);
     return;
   }
   if (!isJsonObject(value)) return;

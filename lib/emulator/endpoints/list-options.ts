@@ -64,7 +64,7 @@ export function parseListOptions(params: URLSearchParams, strategy: ResourceStra
   return {
     labelSelector,
     fieldSelector,
-    limit: limit > 0 ? limit : 0,
+    limit: Math.max(limit, 0),
     continueToken: params.get("continue") ?? "",
     resourceVersion: params.get("resourceVersion") ?? "",
     resourceVersionMatch: params.get("resourceVersionMatch") ?? "",

@@ -95,7 +95,7 @@ export class ObjectStorage {
     const at = resourceVersionSlot(value);
     if (at === undefined) return JSON.stringify(this.decode(kv, revision));
     const field = `"resourceVersion":"${revision}"`;
-    if (!at.first) return value.slice(0, at.index) + "," + field + value.slice(at.index);
+    if (!at.first) return `${value.slice(0, at.index)},${field}${value.slice(at.index)}`;
     return value.slice(0, at.index) + field + (value[at.index] === "}" ? "" : ",") + value.slice(at.index);
   }
 

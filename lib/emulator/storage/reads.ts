@@ -97,7 +97,7 @@ export function readList(storage: ObjectStorage, read: ListRead): ListPage {
   }
   mustHaveReached(storage, revision);
 
-  let range;
+  let range: ReturnType<typeof storage.range>;
   try {
     range = storage.range(read.type, read.namespace, { revision, startKey: position?.startKey });
   } catch (e) {

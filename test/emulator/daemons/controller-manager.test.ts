@@ -1,5 +1,5 @@
 /** The emulated controller manager answers as doc3 "Endpoints" and "Authentication" say, per its command line. */
-import { X509Certificate } from "node:crypto";
+import type { X509Certificate } from "node:crypto";
 import { connect } from "node:tls";
 import { afterAll, describe, expect, it } from "vitest";
 import { controllerManagerTarget, probeControllerManager, type ProbeResult } from "../../../lib/daemons/probes.js";

@@ -18,7 +18,7 @@ const running: RunningEmulatedDaemons[] = [];
 const closers: (() => void)[] = [];
 afterAll(async () => {
   await Promise.all(running.map((d) => d.close()));
-  closers.forEach((c) => c());
+  for (const c of closers) c();
 });
 
 const FREE = { port: 0, readOnlyPort: 0, healthzPort: 0 };

@@ -75,7 +75,7 @@ function mergeBody(draft: Draft, body: Buffer): void {
   if (kind !== undefined && kind !== null && kind !== "" && kind !== "DeleteOptions") {
     throw badRequest(`decoded object cannot be converted to DeleteOptions`);
   }
-  let decoded;
+  let decoded: ReturnType<typeof decodeObject>["value"];
   try {
     decoded = decodeObject(parsed, DELETE_OPTIONS_SHAPE).value;
   } catch (e) {

@@ -209,7 +209,7 @@ export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidat
   if (!strategy.unstructured) checkTypeMeta(strategy, kind, apiVersion);
 
   const prefix = `${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}`;
-  let decoded;
+  let decoded: ReturnType<typeof decodeObject>;
   try {
     decoded = decodeObject({ ...parsed, kind: strategy.kind, apiVersion: groupVersionOf(strategy) } satisfies JsonObject, strategy.shape);
   } catch (e) {

@@ -57,10 +57,10 @@ function decodeOperations(body: Buffer, validation: FieldValidation): { ops: Jso
   };
   if (!Array.isArray(parsed)) return fail(`json: cannot unmarshal ${jsonTypeName(parsed)} into Go value of type ${target}`);
   const strictErrors: string[] = [];
-  parsed.forEach((op, i) => {
-    if (op === null) return;
-    if (!isJsonObject(op)) return fail(`json: cannot unmarshal ${jsonTypeName(op)} into Go value of type ${itemType}`);
-    if (!strict) return;
+  for (const [i, op] of parsed.entries()) {
+    if (op === null) continue;
+    if (!isJsonObject(op)) fail(`json: cannot unmarshal ${jsonTypeName(op)} into Go value of type ${itemType}`);
+    if (!strict || !isJsonObject(op)) continue;
     for (const key of ["op", "path", "from"]) {
       const v = op[key];
       if (v !== undefined && v !== null && typeof v !== "string") {
@@ -68,23 +68,23 @@ function decodeOperations(body: Buffer, validation: FieldValidation): { ops: Jso
       }
     }
     for (const key of Object.keys(op)) if (!OP_KEYS.has(key)) strictErrors.push(`json patch unknown field "[${i}].${key}"`);
-  });
+  }
   if (strict) {
     for (const path of parseJsonStrict(text).duplicates) strictErrors.push(`json patch ${duplicateFieldMessage(path)}`);
   }
   return { ops: parsed.map((op) => (isJsonObject(op) ? op : {})), strictErrors };
 }
 
-const unescape = (s: string): string => s.replace(/~1/g, "/").replace(/~0/g, "~");
+const unescapeToken = (s: string): string => s.replace(/~1/g, "/").replace(/~0/g, "~");
 
 /** The value at a JSON pointer, or undefined when the pointer does not resolve. */
 function resolve(doc: Json, pointer: string): Json | undefined {
   if (pointer === "") return doc;
   let v: Json | undefined = doc;
   for (const raw of pointer.split("/").slice(1)) {
-    const key = unescape(raw);
+    const key = unescapeToken(raw);
     if (Array.isArray(v)) v = /^\d+$/.test(key) ? v[Number(key)] : undefined;
-    else if (isJsonObject(v)) v = Object.prototype.hasOwnProperty.call(v, key) ? v[key] : undefined;
+    else if (isJsonObject(v)) v = Object.hasOwn(v, key) ? v[key] : undefined;
     else return undefined;
     if (v === undefined) return undefined;
   }
@@ -93,7 +93,7 @@ function resolve(doc: Json, pointer: string): Json | undefined {
 
 function splitPointer(pointer: string): { parent: string; key: string } {
   const at = pointer.lastIndexOf("/");
-  return { parent: at <= 0 ? "" : pointer.slice(0, at), key: unescape(pointer.slice(at + 1)) };
+  return { parent: at <= 0 ? "" : pointer.slice(0, at), key: unescapeToken(pointer.slice(at + 1)) };
 }
 
 /** evanphx/json-patch v4's text for an operation that failed on `doc`. */

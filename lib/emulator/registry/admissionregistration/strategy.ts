@@ -106,7 +106,7 @@ const sameWebhooks = (a: KubeObject, b: KubeObject): boolean => JSON.stringify(a
 
 function webhookConfigurationStrategy(kind: "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"): ResourceStrategy {
   const mutating = kind === "MutatingWebhookConfiguration";
-  const resource = kind.toLowerCase() + "s";
+  const resource = `${kind.toLowerCase()}s`;
   return {
     group: ADMISSION_REGISTRATION_GROUP,
     version: "v1",

@@ -141,7 +141,7 @@ function validateBinding(o: KubeObject, namespaced: boolean): FieldError[] {
   if (!kinds.includes(ref.kind)) errs.push(notSupported("roleRef.kind", ref.kind, kinds));
   if (ref.name === "") errs.push(required("roleRef.name"));
   else for (const msg of pathSegmentName(ref.name)) errs.push(invalid("roleRef.name", ref.name, msg));
-  subjectsOf(o).forEach((s, i) => errs.push(...validateSubject(s, namespaced, `subjects[${i}]`)));
+  for (const [i, s] of subjectsOf(o).entries()) errs.push(...validateSubject(s, namespaced, `subjects[${i}]`));
   return errs;
 }
 

@@ -73,7 +73,7 @@ function validateStatusUpdate(o: KubeObject, old: KubeObject): FieldError[] {
 /** ValidateNamespaceFinalizeUpdate: each finalizer name on its own indexed path. */
 function validateFinalizeUpdate(o: KubeObject, old: KubeObject): FieldError[] {
   const errs = validateObjectMetaUpdate(o, old);
-  specFinalizersOf(o).forEach((f, i) => errs.push(...validateFinalizers([f], `spec.finalizers[${i}]`)));
+  for (const [i, f] of specFinalizersOf(o).entries()) errs.push(...validateFinalizers([f], `spec.finalizers[${i}]`));
   return errs;
 }
 
