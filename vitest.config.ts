@@ -1,5 +1,5 @@
-import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * The tests that drive the real CLI (a child vitest per run) are long chains of runs; started

@@ -15,15 +15,15 @@
  */
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { request } from "undici";
 import { formatMicroTime } from "../lib/emulator/apimachinery/api-time.js";
 import type { KubeObject } from "../lib/emulator/apimachinery/json.js";
-import { resolveSettings } from "../lib/emulator/options.js";
 import { watchOutboxStats } from "../lib/emulator/endpoints/handlers/watch-outbox.js";
 import { createEmulatorServer } from "../lib/emulator/endpoints/server.js";
+import { resolveSettings } from "../lib/emulator/options.js";
 import { eventStrategy, namespaceStrategy } from "../lib/emulator/registry/index.js";
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import { loopDelay, maxSample, memorySample, type ChildMessage, type MemorySample, type ParentMessage } from "./bench-support.js";
+import { type ChildMessage, loopDelay, type MemorySample, maxSample, memorySample, type ParentMessage } from "./bench-support.js";
 
 const send = (m: ChildMessage): void => {
   process.send?.(m);

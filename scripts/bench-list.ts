@@ -12,7 +12,7 @@
  */
 import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
-import { deadline, mb, report, startChild, watchRss, type Child } from "./bench-support.js";
+import { type Child, deadline, mb, report, startChild, watchRss } from "./bench-support.js";
 
 const { values } = parseArgs({
   options: { events: { type: "string", default: "100000" }, runs: { type: "string", default: "3" }, namespaces: { type: "string", default: "10" } },
@@ -88,7 +88,9 @@ async function main(): Promise<void> {
       console.error(`seeding ${EVENTS} events in ${NAMESPACES} namespaces …`);
       const emulator = await startChild("list-emulator", [String(EVENTS), String(NAMESPACES)], 10 * 60_000);
       children.push(emulator);
-      console.error(`seeded in ${(emulator.ready.setupMs / 1000).toFixed(1)} s; baseline rss ${mb(emulator.ready.baseline.rss)} MB, heap ${mb(emulator.ready.baseline.heapUsed)} MB`);
+      console.error(
+        `seeded in ${(emulator.ready.setupMs / 1000).toFixed(1)} s; baseline rss ${mb(emulator.ready.baseline.rss)} MB, heap ${mb(emulator.ready.baseline.heapUsed)} MB`,
+      );
       // Warm up the code paths once on a small page.
       await (await request(`${emulator.ready.url}${LIST_PATH}?limit=100`, { dispatcher: agent })).body.text();
       const emu: RunFigures[] = [];
@@ -110,7 +112,12 @@ async function main(): Promise<void> {
       report("bench-list", {
         method:
           "events written through the emulator's generic registry in a child process; all-namespaces GET over loopback HTTP/1.1 (undici), body counted and discarded; memory sampled every 2 ms in the child (rss, heapUsed) and every 5 ms from /proc/<pid>/status, growth relative to the after-GC baseline",
-        setup: { ...emulator.ready.detail, seedSeconds: Number((emulator.ready.setupMs / 1000).toFixed(1)), baselineRssMb: Number(mb(emulator.ready.baseline.rss)), baselineHeapMb: Number(mb(emulator.ready.baseline.heapUsed)) },
+        setup: {
+          ...emulator.ready.detail,
+          seedSeconds: Number((emulator.ready.setupMs / 1000).toFixed(1)),
+          baselineRssMb: Number(mb(emulator.ready.baseline.rss)),
+          baselineHeapMb: Number(mb(emulator.ready.baseline.heapUsed)),
+        },
         emulator: emu,
         plainStringify: base,
         summary: {

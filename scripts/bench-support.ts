@@ -3,7 +3,7 @@
  * not the server's), memory sampling, percentiles and the machine description that goes with
  * every figure. Benchmarks are scripts, not tests: run them with `npx tsx scripts/bench-*.ts`.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { type ChildProcess, fork } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import type { IntervalHistogram } from "node:perf_hooks";

@@ -10,9 +10,9 @@
  * Arrival times go into a SharedArrayBuffer on the process-wide monotonic clock (clockMs).
  */
 import { connect, type Socket } from "node:net";
-import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { loopDelay, type LoopDelay } from "./bench-support.js";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import { type LoopDelay, loopDelay } from "./bench-support.js";
 
 // performance.now() has a per-thread origin; hrtime is the same clock in every thread.
 const clockOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();

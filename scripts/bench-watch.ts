@@ -15,12 +15,12 @@
  * Target: p99 < 50 ms. Bounded: a deadline covers the whole run; loopback only.
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { Pool } from "undici";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
-import { clockMs, openWatchers, type FromWorker, type ToWorker, type WatchSetup, type WatchStats } from "./bench-watch-client.js";
-import { deadline, loopDelay, mb, percentile, report, startChild, type Child } from "./bench-support.js";
+import { Pool } from "undici";
+import { type Child, deadline, loopDelay, mb, percentile, report, startChild } from "./bench-support.js";
+import { clockMs, type FromWorker, openWatchers, type ToWorker, type WatchSetup, type WatchStats } from "./bench-watch-client.js";
 
 const { values } = parseArgs({
   options: {
@@ -116,7 +116,12 @@ async function main(): Promise<void> {
       const pid = emulator.process.pid ?? 0;
       const writers = new Pool(url, { connections: 32 });
       pools = [writers];
-      const ns = await writers.request({ method: "POST", path: "/api/v1/namespaces", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name: NS } }) });
+      const ns = await writers.request({
+        method: "POST",
+        path: "/api/v1/namespaces",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ metadata: { name: NS } }),
+      });
       await ns.body.text();
       const list = await writers.request({ method: "GET", path: COLLECTION });
       const rv = (JSON.parse(await list.body.text()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
@@ -200,9 +205,15 @@ async function main(): Promise<void> {
       const got = delivered();
       const p99 = percentile(sortedSend, 99);
       report("bench-watch", {
-        method:
-          `emulator in a child process; one net socket per watcher (hand-written GET, chunked de-framing, byte scan for name and resourceVersion), read in the ${READER === "worker" ? "worker" : "main"} thread; configmap creates on a separate 32-connection undici pool, paced by absolute schedule; latency = arrival of the read holding the event minus the time just before the write request was sent (process-wide monotonic clock)`,
-        setup: { watchers: WATCHERS, writesPerSecond: RATE, seconds: SECONDS, writes: WRITES, payloadBytes: PAYLOAD.length, watchersOpenMs: Math.round(openMs) },
+        method: `emulator in a child process; one net socket per watcher (hand-written GET, chunked de-framing, byte scan for name and resourceVersion), read in the ${READER === "worker" ? "worker" : "main"} thread; configmap creates on a separate 32-connection undici pool, paced by absolute schedule; latency = arrival of the read holding the event minus the time just before the write request was sent (process-wide monotonic clock)`,
+        setup: {
+          watchers: WATCHERS,
+          writesPerSecond: RATE,
+          seconds: SECONDS,
+          writes: WRITES,
+          payloadBytes: PAYLOAD.length,
+          watchersOpenMs: Math.round(openMs),
+        },
         delivery: {
           expected,
           delivered: got,
@@ -214,8 +225,17 @@ async function main(): Promise<void> {
           writeErrors,
           watchersWithAllEvents: stats.watchersWithAllEvents,
         },
-        latencyFromSendMs: { p50: ms(percentile(sortedSend, 50)), p90: ms(percentile(sortedSend, 90)), p99: ms(p99), max: ms(sortedSend[sortedSend.length - 1] ?? NaN) },
-        latencyFromWriteResponseMs: { p50: ms(percentile(sortedAnswer, 50)), p99: ms(percentile(sortedAnswer, 99)), max: ms(sortedAnswer[sortedAnswer.length - 1] ?? NaN) },
+        latencyFromSendMs: {
+          p50: ms(percentile(sortedSend, 50)),
+          p90: ms(percentile(sortedSend, 90)),
+          p99: ms(p99),
+          max: ms(sortedSend[sortedSend.length - 1] ?? NaN),
+        },
+        latencyFromWriteResponseMs: {
+          p50: ms(percentile(sortedAnswer, 50)),
+          p99: ms(percentile(sortedAnswer, 99)),
+          max: ms(sortedAnswer[sortedAnswer.length - 1] ?? NaN),
+        },
         writeResponseMs: { p50: ms(percentile(writeLatency, 50)), p99: ms(percentile(writeLatency, 99)) },
         achievedWritesPerSecond: ms(WRITES / writeSeconds),
         // CPU from the first write until the last event arrived (or the drain gave up).

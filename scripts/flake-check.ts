@@ -10,7 +10,7 @@
  * seed (printed). Writes DIR/flake.json (default reports/flake-<time>) and ends with the line
  * "N passed, M failed".
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -56,7 +56,13 @@ function oneRun(i: number): Promise<RunResult> {
     child.stderr.on("data", (d: Buffer) => (log += d.toString()));
     child.once("exit", (exit) => {
       writeFileSync(join(dir, "output.log"), log);
-      const result: RunResult = { run: i, exit, seconds: Math.round((Date.now() - started) / 100) / 10, failures: [], loadAverage: Math.round((loadavg()[0] ?? 0) * 10) / 10 };
+      const result: RunResult = {
+        run: i,
+        exit,
+        seconds: Math.round((Date.now() - started) / 100) / 10,
+        failures: [],
+        loadAverage: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+      };
       try {
         const s = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
           seed?: number;

@@ -9,11 +9,11 @@
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect } from "vitest";
-import { configMap } from "../fixtures/objects.js";
 import { daemonTls } from "../fixtures/daemons/tls.js";
+import { configMap } from "../fixtures/objects.js";
 import type { ApiResponse } from "../lib/harness/client.js";
 import type { KubeObject } from "../lib/harness/objects.js";
-import { resourcePath, type ResourceType } from "../lib/harness/resources.js";
+import { type ResourceType, resourcePath } from "../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("admission-webhooks");
@@ -47,13 +47,23 @@ const caBundle = Buffer.from(tls.cert).toString("base64");
 describe("registering a webhook (dry-run only: nothing is registered)", () => {
   for (const kind of ["validating", "mutating"] as const) {
     check(
-      { title: `${kind}: sideEffects must be None or NoneOnDryRun; Some, Unknown and a missing value are refused with 422`, rules: ["doc1.dry-run.webhook-side-effects", "doc1.errors.dry-run-side-effects-fail", "doc1.errors.422-invalid"], needs: ["admission-webhooks"] },
+      {
+        title: `${kind}: sideEffects must be None or NoneOnDryRun; Some, Unknown and a missing value are refused with 422`,
+        rules: ["doc1.dry-run.webhook-side-effects", "doc1.errors.dry-run-side-effects-fail", "doc1.errors.422-invalid"],
+        needs: ["admission-webhooks"],
+      },
       async () => {
         const { session } = suite;
         const t = typeOf(kind);
         const post = (sideEffects: string | undefined): Promise<ApiResponse> => {
           const name = uniqueName(`se-${kind}`);
-          const entry = webhookEntry(`check.${name}.tollgate.dev`, "https://127.0.0.1:1/never", caBundle, name, sideEffects === undefined ? {} : { sideEffects });
+          const entry = webhookEntry(
+            `check.${name}.tollgate.dev`,
+            "https://127.0.0.1:1/never",
+            caBundle,
+            name,
+            sideEffects === undefined ? {} : { sideEffects },
+          );
           return session.client.raw("POST", resourcePath(t), { body: configuration(kind, name, entry), query: { dryRun: "All" } });
         };
         for (const bad of ["Some", "Unknown", undefined]) {
@@ -88,23 +98,31 @@ async function startWebhook(): Promise<Recorder> {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { request?: { uid?: string; dryRun?: boolean; operation?: string; object?: KubeObject } };
+      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        request?: { uid?: string; dryRun?: boolean; operation?: string; object?: KubeObject };
+      };
       const r = review.request ?? {};
       reviews.push({ dryRun: r.dryRun, operation: r.operation, name: r.object?.metadata.name, uid: r.uid });
       const deny = r.object?.metadata.labels?.["deny"] === "yes";
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({
-        apiVersion: "admission.k8s.io/v1",
-        kind: "AdmissionReview",
-        response: { uid: r.uid, allowed: !deny, ...(deny ? { status: { code: 403, message: "tollgate says no" } } : {}) },
-      }));
+      res.end(
+        JSON.stringify({
+          apiVersion: "admission.k8s.io/v1",
+          kind: "AdmissionReview",
+          response: { uid: r.uid, allowed: !deny, ...(deny ? { status: { code: 403, message: "tollgate says no" } } : {}) },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/review`,
     reviews,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -115,13 +133,22 @@ describe("a registered webhook on dry-run and real requests", () => {
   });
 
   check(
-    { title: "a NoneOnDryRun webhook is told dryRun=true on a dry-run and false otherwise; its denial refuses the dry-run too; a dry-run stores nothing", rules: ["doc1.dry-run.webhook-side-effects", "doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted"], needs: ["admission-webhooks", "webhook-callback"], timeout: 60_000 },
+    {
+      title: "a NoneOnDryRun webhook is told dryRun=true on a dry-run and false otherwise; its denial refuses the dry-run too; a dry-run stores nothing",
+      rules: ["doc1.dry-run.webhook-side-effects", "doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted"],
+      needs: ["admission-webhooks", "webhook-callback"],
+      timeout: 60_000,
+    },
     async () => {
       const { session, ns } = suite;
       hook = await startWebhook();
       const marker = uniqueName("hook");
       const hookName = `dry-run.${marker}.tollgate.dev`;
-      await session.createClusterObject(typeOf("validating"), "admission-webhooks", configuration("validating", marker, webhookEntry(hookName, hook.url, caBundle, marker, { sideEffects: "NoneOnDryRun" })));
+      await session.createClusterObject(
+        typeOf("validating"),
+        "admission-webhooks",
+        configuration("validating", marker, webhookEntry(hookName, hook.url, caBundle, marker, { sideEffects: "NoneOnDryRun" })),
+      );
       const t = session.types.configmaps;
       const labelled = (name: string, extra: Record<string, string> = {}): KubeObject => {
         const o = configMap(session.types, ns, name);
@@ -143,7 +170,10 @@ describe("a registered webhook on dry-run and real requests", () => {
       const realName = uniqueName("real");
       const real = await session.client.raw("POST", resourcePath(t, ns), { body: labelled(realName) });
       expect(real.code, real.text.slice(0, 300)).toBe(201);
-      expect(hook.reviews.map((r) => [r.name, r.dryRun])).toEqual([[dryName, true], [realName, false]]);
+      expect(hook.reviews.map((r) => [r.name, r.dryRun])).toEqual([
+        [dryName, true],
+        [realName, false],
+      ]);
 
       const deniedName = uniqueName("denied");
       const denied = await session.client.raw("POST", resourcePath(t, ns), { body: labelled(deniedName, { deny: "yes" }), query: { dryRun: "All" } });

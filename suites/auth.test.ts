@@ -63,7 +63,11 @@ beforeAll(async () => {
   };
   created(await post(rbacPath("rolebindings", ns), binding), "rolebindings");
   const tr = created(
-    await post(`/api/v1/namespaces/${ns}/serviceaccounts/${SA}/token`, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } }),
+    await post(`/api/v1/namespaces/${ns}/serviceaccounts/${SA}/token`, {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      spec: { expirationSeconds: 600 },
+    }),
     "serviceaccounts/token",
   );
   token = (tr.json as { status?: { token?: string } }).status?.token ?? "";
@@ -99,29 +103,46 @@ function expectForbidden(res: ApiResponse, verb: string, resource: string, group
 }
 
 describe("authorization", () => {
-  check({ title: "a known caller without permission gets 403 Forbidden naming the user, verb, resource, group and namespace", rules: ["doc1.auth.unauthorized-401"], needs: ["authentication", "rbac"] }, async () => {
-    const c = identity();
-    const { session, ns } = suite;
-    const res = await c.raw("POST", resourcePath(session.types.configmaps, ns), { body: configMap(session.types, ns, uniqueName("no")) });
-    expectForbidden(res, "create", "configmaps", "", `in the namespace "${ns}"`);
-  });
-
-  check({ title: "a rule grants exactly its listed verbs on its listed groups and resources", rules: ["doc1.auth.rule-shape"], needs: ["authentication", "rbac"] }, async () => {
-    const c = identity();
-    const { session, ns } = suite;
-    const cm = await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, uniqueName("readable")));
-    expect((await c.raw("GET", resourcePath(session.types.configmaps, ns, cm.metadata.name))).code, "get is listed").toBe(200);
-    expect((await c.raw("GET", resourcePath(session.types.configmaps, ns))).code, "list is listed").toBe(200);
-    const ev = resourcePath(session.types.events, ns, eventName);
-    const patched = await c.raw("PATCH", ev, { rawBody: JSON.stringify({ metadata: { labels: { by: "limited" } } }), contentType: "application/merge-patch+json" });
-    expect(patched.code, `patch is listed for events: ${patched.text.slice(0, 200)}`).toBe(200);
-    const current = (patched.json ?? {}) as KubeObject;
-    expectForbidden(await c.raw("PUT", ev, { body: current }), "update", "events", session.types.events.group, `in the namespace "${ns}"`);
-    expectForbidden(await c.raw("GET", resourcePath(session.types.coreEvents, ns)), "list", "events", "", `in the namespace "${ns}"`);
-  });
+  check(
+    {
+      title: "a known caller without permission gets 403 Forbidden naming the user, verb, resource, group and namespace",
+      rules: ["doc1.auth.unauthorized-401"],
+      needs: ["authentication", "rbac"],
+    },
+    async () => {
+      const c = identity();
+      const { session, ns } = suite;
+      const res = await c.raw("POST", resourcePath(session.types.configmaps, ns), { body: configMap(session.types, ns, uniqueName("no")) });
+      expectForbidden(res, "create", "configmaps", "", `in the namespace "${ns}"`);
+    },
+  );
 
   check(
-    { title: "a Role of one namespace grants nothing in another namespace nor across namespaces", rules: ["doc1.auth.namespace-scope", "doc1.paths.namespace-scope-authz"], needs: ["authentication", "rbac"] },
+    { title: "a rule grants exactly its listed verbs on its listed groups and resources", rules: ["doc1.auth.rule-shape"], needs: ["authentication", "rbac"] },
+    async () => {
+      const c = identity();
+      const { session, ns } = suite;
+      const cm = await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, uniqueName("readable")));
+      expect((await c.raw("GET", resourcePath(session.types.configmaps, ns, cm.metadata.name))).code, "get is listed").toBe(200);
+      expect((await c.raw("GET", resourcePath(session.types.configmaps, ns))).code, "list is listed").toBe(200);
+      const ev = resourcePath(session.types.events, ns, eventName);
+      const patched = await c.raw("PATCH", ev, {
+        rawBody: JSON.stringify({ metadata: { labels: { by: "limited" } } }),
+        contentType: "application/merge-patch+json",
+      });
+      expect(patched.code, `patch is listed for events: ${patched.text.slice(0, 200)}`).toBe(200);
+      const current = (patched.json ?? {}) as KubeObject;
+      expectForbidden(await c.raw("PUT", ev, { body: current }), "update", "events", session.types.events.group, `in the namespace "${ns}"`);
+      expectForbidden(await c.raw("GET", resourcePath(session.types.coreEvents, ns)), "list", "events", "", `in the namespace "${ns}"`);
+    },
+  );
+
+  check(
+    {
+      title: "a Role of one namespace grants nothing in another namespace nor across namespaces",
+      rules: ["doc1.auth.namespace-scope", "doc1.paths.namespace-scope-authz"],
+      needs: ["authentication", "rbac"],
+    },
     async () => {
       const c = identity();
       const { session } = suite;
@@ -130,29 +151,44 @@ describe("authorization", () => {
     },
   );
 
-  check({ title: "a dry-run needs the same permission as the real request: refused where the real one is, allowed where it is", rules: ["doc1.auth.dry-run-same-authz", "doc1.dry-run.nothing-persisted"], needs: ["authentication", "rbac"] }, async () => {
-    const c = identity();
-    const { session, ns } = suite;
-    const name = uniqueName("dry");
-    const refused = await c.raw("POST", resourcePath(session.types.configmaps, ns), { body: configMap(session.types, ns, name), query: { dryRun: "All" } });
-    expectForbidden(refused, "create", "configmaps", "", `in the namespace "${ns}"`);
-    const cm = await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, uniqueName("deletable")));
-    const path = resourcePath(session.types.configmaps, ns, cm.metadata.name);
-    const dryDelete = await c.raw("DELETE", path, { query: { dryRun: "All" } });
-    expect(dryDelete.code, `delete is granted, so its dry-run is too: ${dryDelete.text.slice(0, 200)}`).toBe(200);
-    expect((await session.client.raw("GET", path)).code, "and nothing was deleted").toBe(200);
-  });
+  check(
+    {
+      title: "a dry-run needs the same permission as the real request: refused where the real one is, allowed where it is",
+      rules: ["doc1.auth.dry-run-same-authz", "doc1.dry-run.nothing-persisted"],
+      needs: ["authentication", "rbac"],
+    },
+    async () => {
+      const c = identity();
+      const { session, ns } = suite;
+      const name = uniqueName("dry");
+      const refused = await c.raw("POST", resourcePath(session.types.configmaps, ns), { body: configMap(session.types, ns, name), query: { dryRun: "All" } });
+      expectForbidden(refused, "create", "configmaps", "", `in the namespace "${ns}"`);
+      const cm = await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, uniqueName("deletable")));
+      const path = resourcePath(session.types.configmaps, ns, cm.metadata.name);
+      const dryDelete = await c.raw("DELETE", path, { query: { dryRun: "All" } });
+      expect(dryDelete.code, `delete is granted, so its dry-run is too: ${dryDelete.text.slice(0, 200)}`).toBe(200);
+      expect((await session.client.raw("GET", path)).code, "and nothing was deleted").toBe(200);
+    },
+  );
 });
 
 describe("reviews", () => {
   check(
-    { title: "a SubjectAccessReview answers whether a user may act, from the same rules; it has no name and cannot be read back", rules: ["doc1.auth.subject-access-review", "doc1.names.virtual-types-unnamed"], needs: ["authentication", "rbac", "subject-access-reviews"] },
+    {
+      title: "a SubjectAccessReview answers whether a user may act, from the same rules; it has no name and cannot be read back",
+      rules: ["doc1.auth.subject-access-review", "doc1.names.virtual-types-unnamed"],
+      needs: ["authentication", "rbac", "subject-access-reviews"],
+    },
     async () => {
       const { ns } = suite;
       const review = (verb: string) => ({
         apiVersion: "authorization.k8s.io/v1",
         kind: "SubjectAccessReview",
-        spec: { user, groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"], resourceAttributes: { namespace: ns, verb, group: "", resource: "configmaps" } },
+        spec: {
+          user,
+          groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"],
+          resourceAttributes: { namespace: ns, verb, group: "", resource: "configmaps" },
+        },
       });
       const yes = await post("/apis/authorization.k8s.io/v1/subjectaccessreviews", review("get"));
       expect(yes.code, yes.text.slice(0, 300)).toBe(201);
@@ -165,36 +201,55 @@ describe("reviews", () => {
     },
   );
 
-  check({ title: "a TokenReview says whose a token is, and that a made-up one is no one's", rules: ["doc1.auth.token-review", "doc1.names.virtual-types-unnamed"], needs: ["authentication", "rbac", "token-reviews"] }, async () => {
-    const review = (t: string) => ({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: t } });
-    const mine = await post("/apis/authentication.k8s.io/v1/tokenreviews", review(token));
-    expect(mine.code, mine.text.slice(0, 300)).toBe(201);
-    const status = (mine.json as { status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } }).status;
-    expect(status?.authenticated).toBe(true);
-    expect(status?.user?.username).toBe(user);
-    expect(status?.user?.groups).toEqual(expect.arrayContaining(["system:serviceaccounts", "system:authenticated"]));
-    const bogus = await post("/apis/authentication.k8s.io/v1/tokenreviews", review("tollgate-made-up-token"));
-    expect(bogus.code).toBe(201);
-    expect((bogus.json as { status?: { authenticated?: boolean } }).status?.authenticated ?? false).toBe(false);
-  });
+  check(
+    {
+      title: "a TokenReview says whose a token is, and that a made-up one is no one's",
+      rules: ["doc1.auth.token-review", "doc1.names.virtual-types-unnamed"],
+      needs: ["authentication", "rbac", "token-reviews"],
+    },
+    async () => {
+      const review = (t: string) => ({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: t } });
+      const mine = await post("/apis/authentication.k8s.io/v1/tokenreviews", review(token));
+      expect(mine.code, mine.text.slice(0, 300)).toBe(201);
+      const status = (mine.json as { status?: { authenticated?: boolean; user?: { username?: string; groups?: string[] } } }).status;
+      expect(status?.authenticated).toBe(true);
+      expect(status?.user?.username).toBe(user);
+      expect(status?.user?.groups).toEqual(expect.arrayContaining(["system:serviceaccounts", "system:authenticated"]));
+      const bogus = await post("/apis/authentication.k8s.io/v1/tokenreviews", review("tollgate-made-up-token"));
+      expect(bogus.code).toBe(201);
+      expect((bogus.json as { status?: { authenticated?: boolean } }).status?.authenticated ?? false).toBe(false);
+    },
+  );
 });
 
 describe("force deletion", () => {
   check(
-    { title: "a forced delete needs unsafe-delete-ignore-read-errors besides delete", rules: ["doc1.auth.force-delete-verbs", "doc1.deletion.force-authz-both-verbs"], needs: ["authentication", "rbac", "force-delete"], timeout: 30_000 },
+    {
+      title: "a forced delete needs unsafe-delete-ignore-read-errors besides delete",
+      rules: ["doc1.auth.force-delete-verbs", "doc1.deletion.force-authz-both-verbs"],
+      needs: ["authentication", "rbac", "force-delete"],
+      timeout: 30_000,
+    },
     async () => {
       const c = identity();
       const { session, ns } = suite;
       const t = session.types.configmaps;
-      const make = async (): Promise<string> => resourcePath(t, ns, (await session.client.create(t, ns, configMap(session.types, ns, uniqueName("force")))).metadata.name);
-      const force = (client: ApiClient, path: string): Promise<ApiResponse> => client.raw("DELETE", path, { body: { kind: "DeleteOptions", apiVersion: "v1", [FORCE]: true } });
+      const make = async (): Promise<string> =>
+        resourcePath(t, ns, (await session.client.create(t, ns, configMap(session.types, ns, uniqueName("force")))).metadata.name);
+      const force = (client: ApiClient, path: string): Promise<ApiResponse> =>
+        client.raw("DELETE", path, { body: { kind: "DeleteOptions", apiVersion: "v1", [FORCE]: true } });
       const path = await make();
       const denied = await force(c, path);
       expect(denied.code, `delete alone does not allow a forced delete: ${denied.text.slice(0, 300)}`).toBe(403);
       expect(message(denied)).toContain("unsafe-delete-ignore-read-errors");
       expect((await session.client.raw("GET", path)).code, "nothing was deleted").toBe(200);
       // Grant the second verb, and the same request is no longer refused for authorization.
-      await post(rbacPath("roles", ns), { apiVersion: `${RBAC}/v1`, kind: "Role", metadata: { name: `${SA}-unsafe` }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["unsafe-delete-ignore-read-errors"] }] });
+      await post(rbacPath("roles", ns), {
+        apiVersion: `${RBAC}/v1`,
+        kind: "Role",
+        metadata: { name: `${SA}-unsafe` },
+        rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["unsafe-delete-ignore-read-errors"] }],
+      });
       await post(rbacPath("rolebindings", ns), {
         apiVersion: `${RBAC}/v1`,
         kind: "RoleBinding",

@@ -44,7 +44,12 @@ describe("bookmarks", () => {
   check(
     {
       title: "bookmarks carry only metadata.resourceVersion on an object of the watched kind, and their versions never go backwards nor pass the next event",
-      rules: ["doc1.watch-events.bookmark-object", "doc1.watch-event.bookmark-rv-only", "doc1.watch-events.bookmark-meaning", "doc1.watch-events.bookmarks-not-guaranteed"],
+      rules: [
+        "doc1.watch-events.bookmark-object",
+        "doc1.watch-event.bookmark-rv-only",
+        "doc1.watch-events.bookmark-meaning",
+        "doc1.watch-events.bookmarks-not-guaranteed",
+      ],
       needs: ["bookmarks"],
       timeout: waitMs() * 3 + 60_000,
     },
@@ -59,14 +64,18 @@ describe("bookmarks", () => {
         // Ten writes interleaved with reads, then reads alone, until two bookmarks came (or the wait is over).
         for (let i = 0; Date.now() < deadline && seen.filter((e) => e.type === "BOOKMARK").length < 2; i++) {
           if (i < 10) await session.client.create(t, ns, configMap(session.types, ns, uniqueName(`bk${i}`)));
-          for (let ev = await w.nextOrIdle(250); ev; ev = await w.nextOrIdle(250)) seen.push({ type: ev.type, rv: ev.object.metadata.resourceVersion ?? "", object: ev.object });
+          for (let ev = await w.nextOrIdle(250); ev; ev = await w.nextOrIdle(250))
+            seen.push({ type: ev.type, rv: ev.object.metadata.resourceVersion ?? "", object: ev.object });
           if (w.ended) throw new Error(`the watch ended after ${seen.length} events`);
         }
       } finally {
         w.close();
       }
       const bookmarks = seen.filter((e) => e.type === "BOOKMARK");
-      expect(bookmarks.length, `BOOKMARK events within ${waitMs() * 2} ms (the detection saw one within ${inject("tollgate").bookmarkWaitMs} ms)`).toBeGreaterThan(0);
+      expect(
+        bookmarks.length,
+        `BOOKMARK events within ${waitMs() * 2} ms (the detection saw one within ${inject("tollgate").bookmarkWaitMs} ms)`,
+      ).toBeGreaterThan(0);
       for (const b of bookmarks) {
         expect(b.object.kind).toBe("ConfigMap");
         expect(b.object.apiVersion).toBe("v1");

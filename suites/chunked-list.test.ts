@@ -12,7 +12,10 @@ const NAMES = ["a", "b", "c", "d", "e", "f", "g"];
 beforeAll(async () => {
   const { session, ns } = suite;
   for (const name of NAMES) {
-    await session.client.create(session.types.configmaps, ns, { ...configMap(session.types, ns, name), metadata: { name, namespace: ns, labels: { set: "chunk" } } });
+    await session.client.create(session.types.configmaps, ns, {
+      ...configMap(session.types, ns, name),
+      metadata: { name, namespace: ns, labels: { set: "chunk" } },
+    });
   }
 });
 
@@ -45,7 +48,21 @@ const namesOf = (pages: KubeList[]): string[] => pages.flatMap((p) => p.items.ma
 
 describe("chunked lists", () => {
   check(
-    { title: "pages of at most n items, in key order, without duplicates or gaps, all at the first page's version", rules: ["doc1.chunking.step1-up-to-n", "doc1.chunking.step1-continue-if-more", "doc1.chunking.step2-next-chunk", "doc1.chunking.step2-rv-constant", "doc1.chunking.step3-empty-at-end", "doc1.fields.continue-token", "doc1.fields.continue-empty-at-end", "doc1.query.limit", "doc1.query.continue", "doc1.versioning.cap-chunked-lists"] },
+    {
+      title: "pages of at most n items, in key order, without duplicates or gaps, all at the first page's version",
+      rules: [
+        "doc1.chunking.step1-up-to-n",
+        "doc1.chunking.step1-continue-if-more",
+        "doc1.chunking.step2-next-chunk",
+        "doc1.chunking.step2-rv-constant",
+        "doc1.chunking.step3-empty-at-end",
+        "doc1.fields.continue-token",
+        "doc1.fields.continue-empty-at-end",
+        "doc1.query.limit",
+        "doc1.query.continue",
+        "doc1.versioning.cap-chunked-lists",
+      ],
+    },
     async () => {
       const pages = await pageAll(3);
       expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
@@ -58,7 +75,10 @@ describe("chunked lists", () => {
   );
 
   check(
-    { title: "remainingItemCount counts what follows, and is omitted on the last page", rules: ["doc1.fields.remaining-count-value", "doc1.fields.remaining-count-omitted-complete"] },
+    {
+      title: "remainingItemCount counts what follows, and is omitted on the last page",
+      rules: ["doc1.fields.remaining-count-value", "doc1.fields.remaining-count-omitted-complete"],
+    },
     async () => {
       const pages = await pageAll(3);
       expect(pages.map((p) => p.metadata.remainingItemCount)).toEqual([4, 1, undefined]);
@@ -77,7 +97,10 @@ describe("chunked lists", () => {
   });
 
   check(
-    { title: "objects created or deleted while paging do not show up: the pages are one snapshot", rules: ["doc1.chunking.step2-rv-constant", "doc1.list-rv.continuation", "doc1.list-rv.continuation-token", "doc1.service.consistent-lists"] },
+    {
+      title: "objects created or deleted while paging do not show up: the pages are one snapshot",
+      rules: ["doc1.chunking.step2-rv-constant", "doc1.list-rv.continuation", "doc1.list-rv.continuation-token", "doc1.service.consistent-lists"],
+    },
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("chunked-list");
@@ -109,22 +132,25 @@ describe("chunked lists", () => {
     }
   });
 
-  check({ title: "the all-namespaces list pages too, in namespace/name order", rules: ["doc1.chunking.step2-next-chunk", "doc1.paths.list-all-namespaces"] }, async () => {
-    const { session } = suite;
-    const t = session.types.configmaps;
-    const seen: string[] = [];
-    let token: string | undefined;
-    let rv: string | undefined;
-    do {
-      const l = await session.client.list(t, undefined, { limit: 5, ...(token ? { continue: token } : {}) });
-      rv ??= l.metadata.resourceVersion;
-      expect(l.metadata.resourceVersion).toBe(rv);
-      seen.push(...l.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`));
-      token = l.metadata.continue || undefined;
-    } while (token && seen.length < 5_000);
-    const ours = seen.filter((k) => k.startsWith(`${suite.ns}/`));
-    expect(ours).toEqual(NAMES.map((n) => `${suite.ns}/${n}`));
-    expect(new Set(seen).size).toBe(seen.length);
-    expect([...seen].sort()).toEqual(seen);
-  });
+  check(
+    { title: "the all-namespaces list pages too, in namespace/name order", rules: ["doc1.chunking.step2-next-chunk", "doc1.paths.list-all-namespaces"] },
+    async () => {
+      const { session } = suite;
+      const t = session.types.configmaps;
+      const seen: string[] = [];
+      let token: string | undefined;
+      let rv: string | undefined;
+      do {
+        const l = await session.client.list(t, undefined, { limit: 5, ...(token ? { continue: token } : {}) });
+        rv ??= l.metadata.resourceVersion;
+        expect(l.metadata.resourceVersion).toBe(rv);
+        seen.push(...l.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`));
+        token = l.metadata.continue || undefined;
+      } while (token && seen.length < 5_000);
+      const ours = seen.filter((k) => k.startsWith(`${suite.ns}/`));
+      expect(ours).toEqual(NAMES.map((n) => `${suite.ns}/${n}`));
+      expect(new Set(seen).size).toBe(seen.length);
+      expect([...seen].sort()).toEqual(seen);
+    },
+  );
 });

@@ -10,7 +10,11 @@ const suite = useSuite("compression");
 
 describe("response compression", () => {
   check(
-    { title: "a large list asked for with Accept-Encoding: gzip comes back gzip-compressed, and decompresses to the same list", rules: ["doc1.headers.gzip", "doc1.limits.response-compression", "doc1.versioning.cap-response-compression"], needs: ["response-compression"] },
+    {
+      title: "a large list asked for with Accept-Encoding: gzip comes back gzip-compressed, and decompresses to the same list",
+      rules: ["doc1.headers.gzip", "doc1.limits.response-compression", "doc1.versioning.cap-response-compression"],
+      needs: ["response-compression"],
+    },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect } from "vitest";
 import type { ApiResponse, Query } from "../lib/harness/client.js";
 import { decodeBody } from "../lib/harness/encodings.js";
 import type { KubeObject } from "../lib/harness/objects.js";
-import { resourcePath, type ResourceType } from "../lib/harness/resources.js";
+import { type ResourceType, resourcePath } from "../lib/harness/resources.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
 import { check, uniqueName, useSuite, warnings } from "./support/conformance.js";
 
@@ -39,7 +39,10 @@ function definition(): KubeObject {
             openAPIV3Schema: {
               type: "object",
               properties: {
-                spec: { type: "object", properties: { size: { type: "integer" }, color: { type: "string" }, tags: { type: "array", items: { type: "string" } } } },
+                spec: {
+                  type: "object",
+                  properties: { size: { type: "integer" }, color: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+                },
                 // Free-form on purpose: the definition keeps whatever is put here.
                 open: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
                 status: { type: "object", properties: { phase: { type: "string" } } },
@@ -57,7 +60,9 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 async function established(name: string): Promise<boolean> {
   const { session } = suite;
   for (let i = 0; i < 60; i++) {
-    const crd = (await session.client.get(session.types.customResourceDefinitions, undefined, name)) as KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
+    const crd = (await session.client.get(session.types.customResourceDefinitions, undefined, name)) as KubeObject & {
+      status?: { conditions?: { type: string; status: string }[] };
+    };
     const ok = crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
     // Established is set before the endpoint answers on some servers: wait for a list too.
     if (ok && (await session.client.raw("GET", resourcePath(widgets, suite.ns))).code === 200) return true;
@@ -75,7 +80,6 @@ beforeAll(async () => {
   if (!(await established(crdName))) throw new Error(`CustomResourceDefinition ${crdName} was not Established and served within 30 s`);
 }, 60_000);
 
-
 function widget(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { apiVersion: `${group}/v1`, kind: "Widget", metadata: { name, namespace: suite.ns }, spec: { size: 3, color: "red" }, ...extra };
 }
@@ -84,46 +88,85 @@ const post = (body: string, query?: Query): Promise<ApiResponse> =>
   suite.session.client.raw("POST", resourcePath(widgets, suite.ns), { rawBody: body, contentType: "application/json", query });
 
 describe("custom resources", () => {
-  check({ title: "the custom type serves create, get and list with increasing decimal resourceVersions", rules: ["doc1.versioning.rv-orderable-conformance", "doc1.versioning.rv-decimal-form"], needs: ["custom-resources"] }, async () => {
-    const { session, ns } = suite;
-    const a = await session.client.create(widgets, ns, widget(uniqueName("w")) as KubeObject);
-    const b = await session.client.create(widgets, ns, widget(uniqueName("w")) as KubeObject);
-    expect(a.kind).toBe("Widget");
-    expect(compareResourceVersions(b.metadata.resourceVersion ?? "", a.metadata.resourceVersion ?? "")).toBeGreaterThan(0);
-    const list = await session.client.list(widgets, ns);
-    expect(list.kind).toBe("WidgetList");
-    expect(list.items.map((i) => i.metadata.name)).toEqual(expect.arrayContaining([a.metadata.name, b.metadata.name]));
-    expect(await session.client.get(widgets, ns, a.metadata.name as string)).toEqual(a);
-  });
-
-  check({ title: "strategic-merge-patch is refused with 415 for a custom type; merge and JSON patches work", rules: ["doc1.patch.strategic-merge-no-crds", "doc1.errors.415-unsupported-media-type"], needs: ["custom-resources"] }, async () => {
-    const { session, ns } = suite;
-    const made = await session.client.create(widgets, ns, widget(uniqueName("smp")) as KubeObject);
-    const path = resourcePath(widgets, ns, made.metadata.name);
-    const smp = await session.client.raw("PATCH", path, { rawBody: JSON.stringify({ spec: { color: "blue" } }), contentType: "application/strategic-merge-patch+json" });
-    expect(smp.code, smp.text.slice(0, 300)).toBe(415);
-    expect(smp.json).toMatchObject({ kind: "Status", status: "Failure", reason: "UnsupportedMediaType", code: 415 });
-    expect((smp.json as { message?: string }).message).toMatch(/application\/merge-patch\+json/);
-    expect((smp.json as { message?: string }).message).not.toMatch(/strategic-merge-patch/);
-    expect((await session.client.get(widgets, ns, made.metadata.name as string)).spec).toEqual({ size: 3, color: "red" });
-    const merged = await session.client.patch(widgets, ns, made.metadata.name as string, { spec: { color: "blue" } }, "application/merge-patch+json");
-    expect(merged.spec).toEqual({ size: 3, color: "blue" });
-    const jp = await session.client.patch(widgets, ns, made.metadata.name as string, [{ op: "replace", path: "/spec/size", value: 4 }], "application/json-patch+json");
-    expect(jp.spec).toEqual({ size: 4, color: "blue" });
-  });
-
   check(
-    { title: "unknown fields: kept and not flagged where the schema preserves them, flagged and dropped elsewhere", rules: ["doc1.field-validation.preserve-unknown", "doc1.field-validation.warn-default", "doc1.field-validation.strict-400", "doc1.field-validation.ignore"], needs: ["custom-resources"] },
+    {
+      title: "the custom type serves create, get and list with increasing decimal resourceVersions",
+      rules: ["doc1.versioning.rv-orderable-conformance", "doc1.versioning.rv-decimal-form"],
+      needs: ["custom-resources"],
+    },
     async () => {
       const { session, ns } = suite;
-      const body = (name: string): string => JSON.stringify(widget(name, { open: { anything: { nested: [1, "two"] }, more: true }, spec: { size: 1, bogus: "x" } }));
+      const a = await session.client.create(widgets, ns, widget(uniqueName("w")) as KubeObject);
+      const b = await session.client.create(widgets, ns, widget(uniqueName("w")) as KubeObject);
+      expect(a.kind).toBe("Widget");
+      expect(compareResourceVersions(b.metadata.resourceVersion ?? "", a.metadata.resourceVersion ?? "")).toBeGreaterThan(0);
+      const list = await session.client.list(widgets, ns);
+      expect(list.kind).toBe("WidgetList");
+      expect(list.items.map((i) => i.metadata.name)).toEqual(expect.arrayContaining([a.metadata.name, b.metadata.name]));
+      expect(await session.client.get(widgets, ns, a.metadata.name as string)).toEqual(a);
+    },
+  );
+
+  check(
+    {
+      title: "strategic-merge-patch is refused with 415 for a custom type; merge and JSON patches work",
+      rules: ["doc1.patch.strategic-merge-no-crds", "doc1.errors.415-unsupported-media-type"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const made = await session.client.create(widgets, ns, widget(uniqueName("smp")) as KubeObject);
+      const path = resourcePath(widgets, ns, made.metadata.name);
+      const smp = await session.client.raw("PATCH", path, {
+        rawBody: JSON.stringify({ spec: { color: "blue" } }),
+        contentType: "application/strategic-merge-patch+json",
+      });
+      expect(smp.code, smp.text.slice(0, 300)).toBe(415);
+      expect(smp.json).toMatchObject({ kind: "Status", status: "Failure", reason: "UnsupportedMediaType", code: 415 });
+      expect((smp.json as { message?: string }).message).toMatch(/application\/merge-patch\+json/);
+      expect((smp.json as { message?: string }).message).not.toMatch(/strategic-merge-patch/);
+      expect((await session.client.get(widgets, ns, made.metadata.name as string)).spec).toEqual({ size: 3, color: "red" });
+      const merged = await session.client.patch(widgets, ns, made.metadata.name as string, { spec: { color: "blue" } }, "application/merge-patch+json");
+      expect(merged.spec).toEqual({ size: 3, color: "blue" });
+      const jp = await session.client.patch(
+        widgets,
+        ns,
+        made.metadata.name as string,
+        [{ op: "replace", path: "/spec/size", value: 4 }],
+        "application/json-patch+json",
+      );
+      expect(jp.spec).toEqual({ size: 4, color: "blue" });
+    },
+  );
+
+  check(
+    {
+      title: "unknown fields: kept and not flagged where the schema preserves them, flagged and dropped elsewhere",
+      rules: [
+        "doc1.field-validation.preserve-unknown",
+        "doc1.field-validation.warn-default",
+        "doc1.field-validation.strict-400",
+        "doc1.field-validation.ignore",
+      ],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const body = (name: string): string =>
+        JSON.stringify(widget(name, { open: { anything: { nested: [1, "two"] }, more: true }, spec: { size: 1, bogus: "x" } }));
 
       const warnName = uniqueName("warn");
       const warn = await post(body(warnName));
       expect(warn.code, warn.text.slice(0, 300)).toBe(201);
       const flagged = warnings(warn);
-      expect(flagged.some((w) => w.includes("spec.bogus")), `warnings ${JSON.stringify(flagged)}`).toBe(true);
-      expect(flagged.filter((w) => /open|anything|more/.test(w)), "nothing under the preserved field is flagged").toEqual([]);
+      expect(
+        flagged.some((w) => w.includes("spec.bogus")),
+        `warnings ${JSON.stringify(flagged)}`,
+      ).toBe(true);
+      expect(
+        flagged.filter((w) => /open|anything|more/.test(w)),
+        "nothing under the preserved field is flagged",
+      ).toEqual([]);
       const stored = await session.client.get(widgets, ns, warnName);
       expect(stored.open, "preserved fields are kept as sent").toEqual({ anything: { nested: [1, "two"] }, more: true });
       expect(stored.spec, "unknown fields elsewhere are dropped").toEqual({ size: 1 });
@@ -147,39 +190,57 @@ describe("custom resources", () => {
     },
   );
 
-  check({ title: "field types are checked against the schema: a wrong type is 422 naming the field", rules: ["doc1.field-validation.types-always"], needs: ["custom-resources"] }, async () => {
-    const res = await post(JSON.stringify(widget(uniqueName("type"), { spec: { size: "three" } })));
-    expect(res.code, res.text.slice(0, 300)).toBe(422);
-    const causes = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
-    expect(causes).toContain("spec.size");
-  });
+  check(
+    {
+      title: "field types are checked against the schema: a wrong type is 422 naming the field",
+      rules: ["doc1.field-validation.types-always"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const res = await post(JSON.stringify(widget(uniqueName("type"), { spec: { size: "three" } })));
+      expect(res.code, res.text.slice(0, 300)).toBe(422);
+      const causes = ((res.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
+      expect(causes).toContain("spec.size");
+    },
+  );
 
-  check({ title: "protobuf is not offered for a custom type: 406 when it is all the client accepts; with JSON listed too, JSON or the real server's 406", rules: ["doc1.media.protobuf-some-types", "doc1.errors.406-not-acceptable"], needs: ["custom-resources"] }, async () => {
-    const { session, ns } = suite;
-    const made = await session.client.create(widgets, ns, widget(uniqueName("pb")) as KubeObject);
-    const path = resourcePath(widgets, ns, made.metadata.name);
-    const pb = `application/vnd.${session.settings.spec.vendor}.protobuf`;
-    const only = await session.client.raw("GET", path, { accept: pb });
-    expect(only.code, only.text.slice(0, 200)).toBe(406);
-    // The request negotiated protobuf and only encoding the object failed, so a real server
-    // writes this Status in protobuf (a Status has a protobuf form); accept JSON too.
-    expect(decodeBody(only, session.settings.spec)).toMatchObject({ kind: "Status", reason: "NotAcceptable", code: 406 });
-    // doc1 promises a JSON fallback; a real 1.35 server still answers 406 for custom resources
-    // (kubernetes/kubernetes#86253). Either is accepted; nothing else is.
-    const fallback = await session.client.raw("GET", path, { accept: `${pb}, application/json` });
-    if (fallback.code === 406) {
-      expect(decodeBody(fallback, session.settings.spec)).toMatchObject({ kind: "Status", reason: "NotAcceptable" });
-    } else {
-      expect(fallback.code).toBe(200);
-      expect(fallback.headers["content-type"]).toMatch(/^application\/json/);
-      expect(fallback.json).toEqual(made);
-    }
-  });
+  check(
+    {
+      title: "protobuf is not offered for a custom type: 406 when it is all the client accepts; with JSON listed too, JSON or the real server's 406",
+      rules: ["doc1.media.protobuf-some-types", "doc1.errors.406-not-acceptable"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const made = await session.client.create(widgets, ns, widget(uniqueName("pb")) as KubeObject);
+      const path = resourcePath(widgets, ns, made.metadata.name);
+      const pb = `application/vnd.${session.settings.spec.vendor}.protobuf`;
+      const only = await session.client.raw("GET", path, { accept: pb });
+      expect(only.code, only.text.slice(0, 200)).toBe(406);
+      // The request negotiated protobuf and only encoding the object failed, so a real server
+      // writes this Status in protobuf (a Status has a protobuf form); accept JSON too.
+      expect(decodeBody(only, session.settings.spec)).toMatchObject({ kind: "Status", reason: "NotAcceptable", code: 406 });
+      // doc1 promises a JSON fallback; a real 1.35 server still answers 406 for custom resources
+      // (kubernetes/kubernetes#86253). Either is accepted; nothing else is.
+      const fallback = await session.client.raw("GET", path, { accept: `${pb}, application/json` });
+      if (fallback.code === 406) {
+        expect(decodeBody(fallback, session.settings.spec)).toMatchObject({ kind: "Status", reason: "NotAcceptable" });
+      } else {
+        expect(fallback.code).toBe(200);
+        expect(fallback.headers["content-type"]).toMatch(/^application\/json/);
+        expect(fallback.json).toEqual(made);
+      }
+    },
+  );
 });
 
 describe("the status subresource of a custom resource", () => {
   check(
-    { title: "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH change only status, the main resource ignores status", rules: ["doc1.paths.subresource-namespaced", "doc1.service.subresources", "doc1.verbs.subresource-verbs"], needs: ["custom-resources"] },
+    {
+      title: "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH change only status, the main resource ignores status",
+      rules: ["doc1.paths.subresource-namespaced", "doc1.service.subresources", "doc1.verbs.subresource-verbs"],
+      needs: ["custom-resources"],
+    },
     async () => {
       const { session, ns } = suite;
       const name = uniqueName("st");
@@ -194,7 +255,10 @@ describe("the status subresource of a custom resource", () => {
       const afterPut = put.json as KubeObject;
       expect(afterPut.status).toEqual({ phase: "Ready" });
       expect(afterPut.spec, "a status write leaves spec alone").toEqual({ size: 3, color: "red" });
-      const patched = await session.client.raw("PATCH", statusPath, { rawBody: JSON.stringify({ status: { phase: "Done" } }), contentType: "application/merge-patch+json" });
+      const patched = await session.client.raw("PATCH", statusPath, {
+        rawBody: JSON.stringify({ status: { phase: "Done" } }),
+        contentType: "application/merge-patch+json",
+      });
       expect(patched.code, patched.text.slice(0, 300)).toBe(200);
       expect((patched.json as KubeObject).status).toEqual({ phase: "Done" });
       const main = await session.client.update(widgets, ns, { ...(patched.json as KubeObject), spec: { size: 5 }, status: { phase: "Overwritten" } });
@@ -205,33 +269,51 @@ describe("the status subresource of a custom resource", () => {
     },
   );
 
-  check({ title: "a subresource sits below one named object: there is no status of a collection or across namespaces", rules: ["doc1.terms.subresource-single-resource"], needs: ["custom-resources"] }, async () => {
-    const { session, ns } = suite;
-    const name = uniqueName("one");
-    await session.client.create(widgets, ns, widget(name) as KubeObject);
-    const across = await session.client.raw("GET", `/apis/${group}/v1/widgets/${name}/status`);
-    expect([404, 405], `the all-namespaces form: ${across.code} ${across.text.slice(0, 200)}`).toContain(across.code);
-    const own = await session.client.raw("GET", `${resourcePath(widgets, ns, name)}/status`);
-    expect(own.code).toBe(200);
-  });
+  check(
+    {
+      title: "a subresource sits below one named object: there is no status of a collection or across namespaces",
+      rules: ["doc1.terms.subresource-single-resource"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("one");
+      await session.client.create(widgets, ns, widget(name) as KubeObject);
+      const across = await session.client.raw("GET", `/apis/${group}/v1/widgets/${name}/status`);
+      expect([404, 405], `the all-namespaces form: ${across.code} ${across.text.slice(0, 200)}`).toContain(across.code);
+      const own = await session.client.raw("GET", `${resourcePath(widgets, ns, name)}/status`);
+      expect(own.code).toBe(200);
+    },
+  );
 });
 
 describe("a type without its own table definition", () => {
-  check({ title: "CustomResourceDefinitions as a Table: the two default columns, Name and Created At, and one row per object", rules: ["doc1.table.default-columns", "doc1.table.rows-shape"], needs: ["custom-resources"] }, async () => {
-    const { session } = suite;
-    const t = session.types.customResourceDefinitions;
-    const res = await session.client.raw("GET", resourcePath(t), {
-      accept: `application/json;as=Table;v=v1;g=meta.${session.settings.spec.groupDomain}`,
-      query: { fieldSelector: `metadata.name=${crdName}` },
-    });
-    expect(res.code, res.text.slice(0, 300)).toBe(200);
-    const table = res.json as { kind: string; columnDefinitions: { name: string; type: string; format: string; priority: number }[]; rows: { cells: unknown[] }[] };
-    expect(table.kind).toBe("Table");
-    expect(table.columnDefinitions.map(({ name, type, format, priority }) => ({ name, type, format, priority }))).toEqual([
-      { name: "Name", type: "string", format: "name", priority: 0 },
-      { name: "Created At", type: "date", format: "", priority: 0 },
-    ]);
-    const crd = await session.client.get(t, undefined, crdName);
-    expect(table.rows.map((r) => r.cells)).toEqual([[crdName, crd.metadata.creationTimestamp]]);
-  });
+  check(
+    {
+      title: "CustomResourceDefinitions as a Table: the two default columns, Name and Created At, and one row per object",
+      rules: ["doc1.table.default-columns", "doc1.table.rows-shape"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session } = suite;
+      const t = session.types.customResourceDefinitions;
+      const res = await session.client.raw("GET", resourcePath(t), {
+        accept: `application/json;as=Table;v=v1;g=meta.${session.settings.spec.groupDomain}`,
+        query: { fieldSelector: `metadata.name=${crdName}` },
+      });
+      expect(res.code, res.text.slice(0, 300)).toBe(200);
+      const table = res.json as {
+        kind: string;
+        columnDefinitions: { name: string; type: string; format: string; priority: number }[];
+        rows: { cells: unknown[] }[];
+      };
+      expect(table.kind).toBe("Table");
+      expect(table.columnDefinitions.map(({ name, type, format, priority }) => ({ name, type, format, priority }))).toEqual([
+        { name: "Name", type: "string", format: "name", priority: 0 },
+        { name: "Created At", type: "date", format: "", priority: 0 },
+      ]);
+      const crd = await session.client.get(t, undefined, crdName);
+      expect(table.rows.map((r) => r.cells)).toEqual([[crdName, crd.metadata.creationTimestamp]]);
+    },
+  );
 });

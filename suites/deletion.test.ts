@@ -20,7 +20,18 @@ async function waitGone(path: string, ms = 60_000): Promise<boolean> {
 
 describe("deletion", () => {
   check(
-    { title: "with finalizers a delete only marks the object: deletionTimestamp set, still readable and updatable, gone once the last finalizer is removed, in any order", rules: ["doc1.deletion.two-phases", "doc1.deletion.live-to-terminating", "doc1.fields.deletion-timestamp", "doc1.deletion.last-finalizer-removes", "doc1.deletion.finalizers-any-order", "doc1.fields.finalizers-unordered"] },
+    {
+      title:
+        "with finalizers a delete only marks the object: deletionTimestamp set, still readable and updatable, gone once the last finalizer is removed, in any order",
+      rules: [
+        "doc1.deletion.two-phases",
+        "doc1.deletion.live-to-terminating",
+        "doc1.fields.deletion-timestamp",
+        "doc1.deletion.last-finalizer-removes",
+        "doc1.deletion.finalizers-any-order",
+        "doc1.fields.finalizers-unordered",
+      ],
+    },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -54,33 +65,52 @@ describe("deletion", () => {
     await session.client.update(t, ns, { ...marked, metadata: { ...marked.metadata, finalizers: [] } });
   });
 
-  check({ title: "delete options: preconditions that do not match give 409; gracePeriodSeconds and propagationPolicy are accepted", rules: ["doc1.delete-options.standard-fields", "doc1.delete-options.force-default-false"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.configmaps;
-    const made = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("pre")));
-    const name = made.metadata.name as string;
-    const del = (options: unknown) => session.client.raw("DELETE", resourcePath(t, ns, name), { body: { kind: "DeleteOptions", apiVersion: "v1", ...(options as object) } });
-    expect((await del({ preconditions: { uid: "00000000-0000-0000-0000-000000000000" } })).code).toBe(409);
-    expect((await del({ preconditions: { resourceVersion: "1" } })).code).toBe(409);
-    expect((await session.client.raw("GET", resourcePath(t, ns, name))).code, "the failed deletes changed nothing").toBe(200);
-    const ok = await del({ preconditions: { uid: made.metadata.uid, resourceVersion: made.metadata.resourceVersion }, gracePeriodSeconds: 0, propagationPolicy: "Background", ignoreStoreReadErrorWithClusterBreakingPotential: false });
-    expect(ok.code, ok.text.slice(0, 200)).toBe(200);
-    expect(await waitGone(resourcePath(t, ns, name), 10_000)).toBe(true);
-  });
+  check(
+    {
+      title: "delete options: preconditions that do not match give 409; gracePeriodSeconds and propagationPolicy are accepted",
+      rules: ["doc1.delete-options.standard-fields", "doc1.delete-options.force-default-false"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const made = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("pre")));
+      const name = made.metadata.name as string;
+      const del = (options: unknown) =>
+        session.client.raw("DELETE", resourcePath(t, ns, name), { body: { kind: "DeleteOptions", apiVersion: "v1", ...(options as object) } });
+      expect((await del({ preconditions: { uid: "00000000-0000-0000-0000-000000000000" } })).code).toBe(409);
+      expect((await del({ preconditions: { resourceVersion: "1" } })).code).toBe(409);
+      expect((await session.client.raw("GET", resourcePath(t, ns, name))).code, "the failed deletes changed nothing").toBe(200);
+      const ok = await del({
+        preconditions: { uid: made.metadata.uid, resourceVersion: made.metadata.resourceVersion },
+        gracePeriodSeconds: 0,
+        propagationPolicy: "Background",
+        ignoreStoreReadErrorWithClusterBreakingPotential: false,
+      });
+      expect(ok.code, ok.text.slice(0, 200)).toBe(200);
+      expect(await waitGone(resourcePath(t, ns, name), 10_000)).toBe(true);
+    },
+  );
 
-  check({ title: "deleting a namespace makes it Terminating, deletes what is inside, then removes it", rules: ["doc1.paths.namespace-delete-cascades", "doc1.deletion.two-phases", "doc3.service.cm-controller-reconciles"], timeout: 90_000 }, async () => {
-    const { session } = suite;
-    const ns = await session.createNamespace("deletion");
-    const t = session.types.configmaps;
-    await session.client.create(t, ns, configMap(session.types, ns, "inside"));
-    const res = await session.client.raw("DELETE", resourcePath(session.types.namespaces, undefined, ns));
-    expect(res.code).toBe(200);
-    const body = res.json as KubeObject & { status?: { phase?: string } };
-    expect(body.metadata.deletionTimestamp).toBeTruthy();
-    expect(body.status?.phase).toBe("Terminating");
-    const blocked = await session.client.raw("POST", resourcePath(t, ns), { body: configMap(session.types, ns, "late") });
-    expect([403, 404], "no new content in a terminating namespace").toContain(blocked.code);
-    expect(await waitGone(resourcePath(t, ns, "inside"))).toBe(true);
-    expect(await waitGone(resourcePath(session.types.namespaces, undefined, ns))).toBe(true);
-  });
+  check(
+    {
+      title: "deleting a namespace makes it Terminating, deletes what is inside, then removes it",
+      rules: ["doc1.paths.namespace-delete-cascades", "doc1.deletion.two-phases", "doc3.service.cm-controller-reconciles"],
+      timeout: 90_000,
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("deletion");
+      const t = session.types.configmaps;
+      await session.client.create(t, ns, configMap(session.types, ns, "inside"));
+      const res = await session.client.raw("DELETE", resourcePath(session.types.namespaces, undefined, ns));
+      expect(res.code).toBe(200);
+      const body = res.json as KubeObject & { status?: { phase?: string } };
+      expect(body.metadata.deletionTimestamp).toBeTruthy();
+      expect(body.status?.phase).toBe("Terminating");
+      const blocked = await session.client.raw("POST", resourcePath(t, ns), { body: configMap(session.types, ns, "late") });
+      expect([403, 404], "no new content in a terminating namespace").toContain(blocked.code);
+      expect(await waitGone(resourcePath(t, ns, "inside"))).toBe(true);
+      expect(await waitGone(resourcePath(session.types.namespaces, undefined, ns))).toBe(true);
+    },
+  );
 });

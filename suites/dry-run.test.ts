@@ -47,12 +47,24 @@ async function perform(op: Op, name: string, value: string, dryRun: boolean): Pr
     case "merge":
       return session.client.raw("PATCH", one, { rawBody: JSON.stringify({ data: { v: value } }), contentType: "application/merge-patch+json", query });
     case "json":
-      return session.client.raw("PATCH", one, { rawBody: JSON.stringify([{ op: "replace", path: "/data/v", value }]), contentType: "application/json-patch+json", query });
+      return session.client.raw("PATCH", one, {
+        rawBody: JSON.stringify([{ op: "replace", path: "/data/v", value }]),
+        contentType: "application/json-patch+json",
+        query,
+      });
     case "strategic":
-      return session.client.raw("PATCH", one, { rawBody: JSON.stringify({ data: { v: value } }), contentType: "application/strategic-merge-patch+json", query });
+      return session.client.raw("PATCH", one, {
+        rawBody: JSON.stringify({ data: { v: value } }),
+        contentType: "application/strategic-merge-patch+json",
+        query,
+      });
     case "apply":
       // force: the object was created by another manager, whose fields an apply would otherwise conflict with.
-      return session.client.raw("PATCH", one, { rawBody: JSON.stringify(cm), contentType: "application/apply-patch+yaml", query: { fieldManager: "tollgate-dry-run", force: "true", ...query } });
+      return session.client.raw("PATCH", one, {
+        rawBody: JSON.stringify(cm),
+        contentType: "application/apply-patch+yaml",
+        query: { fieldManager: "tollgate-dry-run", force: "true", ...query },
+      });
     case "delete":
       return session.client.raw("DELETE", one, { query });
     case "deletecollection":
@@ -62,42 +74,69 @@ async function perform(op: Op, name: string, value: string, dryRun: boolean): Pr
 
 describe("dry run", () => {
   check(
-    { title: "property: a dry run answers like the real request, stores nothing and emits no event", rules: ["doc1.dry-run.stages-run", "doc1.dry-run.nothing-persisted", "doc1.dry-run.response-object", "doc1.dry-run.generated-values-differ", "doc1.query.dry-run-all", "doc1.query.dry-run-absent-normal", "doc1.dry-run.builtin-admission", "doc1.versioning.cap-dry-run"], timeout: 120_000 },
+    {
+      title: "property: a dry run answers like the real request, stores nothing and emits no event",
+      rules: [
+        "doc1.dry-run.stages-run",
+        "doc1.dry-run.nothing-persisted",
+        "doc1.dry-run.response-object",
+        "doc1.dry-run.generated-values-differ",
+        "doc1.query.dry-run-all",
+        "doc1.query.dry-run-absent-normal",
+        "doc1.dry-run.builtin-admission",
+        "doc1.versioning.cap-dry-run",
+      ],
+      timeout: 120_000,
+    },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
       const ops: Op[] = ["create", "update", "merge", "json", "strategic", "apply", "delete", "deletecollection"];
       await assertProperty(
-        fc.asyncProperty(fc.constantFrom(...ops), fc.stringMatching(/^[a-z0-9]{1,12}$/).filter((v) => v !== "start"), async (op, value) => {
-          const name = uniqueName(`dr-${op}`);
-          if (op !== "create") await session.client.create(t, ns, { ...configMap(session.types, ns, name, { v: "start" }), metadata: { name, namespace: ns, labels: { batch: name } } });
-          const before = await session.client.raw("GET", resourcePath(t, ns, name));
-          const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
-          const w = await session.client.watch(t, ns, { resourceVersion: rv, fieldSelector: `metadata.name=${name}` });
-          try {
-            const dry = await perform(op, name, value, true);
-            const after = await session.client.raw("GET", resourcePath(t, ns, name));
-            expect(after.code, `${op}: the dry run left the object as it was`).toBe(before.code);
-            expect(after.json).toEqual(before.json);
-            await expect(w.next(300), `${op}: the dry run emitted a watch event`).rejects.toThrow(/no watch event/);
-            const real = await perform(op, name, value, false);
-            expect(dry.code, `${op}: ${dry.text.slice(0, 200)}`).toBe(real.code);
-            expect(comparable(dry.json), op).toEqual(comparable(real.json));
-            expect(real.code, `${op}: the real request succeeds: ${real.text.slice(0, 200)}`).toBeLessThan(300);
-            expect((await w.next(5_000))?.object.metadata.name, `${op}: the real request emitted its event`).toBe(name);
-          } finally {
-            w.close();
-          }
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...ops),
+          fc.stringMatching(/^[a-z0-9]{1,12}$/).filter((v) => v !== "start"),
+          async (op, value) => {
+            const name = uniqueName(`dr-${op}`);
+            if (op !== "create")
+              await session.client.create(t, ns, {
+                ...configMap(session.types, ns, name, { v: "start" }),
+                metadata: { name, namespace: ns, labels: { batch: name } },
+              });
+            const before = await session.client.raw("GET", resourcePath(t, ns, name));
+            const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
+            const w = await session.client.watch(t, ns, { resourceVersion: rv, fieldSelector: `metadata.name=${name}` });
+            try {
+              const dry = await perform(op, name, value, true);
+              const after = await session.client.raw("GET", resourcePath(t, ns, name));
+              expect(after.code, `${op}: the dry run left the object as it was`).toBe(before.code);
+              expect(after.json).toEqual(before.json);
+              await expect(w.next(300), `${op}: the dry run emitted a watch event`).rejects.toThrow(/no watch event/);
+              const real = await perform(op, name, value, false);
+              expect(dry.code, `${op}: ${dry.text.slice(0, 200)}`).toBe(real.code);
+              expect(comparable(dry.json), op).toEqual(comparable(real.json));
+              expect(real.code, `${op}: the real request succeeds: ${real.text.slice(0, 200)}`).toBeLessThan(300);
+              expect((await w.next(5_000))?.object.metadata.name, `${op}: the real request emitted its event`).toBe(name);
+            } finally {
+              w.close();
+            }
+          },
+        ),
         { numRuns: 24 },
       );
     },
   );
 
-  check({ title: "an unknown dryRun value is refused as invalid request options (a real server: 422 on CreateOptions)", rules: ["doc1.query.dry-run-all"] }, async () => {
-    const { session, ns } = suite;
-    const res = await session.client.raw("POST", resourcePath(session.types.configmaps, ns), { body: configMap(session.types, ns, uniqueName("bad")) as KubeObject, query: { dryRun: "Some" } });
-    expect(res.code).toBe(422);
-    expect(res.json).toMatchObject({ reason: "Invalid", details: { kind: "CreateOptions", group: "meta.k8s.io" } });
-  });
+  check(
+    { title: "an unknown dryRun value is refused as invalid request options (a real server: 422 on CreateOptions)", rules: ["doc1.query.dry-run-all"] },
+    async () => {
+      const { session, ns } = suite;
+      const res = await session.client.raw("POST", resourcePath(session.types.configmaps, ns), {
+        body: configMap(session.types, ns, uniqueName("bad")) as KubeObject,
+        query: { dryRun: "Some" },
+      });
+      expect(res.code).toBe(422);
+      expect(res.json).toMatchObject({ reason: "Invalid", details: { kind: "CreateOptions", group: "meta.k8s.io" } });
+    },
+  );
 });

@@ -52,7 +52,13 @@ describe("unsafe force delete", () => {
       const { path, before } = await readable("gate");
       const res = await forceDelete(path);
       expect(refusedForGate(res), `a forced delete with the gate off: ${res.text.slice(0, 300)}`).toBe(true);
-      expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "Invalid", code: 422, details: { kind: "DeleteOptions", group: "meta.k8s.io" } });
+      expect(res.json).toMatchObject({
+        kind: "Status",
+        status: "Failure",
+        reason: "Invalid",
+        code: 422,
+        details: { kind: "DeleteOptions", group: "meta.k8s.io" },
+      });
       const after = await suite.session.client.raw("GET", path);
       expect(after.code, "the object is still there").toBe(200);
       expect(after.json, "and unchanged").toEqual(before.json);
@@ -78,7 +84,12 @@ describe("unsafe force delete", () => {
   );
 
   check(
-    { title: "with the gate on, the force option together with dryRun, gracePeriodSeconds, orphanDependents, preconditions or propagationPolicy is 422 naming that field", rules: ["doc1.delete-options.force-excludes-others"], needs: ["force-delete"] },
+    {
+      title:
+        "with the gate on, the force option together with dryRun, gracePeriodSeconds, orphanDependents, preconditions or propagationPolicy is 422 naming that field",
+      rules: ["doc1.delete-options.force-excludes-others"],
+      needs: ["force-delete"],
+    },
     async () => {
       const { path, before } = await readable("others");
       const others: Record<string, unknown> = {
@@ -100,7 +111,11 @@ describe("unsafe force delete", () => {
   );
 
   check(
-    { title: "with the gate on, a forced delete of a readable object (read first, as a normal delete does) is aborted with an error and leaves it unchanged", rules: ["doc1.deletion.force-readable-aborts", "doc1.deletion.force-normal-first"], needs: ["force-delete"] },
+    {
+      title: "with the gate on, a forced delete of a readable object (read first, as a normal delete does) is aborted with an error and leaves it unchanged",
+      rules: ["doc1.deletion.force-readable-aborts", "doc1.deletion.force-normal-first"],
+      needs: ["force-delete"],
+    },
     async () => {
       const { path, before } = await readable("readable", [HOLD]);
       const res = await forceDelete(path);
@@ -117,7 +132,12 @@ describe("unsafe force delete", () => {
   );
 
   check(
-    { title: "with the gate on, a corrupt object (reads fail with 500, a normal delete fails) is removed by a forced delete despite its finalizers; watchers see DELETED", rules: ["doc1.deletion.force-corrupt-removes", "doc1.deletion.force-skips-finalizers-preconditions", "doc1.deletion.force-normal-first"], needs: ["force-delete", "admin-corrupt"] },
+    {
+      title:
+        "with the gate on, a corrupt object (reads fail with 500, a normal delete fails) is removed by a forced delete despite its finalizers; watchers see DELETED",
+      rules: ["doc1.deletion.force-corrupt-removes", "doc1.deletion.force-skips-finalizers-preconditions", "doc1.deletion.force-normal-first"],
+      needs: ["force-delete", "admin-corrupt"],
+    },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;

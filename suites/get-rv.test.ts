@@ -42,13 +42,19 @@ describe("get and resourceVersion", () => {
   });
 
   check(
-    { title: "a version far in the future: 504 'Too large resource version', or a Retry-After", rules: ["doc1.errors.504-too-large-rv", "doc1.errors.retry-after-unrecognized-rv", "doc1.headers.retry-after"], timeout: 60_000 },
+    {
+      title: "a version far in the future: 504 'Too large resource version', or a Retry-After",
+      rules: ["doc1.errors.504-too-large-rv", "doc1.errors.retry-after-unrecognized-rv", "doc1.headers.retry-after"],
+      timeout: 60_000,
+    },
     async () => {
       const { session, ns } = suite;
       const { name, rv2 } = await setup();
       const future = `${rv2}000000`;
       for (const path of [resourcePath(session.types.configmaps, ns, name), resourcePath(session.types.configmaps, ns)]) {
-        const res = await session.client.raw("GET", path, { query: { resourceVersion: future, ...(path.endsWith("configmaps") ? { resourceVersionMatch: "NotOlderThan" } : {}) } });
+        const res = await session.client.raw("GET", path, {
+          query: { resourceVersion: future, ...(path.endsWith("configmaps") ? { resourceVersionMatch: "NotOlderThan" } : {}) },
+        });
         const retryAfter = res.headers["retry-after"];
         if (res.code === 504) {
           expect(res.json).toMatchObject({ kind: "Status", status: "Failure", code: 504 });

@@ -14,9 +14,9 @@ import {
   expectExactExpired,
   expectNotOlderThanLimitAnsweredThenRetry,
   expectWatchExpiredThenRelist,
+  type HeldState,
   historyGone,
   holdOldState,
-  type HeldState,
 } from "./support/expired-history.js";
 
 const suite = useSuite("history-expiry");
@@ -29,7 +29,8 @@ let goneAfterMs: number | undefined;
 
 /** The held state, once the target compacted it away; the checks below need it gone. */
 function compacted(): HeldState {
-  if (!held || goneAfterMs === undefined) throw new Error(`the target did not compact the history the suite holds within ${minutes()} minutes (see the first test)`);
+  if (!held || goneAfterMs === undefined)
+    throw new Error(`the target did not compact the history the suite holds within ${minutes()} minutes (see the first test)`);
   return held;
 }
 
@@ -60,7 +61,9 @@ describe("history expiring on its own (--thorough)", () => {
           );
         }
         if (Date.now() - lastReport >= 30_000) {
-          console.log(`tollgate: history-expiry: waiting for the target to compact its history (${(elapsed / 60_000).toFixed(1)} of up to ${minutes()} minutes)`);
+          console.log(
+            `tollgate: history-expiry: waiting for the target to compact its history (${(elapsed / 60_000).toFixed(1)} of up to ${minutes()} minutes)`,
+          );
           lastReport = Date.now();
         }
         await new Promise((r) => setTimeout(r, every));

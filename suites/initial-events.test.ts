@@ -18,7 +18,8 @@ async function endBookmark(w: WatchStream, allowed: readonly string[]): Promise<
   const seen: string[] = [];
   for (;;) {
     const ev = await w.nextOrIdle(Math.max(1, deadline - Date.now()));
-    if (!ev) throw new Error(`no BOOKMARK annotated ${END} within ${END_WAIT_MS} ms${w.ended ? " (the watch ended)" : ""}; saw ${seen.join(", ") || "nothing"}`);
+    if (!ev)
+      throw new Error(`no BOOKMARK annotated ${END} within ${END_WAIT_MS} ms${w.ended ? " (the watch ended)" : ""}; saw ${seen.join(", ") || "nothing"}`);
     if (ev.type === "BOOKMARK" && ev.object.metadata.annotations?.[END] === "true") return ev;
     seen.push(ev.type);
     if (!allowed.includes(ev.type)) throw new Error(`${ev.type} before the end bookmark: ${JSON.stringify(ev.object).slice(0, 200)}`);
@@ -27,7 +28,17 @@ async function endBookmark(w: WatchStream, allowed: readonly string[]): Promise<
 
 describe("streaming the initial state", () => {
   check(
-    { title: "ADDED for every object, one annotated BOOKMARK, then live changes", rules: ["doc1.initial-events.step1-synthetic-added", "doc1.initial-events.step2-bookmark", "doc1.initial-events.step3-continue", "doc1.initial-events.step4-rv-empty", "doc1.versioning.cap-streaming-initial-state"], needs: ["watch-list"] },
+    {
+      title: "ADDED for every object, one annotated BOOKMARK, then live changes",
+      rules: [
+        "doc1.initial-events.step1-synthetic-added",
+        "doc1.initial-events.step2-bookmark",
+        "doc1.initial-events.step3-continue",
+        "doc1.initial-events.step4-rv-empty",
+        "doc1.versioning.cap-streaming-initial-state",
+      ],
+      needs: ["watch-list"],
+    },
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("initial-events");
@@ -53,40 +64,70 @@ describe("streaming the initial state", () => {
     },
   );
 
-  check({ title: "with a version given, the end bookmark is not older than it", rules: ["doc1.initial-events.step4-rv-given"], needs: ["watch-list"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.configmaps;
-    const rv = (await session.client.create(t, ns, configMap(session.types, ns, uniqueName("g")))).metadata.resourceVersion ?? "";
-    const w = await session.client.watch(t, ns, { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan", allowWatchBookmarks: true, resourceVersion: rv });
-    try {
-      const ev = await endBookmark(w, ["ADDED", "BOOKMARK"]);
-      expect(compareResourceVersions(ev.object.metadata.resourceVersion ?? "", rv)).toBeGreaterThanOrEqual(0);
-    } finally {
-      w.close();
-    }
-  });
+  check(
+    { title: "with a version given, the end bookmark is not older than it", rules: ["doc1.initial-events.step4-rv-given"], needs: ["watch-list"] },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const rv = (await session.client.create(t, ns, configMap(session.types, ns, uniqueName("g")))).metadata.resourceVersion ?? "";
+      const w = await session.client.watch(t, ns, {
+        sendInitialEvents: true,
+        resourceVersionMatch: "NotOlderThan",
+        allowWatchBookmarks: true,
+        resourceVersion: rv,
+      });
+      try {
+        const ev = await endBookmark(w, ["ADDED", "BOOKMARK"]);
+        expect(compareResourceVersions(ev.object.metadata.resourceVersion ?? "", rv)).toBeGreaterThanOrEqual(0);
+      } finally {
+        w.close();
+      }
+    },
+  );
 
-  check({ title: "without allowWatchBookmarks there is no end bookmark, only the ADDED events", rules: ["doc1.initial-events.step2-no-bookmark-without-allow"], needs: ["watch-list"] }, async () => {
-    const { session } = suite;
-    const ns = await session.createNamespace("initial-events");
-    const t = session.types.configmaps;
-    const name = uniqueName("n");
-    await session.client.create(t, ns, configMap(session.types, ns, name));
-    const w = await session.client.watch(t, ns, { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" });
-    try {
-      const ev = await w.next();
-      expect([ev?.type, ev?.object.metadata.name]).toEqual(["ADDED", name]);
-      await expect(w.next(1_500)).rejects.toThrow(/no watch event/);
-    } finally {
-      w.close();
-    }
-  });
+  check(
+    {
+      title: "without allowWatchBookmarks there is no end bookmark, only the ADDED events",
+      rules: ["doc1.initial-events.step2-no-bookmark-without-allow"],
+      needs: ["watch-list"],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("initial-events");
+      const t = session.types.configmaps;
+      const name = uniqueName("n");
+      await session.client.create(t, ns, configMap(session.types, ns, name));
+      const w = await session.client.watch(t, ns, { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" });
+      try {
+        const ev = await w.next();
+        expect([ev?.type, ev?.object.metadata.name]).toEqual(["ADDED", name]);
+        await expect(w.next(1_500)).rejects.toThrow(/no watch event/);
+      } finally {
+        w.close();
+      }
+    },
+  );
 
-  check({ title: "invalid combinations give 422 on ListOptions", rules: ["doc1.query.initial-events-needs-not-older-than", "doc1.query.initial-events-watch-only", "doc1.query.rvm-watch-needs-initial-events", "doc1.errors.invalid-list-combinations"], needs: ["watch-list"] }, async () => {
-    const { session, ns } = suite;
-    const path = resourcePath(session.types.configmaps, ns);
-    expectListOptionsInvalid(await session.client.raw("GET", path, { query: { sendInitialEvents: true } }), "sendInitialEvents");
-    expectListOptionsInvalid(await session.client.raw("GET", path, { query: { watch: true, sendInitialEvents: true } }), "resourceVersionMatch");
-    expectListOptionsInvalid(await session.client.raw("GET", path, { query: { watch: true, resourceVersionMatch: "NotOlderThan", resourceVersion: "0" } }), "resourceVersionMatch");
-  });
+  check(
+    {
+      title: "invalid combinations give 422 on ListOptions",
+      rules: [
+        "doc1.query.initial-events-needs-not-older-than",
+        "doc1.query.initial-events-watch-only",
+        "doc1.query.rvm-watch-needs-initial-events",
+        "doc1.errors.invalid-list-combinations",
+      ],
+      needs: ["watch-list"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const path = resourcePath(session.types.configmaps, ns);
+      expectListOptionsInvalid(await session.client.raw("GET", path, { query: { sendInitialEvents: true } }), "sendInitialEvents");
+      expectListOptionsInvalid(await session.client.raw("GET", path, { query: { watch: true, sendInitialEvents: true } }), "resourceVersionMatch");
+      expectListOptionsInvalid(
+        await session.client.raw("GET", path, { query: { watch: true, resourceVersionMatch: "NotOlderThan", resourceVersion: "0" } }),
+        "resourceVersionMatch",
+      );
+    },
+  );
 });

@@ -70,86 +70,163 @@ function expectNotOlderThanFirst(l: KubeList): void {
 }
 
 describe("list: resourceVersionMatch unset", () => {
-  check({ title: "limit unset, resourceVersion unset: most recent", rules: ["doc1.list-rv.nomatch-limit-unset-rv-unset-most-recent", "doc1.list-rv.most-recent"] }, async () => {
-    const l = asList(await list({}));
-    expect(names(l)).toEqual(NAMES);
-    expectMostRecent(l);
-  });
+  check(
+    { title: "limit unset, resourceVersion unset: most recent", rules: ["doc1.list-rv.nomatch-limit-unset-rv-unset-most-recent", "doc1.list-rv.most-recent"] },
+    async () => {
+      const l = asList(await list({}));
+      expect(names(l)).toEqual(NAMES);
+      expectMostRecent(l);
+    },
+  );
   check({ title: "limit unset, resourceVersion 0: any version", rules: ["doc1.list-rv.nomatch-limit-unset-rv-0-any", "doc1.list-rv.any"] }, async () => {
     asList(await list({ resourceVersion: "0" }));
   });
-  check({ title: "limit unset, another resourceVersion: not older than it", rules: ["doc1.list-rv.nomatch-limit-unset-rv-other-not-older-than", "doc1.list-rv.not-older-than", "doc1.list-rv.not-older-than-list-rv-only"] }, async () => {
-    expectNotOlderThanFirst(asList(await list({ resourceVersion: rvFirst })));
-  });
-  check({ title: "limit=n, resourceVersion unset: most recent, at most n items", rules: ["doc1.list-rv.nomatch-limit-no-continue-rv-unset-most-recent"] }, async () => {
-    const l = asList(await list({ limit: 2 }));
-    expect(names(l)).toEqual(NAMES.slice(0, 2));
-    expectMostRecent(l);
-  });
+  check(
+    {
+      title: "limit unset, another resourceVersion: not older than it",
+      rules: ["doc1.list-rv.nomatch-limit-unset-rv-other-not-older-than", "doc1.list-rv.not-older-than", "doc1.list-rv.not-older-than-list-rv-only"],
+    },
+    async () => {
+      expectNotOlderThanFirst(asList(await list({ resourceVersion: rvFirst })));
+    },
+  );
+  check(
+    { title: "limit=n, resourceVersion unset: most recent, at most n items", rules: ["doc1.list-rv.nomatch-limit-no-continue-rv-unset-most-recent"] },
+    async () => {
+      const l = asList(await list({ limit: 2 }));
+      expect(names(l)).toEqual(NAMES.slice(0, 2));
+      expectMostRecent(l);
+    },
+  );
   check({ title: "limit=n, resourceVersion 0: any version", rules: ["doc1.list-rv.nomatch-limit-no-continue-rv-0-any"] }, async () => {
     expect(asList(await list({ limit: 2, resourceVersion: "0" })).items.length).toBeLessThanOrEqual(2);
   });
-  check({ title: "limit=n, another resourceVersion: exactly that version", rules: ["doc1.list-rv.nomatch-limit-no-continue-rv-other-exact", "doc1.list-rv.exact"] }, async () => {
-    expectExactAtFirst(asList(await list({ limit: 10, resourceVersion: rvFirst })));
-  });
-  check({ title: "limit=n with continue, resourceVersion unset: the next page", rules: ["doc1.list-rv.nomatch-limit-continue-rv-unset-continuation", "doc1.list-rv.continuation"] }, async () => {
-    const l = asList(await list({ limit: 1, continue: await firstPageToken() }));
-    expect(names(l)).toEqual(["b-second"]);
-  });
+  check(
+    { title: "limit=n, another resourceVersion: exactly that version", rules: ["doc1.list-rv.nomatch-limit-no-continue-rv-other-exact", "doc1.list-rv.exact"] },
+    async () => {
+      expectExactAtFirst(asList(await list({ limit: 10, resourceVersion: rvFirst })));
+    },
+  );
+  check(
+    {
+      title: "limit=n with continue, resourceVersion unset: the next page",
+      rules: ["doc1.list-rv.nomatch-limit-continue-rv-unset-continuation", "doc1.list-rv.continuation"],
+    },
+    async () => {
+      const l = asList(await list({ limit: 1, continue: await firstPageToken() }));
+      expect(names(l)).toEqual(["b-second"]);
+    },
+  );
   check({ title: "limit=n with continue, resourceVersion 0: the next page", rules: ["doc1.list-rv.nomatch-limit-continue-rv-0-continuation"] }, async () => {
     const l = asList(await list({ limit: 1, continue: await firstPageToken(), resourceVersion: "0" }));
     expect(names(l)).toEqual(["b-second"]);
   });
-  check({ title: "limit=n with continue and another resourceVersion: 400", rules: ["doc1.list-rv.nomatch-limit-continue-rv-other-invalid", "doc1.errors.400-continue-with-rv"] }, async () => {
-    const res = await list({ limit: 1, continue: await firstPageToken(), resourceVersion: rvFirst });
-    expect(res.code, res.text.slice(0, 300)).toBe(400);
-    expect(res.json).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
-    expect((res.json as { message?: string }).message).toMatch(/specifying resource version is not allowed when using continue/);
-  });
+  check(
+    {
+      title: "limit=n with continue and another resourceVersion: 400",
+      rules: ["doc1.list-rv.nomatch-limit-continue-rv-other-invalid", "doc1.errors.400-continue-with-rv"],
+    },
+    async () => {
+      const res = await list({ limit: 1, continue: await firstPageToken(), resourceVersion: rvFirst });
+      expect(res.code, res.text.slice(0, 300)).toBe(400);
+      expect(res.json).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
+      expect((res.json as { message?: string }).message).toMatch(/specifying resource version is not allowed when using continue/);
+    },
+  );
 });
 
 describe("list: resourceVersionMatch=Exact", () => {
-  check({ title: "limit unset, resourceVersion unset: invalid", rules: ["doc1.list-rv.exact-limit-unset-rv-unset-invalid", "doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"] }, async () => {
-    expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact" }), "resourceVersionMatch");
-  });
-  check({ title: "limit unset, resourceVersion 0: invalid", rules: ["doc1.list-rv.exact-limit-unset-rv-0-invalid", "doc1.errors.invalid-list-combinations"] }, async () => {
-    expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact", resourceVersion: "0" }), "resourceVersionMatch");
-  });
-  check({ title: "limit unset, another resourceVersion: exactly that version", rules: ["doc1.list-rv.exact-limit-unset-rv-other-exact", "doc1.list-rv.exact-collection-rv", "doc1.list-rv.client-exact-verify", "doc1.versioning.rvm-since-1-19"] }, async () => {
-    expectExactAtFirst(asList(await list({ resourceVersionMatch: "Exact", resourceVersion: rvFirst })));
-  });
-  check({ title: "limit=n, resourceVersion unset: invalid", rules: ["doc1.list-rv.exact-limit-no-continue-rv-unset-invalid", "doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"] }, async () => {
-    expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact", limit: 1 }), "resourceVersionMatch");
-  });
-  check({ title: "limit=n, resourceVersion 0: invalid", rules: ["doc1.list-rv.exact-limit-no-continue-rv-0-invalid", "doc1.errors.invalid-list-combinations"] }, async () => {
-    expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact", resourceVersion: "0", limit: 1 }), "resourceVersionMatch");
-  });
+  check(
+    {
+      title: "limit unset, resourceVersion unset: invalid",
+      rules: ["doc1.list-rv.exact-limit-unset-rv-unset-invalid", "doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"],
+    },
+    async () => {
+      expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact" }), "resourceVersionMatch");
+    },
+  );
+  check(
+    { title: "limit unset, resourceVersion 0: invalid", rules: ["doc1.list-rv.exact-limit-unset-rv-0-invalid", "doc1.errors.invalid-list-combinations"] },
+    async () => {
+      expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact", resourceVersion: "0" }), "resourceVersionMatch");
+    },
+  );
+  check(
+    {
+      title: "limit unset, another resourceVersion: exactly that version",
+      rules: [
+        "doc1.list-rv.exact-limit-unset-rv-other-exact",
+        "doc1.list-rv.exact-collection-rv",
+        "doc1.list-rv.client-exact-verify",
+        "doc1.versioning.rvm-since-1-19",
+      ],
+    },
+    async () => {
+      expectExactAtFirst(asList(await list({ resourceVersionMatch: "Exact", resourceVersion: rvFirst })));
+    },
+  );
+  check(
+    {
+      title: "limit=n, resourceVersion unset: invalid",
+      rules: ["doc1.list-rv.exact-limit-no-continue-rv-unset-invalid", "doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"],
+    },
+    async () => {
+      expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact", limit: 1 }), "resourceVersionMatch");
+    },
+  );
+  check(
+    { title: "limit=n, resourceVersion 0: invalid", rules: ["doc1.list-rv.exact-limit-no-continue-rv-0-invalid", "doc1.errors.invalid-list-combinations"] },
+    async () => {
+      expectListOptionsInvalid(await list({ resourceVersionMatch: "Exact", resourceVersion: "0", limit: 1 }), "resourceVersionMatch");
+    },
+  );
   check({ title: "limit=n, another resourceVersion: exactly that version", rules: ["doc1.list-rv.exact-limit-no-continue-rv-other-exact"] }, async () => {
     expectExactAtFirst(asList(await list({ resourceVersionMatch: "Exact", resourceVersion: rvFirst, limit: 5 })));
   });
 });
 
 describe("list: resourceVersionMatch=NotOlderThan", () => {
-  check({ title: "limit unset, resourceVersion unset: invalid", rules: ["doc1.list-rv.notolderthan-limit-unset-rv-unset-invalid", "doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"] }, async () => {
-    expectListOptionsInvalid(await list({ resourceVersionMatch: "NotOlderThan" }), "resourceVersionMatch");
-  });
+  check(
+    {
+      title: "limit unset, resourceVersion unset: invalid",
+      rules: ["doc1.list-rv.notolderthan-limit-unset-rv-unset-invalid", "doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"],
+    },
+    async () => {
+      expectListOptionsInvalid(await list({ resourceVersionMatch: "NotOlderThan" }), "resourceVersionMatch");
+    },
+  );
   check({ title: "limit unset, resourceVersion 0: any version", rules: ["doc1.list-rv.notolderthan-limit-unset-rv-0-any"] }, async () => {
     asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0" }));
   });
-  check({ title: "limit unset, another resourceVersion: not older than it", rules: ["doc1.list-rv.notolderthan-limit-unset-rv-other-not-older-than", "doc1.query.rvm-values"] }, async () => {
-    expectNotOlderThanFirst(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst })));
-  });
-  check({ title: "limit=n, resourceVersion unset: invalid", rules: ["doc1.list-rv.notolderthan-limit-no-continue-rv-unset-invalid", "doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"] }, async () => {
-    expectListOptionsInvalid(await list({ resourceVersionMatch: "NotOlderThan", limit: 1 }), "resourceVersionMatch");
-  });
+  check(
+    {
+      title: "limit unset, another resourceVersion: not older than it",
+      rules: ["doc1.list-rv.notolderthan-limit-unset-rv-other-not-older-than", "doc1.query.rvm-values"],
+    },
+    async () => {
+      expectNotOlderThanFirst(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst })));
+    },
+  );
+  check(
+    {
+      title: "limit=n, resourceVersion unset: invalid",
+      rules: ["doc1.list-rv.notolderthan-limit-no-continue-rv-unset-invalid", "doc1.errors.invalid-list-combinations", "doc1.query.rvm-needs-rv"],
+    },
+    async () => {
+      expectListOptionsInvalid(await list({ resourceVersionMatch: "NotOlderThan", limit: 1 }), "resourceVersionMatch");
+    },
+  );
   check({ title: "limit=n, resourceVersion 0: any version", rules: ["doc1.list-rv.notolderthan-limit-no-continue-rv-0-any"] }, async () => {
     expect(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0", limit: 2 })).items.length).toBeLessThanOrEqual(2);
   });
-  check({ title: "limit=n, another resourceVersion: not older than it", rules: ["doc1.list-rv.notolderthan-limit-no-continue-rv-other-not-older-than"] }, async () => {
-    const l = asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst, limit: 2 }));
-    expect(l.items.length).toBeLessThanOrEqual(2);
-    expectNotOlderThanFirst(l);
-  });
+  check(
+    { title: "limit=n, another resourceVersion: not older than it", rules: ["doc1.list-rv.notolderthan-limit-no-continue-rv-other-not-older-than"] },
+    async () => {
+      const l = asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst, limit: 2 }));
+      expect(l.items.length).toBeLessThanOrEqual(2);
+      expectNotOlderThanFirst(l);
+    },
+  );
 });
 
 describe("list: a server that does not honour resourceVersionMatch", () => {
@@ -164,7 +241,10 @@ describe("list: a server that does not honour resourceVersionMatch", () => {
 
 describe("list: the client's duty with NotOlderThan and limit", () => {
   check(
-    { title: "NotOlderThan with limit from an old version: a list not older than it, or 410 after which a retry without resourceVersion lists everything", rules: ["doc1.list-rv.client-not-older-than-limit-410", "doc1.list-rv.notolderthan-limit-no-continue-rv-other-not-older-than"] },
+    {
+      title: "NotOlderThan with limit from an old version: a list not older than it, or 410 after which a retry without resourceVersion lists everything",
+      rules: ["doc1.list-rv.client-not-older-than-limit-410", "doc1.list-rv.notolderthan-limit-no-continue-rv-other-not-older-than"],
+    },
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("list-semantics");
@@ -195,10 +275,16 @@ describe("list: the client's duty with NotOlderThan and limit", () => {
 });
 
 describe("list: combinations the table leaves out", () => {
-  check({ title: "resourceVersionMatch together with continue: invalid", rules: ["doc1.list-rv.match-with-continue-invalid", "doc1.errors.invalid-list-combinations"] }, async () => {
-    const token = await firstPageToken();
-    expectListOptionsInvalid(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0", limit: 1, continue: token }), "resourceVersionMatch");
-  });
+  check(
+    {
+      title: "resourceVersionMatch together with continue: invalid",
+      rules: ["doc1.list-rv.match-with-continue-invalid", "doc1.errors.invalid-list-combinations"],
+    },
+    async () => {
+      const token = await firstPageToken();
+      expectListOptionsInvalid(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0", limit: 1, continue: token }), "resourceVersionMatch");
+    },
+  );
   check({ title: "an unknown resourceVersionMatch value: invalid", rules: ["doc1.query.rvm-values", "doc1.errors.invalid-list-combinations"] }, async () => {
     expectListOptionsInvalid(await list({ resourceVersionMatch: "Newest", resourceVersion: rvFirst }), "resourceVersionMatch");
   });

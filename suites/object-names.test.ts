@@ -6,18 +6,24 @@ import { check, expectFailure, uniqueName, useSuite } from "./support/conformanc
 const suite = useSuite("object-names");
 
 describe("object names", () => {
-  check({ title: "a second create with the same name in a namespace is refused with 409 AlreadyExists", rules: ["doc1.names.unique-in-namespace", "doc1.names.unique-in-scope", "doc1.errors.409-already-exists", "doc1.errors.status-details"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.configmaps;
-    const name = uniqueName("dup");
-    await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
-    const err = await expectFailure(session.client.create(t, ns, configMap(session.types, ns, name, { a: "2" })), 409);
-    expect(err.status?.reason).toBe("AlreadyExists");
-    expect(err.status?.details?.name).toBe(name);
-    expect(err.status?.message).toBe(`configmaps "${name}" already exists`);
-    const stored = await session.client.get(t, ns, name);
-    expect(stored.data).toEqual({ a: "1" });
-  });
+  check(
+    {
+      title: "a second create with the same name in a namespace is refused with 409 AlreadyExists",
+      rules: ["doc1.names.unique-in-namespace", "doc1.names.unique-in-scope", "doc1.errors.409-already-exists", "doc1.errors.status-details"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const name = uniqueName("dup");
+      await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
+      const err = await expectFailure(session.client.create(t, ns, configMap(session.types, ns, name, { a: "2" })), 409);
+      expect(err.status?.reason).toBe("AlreadyExists");
+      expect(err.status?.details?.name).toBe(name);
+      expect(err.status?.message).toBe(`configmaps "${name}" already exists`);
+      const stored = await session.client.get(t, ns, name);
+      expect(stored.data).toEqual({ a: "1" });
+    },
+  );
 
   check({ title: "the same name may be used in two namespaces", rules: ["doc1.names.unique-in-namespace"] }, async () => {
     const { session, ns } = suite;
@@ -56,9 +62,7 @@ describe("object names", () => {
     const { session, ns } = suite;
     const t = session.types.configmaps;
     const made = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        session.client.create(t, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "gen-", namespace: ns } }),
-      ),
+      Array.from({ length: 5 }, () => session.client.create(t, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "gen-", namespace: ns } })),
     );
     const names = made.map((o) => o.metadata.name ?? "");
     for (const n of names) expect(n).toMatch(/^gen-[a-z0-9]+$/);

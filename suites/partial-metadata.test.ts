@@ -12,18 +12,32 @@ const params = (kind: string): string => `as=${kind};g=meta.${suite.session.sett
 
 beforeAll(async () => {
   const { session, ns } = suite;
-  await session.client.create(session.types.configmaps, ns, { ...configMap(session.types, ns, "pm-1", { secret: "s" }), metadata: { name: "pm-1", namespace: ns, labels: { l: "1" } } });
+  await session.client.create(session.types.configmaps, ns, {
+    ...configMap(session.types, ns, "pm-1", { secret: "s" }),
+    metadata: { name: "pm-1", namespace: ns, labels: { l: "1" } },
+  });
   await session.client.create(session.types.configmaps, ns, configMap(session.types, ns, "pm-2", { x: "y" }));
 });
 
 describe("metadata-only", () => {
   check(
-    { title: "one object as PartialObjectMetadata in JSON, YAML and protobuf: metadata only", rules: ["doc1.media.partial-meta-type", "doc1.partial-meta.single-kind", "doc1.partial-meta.single-metadata-only", "doc1.media.rule2-partial-meta-encodings", "doc1.media.rule2-binary-params"] },
+    {
+      title: "one object as PartialObjectMetadata in JSON, YAML and protobuf: metadata only",
+      rules: [
+        "doc1.media.partial-meta-type",
+        "doc1.partial-meta.single-kind",
+        "doc1.partial-meta.single-metadata-only",
+        "doc1.media.rule2-partial-meta-encodings",
+        "doc1.media.rule2-binary-params",
+      ],
+    },
     async () => {
       const { session, ns } = suite;
       const full = await session.client.get(session.types.configmaps, ns, "pm-1");
       for (const base of ["application/json", "application/yaml", `application/vnd.${session.settings.spec.vendor}.protobuf`]) {
-        const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns, "pm-1"), { accept: `${base};${params("PartialObjectMetadata")}` });
+        const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns, "pm-1"), {
+          accept: `${base};${params("PartialObjectMetadata")}`,
+        });
         expect(res.code, `${base}: ${res.text.slice(0, 200)}`).toBe(200);
         const body = decodeBody(res, session.settings.spec) as KubeObject;
         expect(body.kind, base).toBe("PartialObjectMetadata");
@@ -35,13 +49,27 @@ describe("metadata-only", () => {
   );
 
   check(
-    { title: "a list as PartialObjectMetadataList: list metadata with resourceVersion, items of metadata only", rules: ["doc1.media.partial-meta-list-type", "doc1.partial-meta.list-kind", "doc1.partial-meta.list-metadata", "doc1.partial-meta.list-items", "doc1.meta-lists.partial-list"] },
+    {
+      title: "a list as PartialObjectMetadataList: list metadata with resourceVersion, items of metadata only",
+      rules: [
+        "doc1.media.partial-meta-list-type",
+        "doc1.partial-meta.list-kind",
+        "doc1.partial-meta.list-metadata",
+        "doc1.partial-meta.list-items",
+        "doc1.meta-lists.partial-list",
+      ],
+    },
     async () => {
       const { session, ns } = suite;
       for (const base of ["application/json", `application/vnd.${session.settings.spec.vendor}.protobuf`]) {
         const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns), { accept: `${base};${params("PartialObjectMetadataList")}` });
         expect(res.code, base).toBe(200);
-        const list = decodeBody(res, session.settings.spec) as { kind: string; apiVersion: string; metadata: { resourceVersion?: string }; items: KubeObject[] };
+        const list = decodeBody(res, session.settings.spec) as {
+          kind: string;
+          apiVersion: string;
+          metadata: { resourceVersion?: string };
+          items: KubeObject[];
+        };
         expect([list.kind, list.apiVersion]).toEqual(["PartialObjectMetadataList", `meta.${session.settings.spec.groupDomain}/v1`]);
         expect(list.metadata.resourceVersion).toMatch(/^[1-9][0-9]*$/);
         expect(list.items.map((i) => i.metadata.name)).toEqual(["pm-1", "pm-2"]);
@@ -53,27 +81,37 @@ describe("metadata-only", () => {
     },
   );
 
-  check({ title: "a metadata-only watch sends PartialObjectMetadata objects", rules: ["doc1.partial-meta.single-kind", "doc1.partial-meta.single-metadata-only"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.configmaps;
-    const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
-    const w = await session.client.watch(t, ns, { resourceVersion: rv }, { accept: `application/json;${params("PartialObjectMetadata")}`, decoderFor: (ct) => frameDecoderFor(ct) });
-    try {
-      const name = uniqueName("pmw");
-      await session.client.create(t, ns, configMap(session.types, ns, name, { hidden: "yes" }));
-      const ev = await w.next();
-      expect(ev?.type).toBe("ADDED");
-      expect(ev?.object.kind).toBe("PartialObjectMetadata");
-      expect(ev?.object.metadata.name).toBe(name);
-      expect(ev?.object.data).toBeUndefined();
-    } finally {
-      w.close();
-    }
-  });
+  check(
+    { title: "a metadata-only watch sends PartialObjectMetadata objects", rules: ["doc1.partial-meta.single-kind", "doc1.partial-meta.single-metadata-only"] },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
+      const w = await session.client.watch(
+        t,
+        ns,
+        { resourceVersion: rv },
+        { accept: `application/json;${params("PartialObjectMetadata")}`, decoderFor: (ct) => frameDecoderFor(ct) },
+      );
+      try {
+        const name = uniqueName("pmw");
+        await session.client.create(t, ns, configMap(session.types, ns, name, { hidden: "yes" }));
+        const ev = await w.next();
+        expect(ev?.type).toBe("ADDED");
+        expect(ev?.object.kind).toBe("PartialObjectMetadata");
+        expect(ev?.object.metadata.name).toBe(name);
+        expect(ev?.object.data).toBeUndefined();
+      } finally {
+        w.close();
+      }
+    },
+  );
 
   check({ title: "asking only for a metadata-only list on a single-object path is not acceptable", rules: ["doc1.media.rule3-as-only-406"] }, async () => {
     const { session, ns } = suite;
-    const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns, "pm-1"), { accept: `application/json;${params("PartialObjectMetadataList")}` });
+    const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns, "pm-1"), {
+      accept: `application/json;${params("PartialObjectMetadataList")}`,
+    });
     expect(res.code).toBe(406);
   });
 });

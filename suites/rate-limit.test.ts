@@ -40,7 +40,12 @@ function checkTooMany(res: ApiResponse): number {
 
 describe("rate limiting", () => {
   check(
-    { title: "a rate-limited request gets a 429 with Retry-After and succeeds when retried after it", rules: ["doc1.limits.rate-limit"], needs: ["rate-limit"], timeout: 60_000 },
+    {
+      title: "a rate-limited request gets a 429 with Retry-After and succeeds when retried after it",
+      rules: ["doc1.limits.rate-limit"],
+      needs: ["rate-limit"],
+      timeout: 60_000,
+    },
     async () => {
       const { session, ns } = suite;
       const path = resourcePath(session.types.configmaps, ns);

@@ -6,8 +6,8 @@ import { ApiError } from "../lib/harness/client.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { compareResourceVersions, isDecimalResourceVersion } from "../lib/wire/resource-version.js";
 import { check, uniqueName, useSuite } from "./support/conformance.js";
-import { versionOrderProblems, type VersionedWrite } from "./support/version-order.js";
 import { assertProperty } from "./support/properties.js";
+import { type VersionedWrite, versionOrderProblems } from "./support/version-order.js";
 
 const suite = useSuite("resource-version");
 
@@ -18,35 +18,47 @@ function rvOf(o: KubeObject): string {
 }
 
 describe("resourceVersion", () => {
-  check({ title: "every object and list version is a decimal with first digit 1-9", rules: ["doc1.versioning.rv-decimal-form", "doc1.versioning.rv-string"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.configmaps;
-    const o = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("form")));
-    const list = await session.client.list(t, ns);
-    for (const rv of [rvOf(o), list.metadata.resourceVersion ?? "", ...list.items.map(rvOf)]) {
-      expect(isDecimalResourceVersion(rv), `resourceVersion ${JSON.stringify(rv)}`).toBe(true);
-    }
-  });
-
-  check({ title: "successive writes of one resource type get strictly increasing versions, across namespaces", rules: ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-compare"] }, async () => {
-    const { session, ns } = suite;
-    const other = await session.createNamespace("resource-version");
-    const t = session.types.configmaps;
-    const seen: string[] = [];
-    const name = uniqueName("order");
-    for (const n of [ns, other, ns, other]) {
-      const made = await session.client.create(t, n, configMap(session.types, n, `${name}-${seen.length}`));
-      seen.push(rvOf(made));
-      const changed = await session.client.update(t, n, { ...made, data: { x: "1" } });
-      seen.push(rvOf(changed));
-    }
-    for (let i = 1; i < seen.length; i++) {
-      expect(compareResourceVersions(seen[i] as string, seen[i - 1] as string), `write ${i}: ${seen[i - 1]} then ${seen[i]}`).toBeGreaterThan(0);
-    }
-  });
+  check(
+    { title: "every object and list version is a decimal with first digit 1-9", rules: ["doc1.versioning.rv-decimal-form", "doc1.versioning.rv-string"] },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const o = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("form")));
+      const list = await session.client.list(t, ns);
+      for (const rv of [rvOf(o), list.metadata.resourceVersion ?? "", ...list.items.map(rvOf)]) {
+        expect(isDecimalResourceVersion(rv), `resourceVersion ${JSON.stringify(rv)}`).toBe(true);
+      }
+    },
+  );
 
   check(
-    { title: "writes of two resource types interleaved: each type's versions increase, and no order across types is assumed", rules: ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-cross-type-incomparable"] },
+    {
+      title: "successive writes of one resource type get strictly increasing versions, across namespaces",
+      rules: ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-compare"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const other = await session.createNamespace("resource-version");
+      const t = session.types.configmaps;
+      const seen: string[] = [];
+      const name = uniqueName("order");
+      for (const n of [ns, other, ns, other]) {
+        const made = await session.client.create(t, n, configMap(session.types, n, `${name}-${seen.length}`));
+        seen.push(rvOf(made));
+        const changed = await session.client.update(t, n, { ...made, data: { x: "1" } });
+        seen.push(rvOf(changed));
+      }
+      for (let i = 1; i < seen.length; i++) {
+        expect(compareResourceVersions(seen[i] as string, seen[i - 1] as string), `write ${i}: ${seen[i - 1]} then ${seen[i]}`).toBeGreaterThan(0);
+      }
+    },
+  );
+
+  check(
+    {
+      title: "writes of two resource types interleaved: each type's versions increase, and no order across types is assumed",
+      rules: ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-cross-type-incomparable"],
+    },
     async () => {
       const { session, ns } = suite;
       const writes: VersionedWrite[] = [];
@@ -62,7 +74,10 @@ describe("resourceVersion", () => {
   );
 
   check(
-    { title: "no item of a list is newer than the list, and each item's version is that of its last write", rules: ["doc1.fields.list-rv", "doc1.fields.rv-last-modified", "doc1.list-rv.client-item-rv-meaning"] },
+    {
+      title: "no item of a list is newer than the list, and each item's version is that of its last write",
+      rules: ["doc1.fields.list-rv", "doc1.fields.rv-last-modified", "doc1.list-rv.client-item-rv-meaning"],
+    },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -89,7 +104,16 @@ describe("resourceVersion", () => {
   }) as fc.Arbitrary<Op>;
 
   check(
-    { title: "property: after random creates, updates and deletes the list equals the model, and every write's version is newer than the last", rules: ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-orderable-conformance", "doc1.names.unique-in-namespace", "doc1.names.reuse-after-delete"], timeout: 120_000 },
+    {
+      title: "property: after random creates, updates and deletes the list equals the model, and every write's version is newer than the last",
+      rules: [
+        "doc1.versioning.rv-ordered-per-type",
+        "doc1.versioning.rv-orderable-conformance",
+        "doc1.names.unique-in-namespace",
+        "doc1.names.reuse-after-delete",
+      ],
+      timeout: 120_000,
+    },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;

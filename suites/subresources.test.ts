@@ -16,18 +16,27 @@ type Namespace = KubeObject & { spec?: { finalizers?: string[] }; status?: { pha
 const nsPath = (sub?: string): string => `${resourcePath(suite.session.types.namespaces, undefined, suite.ns)}${sub ? `/${sub}` : ""}`;
 
 describe("namespace subresources", () => {
-  check({ title: "discovery lists namespaces/status (get, patch, update) and namespaces/finalize (update) as entries of their own", rules: ["doc1.service.subresources", "doc1.verbs.subresource-verbs"] }, async () => {
-    const res = await suite.session.client.raw("GET", "/api/v1");
-    expect(res.code).toBe(200);
-    const resources = (res.json as { resources: { name: string; verbs: string[]; namespaced: boolean }[] }).resources;
-    const byName = new Map(resources.map((r) => [r.name, r]));
-    expect([...(byName.get("namespaces/status")?.verbs ?? [])].sort()).toEqual(["get", "patch", "update"]);
-    expect(byName.get("namespaces/finalize")?.verbs).toEqual(["update"]);
-    expect(byName.get("namespaces/status")?.namespaced).toBe(false);
-  });
+  check(
+    {
+      title: "discovery lists namespaces/status (get, patch, update) and namespaces/finalize (update) as entries of their own",
+      rules: ["doc1.service.subresources", "doc1.verbs.subresource-verbs"],
+    },
+    async () => {
+      const res = await suite.session.client.raw("GET", "/api/v1");
+      expect(res.code).toBe(200);
+      const resources = (res.json as { resources: { name: string; verbs: string[]; namespaced: boolean }[] }).resources;
+      const byName = new Map(resources.map((r) => [r.name, r]));
+      expect([...(byName.get("namespaces/status")?.verbs ?? [])].sort()).toEqual(["get", "patch", "update"]);
+      expect(byName.get("namespaces/finalize")?.verbs).toEqual(["update"]);
+      expect(byName.get("namespaces/status")?.namespaced).toBe(false);
+    },
+  );
 
   check(
-    { title: "…/namespaces/{name}/status: GET reads the namespace, PUT changes status but not spec", rules: ["doc1.paths.subresource-cluster-scoped", "doc1.service.subresources"] },
+    {
+      title: "…/namespaces/{name}/status: GET reads the namespace, PUT changes status but not spec",
+      rules: ["doc1.paths.subresource-cluster-scoped", "doc1.service.subresources"],
+    },
     async () => {
       const { session } = suite;
       const read = await session.client.raw("GET", nsPath("status"));
@@ -48,7 +57,10 @@ describe("namespace subresources", () => {
   );
 
   check(
-    { title: "…/namespaces/{name}/finalize takes PUT only: it changes spec.finalizers, validates their names, and GET or PATCH there is 405", rules: ["doc1.paths.subresource-cluster-scoped", "doc1.verbs.subresource-verbs"] },
+    {
+      title: "…/namespaces/{name}/finalize takes PUT only: it changes spec.finalizers, validates their names, and GET or PATCH there is 405",
+      rules: ["doc1.paths.subresource-cluster-scoped", "doc1.verbs.subresource-verbs"],
+    },
     async () => {
       const { session } = suite;
       const current = (await session.client.get(session.types.namespaces, undefined, suite.ns)) as Namespace;
@@ -56,15 +68,24 @@ describe("namespace subresources", () => {
       const held = await session.client.raw("PUT", nsPath("finalize"), { body: { ...current, spec: { finalizers: [...base, "tollgate.dev/hold"] } } });
       expect(held.code, held.text.slice(0, 300)).toBe(200);
       expect((held.json as Namespace).spec?.finalizers).toEqual([...base, "tollgate.dev/hold"]);
-      const bad = await session.client.raw("PUT", nsPath("finalize"), { body: { ...(held.json as Namespace), spec: { finalizers: [...base, "not a name!"] } } });
+      const bad = await session.client.raw("PUT", nsPath("finalize"), {
+        body: { ...(held.json as Namespace), spec: { finalizers: [...base, "not a name!"] } },
+      });
       expect(bad.code, bad.text.slice(0, 300)).toBe(422);
       const fields = ((bad.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field);
-      expect(fields.some((f) => f?.startsWith("spec.finalizers")), JSON.stringify(fields)).toBe(true);
+      expect(
+        fields.some((f) => f?.startsWith("spec.finalizers")),
+        JSON.stringify(fields),
+      ).toBe(true);
       const released = await session.client.raw("PUT", nsPath("finalize"), { body: { ...(held.json as Namespace), spec: { finalizers: base } } });
       expect(released.code).toBe(200);
       expect((released.json as Namespace).spec?.finalizers ?? []).toEqual(base);
       for (const method of ["GET", "PATCH"]) {
-        const res = await session.client.raw(method, nsPath("finalize"), method === "PATCH" ? { rawBody: "{}", contentType: "application/merge-patch+json" } : {});
+        const res = await session.client.raw(
+          method,
+          nsPath("finalize"),
+          method === "PATCH" ? { rawBody: "{}", contentType: "application/merge-patch+json" } : {},
+        );
         expect(res.code, `${method} on finalize: ${res.text.slice(0, 200)}`).toBe(405);
         expect(res.json).toMatchObject({ kind: "Status", reason: "MethodNotAllowed", code: 405 });
       }

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect } from "vitest";
 import { configMap, event } from "../fixtures/objects.js";
 import type { ApiResponse, Query } from "../lib/harness/client.js";
 import type { KubeObject } from "../lib/harness/objects.js";
-import { resourcePath, type ResourceType } from "../lib/harness/resources.js";
+import { type ResourceType, resourcePath } from "../lib/harness/resources.js";
 import { check, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("table");
@@ -50,7 +50,18 @@ beforeAll(async () => {
 
 describe("Table", () => {
   check(
-    { title: "a ConfigMap list as a Table: every column defined with all five keys, one row per object, PartialObjectMetadata rows", rules: ["doc1.media.table-type", "doc1.table.kind-api-version", "doc1.table.column-definitions", "doc1.table.rows-shape", "doc1.table.row-object", "doc1.table.content-type", "doc1.media.rule2-table-encodings"] },
+    {
+      title: "a ConfigMap list as a Table: every column defined with all five keys, one row per object, PartialObjectMetadata rows",
+      rules: [
+        "doc1.media.table-type",
+        "doc1.table.kind-api-version",
+        "doc1.table.column-definitions",
+        "doc1.table.rows-shape",
+        "doc1.table.row-object",
+        "doc1.table.content-type",
+        "doc1.media.rule2-table-encodings",
+      ],
+    },
     async () => {
       const { session, ns } = suite;
       const tb = table(await asTable(session.types.configmaps, ns));
@@ -70,26 +81,29 @@ describe("Table", () => {
     },
   );
 
-  check({ title: "Event tables have the real columns, all of them whatever their priority", rules: ["doc1.table.wide-columns", "doc1.table.column-definitions"] }, async () => {
-    const { session, ns } = suite;
-    const tb = table(await asTable(session.types.events, ns));
-    expect(tb.columnDefinitions?.map((c) => [c.name, c.priority])).toEqual([
-      ["Last Seen", 0],
-      ["Type", 0],
-      ["Reason", 0],
-      ["Object", 0],
-      ["Subobject", 1],
-      ["Source", 1],
-      ["Message", 0],
-      ["First Seen", 1],
-      ["Count", 1],
-      ["Name", 1],
-    ]);
-    const row = tb.rows.find((r) => r.cells[9] === "ev-1");
-    expect(row?.cells.slice(1, 4)).toEqual(["Warning", "BackOff", "configmap/subject"]);
-    expect(row?.cells[6], "the message cell is the note, trimmed").toBe("padded note");
-    expect(row?.cells[8], "count defaults to 1").toBe(1);
-  });
+  check(
+    { title: "Event tables have the real columns, all of them whatever their priority", rules: ["doc1.table.wide-columns", "doc1.table.column-definitions"] },
+    async () => {
+      const { session, ns } = suite;
+      const tb = table(await asTable(session.types.events, ns));
+      expect(tb.columnDefinitions?.map((c) => [c.name, c.priority])).toEqual([
+        ["Last Seen", 0],
+        ["Type", 0],
+        ["Reason", 0],
+        ["Object", 0],
+        ["Subobject", 1],
+        ["Source", 1],
+        ["Message", 0],
+        ["First Seen", 1],
+        ["Count", 1],
+        ["Name", 1],
+      ]);
+      const row = tb.rows.find((r) => r.cells[9] === "ev-1");
+      expect(row?.cells.slice(1, 4)).toEqual(["Warning", "BackOff", "configmap/subject"]);
+      expect(row?.cells[6], "the message cell is the note, trimmed").toBe("padded note");
+      expect(row?.cells[8], "count defaults to 1").toBe(1);
+    },
+  );
 
   check({ title: "a single object as a Table, and a Namespace's columns", rules: ["doc1.media.table-type", "doc1.table.rows-shape"] }, async () => {
     const { session, ns } = suite;
@@ -101,16 +115,19 @@ describe("Table", () => {
     expect(nsTable.rows[0]?.cells.slice(0, 2)).toEqual([ns, "Active"]);
   });
 
-  check({ title: "includeObject=Object embeds the full object, None leaves it out, and anything else is a 400", rules: ["doc1.table.row-object"] }, async () => {
-    const { session, ns } = suite;
-    const full = table(await asTable(session.types.configmaps, ns, undefined, { includeObject: "Object" }));
-    expect(full.rows[0]?.object).toMatchObject({ kind: "ConfigMap", data: { a: "1", b: "2" } });
-    const none = table(await asTable(session.types.configmaps, ns, undefined, { includeObject: "None" }));
-    // Go writes an empty RawExtension as null (omitempty never drops a struct); wire-facts §8 says "omitted".
-    expect(none.rows[0]?.object ?? null).toBeNull();
-    const bad = await asTable(session.types.configmaps, ns, undefined, { includeObject: "Everything" });
-    expect(bad.code).toBe(400);
-  });
+  check(
+    { title: "includeObject=Object embeds the full object, None leaves it out, and anything else is a 400", rules: ["doc1.table.row-object"] },
+    async () => {
+      const { session, ns } = suite;
+      const full = table(await asTable(session.types.configmaps, ns, undefined, { includeObject: "Object" }));
+      expect(full.rows[0]?.object).toMatchObject({ kind: "ConfigMap", data: { a: "1", b: "2" } });
+      const none = table(await asTable(session.types.configmaps, ns, undefined, { includeObject: "None" }));
+      // Go writes an empty RawExtension as null (omitempty never drops a struct); wire-facts §8 says "omitted".
+      expect(none.rows[0]?.object ?? null).toBeNull();
+      const bad = await asTable(session.types.configmaps, ns, undefined, { includeObject: "Everything" });
+      expect(bad.code).toBe(400);
+    },
+  );
 
   check({ title: "a chunked Table list pages like any list", rules: ["doc1.chunking.step2-next-chunk", "doc1.meta-lists.partial-list"] }, async () => {
     const { session, ns } = suite;
@@ -143,15 +160,30 @@ describe("Table", () => {
   });
 
   check(
-    { title: "Table refusals: only a protobuf Table, or a Table of an unknown group version, gives 406; adding JSON falls back to the full object", rules: ["doc1.media.rule3-as-only-406", "doc1.media.rule3-fallback-full-object", "doc1.media.rule2-binary-params", "doc1.errors.406-not-acceptable"] },
+    {
+      title: "Table refusals: only a protobuf Table, or a Table of an unknown group version, gives 406; adding JSON falls back to the full object",
+      rules: ["doc1.media.rule3-as-only-406", "doc1.media.rule3-fallback-full-object", "doc1.media.rule2-binary-params", "doc1.errors.406-not-acceptable"],
+    },
     async () => {
       const { session, ns } = suite;
       const { vendor, groupDomain } = session.settings.spec;
-      const onlyPb = await asTable(session.types.configmaps, ns, undefined, undefined, `application/vnd.${vendor}.protobuf;as=Table;v=v1;g=meta.${groupDomain}`);
+      const onlyPb = await asTable(
+        session.types.configmaps,
+        ns,
+        undefined,
+        undefined,
+        `application/vnd.${vendor}.protobuf;as=Table;v=v1;g=meta.${groupDomain}`,
+      );
       expect(onlyPb.code).toBe(406);
       const wrongGv = await asTable(session.types.configmaps, ns, undefined, undefined, `application/json;as=Table;v=v7;g=meta.${groupDomain}`);
       expect(wrongGv.code).toBe(406);
-      const fallback = await asTable(session.types.configmaps, ns, undefined, undefined, `application/json;as=Table;v=v7;g=meta.${groupDomain}, application/json;q=0.9`);
+      const fallback = await asTable(
+        session.types.configmaps,
+        ns,
+        undefined,
+        undefined,
+        `application/json;as=Table;v=v7;g=meta.${groupDomain}, application/json;q=0.9`,
+      );
       expect(fallback.code).toBe(200);
       expect((fallback.json as { kind?: string }).kind).toBe("ConfigMapList");
     },

@@ -10,113 +10,161 @@ import { check, uniqueName, useSuite } from "./support/conformance.js";
 const suite = useSuite("watch-basic");
 
 describe("watch", () => {
-  check({ title: "watch=1 on one object's path: a watch of that object alone (doc1), or the object itself (a real server ignores it there)", rules: ["doc1.query.watch-resource-path"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.configmaps;
-    const name = uniqueName("one");
-    const made = await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
-    const path = resourcePath(t, ns, name);
-    // A plain answer comes at once; a watch stays open, so only running out of time means "a stream" here.
-    const signal = AbortSignal.timeout(3_000);
-    let plain: ApiResponse | undefined;
-    try {
-      plain = await session.client.raw("GET", path, { query: { watch: "1", resourceVersion: made.metadata.resourceVersion ?? "" }, signal });
-    } catch (e) {
-      if (!signal.aborted) throw e;
-    }
-    if (plain && plain.code === 200 && (plain.json as { kind?: string } | undefined)?.kind === "ConfigMap") {
-      expect(plain.json, "the object, as a plain GET answers").toEqual(made);
-      return;
-    }
-    // Otherwise it must be a watch of this object only.
-    const w = await openWatch(session.client, path, { watch: "1", resourceVersion: made.metadata.resourceVersion });
-    try {
-      await session.client.create(t, ns, configMap(session.types, ns, uniqueName("other")));
-      const changed = await session.client.update(t, ns, { ...made, data: { a: "2" } });
-      const ev = await w.next(10_000);
-      expect(ev?.type, "the other object's ADDED is not reported").toBe("MODIFIED");
-      expect(ev?.object.metadata.name).toBe(name);
-      expect(ev?.object.metadata.resourceVersion).toBe(changed.metadata.resourceVersion);
-    } finally {
-      w.close();
-    }
-  });
+  check(
+    {
+      title: "watch=1 on one object's path: a watch of that object alone (doc1), or the object itself (a real server ignores it there)",
+      rules: ["doc1.query.watch-resource-path"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const name = uniqueName("one");
+      const made = await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
+      const path = resourcePath(t, ns, name);
+      // A plain answer comes at once; a watch stays open, so only running out of time means "a stream" here.
+      const signal = AbortSignal.timeout(3_000);
+      let plain: ApiResponse | undefined;
+      try {
+        plain = await session.client.raw("GET", path, { query: { watch: "1", resourceVersion: made.metadata.resourceVersion ?? "" }, signal });
+      } catch (e) {
+        if (!signal.aborted) throw e;
+      }
+      if (plain && plain.code === 200 && (plain.json as { kind?: string } | undefined)?.kind === "ConfigMap") {
+        expect(plain.json, "the object, as a plain GET answers").toEqual(made);
+        return;
+      }
+      // Otherwise it must be a watch of this object only.
+      const w = await openWatch(session.client, path, { watch: "1", resourceVersion: made.metadata.resourceVersion });
+      try {
+        await session.client.create(t, ns, configMap(session.types, ns, uniqueName("other")));
+        const changed = await session.client.update(t, ns, { ...made, data: { a: "2" } });
+        const ev = await w.next(10_000);
+        expect(ev?.type, "the other object's ADDED is not reported").toBe("MODIFIED");
+        expect(ev?.object.metadata.name).toBe(name);
+        expect(ev?.object.metadata.resourceVersion).toBe(changed.metadata.resourceVersion);
+      } finally {
+        w.close();
+      }
+    },
+  );
 
-  check({ title: "a watch from a version sees create, update and delete after it, in order", rules: ["doc1.service.watch", "doc1.watch-event.type-values", "doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type", "doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.configmaps;
-    const start = (await session.client.list(t, ns)).metadata.resourceVersion;
-    const w = await session.client.watch(t, ns, { resourceVersion: start });
-    try {
-      const name = uniqueName("w");
-      const created = await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
-      const updated = await session.client.update(t, ns, { ...created, data: { a: "2" } });
-      await session.client.delete(t, ns, name);
-      const events = (await w.take(3)).map((e) => ({ type: e.type, name: e.object.metadata.name, rv: e.object.metadata.resourceVersion ?? "" }));
-      expect(events.map((e) => [e.type, e.name])).toEqual([
-        ["ADDED", name],
-        ["MODIFIED", name],
-        ["DELETED", name],
-      ]);
-      expect(events[0]?.rv).toBe(created.metadata.resourceVersion);
-      expect(events[1]?.rv).toBe(updated.metadata.resourceVersion);
-      expect(compareResourceVersions(events[2]?.rv ?? "", updated.metadata.resourceVersion ?? ""), "DELETED carries the deletion's new version").toBeGreaterThan(0);
-    } finally {
-      w.close();
-    }
-  });
+  check(
+    {
+      title: "a watch from a version sees create, update and delete after it, in order",
+      rules: [
+        "doc1.service.watch",
+        "doc1.watch-event.type-values",
+        "doc1.watch-events.added",
+        "doc1.watch-events.modified",
+        "doc1.watch-events.deleted-type",
+        "doc1.watch-rv.other-start-exact",
+        "doc1.watch-rv.exact-no-initial",
+        "doc1.watch-events.reports-all-outcomes",
+      ],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const start = (await session.client.list(t, ns)).metadata.resourceVersion;
+      const w = await session.client.watch(t, ns, { resourceVersion: start });
+      try {
+        const name = uniqueName("w");
+        const created = await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
+        const updated = await session.client.update(t, ns, { ...created, data: { a: "2" } });
+        await session.client.delete(t, ns, name);
+        const events = (await w.take(3)).map((e) => ({ type: e.type, name: e.object.metadata.name, rv: e.object.metadata.resourceVersion ?? "" }));
+        expect(events.map((e) => [e.type, e.name])).toEqual([
+          ["ADDED", name],
+          ["MODIFIED", name],
+          ["DELETED", name],
+        ]);
+        expect(events[0]?.rv).toBe(created.metadata.resourceVersion);
+        expect(events[1]?.rv).toBe(updated.metadata.resourceVersion);
+        expect(
+          compareResourceVersions(events[2]?.rv ?? "", updated.metadata.resourceVersion ?? ""),
+          "DELETED carries the deletion's new version",
+        ).toBeGreaterThan(0);
+      } finally {
+        w.close();
+      }
+    },
+  );
 
-  check({ title: "a watch without a version starts with a synthetic ADDED for each existing object", rules: ["doc1.watch-rv.unset-state-most-recent", "doc1.watch-rv.most-recent-initial-added", "doc1.watch-events.added"] }, async () => {
-    const { session } = suite;
-    const ns = await session.createNamespace("watch-basic");
-    const t = session.types.configmaps;
-    const names = [uniqueName("pre"), uniqueName("pre")];
-    for (const n of names) await session.client.create(t, ns, configMap(session.types, ns, n));
-    const w = await session.client.watch(t, ns);
-    try {
-      const initial = await w.take(names.length);
-      expect(initial.map((e) => e.type)).toEqual(names.map(() => "ADDED"));
-      expect(initial.map((e) => e.object.metadata.name).sort()).toEqual([...names].sort());
-      const later = uniqueName("post");
-      await session.client.create(t, ns, configMap(session.types, ns, later));
-      const next = await w.next();
-      expect([next?.type, next?.object.metadata.name]).toEqual(["ADDED", later]);
-    } finally {
-      w.close();
-    }
-  });
+  check(
+    {
+      title: "a watch without a version starts with a synthetic ADDED for each existing object",
+      rules: ["doc1.watch-rv.unset-state-most-recent", "doc1.watch-rv.most-recent-initial-added", "doc1.watch-events.added"],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("watch-basic");
+      const t = session.types.configmaps;
+      const names = [uniqueName("pre"), uniqueName("pre")];
+      for (const n of names) await session.client.create(t, ns, configMap(session.types, ns, n));
+      const w = await session.client.watch(t, ns);
+      try {
+        const initial = await w.take(names.length);
+        expect(initial.map((e) => e.type)).toEqual(names.map(() => "ADDED"));
+        expect(initial.map((e) => e.object.metadata.name).sort()).toEqual([...names].sort());
+        const later = uniqueName("post");
+        await session.client.create(t, ns, configMap(session.types, ns, later));
+        const next = await w.next();
+        expect([next?.type, next?.object.metadata.name]).toEqual(["ADDED", later]);
+      } finally {
+        w.close();
+      }
+    },
+  );
 
-  check({ title: "a watch from the current version sends no synthetic events", rules: ["doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.configmaps;
-    await session.client.create(t, ns, configMap(session.types, ns, uniqueName("old")));
-    const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
-    const w = await session.client.watch(t, ns, { resourceVersion: rv });
-    try {
-      const fresh = uniqueName("new");
-      await session.client.create(t, ns, configMap(session.types, ns, fresh));
-      const first = await w.next();
-      expect([first?.type, first?.object.metadata.name]).toEqual(["ADDED", fresh]);
-    } finally {
-      w.close();
-    }
-  });
+  check(
+    {
+      title: "a watch from the current version sends no synthetic events",
+      rules: ["doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      await session.client.create(t, ns, configMap(session.types, ns, uniqueName("old")));
+      const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
+      const w = await session.client.watch(t, ns, { resourceVersion: rv });
+      try {
+        const fresh = uniqueName("new");
+        await session.client.create(t, ns, configMap(session.types, ns, fresh));
+        const first = await w.next();
+        expect([first?.type, first?.object.metadata.name]).toEqual(["ADDED", fresh]);
+      } finally {
+        w.close();
+      }
+    },
+  );
 
-  check({ title: "watch events carry full objects of the watched kind", rules: ["doc1.watch-event.object-kind", "doc1.watch-event.type-and-object", "doc1.watch-events.stream-documents", "doc1.verbs.watch-param", "doc1.query.watch-list-path"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.events;
-    const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
-    const w = await session.client.watch(t, ns, { resourceVersion: rv });
-    try {
-      const { event } = await import("../fixtures/objects.js");
-      const name = uniqueName("ev");
-      await session.client.create(t, ns, event(session.types, ns, name, "watched"));
-      const ev = await w.next();
-      expect(ev?.type).toBe("ADDED");
-      expect(ev?.object).toMatchObject({ kind: "Event", apiVersion: `events.${session.settings.spec.groupDomain}/v1`, note: "watched" });
-      expect(w.contentType).toMatch(/^application\/json/);
-    } finally {
-      w.close();
-    }
-  });
+  check(
+    {
+      title: "watch events carry full objects of the watched kind",
+      rules: [
+        "doc1.watch-event.object-kind",
+        "doc1.watch-event.type-and-object",
+        "doc1.watch-events.stream-documents",
+        "doc1.verbs.watch-param",
+        "doc1.query.watch-list-path",
+      ],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.events;
+      const rv = (await session.client.list(t, ns)).metadata.resourceVersion;
+      const w = await session.client.watch(t, ns, { resourceVersion: rv });
+      try {
+        const { event } = await import("../fixtures/objects.js");
+        const name = uniqueName("ev");
+        await session.client.create(t, ns, event(session.types, ns, name, "watched"));
+        const ev = await w.next();
+        expect(ev?.type).toBe("ADDED");
+        expect(ev?.object).toMatchObject({ kind: "Event", apiVersion: `events.${session.settings.spec.groupDomain}/v1`, note: "watched" });
+        expect(w.contentType).toMatch(/^application\/json/);
+      } finally {
+        w.close();
+      }
+    },
+  );
 });

@@ -12,8 +12,8 @@ import { configMap } from "../fixtures/objects.js";
 import { History, keyOf, type WatcherRecord } from "../lib/harness/history.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import type { WatchStream } from "../lib/harness/watch.js";
-import { checkHistory } from "./support/history-checker.js";
 import { check, useSuite } from "./support/conformance.js";
+import { checkHistory } from "./support/history-checker.js";
 import { assertProperty } from "./support/properties.js";
 
 const suite = useSuite("watch-history");
@@ -120,7 +120,10 @@ describe("watch history", () => {
           } finally {
             for (const { stream } of open) stream.close();
           }
-          expect(h.watchers.every((w) => h.due(w) >= 10), "every watcher was owed many events").toBe(true);
+          expect(
+            h.watchers.every((w) => h.due(w) >= 10),
+            "every watcher was owed many events",
+          ).toBe(true);
           expect(checkHistory(h)).toEqual([]);
         }),
         // Runs and the shrinking of a failure stop after 12 s: a smaller history, not necessarily the smallest.

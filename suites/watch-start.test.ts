@@ -14,25 +14,34 @@ const suite = useSuite("watch-start");
 const brief = (e: WatchEvent | undefined): [string, string] => [e?.type ?? "none", e?.object.metadata.name ?? ""];
 
 describe("watch start and resume", () => {
-  check({ title: "resourceVersion 0: synthetic ADDED for the existing objects, then changes", rules: ["doc1.watch-rv.zero-state-any", "doc1.watch-rv.any-initial-added"] }, async () => {
-    const { session } = suite;
-    const ns = await session.createNamespace("watch-start");
-    const t = session.types.configmaps;
-    const before = uniqueName("pre");
-    await session.client.create(t, ns, configMap(session.types, ns, before));
-    const w = await session.client.watch(t, ns, { resourceVersion: "0" });
-    try {
-      expect(brief(await w.next())).toEqual(["ADDED", before]);
-      const after = uniqueName("post");
-      await session.client.create(t, ns, configMap(session.types, ns, after));
-      expect(brief(await w.next())).toEqual(["ADDED", after]);
-    } finally {
-      w.close();
-    }
-  });
+  check(
+    {
+      title: "resourceVersion 0: synthetic ADDED for the existing objects, then changes",
+      rules: ["doc1.watch-rv.zero-state-any", "doc1.watch-rv.any-initial-added"],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("watch-start");
+      const t = session.types.configmaps;
+      const before = uniqueName("pre");
+      await session.client.create(t, ns, configMap(session.types, ns, before));
+      const w = await session.client.watch(t, ns, { resourceVersion: "0" });
+      try {
+        expect(brief(await w.next())).toEqual(["ADDED", before]);
+        const after = uniqueName("post");
+        await session.client.create(t, ns, configMap(session.types, ns, after));
+        expect(brief(await w.next())).toEqual(["ADDED", after]);
+      } finally {
+        w.close();
+      }
+    },
+  );
 
   check(
-    { title: "restarting from the last version seen misses nothing and repeats nothing", rules: ["doc1.watch-events.restart-from-last-rv", "doc1.watch-rv.other-start-exact"] },
+    {
+      title: "restarting from the last version seen misses nothing and repeats nothing",
+      rules: ["doc1.watch-events.restart-from-last-rv", "doc1.watch-rv.other-start-exact"],
+    },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -60,36 +69,42 @@ describe("watch start and resume", () => {
     },
   );
 
-  check({ title: "a watch from a version the server has not reached yet reports nothing older, and may wait", rules: ["doc1.errors.watch-unrecognized-rv-waits"] }, async () => {
-    const { session, ns } = suite;
-    const t = session.types.configmaps;
-    const now = (await session.client.list(t, ns)).metadata.resourceVersion ?? "1";
-    const future = `${now}000000`;
-    let w: WatchStream;
-    try {
-      w = await session.client.watch(t, ns, { resourceVersion: future, timeoutSeconds: 2 });
-    } catch (e) {
-      // Refusing it outright (504, or 410 for an unknown version) is a correct answer too.
-      expect(e).toBeInstanceOf(ApiError);
-      expect([410, 504]).toContain((e as ApiError).code);
-      return;
-    }
-    try {
-      await session.client.create(t, ns, configMap(session.types, ns, uniqueName("now")));
-      for (;;) {
-        const ev = await w.nextOrIdle(4_000);
-        if (!ev) break;
-        expect(ev.type, "only an ERROR or a BOOKMARK may come before the version is reached").toMatch(/^(ERROR|BOOKMARK)$/);
+  check(
+    { title: "a watch from a version the server has not reached yet reports nothing older, and may wait", rules: ["doc1.errors.watch-unrecognized-rv-waits"] },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const now = (await session.client.list(t, ns)).metadata.resourceVersion ?? "1";
+      const future = `${now}000000`;
+      let w: WatchStream;
+      try {
+        w = await session.client.watch(t, ns, { resourceVersion: future, timeoutSeconds: 2 });
+      } catch (e) {
+        // Refusing it outright (504, or 410 for an unknown version) is a correct answer too.
+        expect(e).toBeInstanceOf(ApiError);
+        expect([410, 504]).toContain((e as ApiError).code);
+        return;
       }
-    } finally {
-      w.close();
-    }
-  });
+      try {
+        await session.client.create(t, ns, configMap(session.types, ns, uniqueName("now")));
+        for (;;) {
+          const ev = await w.nextOrIdle(4_000);
+          if (!ev) break;
+          expect(ev.type, "only an ERROR or a BOOKMARK may come before the version is reached").toMatch(/^(ERROR|BOOKMARK)$/);
+        }
+      } finally {
+        w.close();
+      }
+    },
+  );
 });
 
 describe("watch with selectors", () => {
   check(
-    { title: "a label selector filters events, and objects leaving or entering it are reported as DELETED and ADDED", rules: ["doc1.watch-events.reports-all-outcomes", "doc1.watch-events.deleted-type", "doc1.watch-events.added"] },
+    {
+      title: "a label selector filters events, and objects leaving or entering it are reported as DELETED and ADDED",
+      rules: ["doc1.watch-events.reports-all-outcomes", "doc1.watch-events.deleted-type", "doc1.watch-events.added"],
+    },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;

@@ -114,7 +114,11 @@ describe("no import cycles", () => {
   const BIOME = join(ROOT, "node_modules", ".bin", "biome");
   const cycles = (cwd: string, paths: string[]): string => {
     try {
-      execFileSync(BIOME, ["lint", "--only=suspicious/noImportCycles", "--max-diagnostics=50", "--colors=off", ...paths], { cwd, encoding: "utf8", stdio: "pipe" });
+      execFileSync(BIOME, ["lint", "--only=suspicious/noImportCycles", "--max-diagnostics=50", "--colors=off", ...paths], {
+        cwd,
+        encoding: "utf8",
+        stdio: "pipe",
+      });
       return "";
     } catch (e) {
       const { stdout = "", stderr = "" } = e as { stdout?: string; stderr?: string };
@@ -149,7 +153,11 @@ describe("the emulated daemons and the flag checker", () => {
   /** What the emulator may use of lib/daemons: the option model, the catalogs, the value parsers, and two helpers the probes share. */
   const SHARED = ["options", "catalog", "values", "controllers.ts", "sni.ts"].map((p) => join("lib", "daemons", p));
   const rel = (f: string): string => relative(ROOT, f);
-  const reachedUnder = (entries: string[], dir: string): string[] => [...reachable(entries)].filter((f) => under(f, dir)).map(rel).sort();
+  const reachedUnder = (entries: string[], dir: string): string[] =>
+    [...reachable(entries)]
+      .filter((f) => under(f, dir))
+      .map(rel)
+      .sort();
   const emulatorFiles = tsFiles(join(ROOT, "lib/emulator"));
 
   it("lib/emulator, its daemons included, never reaches the checker through its imports", () => {
@@ -190,7 +198,9 @@ describe("verdicts are earned", () => {
   const rel = (f: string): string => relative(ROOT, f);
 
   it("nothing skips a test but the runner's declared-needs path", () => {
-    const skipping = files.filter((f) => rel(f) !== join("lib", "runner", "declare.ts") && /\bctx\.skip\(|\.skip\(|\bskipIf\(|\brunIf\(|\btodo\(/.test(source(f)));
+    const skipping = files.filter(
+      (f) => rel(f) !== join("lib", "runner", "declare.ts") && /\bctx\.skip\(|\.skip\(|\bskipIf\(|\brunIf\(|\btodo\(/.test(source(f)),
+    );
     expect(skipping.map(rel)).toEqual([]);
   });
 

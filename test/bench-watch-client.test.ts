@@ -3,7 +3,7 @@
  * that sends crafted bytes: its per-event checks must count what they claim and fail on a bad
  * stream, however the bytes are split across reads and chunks.
  */
-import { createServer, type AddressInfo, type Server } from "node:net";
+import { type AddressInfo, createServer, type Server } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { openWatchers, type WatchStats } from "../scripts/bench-watch-client.js";
 

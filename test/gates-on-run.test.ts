@@ -7,7 +7,7 @@
  * Events also go through CBOR bodies, reads and watches.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../lib/emulator/index.js";
 import { runSuiteViaCli } from "./support/run-suite.js";
 
 let emulator: RunningEmulator;
@@ -22,7 +22,13 @@ afterAll(async () => {
 describe("the gated suites with the alpha gates on", () => {
   it("pass, with the CBOR and force-delete rules checked and their off checks not applicable", { timeout: 150_000 }, async () => {
     const { code, output, summary, status } = await runSuiteViaCli(emulator.url, "suites/encodings", [
-      "--suite", "suites/events/round-trip", "--suite", "suites/force-delete", "--suite", "suites/auth", `--token=${emulator.adminToken ?? ""}`,
+      "--suite",
+      "suites/events/round-trip",
+      "--suite",
+      "suites/force-delete",
+      "--suite",
+      "suites/auth",
+      `--token=${emulator.adminToken ?? ""}`,
     ]);
     expect(code, output).toBe(0);
     expect(summary.totals.tests.failed, output).toBe(0);
@@ -45,12 +51,21 @@ describe("the gated suites with the alpha gates on", () => {
       expect(status(id), id).toBe("passed");
     }
     const roundTrips = summary.tests.filter((t) => t.file.includes("round-trip"));
-    expect(roundTrips.map((t) => t.state), "the Event round trip ran too, its CBOR checks included").toEqual(["passed", "passed", "passed", "passed"]);
+    expect(
+      roundTrips.map((t) => t.state),
+      "the Event round trip ran too, its CBOR checks included",
+    ).toEqual(["passed", "passed", "passed", "passed"]);
     // Only the gates' off checks do not apply.
     const notApplicable = summary.tests.filter((t) => t.state === "not-applicable").map((t) => t.name);
     expect(notApplicable, output).toHaveLength(2);
-    expect(notApplicable.find((n) => /AllowUnsafeMalformedObjectDeletion off/.test(n)), notApplicable.join("; ")).toBeDefined();
-    expect(notApplicable.find((n) => /with CBOR off/.test(n)), notApplicable.join("; ")).toBeDefined();
+    expect(
+      notApplicable.find((n) => /AllowUnsafeMalformedObjectDeletion off/.test(n)),
+      notApplicable.join("; "),
+    ).toBeDefined();
+    expect(
+      notApplicable.find((n) => /with CBOR off/.test(n)),
+      notApplicable.join("; "),
+    ).toBeDefined();
     expect(status("doc1.media.cbor-off-406")).toBe("not-applicable");
   });
 });

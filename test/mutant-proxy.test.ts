@@ -5,11 +5,11 @@
  */
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../lib/emulator/index.js";
 import { ApiClient } from "../lib/harness/client.js";
 import { frameDecoderFor } from "../lib/harness/encodings.js";
 import { resourcePath, resourceTypes } from "../lib/harness/resources.js";
-import { startMutantProxy, type RunningProxy } from "./support/mutant-proxy.js";
+import { type RunningProxy, startMutantProxy } from "./support/mutant-proxy.js";
 
 const types = resourceTypes({ groupDomain: "k8s.io", vendor: "kubernetes" });
 const PB = "application/vnd.kubernetes.protobuf";
@@ -24,7 +24,8 @@ beforeAll(async () => {
   direct = new ApiClient({ url: emulator.url, credentials: {}, source: "direct" });
   through = new ApiClient({ url: proxy.url, credentials: {}, source: "proxy" });
   await direct.create(types.namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: "p" } });
-  for (let i = 0; i < 4; i++) await direct.create(types.configmaps, "p", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `c${i}` }, data: { blob: "x".repeat(40 * 1024) } });
+  for (let i = 0; i < 4; i++)
+    await direct.create(types.configmaps, "p", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `c${i}` }, data: { blob: "x".repeat(40 * 1024) } });
 });
 afterAll(async () => {
   await Promise.all([direct.close(), through.close()]);
@@ -33,7 +34,8 @@ afterAll(async () => {
 });
 
 const SEEN_HEADERS = ["content-type", "content-encoding", "warning", "vary", "retry-after"];
-const seen = (h: Record<string, string>): Record<string, string> => Object.fromEntries(SEEN_HEADERS.filter((k) => h[k] !== undefined).map((k) => [k, h[k] as string]));
+const seen = (h: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(SEEN_HEADERS.filter((k) => h[k] !== undefined).map((k) => [k, h[k] as string]));
 
 describe("the mutant proxy without a mutant", () => {
   it("passes statuses, bodies and the headers a suite reads unchanged: JSON, protobuf, gzip, a Warning, an error Status", async () => {
@@ -42,7 +44,11 @@ describe("the mutant proxy without a mutant", () => {
       ["GET", resourcePath(types.configmaps, "p"), { accept: PB }],
       ["GET", resourcePath(types.configmaps, "p"), { headers: { "accept-encoding": "gzip" } }],
       ["GET", resourcePath(types.configmaps, "p", "missing"), {}],
-      ["POST", resourcePath(types.configmaps, "p"), { rawBody: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w"},"bogus":1}', contentType: "application/json", query: { dryRun: "All" } }],
+      [
+        "POST",
+        resourcePath(types.configmaps, "p"),
+        { rawBody: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"w"},"bogus":1}', contentType: "application/json", query: { dryRun: "All" } },
+      ],
     ];
     for (const [method, path, opts] of cases) {
       const [a, b] = [await direct.raw(method, path, opts), await through.raw(method, path, opts)];
@@ -60,7 +66,10 @@ describe("the mutant proxy without a mutant", () => {
     const rv = (await direct.list(types.configmaps, "p")).metadata.resourceVersion;
     for (const accept of ["application/json", PB]) {
       const opts = { accept, decoderFor: (ct: string) => frameDecoderFor(ct, "kubernetes") };
-      const [a, b] = await Promise.all([direct.watch(types.configmaps, "p", { resourceVersion: rv }, opts), through.watch(types.configmaps, "p", { resourceVersion: rv }, opts)]);
+      const [a, b] = await Promise.all([
+        direct.watch(types.configmaps, "p", { resourceVersion: rv }, opts),
+        through.watch(types.configmaps, "p", { resourceVersion: rv }, opts),
+      ]);
       try {
         await direct.create(types.configmaps, "p", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `w-${accept.length}` } });
         expect(b.contentType).toBe(a.contentType);

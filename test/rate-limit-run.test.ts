@@ -4,7 +4,7 @@
  * the check is not applicable there).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../lib/emulator/index.js";
 import { runSuiteViaCli } from "./support/run-suite.js";
 
 let emulator: RunningEmulator;

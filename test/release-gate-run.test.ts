@@ -21,7 +21,7 @@ import type { Comparison } from "../lib/report/compare.js";
 import { summaryErrors } from "../lib/report/schema.js";
 import type { Summary } from "../lib/report/summary.js";
 import { startMutantProxy } from "./support/mutant-proxy.js";
-import { runViaCli, tollgate, type SuiteRun } from "./support/run-suite.js";
+import { runViaCli, type SuiteRun, tollgate } from "./support/run-suite.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const WORKFLOW = join(ROOT, "docs", "ci", "conformance.yml");
@@ -119,7 +119,9 @@ describe("the release gate", () => {
     expect(ids("verdict")).toEqual(["install", "baseline", "merge", "compare"]);
   });
 
-  it("the recipe runs: its shards merge into one report that equals the unsharded run; the gate passes against itself and fails on a regression, a wrong server's included", { timeout: 280_000 }, async () => {
+  it("the recipe runs: its shards merge into one report that equals the unsharded run; the gate passes against itself and fails on a regression, a wrong server's included", {
+    timeout: 280_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "tollgate-ci-"));
     const flags = `${wf.env["TOLLGATE_RUN_FLAGS"] ?? ""} ${SUITES.map((s) => `--suite ${s}`).join(" ")} --no-html --seed 5`;
     const env = { ...wf.env, TOLLGATE_RUN_FLAGS: flags, TOLLGATE_REPORT_FLAGS: "--no-html" };
@@ -133,7 +135,9 @@ describe("the release gate", () => {
     }
 
     const verdict = (baseline: Summary | undefined): StepResult[] => {
-      const fetch = baseline ? `mkdir -p baseline && cp ${JSON.stringify(join(dir, "release.json"))} baseline/summary.json` : "mkdir -p baseline && rm -f baseline/summary.json";
+      const fetch = baseline
+        ? `mkdir -p baseline && cp ${JSON.stringify(join(dir, "release.json"))} baseline/summary.json`
+        : "mkdir -p baseline && rm -f baseline/summary.json";
       if (baseline) writeFileSync(join(dir, "release.json"), JSON.stringify(baseline));
       return runJob(wf.jobs["verdict"] as Job, dir, env, {}, { install: null, baseline: fetch });
     };
@@ -174,7 +178,10 @@ describe("the release gate", () => {
     expect(base.status(RULE)).toBe("passed");
     expect(bad.status(RULE), bad.output).toBe("failed");
     const failure = bad.summary.rules.find((r) => r.id === RULE)?.failures[0];
-    expect(failure?.exchanges?.some((e) => e.method === "GET" && /\/configmaps\?/.test(e.path) && e.status === 200), JSON.stringify(failure)).toBe(true);
+    expect(
+      failure?.exchanges?.some((e) => e.method === "GET" && /\/configmaps\?/.test(e.path) && e.status === 200),
+      JSON.stringify(failure),
+    ).toBe(true);
     expect(JSON.stringify(bad.summary)).not.toContain(wf.env["TOLLGATE_TOKEN"]);
     const out = mkdtempSync(join(tmpdir(), "tollgate-compare-"));
     const mergedDir = join(dir, "reports", "merged");

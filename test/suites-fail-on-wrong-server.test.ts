@@ -8,10 +8,9 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../lib/emulator/index.js";
-import { startMutantProxy, type Mutant } from "./support/mutant-proxy.js";
+import { type RunningEmulator, startEmulator } from "../lib/emulator/index.js";
+import { type Mutant, startMutantProxy } from "./support/mutant-proxy.js";
 import { runSuiteViaCli } from "./support/run-suite.js";
-
 
 /**
  * One emulator with authentication on and a 1-second bookmark interval (as in the embedded run),
@@ -31,7 +30,16 @@ const editJson = (body: string, edit: (o: Record<string, unknown>) => void): str
   return JSON.stringify(o);
 };
 
-const STATUS_404 = JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "the server could not find the requested resource", reason: "NotFound", details: {}, code: 404 });
+const STATUS_404 = JSON.stringify({
+  kind: "Status",
+  apiVersion: "v1",
+  metadata: {},
+  status: "Failure",
+  message: "the server could not find the requested resource",
+  reason: "NotFound",
+  details: {},
+  code: 404,
+});
 
 const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string[] }[] = [
   // ── Wrong answers the runner meets while detecting what the target offers: a failure, never "not applicable" ──
@@ -40,7 +48,10 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     mutant: {
       name: "accepts a made-up bearer token (and still refuses requests without credentials)",
       all: true,
-      response: (r) => (r.code === 401 && /^Bearer /.test(r.requestHeaders.authorization ?? "") ? { ...r, code: 200, body: '{"kind":"NamespaceList","apiVersion":"v1","metadata":{},"items":[]}' } : r),
+      response: (r) =>
+        r.code === 401 && /^Bearer /.test(r.requestHeaders.authorization ?? "")
+          ? { ...r, code: 200, body: '{"kind":"NamespaceList","apiVersion":"v1","metadata":{},"items":[]}' }
+          : r,
     },
     suite: "suites/errors",
     rule: "doc1.auth.unauthenticated-401",
@@ -50,7 +61,8 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     mutant: {
       name: "lists apiextensions in discovery but answers 404 to the CustomResourceDefinition list",
       all: true,
-      response: (r) => (r.method === "GET" && /^\/apis\/apiextensions\.k8s\.io\/v1\/customresourcedefinitions(\?|$)/.test(r.path) ? { ...r, code: 404, body: STATUS_404 } : r),
+      response: (r) =>
+        r.method === "GET" && /^\/apis\/apiextensions\.k8s\.io\/v1\/customresourcedefinitions(\?|$)/.test(r.path) ? { ...r, code: 404, body: STATUS_404 } : r,
     },
     suite: "suites/custom-resources",
     rule: "doc1.paths.group-prefix",
@@ -73,13 +85,19 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     rule: "doc1.initial-events.step1-synthetic-added",
   },
   {
-    mutant: { name: "sends BOOKMARKs that carry more than a resourceVersion", watchLine: (l) => (l.includes('"type":"BOOKMARK"') ? l.replace('"metadata":{', '"metadata":{"name":"not-a-bookmark",') : l) },
+    mutant: {
+      name: "sends BOOKMARKs that carry more than a resourceVersion",
+      watchLine: (l) => (l.includes('"type":"BOOKMARK"') ? l.replace('"metadata":{', '"metadata":{"name":"not-a-bookmark",') : l),
+    },
     suite: "suites/bookmarks",
     rule: "doc1.watch-events.bookmark-object",
     alsoFailing: ["doc1.watch-event.bookmark-rv-only"],
   },
   {
-    mutant: { name: "sends BOOKMARKs whose version goes backwards", watchLine: (l) => (l.includes('"type":"BOOKMARK"') ? l.replace(/"resourceVersion":"[0-9]+"/, '"resourceVersion":"1"') : l) },
+    mutant: {
+      name: "sends BOOKMARKs whose version goes backwards",
+      watchLine: (l) => (l.includes('"type":"BOOKMARK"') ? l.replace(/"resourceVersion":"[0-9]+"/, '"resourceVersion":"1"') : l),
+    },
     suite: "suites/bookmarks",
     rule: "doc1.watch-events.bookmark-meaning",
   },
@@ -143,10 +161,7 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
   {
     mutant: {
       name: "drops the note length limit on Events",
-      response: (r) =>
-        r.method === "POST" && r.code === 422 && r.body.includes('"field":"message"')
-          ? { ...r, code: 201, body: "{}" }
-          : r,
+      response: (r) => (r.method === "POST" && r.code === 422 && r.body.includes('"field":"message"') ? { ...r, code: 201, body: "{}" } : r),
     },
     suite: "suites/events/validation",
     rule: "doc2.event.note-max-1kb",
@@ -156,7 +171,19 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
       name: "answers every paged list of a namespace's configmaps with 410, so a retry never helps",
       response: (r) =>
         r.method === "GET" && r.code === 200 && /\/configmaps\?(.*&)?limit=/.test(r.path) && r.body.includes('"kind":"ConfigMapList"')
-          ? { ...r, code: 410, body: JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "too old resource version", reason: "Expired", code: 410 }) }
+          ? {
+              ...r,
+              code: 410,
+              body: JSON.stringify({
+                kind: "Status",
+                apiVersion: "v1",
+                metadata: {},
+                status: "Failure",
+                message: "too old resource version",
+                reason: "Expired",
+                code: 410,
+              }),
+            }
           : r,
     },
     suite: "suites/list-semantics",
@@ -173,7 +200,8 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
   {
     mutant: {
       name: "changes an Event's note in YAML responses",
-      response: (r) => (r.method === "GET" && /note: ['"]?written as/.test(r.body) ? { ...r, body: r.body.replace(/(note: ['"]?)written as/g, "$1rewritten as") } : r),
+      response: (r) =>
+        r.method === "GET" && /note: ['"]?written as/.test(r.body) ? { ...r, body: r.body.replace(/(note: ['"]?)written as/g, "$1rewritten as") } : r,
     },
     suite: "suites/events/round-trip",
     rule: "doc1.media.yaml",
@@ -184,7 +212,8 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
       name: "treats custom resources like built-ins and prints CRDs with Age",
       response: (r) => {
         if (r.method === "PATCH" && r.code === 415 && r.path.includes("/widgets/")) return { ...r, code: 200, body: "{}" };
-        if (r.method === "GET" && r.path.includes("/customresourcedefinitions") && r.body.includes('"Created At"')) return { ...r, body: r.body.replace('"Created At"', '"Age"') };
+        if (r.method === "GET" && r.path.includes("/customresourcedefinitions") && r.body.includes('"Created At"'))
+          return { ...r, body: r.body.replace('"Created At"', '"Age"') };
         if (r.method === "GET" && r.path.includes("/widgets/") && r.body.includes('"open":{')) return { ...r, body: editJson(r.body, (o) => delete o.open) };
         return r;
       },
@@ -281,7 +310,8 @@ describe("suites fail against a wrong server", () => {
       b.map((c) => c.suite),
     );
     for (const c of b) {
-      for (const id of [c.rule, ...(c.alsoFailing ?? [])]) expect(summary.rules.find((r) => r.id === id)?.status, `${c.mutant.name}: ${id}\n${output}`).toBe("failed");
+      for (const id of [c.rule, ...(c.alsoFailing ?? [])])
+        expect(summary.rules.find((r) => r.id === id)?.status, `${c.mutant.name}: ${id}\n${output}`).toBe("failed");
     }
     expect(code, output).toBe(1);
   });

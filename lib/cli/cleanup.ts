@@ -8,9 +8,9 @@
  */
 import { ApiClient, UnreachableError } from "../harness/client.js";
 import { configureLoad, DEFAULT_LOAD } from "../harness/load.js";
-import { deleteLeftovers, findLeftovers, labelValue, type Leftover } from "../harness/session.js";
+import { deleteLeftovers, findLeftovers, type Leftover, labelValue } from "../harness/session.js";
 import { resolveTarget, type Target, TargetError } from "../harness/target.js";
-import { specSettingsFromEnv, ENV } from "../runner/settings.js";
+import { ENV, specSettingsFromEnv } from "../runner/settings.js";
 import { parseOptions, UsageError } from "./usage.js";
 
 const show = (l: Leftover): string => `${l.resource}/${l.name}${l.deleting ? " (being deleted)" : ""}`;
@@ -31,7 +31,8 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
     allowPositionals: false,
   });
   const runId = values["run-id"];
-  if (runId !== undefined && labelValue(runId) !== runId) throw new UsageError(`--run-id "${runId}" is not a run id (the value of a tollgate.dev/run-id label)`);
+  if (runId !== undefined && labelValue(runId) !== runId)
+    throw new UsageError(`--run-id "${runId}" is not a run id (the value of a tollgate.dev/run-id label)`);
   let target: Target | undefined;
   try {
     target = resolveTarget({ target: values.target, kubeconfig: values.kubeconfig, context: values.context, token: values.token });
@@ -53,7 +54,9 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
       return 0;
     }
     const runs = [...new Set(found.map((l) => l.runId))];
-    console.log(`tollgate: on ${target.url}, ${found.length} object(s) of ${runs.length === 1 ? `run ${runs[0]}` : `${runs.length} runs (${runs.join(", ")})`}:`);
+    console.log(
+      `tollgate: on ${target.url}, ${found.length} object(s) of ${runs.length === 1 ? `run ${runs[0]}` : `${runs.length} runs (${runs.join(", ")})`}:`,
+    );
     for (const l of found) console.log(`  ${show(l)}${runId === undefined ? `  run ${l.runId}` : ""}`);
     if (values["dry-run"]) {
       console.log("tollgate: --dry-run: nothing removed");
@@ -63,7 +66,8 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
     const names = result.removed.map(show);
     const parts = [`removed ${names.length}${names.length > 0 && names.length <= 10 ? ` (${names.join(", ")})` : ""}`];
     if (result.deleting.length) parts.push(`${result.deleting.length} already being deleted`);
-    if (result.failed.length) parts.push(`${result.failed.length} could not be removed: ${result.failed.map((f) => `${show(f.leftover)}: ${f.message}`).join("; ")}`);
+    if (result.failed.length)
+      parts.push(`${result.failed.length} could not be removed: ${result.failed.map((f) => `${show(f.leftover)}: ${f.message}`).join("; ")}`);
     console.log(`tollgate: ${parts.join(", ")}`);
     return result.failed.length > 0 ? 1 : 0;
   } catch (e) {

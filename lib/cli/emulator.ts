@@ -5,14 +5,14 @@ import { DAEMON_TLS_CERT_FILE, daemonTls } from "../../fixtures/daemons/tls.js";
 import { DAEMON_NAMES } from "../daemons/catalog/index.js";
 import { checkFlags } from "../daemons/checker/index.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
+import { FeatureGateError, parseFeatureGates } from "../emulator/apimachinery/feature-gates.js";
 import {
-  startEmulatedDaemons,
   type EmulatedControllerManagerOptions,
   type EmulatedNodeAgentOptions,
   type RunningEmulatedDaemons,
+  startEmulatedDaemons,
 } from "../emulator/daemons/index.js";
-import { FeatureGateError, parseFeatureGates } from "../emulator/apimachinery/feature-gates.js";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../emulator/index.js";
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../emulator/index.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 /** setInterval's limit (2^31-1 ms) in whole seconds; one bound for every duration keeps the rule simple to state. */
@@ -144,7 +144,8 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const token = values["daemon-token"];
   const deniedToken = values["daemon-denied-token"];
   if (!withCm && !withAgent) {
-    if (token !== undefined || deniedToken !== undefined) throw new UsageError("--daemon-token and --daemon-denied-token need a daemon (--controller-manager-port or --node-agent-port...)");
+    if (token !== undefined || deniedToken !== undefined)
+      throw new UsageError("--daemon-token and --daemon-denied-token need a daemon (--controller-manager-port or --node-agent-port...)");
     return { api };
   }
   if (token !== undefined && token === deniedToken) throw new UsageError("--daemon-token and --daemon-denied-token must differ");
@@ -213,7 +214,10 @@ export async function emulatorCommand(argv: string[]): Promise<number> {
     // (tokens ignored, everything forbidden). The emulated daemons read their command lines without
     // the checker: they refuse only what a real daemon's flag parsing refuses, and run with the rest.
     const SHOWN_NOTES = ["doc3.cm-general.authn-kubeconfig-empty-anonymous", "doc3.cm-general.authz-kubeconfig-empty-forbidden"];
-    for (const [daemon, d] of [["controller-manager", cm], ["node-agent", agent]] as const) {
+    for (const [daemon, d] of [
+      ["controller-manager", cm],
+      ["node-agent", agent],
+    ] as const) {
       for (const f of d ? checkFlags(daemon, d.args) : []) {
         if (f.severity !== "note" || SHOWN_NOTES.includes(f.rule)) console.log(`${DAEMON_NAMES[daemon]}: ${f.severity}: ${f.option}: ${f.message} [${f.rule}]`);
       }

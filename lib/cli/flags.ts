@@ -4,11 +4,11 @@
  * (thrown as UsageError for main to print).
  */
 import type { Daemon } from "../daemons/catalog/index.js";
-import { checkFlags } from "../daemons/checker/index.js";
-import { withoutProgramName } from "../daemons/options/command-line.js";
 import { checkBoth, type DaemonFinding } from "../daemons/checker/cross-check.js";
 import { SEVERITIES, type Severity } from "../daemons/checker/findings.js";
-import { shellWords, ShellSyntaxError } from "../daemons/shell-words.js";
+import { checkFlags } from "../daemons/checker/index.js";
+import { withoutProgramName } from "../daemons/options/command-line.js";
+import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 const DAEMONS: Record<string, Daemon> = {
@@ -104,7 +104,9 @@ function renderText(findings: readonly DaemonFinding[], subjects: readonly Daemo
   const both = subjects.length > 1;
   const lines: string[] = [];
   const n = (s: Severity): number => findings.filter((f) => f.severity === s).length;
-  lines.push(`${subjects.map((s) => LABEL[s]).join(" and ")}: ${plural(n("error"), "error")}, ${plural(n("warning"), "warning")}, ${plural(n("note"), "note")}`);
+  lines.push(
+    `${subjects.map((s) => LABEL[s]).join(" and ")}: ${plural(n("error"), "error")}, ${plural(n("warning"), "warning")}, ${plural(n("note"), "note")}`,
+  );
   for (const severity of SEVERITIES) {
     const group = findings.filter((f) => f.severity === severity);
     if (group.length === 0) continue;

@@ -21,14 +21,17 @@ export async function listTests(o: ListOptions): Promise<number> {
   process.env[ENV.collectOnly] = "1";
   const vitest = await createVitest("test", { config: o.config, root: o.root, project: o.projects, watch: false, reporters: [] });
   try {
-    if (o.suites.length > 0 && (await vitest.getRelevantTestSpecifications(o.suites)).length === 0) throw new UsageError(`--suite ${o.suites.join(", ")}: no suite file matches`);
+    if (o.suites.length > 0 && (await vitest.getRelevantTestSpecifications(o.suites)).length === 0)
+      throw new UsageError(`--suite ${o.suites.join(", ")}: no suite file matches`);
     const { testModules, unhandledErrors } = await vitest.collect(o.suites);
     let broken = 0;
     let count = 0;
     let leftOut = 0;
     const files = new Set<string>();
     const rules = new Set<string>();
-    const ordered = [...testModules].sort((a, b) => o.projects.indexOf(a.project.name) - o.projects.indexOf(b.project.name) || a.moduleId.localeCompare(b.moduleId));
+    const ordered = [...testModules].sort(
+      (a, b) => o.projects.indexOf(a.project.name) - o.projects.indexOf(b.project.name) || a.moduleId.localeCompare(b.moduleId),
+    );
     for (const mod of ordered) {
       const file = relative(o.root, mod.moduleId);
       for (const e of mod.errors()) {

@@ -4,7 +4,7 @@
  * Commands load lazily: `rules coverage` should not pay for vitest or the emulator.
  */
 import { toolVersion } from "../tool-version.js";
-import { isCommand, USAGE, usageOf, UsageError, wantsHelp } from "./usage.js";
+import { isCommand, USAGE, UsageError, usageOf, wantsHelp } from "./usage.js";
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

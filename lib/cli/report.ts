@@ -9,7 +9,7 @@
 import { cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { newRunId } from "../harness/session.js";
-import { compareSummaries, comparePage } from "../report/compare.js";
+import { comparePage, compareSummaries } from "../report/compare.js";
 import { junitXml } from "../report/junit.js";
 import { mergeSummaries } from "../report/merge.js";
 import { rulesPage } from "../report/rules-page.js";
@@ -34,7 +34,11 @@ export async function reportCommand(argv: string[]): Promise<number> {
 }
 
 function compareCommand(args: string[]): number {
-  const { values, positionals } = parseOptions({ args, options: { output: { type: "string" }, help: { type: "boolean", short: "h", default: false } }, allowPositionals: true });
+  const { values, positionals } = parseOptions({
+    args,
+    options: { output: { type: "string" }, help: { type: "boolean", short: "h", default: false } },
+    allowPositionals: true,
+  });
   if (values.help) {
     console.log(REPORT_HELP);
     return 0;
@@ -47,9 +51,14 @@ function compareCommand(args: string[]): number {
   writeFileSync(join(outDir, "compare.json"), `${JSON.stringify(comparison, null, 2)}\n`);
   writeFileSync(join(outDir, "compare.html"), comparePage(comparison));
   const changed = comparison.rules.filter((r) => r.changed).length;
-  console.log(`tollgate: compared ${inputs.length} runs over ${comparison.rules.length} rules; ${changed} rule(s) differ; ${comparison.regressions.length} regression(s)`);
-  for (const r of comparison.regressions) console.log(`tollgate: regression: ${r.rule} passed in ${positionals[0]}, ${r.now} in ${r.label}${r.why[0] ? `: ${r.why[0]}` : ""}`);
-  console.log(comparison.exit.code === 0 ? "tollgate: exit 0: no rule that passed in the base regressed" : `tollgate: exit 1: ${comparison.exit.reasons.join("; ")}`);
+  console.log(
+    `tollgate: compared ${inputs.length} runs over ${comparison.rules.length} rules; ${changed} rule(s) differ; ${comparison.regressions.length} regression(s)`,
+  );
+  for (const r of comparison.regressions)
+    console.log(`tollgate: regression: ${r.rule} passed in ${positionals[0]}, ${r.now} in ${r.label}${r.why[0] ? `: ${r.why[0]}` : ""}`);
+  console.log(
+    comparison.exit.code === 0 ? "tollgate: exit 0: no rule that passed in the base regressed" : `tollgate: exit 1: ${comparison.exit.reasons.join("; ")}`,
+  );
   console.log(`tollgate: comparison written to ${outDir}`);
   return comparison.exit.code;
 }

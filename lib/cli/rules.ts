@@ -21,7 +21,13 @@ export function rulesCommand(argv: string[]): number {
   const unknown = doc ? cov.unknown.filter((u) => u.id.startsWith(`${doc}.`)) : cov.unknown;
   if (values.json) {
     const unobservable = rules.filter((r) => r.unobservable !== undefined).map((r) => r.id);
-    console.log(JSON.stringify({ total: rules.length, tested: cov.tested.size, untested: cov.untested.map((r) => r.id), unobservable, unknown, problems: cov.problems }, null, 2));
+    console.log(
+      JSON.stringify(
+        { total: rules.length, tested: cov.tested.size, untested: cov.untested.map((r) => r.id), unobservable, unknown, problems: cov.problems },
+        null,
+        2,
+      ),
+    );
   } else {
     let section = "";
     for (const r of cov.untested) {

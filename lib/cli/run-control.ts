@@ -9,8 +9,8 @@ import type { Reporter, Vitest } from "vitest/node";
 import { ApiClient, UnreachableError } from "../harness/client.js";
 import { formatDuration } from "../harness/load.js";
 import type { Target } from "../harness/target.js";
-import { getRunStop, setRunStop, type RunStop } from "../runner/run-state.js";
 import { STOP_EXIT_CODES } from "../report/summary.js";
+import { getRunStop, type RunStop, setRunStop } from "../runner/run-state.js";
 
 export interface RunControlOptions {
   /** Prints a line of the stop (stderr), after clearing any progress line. */
@@ -58,7 +58,11 @@ export class RunControl {
       this.options.say(`tollgate: ${sig} again: exiting at once without cleanup${this.hint()}`);
       process.exit(STOP_EXIT_CODES[sig]);
     }
-    this.stop(sig, sig === "SIGINT" ? "interrupted (SIGINT)" : "terminated (SIGTERM)", `stopping the run, cleaning up what it created and writing the report (${sig} again exits at once)`);
+    this.stop(
+      sig,
+      sig === "SIGINT" ? "interrupted (SIGINT)" : "terminated (SIGTERM)",
+      `stopping the run, cleaning up what it created and writing the report (${sig} again exits at once)`,
+    );
   }
 
   /** Ends the run for `reason`: `cause` goes to the report, `then` only to the line said now. The first stop wins. */
@@ -117,7 +121,11 @@ export class RunControl {
         silentSince ??= Date.now();
         lastError = e.message;
         if (Date.now() - silentSince >= afterMs) {
-          this.stop("target-unavailable", `the target has not answered for ${formatDuration(Date.now() - silentSince)} (${lastError})`, "stopping the run, cleaning up what it can (exit 2)");
+          this.stop(
+            "target-unavailable",
+            `the target has not answered for ${formatDuration(Date.now() - silentSince)} (${lastError})`,
+            "stopping the run, cleaning up what it can (exit 2)",
+          );
         }
       } finally {
         busy = false;

@@ -5,7 +5,7 @@
  */
 import { resolve } from "node:path";
 import { parseDuration } from "../harness/load.js";
-import { checkTerm, rerunFromReport, SelectionError, type Selection } from "../runner/selection.js";
+import { checkTerm, rerunFromReport, type Selection, SelectionError } from "../runner/selection.js";
 import { ENV } from "../runner/settings.js";
 import { UsageError } from "./usage.js";
 

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Reporter } from "vitest/node";
+import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { UnreachableError } from "../harness/client.js";
 import { CredentialError } from "../harness/credentials/errors.js";
 import { probeTarget } from "../harness/probe.js";
@@ -16,16 +17,14 @@ import { newRunId } from "../harness/session.js";
 import { resolveTarget, type Target, TargetError } from "../harness/target.js";
 import { rulesPage } from "../report/rules-page.js";
 import { STOP_EXIT_CODES, type Summary } from "../report/summary.js";
-import { isProfile, PROFILE_NAMES } from "../spec/profiles.js";
-import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { getCleanupOutcome, getRunStop, getSetupFailure, resetRunExtras } from "../runner/run-state.js";
-import { declaredGatesFromEnv, ENV, seedFromEnv, SettingsError, thoroughFromEnv } from "../runner/settings.js";
+import { declaredGatesFromEnv, ENV, SettingsError, seedFromEnv, thoroughFromEnv } from "../runner/settings.js";
+import { isProfile, PROFILE_NAMES } from "../spec/profiles.js";
 import { RunControl } from "./run-control.js";
-import { loadEnvironment, runBounds, selectionEnvironment, selectionFrom, type RunFlagValues } from "./run-flags.js";
+import { loadEnvironment, type RunFlagValues, runBounds, selectionEnvironment, selectionFrom } from "./run-flags.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
 
 /** A daemon URL flag: http or https, no path beyond "/" (the probes add theirs). */
 function daemonUrl(flag: string, raw: unknown, scheme?: "https:"): string | undefined {
@@ -75,7 +74,10 @@ export function daemonEnvironment(values: RunFlagValues): Record<string, string 
   if (given.length > 0 && Object.values(urls).every((v) => v === undefined)) {
     throw new UsageError("the daemon options need a daemon URL (--controller-manager, --node-agent, --node-agent-healthz or --node-agent-read-only)");
   }
-  for (const [flag, env] of [["controller-manager-args", ENV.controllerManagerArgs], ["node-agent-args", ENV.nodeAgentArgs]] as const) {
+  for (const [flag, env] of [
+    ["controller-manager-args", ENV.controllerManagerArgs],
+    ["node-agent-args", ENV.nodeAgentArgs],
+  ] as const) {
     const raw = others[env];
     if (raw === undefined) continue;
     try {
@@ -89,7 +91,11 @@ export function daemonEnvironment(values: RunFlagValues): Record<string, string 
     const file = others[env];
     if (file !== undefined && !existsSync(file)) throw new UsageError(`--${flag}: no such file ${file}`);
   }
-  for (const [cert, key] of [["daemon-client-cert", "daemon-client-key"], ["daemon-proxy-cert", "daemon-proxy-key"], ["daemon-unlisted-proxy-cert", "daemon-unlisted-proxy-key"]] as const) {
+  for (const [cert, key] of [
+    ["daemon-client-cert", "daemon-client-key"],
+    ["daemon-proxy-cert", "daemon-proxy-key"],
+    ["daemon-unlisted-proxy-cert", "daemon-unlisted-proxy-key"],
+  ] as const) {
     if ((values[cert] === undefined) !== (values[key] === undefined)) throw new UsageError(`--${cert} and --${key} go together`);
   }
   const ca = others[ENV.daemonCa];
@@ -165,7 +171,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.list) {
-    setEnvironment({ ...selectionEnvironment(chosen), [ENV.groupDomain]: values["group-domain"] as string | undefined, [ENV.vendor]: values.vendor as string | undefined });
+    setEnvironment({
+      ...selectionEnvironment(chosen),
+      [ENV.groupDomain]: values["group-domain"] as string | undefined,
+      [ENV.vendor]: values.vendor as string | undefined,
+    });
     const { listTests } = await import("./list.js");
     return listTests({ root: ROOT, config: join(ROOT, "vitest.config.ts"), projects: ["conformance", "conformance-exclusive"], suites });
   }
@@ -345,7 +355,9 @@ function cleanupLine(s: Summary, url: string | undefined): string {
 export function verdictLines(s: Summary): string[] {
   const { rules, tests } = s.totals;
   const undecided = tests["target-unavailable"] ? `, ${tests["target-unavailable"]} target unavailable` : "";
-  const skipped = [s.totals.leftOut ? `${s.totals.leftOut} left out by the selection` : "", s.totals.notRun ? `${s.totals.notRun} not run` : ""].filter(Boolean).join(", ");
+  const skipped = [s.totals.leftOut ? `${s.totals.leftOut} left out by the selection` : "", s.totals.notRun ? `${s.totals.notRun} not run` : ""]
+    .filter(Boolean)
+    .join(", ");
   const lines = [
     `tollgate: tests: ${tests.passed} passed, ${tests.failed} failed${undecided}, ${tests["not-applicable"]} not applicable${skipped ? ` (${skipped})` : ""}; rules: ${rules.passed} passed, ${rules.failed} failed (${s.totals.requiredFailed} required)${rules["target-unavailable"] ? `, ${rules["target-unavailable"]} target unavailable` : ""}, ${rules["not-applicable"]} not applicable, ${rules["not-observable"]} not observable, ${rules.untested} untested, ${rules.client} client duties`,
   ];
@@ -355,13 +367,17 @@ export function verdictLines(s: Summary): string[] {
       `tollgate: profile ${p.name.padEnd(14)} ${p.verdict.padEnd(12)} ${r.passed} passed, ${r.failed} failed, ${p.notVerified.length} not verified, ${r["not-observable"]} not observable${p.required ? " (required)" : ""}`,
     );
   }
-  if (s.shard) lines.push(`tollgate: shard ${s.shard.index} of ${s.shard.count}: the other shards' rules show as untested here; tollgate report merge gives the whole run's verdict (and decides --require)`);
+  if (s.shard)
+    lines.push(
+      `tollgate: shard ${s.shard.index} of ${s.shard.count}: the other shards' rules show as untested here; tollgate report merge gives the whole run's verdict (and decides --require)`,
+    );
   for (const p of s.problems) lines.push(`tollgate: problem: ${p}`);
   // A terminal shows no vitest failure output (the progress line replaces it): name the failed tests.
   const failed = s.tests.filter((x) => x.state === "failed");
   for (const t of failed.slice(0, 20)) lines.push(`tollgate: failed: ${t.name} (${t.file}): ${t.errors[0] ?? "failed"}`);
   if (failed.length > 20) lines.push(`tollgate: failed: … and ${failed.length - 20} more (summary.json, index.html)`);
-  if (s.target.problem) lines.push(`tollgate: target: ${s.target.problem.message}${s.target.problem.tests ? ` (${s.target.problem.tests} test(s) undecided)` : ""}`);
+  if (s.target.problem)
+    lines.push(`tollgate: target: ${s.target.problem.message}${s.target.problem.tests ? ` (${s.target.problem.tests} test(s) undecided)` : ""}`);
   lines.push(s.exit.code === 0 ? "tollgate: exit 0: no rule failed" : `tollgate: exit ${s.exit.code}: ${s.exit.reasons.join("; ")}`);
   if (s.seed !== undefined && s.exit.code === 1) lines.push(`tollgate: to repeat the run's property tests: --seed ${s.seed}`);
   return lines;
@@ -378,7 +394,10 @@ export function verdictEnvironment(values: RunFlagValues): Record<string, string
       throw e;
     }
   }
-  const required = ((values.require as string[] | undefined) ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  const required = ((values.require as string[] | undefined) ?? [])
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
   for (const p of required) if (!isProfile(p)) throw new UsageError(`--require: no profile "${p}" (profiles: ${PROFILE_NAMES.join(", ")})`);
   const seed = values.seed as string | undefined;
   if (seed !== undefined) {

@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 
 /** Bad command lines end with one line on stderr and exit code 2, never a stack trace. */
 export class UsageError extends Error {}

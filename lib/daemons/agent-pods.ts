@@ -92,7 +92,9 @@ export function parseRuntimePods(r: ProbeResponse): RuntimePod[] | string {
   if (typeof items === "string") return items;
   return items.map((item) => {
     const metadata = rec(item["metadata"]);
-    const containers = Array.isArray(rec(item["spec"])["containers"]) ? (rec(item["spec"])["containers"] as unknown[]).map((c) => str(rec(c)["name"]) ?? "") : [];
+    const containers = Array.isArray(rec(item["spec"])["containers"])
+      ? (rec(item["spec"])["containers"] as unknown[]).map((c) => str(rec(c)["name"]) ?? "")
+      : [];
     return { name: str(metadata["name"]) ?? "", namespace: str(metadata["namespace"]) ?? "", uid: str(metadata["uid"]) ?? "", containers };
   });
 }
@@ -132,13 +134,31 @@ export function checkPodSources(argv: readonly string[], url: string, response: 
   const results: ProbeResult[] = [];
   for (const p of pods) {
     const id = podId(p);
-    results.push({ rule: RULE_PODSPEC_SOURCES, url, ok: p.source !== undefined && SOURCES.includes(p.source), expected: `${id}: ${CONFIG_SOURCE_ANNOTATION} api, file or http`, actual: p.source === undefined ? "no such annotation" : JSON.stringify(p.source) });
+    results.push({
+      rule: RULE_PODSPEC_SOURCES,
+      url,
+      ok: p.source !== undefined && SOURCES.includes(p.source),
+      expected: `${id}: ${CONFIG_SOURCE_ANNOTATION} api, file or http`,
+      actual: p.source === undefined ? "no such annotation" : JSON.stringify(p.source),
+    });
     if (p.source !== "file" && p.source !== "http") continue;
     const suffix = `-${(p.nodeName ?? "").toLowerCase()}`;
-    results.push({ rule: RULE_PODSPEC_SOURCES, url, ok: p.nodeName !== undefined && p.nodeName !== "" && p.name.endsWith(suffix) && p.name.length > suffix.length, expected: `${id} (a ${p.source} pod): named <name>-<node name>`, actual: `spec.nodeName ${JSON.stringify(p.nodeName ?? null)}` });
+    results.push({
+      rule: RULE_PODSPEC_SOURCES,
+      url,
+      ok: p.nodeName !== undefined && p.nodeName !== "" && p.name.endsWith(suffix) && p.name.length > suffix.length,
+      expected: `${id} (a ${p.source} pod): named <name>-<node name>`,
+      actual: `spec.nodeName ${JSON.stringify(p.nodeName ?? null)}`,
+    });
     if (!line.config) {
       const option = p.source === "file" ? "--pod-manifest-path" : "--manifest-url";
-      results.push({ rule: RULE_PODSPEC_SOURCES, url, ok: p.source === "file" ? line.file : line.http, expected: `${id}: a ${p.source} pod only with ${option} (no --config file)`, actual: `the command line has no ${option}` });
+      results.push({
+        rule: RULE_PODSPEC_SOURCES,
+        url,
+        ok: p.source === "file" ? line.file : line.http,
+        expected: `${id}: a ${p.source} pod only with ${option} (no --config file)`,
+        actual: `the command line has no ${option}`,
+      });
     }
   }
   return results;
@@ -149,7 +169,13 @@ export function checkPodSources(argv: readonly string[], url: string, response: 
  * --hostname-override lowercased when the command line gives one, else a valid node name
  * (the hostname, lowercased); every pod of /pods is bound to that node.
  */
-export function checkRegisteredNode(argv: readonly string[], statsUrl: string, stats: ProbeResponse, podsUrl: string, podsResponse: ProbeResponse): ProbeResult[] {
+export function checkRegisteredNode(
+  argv: readonly string[],
+  statsUrl: string,
+  stats: ProbeResponse,
+  podsUrl: string,
+  podsResponse: ProbeResponse,
+): ProbeResult[] {
   const rule = RULE_REGISTERS_NODE;
   if (stats.status !== 200) return failure(rule, statsUrl, "HTTP 200 with node.nodeName", `HTTP ${stats.status} ${JSON.stringify(stats.body.slice(0, 80))}`);
   const nodeName = str(rec(rec(parseJson(stats.body))["node"])["nodeName"]);
@@ -158,20 +184,39 @@ export function checkRegisteredNode(argv: readonly string[], statsUrl: string, s
   const results: ProbeResult[] = [];
   if (hostnameOverride !== undefined) {
     const want = hostnameOverride.trim().toLowerCase();
-    results.push({ rule, url: statsUrl, ok: nodeName === want, expected: `node.nodeName ${JSON.stringify(want)} (--hostname-override, lowercased)`, actual: JSON.stringify(nodeName) });
+    results.push({
+      rule,
+      url: statsUrl,
+      ok: nodeName === want,
+      expected: `node.nodeName ${JSON.stringify(want)} (--hostname-override, lowercased)`,
+      actual: JSON.stringify(nodeName),
+    });
   } else {
-    results.push({ rule, url: statsUrl, ok: isDns1123Subdomain(nodeName), expected: "node.nodeName a valid node name (the hostname, lowercased)", actual: JSON.stringify(nodeName) });
+    results.push({
+      rule,
+      url: statsUrl,
+      ok: isDns1123Subdomain(nodeName),
+      expected: "node.nodeName a valid node name (the hostname, lowercased)",
+      actual: JSON.stringify(nodeName),
+    });
   }
   const pods = parseAgentPods(podsResponse);
   if (typeof pods === "string") return [...results, ...failure(rule, podsUrl, "HTTP 200 with a PodList", pods)];
   for (const p of pods) {
-    results.push({ rule, url: podsUrl, ok: p.nodeName === nodeName, expected: `${podId(p)}: spec.nodeName ${JSON.stringify(nodeName)} (the node of /stats/summary)`, actual: JSON.stringify(p.nodeName ?? null) });
+    results.push({
+      rule,
+      url: podsUrl,
+      ok: p.nodeName === nodeName,
+      expected: `${podId(p)}: spec.nodeName ${JSON.stringify(nodeName)} (the node of /stats/summary)`,
+      actual: JSON.stringify(p.nodeName ?? null),
+    });
   }
   return results;
 }
 
 /** Whether /pods reports a container running (or ready) in a Running pod: what checkPodsRunning has to check. */
-export const reportsRunningContainer = (pods: readonly AgentPod[]): boolean => pods.some((p) => p.phase === "Running" && p.containers.some((c) => c.running || c.ready));
+export const reportsRunningContainer = (pods: readonly AgentPod[]): boolean =>
+  pods.some((p) => p.phase === "Running" && p.containers.some((c) => c.running || c.ready));
 
 /**
  * doc3.service.agent-podspec-running: every container /pods reports running (or ready) in a
@@ -191,7 +236,13 @@ export function checkPodsRunning(podsUrl: string, podsResponse: ProbeResponse, r
     for (const c of p.containers) {
       if (c.ready) results.push({ rule, url: podsUrl, ok: c.running, expected: `${podId(p)}: ready container ${c.name} running`, actual: "state not running" });
       if (c.running || c.ready) {
-        results.push({ rule, url: runningUrl, ok: rp?.containers.includes(c.name) ?? false, expected: `${podId(p)}: container ${c.name}, running per /pods, in /runningpods/`, actual: listed });
+        results.push({
+          rule,
+          url: runningUrl,
+          ok: rp?.containers.includes(c.name) ?? false,
+          expected: `${podId(p)}: container ${c.name}, running per /pods, in /runningpods/`,
+          actual: listed,
+        });
       }
     }
   }

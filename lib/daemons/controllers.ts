@@ -14,11 +14,17 @@
  * cloud provider, which 1.35 no longer has. Not modelled: controllers a feature gate turns
  * off, and ones whose start fails on their files (the certificate signer) — counted started.
  */
-import type { OptionView } from "./options/view.js";
+
 import { CONTROLLERS, CONTROLLERS_DISABLED_BY_DEFAULT, LEGACY_CONTROLLER_ALIASES } from "./catalog/controllers.js";
+import type { OptionView } from "./options/view.js";
 
 /** doc3's example loops (replication, endpoints, namespace, service-account), by their controller names. */
-export const CORE_CONTROL_LOOPS: readonly string[] = ["replicationcontroller-controller", "endpoints-controller", "namespace-controller", "serviceaccount-controller"];
+export const CORE_CONTROL_LOOPS: readonly string[] = [
+  "replicationcontroller-controller",
+  "endpoints-controller",
+  "namespace-controller",
+  "serviceaccount-controller",
+];
 
 /** Controllers that need a cloud provider; a 1.35 controller manager skips them. */
 const CLOUD_CONTROLLERS: readonly string[] = ["cloud-node-lifecycle-controller", "node-route-controller", "service-lb-controller"];
@@ -38,7 +44,10 @@ export function controllerEnabled(name: string, entries: readonly string[] | und
 
 /** The controllers --controllers disables by name (`-name`), canonical and known. */
 export function controllersDisabledByName(entries: readonly string[] | undefined): string[] {
-  return (entries ?? []).filter((e) => e.startsWith("-")).map((e) => canonicalController(e.slice(1))).filter((n) => CONTROLLERS.includes(n));
+  return (entries ?? [])
+    .filter((e) => e.startsWith("-"))
+    .map((e) => canonicalController(e.slice(1)))
+    .filter((n) => CONTROLLERS.includes(n));
 }
 
 /** The controllers a controller manager with this command line starts, serviceaccount-token-controller first. */

@@ -43,7 +43,11 @@ export function daemonClient(trust: DaemonTrust, timeoutMs = DAEMON_REQUEST_TIME
       };
       const req =
         u.protocol === "https:"
-          ? httpsRequest(u, { ...options, ca: trust.ca, rejectUnauthorized: !trust.insecure, ...(clientCert ? { cert: clientCert.cert, key: clientCert.key } : {}) }, onResponse)
+          ? httpsRequest(
+              u,
+              { ...options, ca: trust.ca, rejectUnauthorized: !trust.insecure, ...(clientCert ? { cert: clientCert.cert, key: clientCert.key } : {}) },
+              onResponse,
+            )
           : httpRequest(u, options, onResponse);
       req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
       req.on("error", reject);
@@ -59,12 +63,15 @@ export function servedCertificate(baseUrl: string, serverName: string | undefine
   const u = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const host = u.hostname.replace(/^\[|\]$/g, "");
-    const socket = connect({ host, port: Number(u.port || 443), rejectUnauthorized: false, ...(serverName ? { servername: serverName } : {}), timeout: timeoutMs }, () => {
-      const cert = socket.getPeerX509Certificate();
-      socket.end();
-      if (cert) resolve(cert);
-      else reject(new Error("the server presented no certificate"));
-    });
+    const socket = connect(
+      { host, port: Number(u.port || 443), rejectUnauthorized: false, ...(serverName ? { servername: serverName } : {}), timeout: timeoutMs },
+      () => {
+        const cert = socket.getPeerX509Certificate();
+        socket.end();
+        if (cert) resolve(cert);
+        else reject(new Error("the server presented no certificate"));
+      },
+    );
     socket.on("timeout", () => socket.destroy(new Error(`no handshake within ${timeoutMs / 1000} s`)));
     socket.on("error", reject);
   });

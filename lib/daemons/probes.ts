@@ -5,14 +5,14 @@
  * the doc3 rule it checks. Where the endpoints are depends on the daemon's command line;
  * controllerManagerTarget and nodeAgentTargets read it through the option model (options/view.ts).
  */
-import { readOptionView } from "./options/view.js";
+
 import { parseAgentPods } from "./agent-pods.js";
 import { forbiddenUser } from "./client-certs.js";
 import { CORE_CONTROL_LOOPS, controllerEnabled, controllersDisabledByName, parseVerboseHealth } from "./controllers.js";
+import { readOptionView } from "./options/view.js";
 import type { HttpClient, ProbeRequest, ProbeResponse, ProbeResult } from "./probe-types.js";
 
 export type { HttpClient, ProbeRequest, ProbeResponse, ProbeResult };
-
 
 async function get(client: HttpClient, request: ProbeRequest): Promise<ProbeResponse | Error> {
   try {
@@ -74,17 +74,39 @@ export interface ControllerManagerProbeOptions {
  * Without credentials: the always-allow paths answer 200 "ok"; every other path is refused
  * with 401 or 403. With authorized credentials and profiling on: /debug/pprof/ is served.
  */
-export async function probeControllerManager(client: HttpClient, target: ControllerManagerTarget, options: ControllerManagerProbeOptions = {}): Promise<ProbeResult[]> {
+export async function probeControllerManager(
+  client: HttpClient,
+  target: ControllerManagerTarget,
+  options: ControllerManagerProbeOptions = {},
+): Promise<ProbeResult[]> {
   const results: ProbeResult[] = [];
   for (const path of target.alwaysAllowPaths) {
-    results.push(await expectStatus(client, "doc3.endpoints.cm-health-paths-always-allowed", { url: join(target.baseUrl, path) }, 'HTTP 200 "ok" without credentials', isHealthyOk));
+    results.push(
+      await expectStatus(
+        client,
+        "doc3.endpoints.cm-health-paths-always-allowed",
+        { url: join(target.baseUrl, path) },
+        'HTTP 200 "ok" without credentials',
+        isHealthyOk,
+      ),
+    );
   }
   const protectedPaths = options.protectedPaths ?? ["/metrics", "/configz", ...(target.profiling ? ["/debug/pprof/"] : [])];
   for (const path of protectedPaths) {
-    results.push(await expectStatus(client, "doc3.endpoints.cm-https-secure-port", { url: join(target.baseUrl, path) }, "HTTP 401 or 403 without credentials", isDenied));
+    results.push(
+      await expectStatus(client, "doc3.endpoints.cm-https-secure-port", { url: join(target.baseUrl, path) }, "HTTP 401 or 403 without credentials", isDenied),
+    );
   }
   if (target.profiling && options.authorizedHeaders) {
-    results.push(await expectStatus(client, "doc3.endpoints.cm-pprof", { url: join(target.baseUrl, "/debug/pprof/"), headers: options.authorizedHeaders }, "HTTP 200 with authorized credentials", (r) => r.status === 200));
+    results.push(
+      await expectStatus(
+        client,
+        "doc3.endpoints.cm-pprof",
+        { url: join(target.baseUrl, "/debug/pprof/"), headers: options.authorizedHeaders },
+        "HTTP 200 with authorized credentials",
+        (r) => r.status === 200,
+      ),
+    );
   }
   return results;
 }
@@ -125,7 +147,10 @@ export const listsControllers = (checks: readonly string[]): boolean => checks.s
 export function checkControlLoops(argv: readonly string[], url: string, response: ProbeResponse): ControlLoopsProbe {
   const checks = verboseHealthChecks(response);
   if (checks === undefined) {
-    return { kind: "results", results: [{ rule: CONTROL_LOOPS_RULE, url, ok: false, expected: "HTTP 200 with the [+]<check> ok lines", actual: describe(response) }] };
+    return {
+      kind: "results",
+      results: [{ rule: CONTROL_LOOPS_RULE, url, ok: false, expected: "HTTP 200 with the [+]<check> ok lines", actual: describe(response) }],
+    };
   }
   if (!listsControllers(checks)) return { kind: "no-controllers", checks };
   const listed = new Set(checks);
@@ -197,31 +222,73 @@ export interface NodeAgentProbeOptions {
 export async function probeNodeAgent(client: HttpClient, targets: NodeAgentTargets, options: NodeAgentProbeOptions = {}): Promise<ProbeResult[]> {
   const results: ProbeResult[] = [];
   if (targets.healthzUrl) {
-    results.push(await expectStatus(client, "doc3.endpoints.agent-healthz-server", { url: join(targets.healthzUrl, "/healthz") }, 'HTTP 200 "ok"', isHealthyOk));
+    results.push(
+      await expectStatus(client, "doc3.endpoints.agent-healthz-server", { url: join(targets.healthzUrl, "/healthz") }, 'HTTP 200 "ok"', isHealthyOk),
+    );
   }
   if (targets.readOnlyUrl) {
     const path = options.readOnlyPath ?? "/healthz";
     const url = join(targets.readOnlyUrl, path);
     // Whether it asks for credentials is agent-read-only-no-auth's question; here, that it is the read-only server.
     const served = servedBy(path);
-    results.push(await expectStatus(client, "doc3.endpoints.agent-read-only-server", { url }, `${served.what}, or a refusal (401, 403)`, (r) => served.ok(r) || isDenied(r)));
+    results.push(
+      await expectStatus(
+        client,
+        "doc3.endpoints.agent-read-only-server",
+        { url },
+        `${served.what}, or a refusal (401, 403)`,
+        (r) => served.ok(r) || isDenied(r),
+      ),
+    );
     results.push(await expectStatus(client, "doc3.auth.agent-read-only-no-auth", { url }, "HTTP 2xx without credentials", is2xx));
   }
   if (targets.mainUrl) {
     const path = options.mainPath ?? "/healthz";
     const url = join(targets.mainUrl, path);
     const served = servedBy(path);
-    results.push(await expectStatus(client, "doc3.endpoints.agent-main-server", { url }, `${served.what}, 401 or 403 without credentials`, (r) => served.ok(r) || isDenied(r)));
+    results.push(
+      await expectStatus(
+        client,
+        "doc3.endpoints.agent-main-server",
+        { url },
+        `${served.what}, 401 or 403 without credentials`,
+        (r) => served.ok(r) || isDenied(r),
+      ),
+    );
     if (!targets.anonymousAuth) {
-      results.push(await expectStatus(client, "doc3.auth.agent-anonymous-default", { url }, "HTTP 401 without credentials (anonymous requests are off)", (r) => r.status === 401));
+      results.push(
+        await expectStatus(
+          client,
+          "doc3.auth.agent-anonymous-default",
+          { url },
+          "HTTP 401 without credentials (anonymous requests are off)",
+          (r) => r.status === 401,
+        ),
+      );
     } else {
       // Taken as system:anonymous: served, or refused by name (the node agent's 403 names the user).
       const anonymous = (r: ProbeResponse): boolean => is2xx(r) || (r.status === 403 && forbiddenUser("node-agent", r) === "system:anonymous");
-      results.push(await expectStatus(client, "doc3.auth.agent-anonymous-default", { url }, "HTTP 2xx, or 403 naming user system:anonymous, without credentials (anonymous requests are on)", anonymous));
+      results.push(
+        await expectStatus(
+          client,
+          "doc3.auth.agent-anonymous-default",
+          { url },
+          "HTTP 2xx, or 403 naming user system:anonymous, without credentials (anonymous requests are on)",
+          anonymous,
+        ),
+      );
       if (targets.authorizationMode === "AlwaysAllow") {
         results.push(await expectStatus(client, "doc3.auth.agent-always-allow-default", { url }, "HTTP 2xx without credentials (AlwaysAllow)", is2xx));
       } else {
-        results.push(await expectStatus(client, "doc3.auth.agent-webhook-sar", { url }, "HTTP 2xx or 403 without credentials (Webhook decides)", (r) => is2xx(r) || r.status === 403));
+        results.push(
+          await expectStatus(
+            client,
+            "doc3.auth.agent-webhook-sar",
+            { url },
+            "HTTP 2xx or 403 without credentials (Webhook decides)",
+            (r) => is2xx(r) || r.status === 403,
+          ),
+        );
       }
     }
   }
@@ -230,13 +297,13 @@ export async function probeNodeAgent(client: HttpClient, targets: NodeAgentTarge
 
 // The node agent's "What the service does" rules, checked across /pods, /runningpods/ and /stats/summary.
 export {
+  type AgentPod,
   checkNoForeignContainers,
   checkPodSources,
   checkPodsRunning,
   checkRegisteredNode,
   parseAgentPods,
   parseRuntimePods,
-  reportsRunningContainer,
-  type AgentPod,
   type RuntimePod,
+  reportsRunningContainer,
 } from "./agent-pods.js";

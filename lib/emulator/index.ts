@@ -5,8 +5,9 @@
  * the test-only admin endpoint. The public entry point of lib/emulator (see README.md for the
  * modules; the emulated cluster daemons are in daemons/).
  */
-import { resolveSettings } from "./options.js";
+
 import { createEmulatorServer } from "./endpoints/server.js";
+import { resolveSettings } from "./options.js";
 
 export interface EmulatorOptions {
   host?: string;

@@ -1,8 +1,8 @@
 /** Emulator settings, with the defaults of a real 1.35 server where one exists. */
 import { randomBytes } from "node:crypto";
-import { DEFAULT_EVENT_TTL_MS } from "./storage/event-ttl.js";
-import { resolveFeatureGates, type FeatureGates } from "./apimachinery/feature-gates.js";
+import { type FeatureGates, resolveFeatureGates } from "./apimachinery/feature-gates.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./endpoints/http-io.js";
+import { DEFAULT_EVENT_TTL_MS } from "./storage/event-ttl.js";
 import { DEFAULT_RETENTION_MS } from "./storage/store.js";
 
 export interface EmulatorSettings {

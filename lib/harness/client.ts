@@ -3,23 +3,23 @@
  * and errors that carry the server's Status. It assumes nothing about the server beyond
  * HTTP; every check of what comes back lives in the suites.
  */
+
+import { type Dispatcher, request } from "undici";
 import { toolVersion } from "../tool-version.js";
-import { request, type Dispatcher } from "undici";
-import { CredentialSource } from "./credentials/source.js";
 import { isStatus } from "../wire/status.js";
+import { CredentialSource } from "./credentials/source.js";
 import { ApiError, describeTransportError, isTransportError, UnreachableError } from "./errors.js";
-import { buildQuery, type Query } from "./query.js";
 import { recordExchange } from "./exchanges.js";
 import { answered, requestSent, transportFailed } from "./health.js";
 import { countLoad, formatDuration, loadSettings, retryAfterMs, takeSlot, throttle } from "./load.js";
 import type { KubeList, KubeObject } from "./objects.js";
-import { resourcePath, type ResourceType } from "./resources.js";
+import { buildQuery, type Query } from "./query.js";
+import { type ResourceType, resourcePath } from "./resources.js";
 import type { Target } from "./target.js";
 import { openWatch, type WatchOptions, type WatchStream } from "./watch.js";
 
 // The errors and the query string live beside the client, so watch.ts can use them without importing it.
-export { ApiError, buildQuery, describeTransportError, isTransportError, UnreachableError, type Query };
-
+export { ApiError, buildQuery, describeTransportError, isTransportError, type Query, UnreachableError };
 
 export interface RequestOptions {
   query?: Query;
@@ -109,12 +109,20 @@ export class ApiClient {
 
   /** Any request; never throws for an HTTP status, only when the target does not answer (UnreachableError). */
   async raw(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
-    const headers: Record<string, string> = { accept: opts.accept ?? "application/json", "user-agent": this.userAgent, ...(await this.authHeaders()), ...opts.headers };
+    const headers: Record<string, string> = {
+      accept: opts.accept ?? "application/json",
+      "user-agent": this.userAgent,
+      ...(await this.authHeaders()),
+      ...opts.headers,
+    };
     let body: string | Uint8Array | undefined;
     if (opts.rawBody !== undefined) body = opts.rawBody;
     else if (opts.body !== undefined) body = JSON.stringify(opts.body);
     if (body !== undefined) headers["content-type"] = opts.contentType ?? "application/json";
-    const answer = await this.exchange({ method, path, query: opts.query, headers, body, signal: opts.signal, bypassLimits: opts.bypassLimits, timeoutMs: opts.timeoutMs }, false);
+    const answer = await this.exchange(
+      { method, path, query: opts.query, headers, body, signal: opts.signal, bypassLimits: opts.bypassLimits, timeoutMs: opts.timeoutMs },
+      false,
+    );
     const res = answer.res;
     let bytes: Uint8Array;
     try {
@@ -199,7 +207,8 @@ export class ApiClient {
         answered(sent);
       }
       if (stream) clearTimeout(timer);
-      const wait = res.statusCode === 429 && !out.bypassLimits && attempt < manners.max429Retries ? retryAfterMs(res.headers["retry-after"]?.toString()) : undefined;
+      const wait =
+        res.statusCode === 429 && !out.bypassLimits && attempt < manners.max429Retries ? retryAfterMs(res.headers["retry-after"]?.toString()) : undefined;
       if (wait === undefined || wait > manners.maxRetryAfterMs) return { res, finish, bodyError: (e) => failure(e, true) };
       // client-go waits out a 429's Retry-After and sends the request again; so does tollgate, a bounded number of times.
       await res.body.dump().catch(() => undefined);
@@ -276,4 +285,3 @@ export class ApiClient {
     await this.dispatcher.close();
   }
 }
-

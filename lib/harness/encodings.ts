@@ -10,7 +10,7 @@ import { decodeObject, encodeObject, WatchFrameReader } from "../wire/protobuf/i
 import { fromYaml, toYaml } from "../wire/yaml.js";
 import type { ApiResponse } from "./client.js";
 import type { SpecSettings } from "./target.js";
-import { JsonLineDecoder, type FrameDecoder } from "./watch.js";
+import { type FrameDecoder, JsonLineDecoder } from "./watch.js";
 
 export type Encoding = "json" | "yaml" | "protobuf" | "cbor";
 

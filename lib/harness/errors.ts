@@ -23,7 +23,8 @@ export class UnreachableError extends Error {
 
 /** A failure of the connection (undici's UND_ERR_* or a system error code), not of what came over it. */
 export function isTransportError(e: unknown): boolean {
-  const code = (x: unknown): string | undefined => (typeof x === "object" && x !== null && typeof (x as { code?: unknown }).code === "string" ? (x as { code: string }).code : undefined);
+  const code = (x: unknown): string | undefined =>
+    typeof x === "object" && x !== null && typeof (x as { code?: unknown }).code === "string" ? (x as { code: string }).code : undefined;
   const c = code(e) ?? code((e as { cause?: unknown } | undefined)?.cause);
   return c !== undefined && /^(UND_ERR_|E[A-Z0-9]+$)/.test(c);
 }

@@ -13,10 +13,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { load } from "js-yaml";
-import { execApiVersionError, type ExecConfig, type InteractiveMode } from "./credentials/exec.js";
 import { goFileError, redactUrl } from "./credentials/errors.js";
+import { type ExecConfig, execApiVersionError, type InteractiveMode } from "./credentials/exec.js";
 import type { Impersonation } from "./credentials/impersonation.js";
-import { jwtExpiry, oidcToken, type OidcConfig } from "./credentials/oidc.js";
+import { jwtExpiry, type OidcConfig, oidcToken } from "./credentials/oidc.js";
 import type { Target, TargetCredentials } from "./target-model.js";
 
 export class KubeconfigError extends Error {}
@@ -158,12 +158,15 @@ export function loadKubeconfig(file: string | string[], contextName?: string): T
       problems.push(`invalid 'proxy-url' "${redactUrl(proxyUrl)}" for cluster "${clusterName}": could not parse: ${redactUrl(proxyUrl)}`);
     }
     if (scheme !== undefined && !["http", "https", "socks5"].includes(scheme)) {
-      problems.push(`invalid 'proxy-url' "${redactUrl(proxyUrl)}" for cluster "${clusterName}": unsupported scheme "${scheme}", must be http, https, or socks5`);
+      problems.push(
+        `invalid 'proxy-url' "${redactUrl(proxyUrl)}" for cluster "${clusterName}": unsupported scheme "${scheme}", must be http, https, or socks5`,
+      );
     } else if (scheme !== undefined) credentials.proxyUrl = proxyUrl;
   }
   const caData = str(cluster["certificate-authority-data"]);
   const caFile = str(cluster["certificate-authority"]);
-  if (caData && caFile) problems.push(`certificate-authority-data and certificate-authority are both specified for ${clusterName}. certificate-authority-data will override.`);
+  if (caData && caFile)
+    problems.push(`certificate-authority-data and certificate-authority are both specified for ${clusterName}. certificate-authority-data will override.`);
   if (caData) credentials.ca = Buffer.from(caData, "base64").toString("utf8");
   else if (caFile) {
     const full = resolvePath(caFile, clusterEntry.file);
@@ -232,7 +235,9 @@ export function loadKubeconfig(file: string | string[], contextName?: string): T
       if (provider) problems.push(`authProvider cannot be provided in combination with an exec plugin for ${uName}`);
       const execCfg = readExec(exec, uName, userEntry.file, problems);
       if (execCfg) {
-        const ext = (Array.isArray(cluster.extensions) ? (cluster.extensions as unknown[]) : []).map(asRecord).find((e) => e.name === "client.authentication.k8s.io/exec");
+        const ext = (Array.isArray(cluster.extensions) ? (cluster.extensions as unknown[]) : [])
+          .map(asRecord)
+          .find((e) => e.name === "client.authentication.k8s.io/exec");
         credentials.exec = {
           ...execCfg,
           cluster: {
@@ -261,7 +266,8 @@ export function loadKubeconfig(file: string | string[], contextName?: string): T
     throw new KubeconfigError(`${where}: invalid configuration: ${problems.length === 1 ? problems[0] : `[${problems.join(", ")}]`}`);
   }
   // transport.TLSConfigFor, when the client is made.
-  if (credentials.ca && credentials.insecureSkipTlsVerify) throw new KubeconfigError(`${where}: specifying a root certificates file with the insecure flag is not allowed`);
+  if (credentials.ca && credentials.insecureSkipTlsVerify)
+    throw new KubeconfigError(`${where}: specifying a root certificates file with the insecure flag is not allowed`);
 
   return { url: (server as string).replace(/\/+$/, ""), credentials, source: `${where}, context ${ctxName}` };
 }

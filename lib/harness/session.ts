@@ -5,7 +5,7 @@
  */
 import { ApiClient, ApiError, type Query } from "./client.js";
 import type { KubeObject } from "./objects.js";
-import { type CLUSTER_OBJECT_TYPES, resourcePath, resourceTypes, type ResourceType, type ResourceTypes } from "./resources.js";
+import { type CLUSTER_OBJECT_TYPES, type ResourceType, type ResourceTypes, resourcePath, resourceTypes } from "./resources.js";
 import type { SpecSettings, Target } from "./target.js";
 
 /** Everything a worker needs to reach the target; plain data so it crosses process boundaries. */
@@ -26,7 +26,10 @@ export function newRunId(now = new Date()): string {
 
 /** Label values allow [A-Za-z0-9._-], at most 63 characters, alphanumeric at both ends. */
 export function labelValue(s: string): string {
-  const v = s.replace(/[^A-Za-z0-9._-]+/g, "-").slice(-63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
+  const v = s
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .slice(-63)
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
   return v || "x";
 }
 
@@ -114,7 +117,11 @@ export interface CleanupResult {
  * server died with the run would refuse the deletions after it), then CRDs (their custom
  * resources go with them), then namespaces (their contents go with them).
  */
-const CLEANUP_ORDER = ["validatingWebhookConfigurations", "mutatingWebhookConfigurations", "customResourceDefinitions"] as const satisfies readonly (typeof CLUSTER_OBJECT_TYPES)[number][];
+const CLEANUP_ORDER = [
+  "validatingWebhookConfigurations",
+  "mutatingWebhookConfigurations",
+  "customResourceDefinitions",
+] as const satisfies readonly (typeof CLUSTER_OBJECT_TYPES)[number][];
 
 /**
  * Everything labelled with this run id (with every tollgate run's id when `runId` is undefined),
@@ -128,7 +135,12 @@ export async function findLeftovers(client: ApiClient, spec: SpecSettings, runId
   const take = (type: ResourceType, items: KubeObject[], keep: (o: KubeObject) => boolean): void => {
     for (const o of items) {
       if (!o.metadata.name || !keep(o)) continue;
-      out.push({ resource: type.resource, name: o.metadata.name, runId: o.metadata.labels?.[RUN_LABEL] ?? "", deleting: o.metadata.deletionTimestamp !== undefined });
+      out.push({
+        resource: type.resource,
+        name: o.metadata.name,
+        runId: o.metadata.labels?.[RUN_LABEL] ?? "",
+        deleting: o.metadata.deletionTimestamp !== undefined,
+      });
     }
   };
   for (const key of CLEANUP_ORDER) {

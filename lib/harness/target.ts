@@ -1,6 +1,7 @@
 /** What the suites run against: a base URL plus the credentials to reach it. */
-import { kubeconfigFiles, KubeconfigError, loadKubeconfig } from "./kubeconfig.js";
+
 import { InClusterError, loadInCluster } from "./credentials/in-cluster.js";
+import { KubeconfigError, kubeconfigFiles, loadKubeconfig } from "./kubeconfig.js";
 import type { Target, TargetCredentials } from "./target-model.js";
 
 // The model lives in its own module, so the readers of kubeconfig and in-cluster files can build it without importing this one.

@@ -6,10 +6,10 @@
 import type { Dispatcher } from "undici";
 import { isStatus } from "../wire/status.js";
 import { ApiError, describeTransportError, isTransportError, UnreachableError } from "./errors.js";
-import { buildQuery, type Query } from "./query.js";
 import { recordExchange } from "./exchanges.js";
 import { transportFailed } from "./health.js";
 import type { KubeObject, WatchEvent } from "./objects.js";
+import { buildQuery, type Query } from "./query.js";
 
 export class WatchTimeout extends Error {}
 export class WatchProtocolError extends Error {}
@@ -92,7 +92,12 @@ export interface WatchTransport {
 export async function openWatch<T extends KubeObject>(client: WatchTransport, path: string, query: Query, opts: WatchOptions = {}): Promise<WatchStream<T>> {
   const abort = new AbortController();
   // The run's load manners apply to opening the watch; the request timeout covers its headers only.
-  const res: Dispatcher.ResponseData = await client.openStream(path, query, { accept: opts.accept ?? "application/json", "user-agent": client.userAgent, ...(await client.authHeaders()) }, abort.signal);
+  const res: Dispatcher.ResponseData = await client.openStream(
+    path,
+    query,
+    { accept: opts.accept ?? "application/json", "user-agent": client.userAgent, ...(await client.authHeaders()) },
+    abort.signal,
+  );
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
   // A refused watch's body is read first, so its record carries the Status; an accepted one records its opening.

@@ -5,9 +5,10 @@
  * evidence (a property's seed and counterexample, its last exchanges with the target, also
  * attached as a text file); a not-applicable one's, the unmet needs with the capability evidence.
  */
-import type { RunnerTask, TaskMeta } from "vitest";
-import AllureVitestReporter from "allure-vitest/reporter";
+
 import type { RuntimeMessage } from "allure-js-commons/sdk";
+import AllureVitestReporter from "allure-vitest/reporter";
+import type { RunnerTask, TaskMeta } from "vitest";
 import { formatExchange } from "../harness/exchanges.js";
 import { ruleById } from "../spec/catalog.js";
 import "./task-meta.js";
@@ -37,11 +38,19 @@ export function ruleMessages(ids: readonly string[], notApplicable?: string, nee
   const head = unmet || (notApplicable ? `Not applicable: ${notApplicable}\n\n` : "");
   const needed = needs.length ? `\n\nNeeds: ${needs.map((n) => `\`${n}\``).join(", ")}` : "";
   const p = evidence.property;
-  const property = p ? `\n\nProperty: seed ${p.seed}${p.path ? `, path \`${p.path}\`` : ""}, ${p.runs} run(s), ${p.shrinks} shrink(s); counterexample:\n\n\`\`\`\n${p.counterexample}\n\`\`\`` : "";
+  const property = p
+    ? `\n\nProperty: seed ${p.seed}${p.path ? `, path \`${p.path}\`` : ""}, ${p.runs} run(s), ${p.shrinks} shrink(s); counterexample:\n\n\`\`\`\n${p.counterexample}\n\`\`\``
+    : "";
   const log = evidence.exchanges?.length ? evidence.exchanges.map(formatExchange).join("\n") : "";
   const exchanges = log ? `\n\nLast exchanges with the target, oldest first:\n\n\`\`\`\n${log}\n\`\`\`` : "";
-  const messages: RuntimeMessage[] = [{ type: "metadata", data: { labels, description: `${head}Rules checked:\n\n${lines.join("\n")}${needed}${property}${exchanges}` } }];
-  if (log) messages.push({ type: "attachment_content", data: { name: "last exchanges", content: Buffer.from(log).toString("base64"), encoding: "base64", contentType: "text/plain", fileExtension: ".txt" } });
+  const messages: RuntimeMessage[] = [
+    { type: "metadata", data: { labels, description: `${head}Rules checked:\n\n${lines.join("\n")}${needed}${property}${exchanges}` } },
+  ];
+  if (log)
+    messages.push({
+      type: "attachment_content",
+      data: { name: "last exchanges", content: Buffer.from(log).toString("base64"), encoding: "base64", contentType: "text/plain", fileExtension: ".txt" },
+    });
   return messages;
 }
 
@@ -52,7 +61,10 @@ export default class RuleAwareAllureReporter extends AllureVitestReporter {
     if (task.type === "test" && task.meta.rules?.length) {
       const meta = task.meta as typeof task.meta & AllureMeta;
       const evidence = { unmet: task.meta.unmet, exchanges: task.meta.exchanges, property: task.meta.property };
-      meta.allureRuntimeMessages = [...ruleMessages(task.meta.rules, task.meta.notApplicable, task.meta.needs, evidence), ...(meta.allureRuntimeMessages ?? [])];
+      meta.allureRuntimeMessages = [
+        ...ruleMessages(task.meta.rules, task.meta.notApplicable, task.meta.needs, evidence),
+        ...(meta.allureRuntimeMessages ?? []),
+      ];
     }
     super.handleTask(task);
   }

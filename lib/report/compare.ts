@@ -96,7 +96,16 @@ export function compareSummaries(inputs: readonly CompareInput[]): Comparison {
         regressions.push({ rule: id, title: known.title, run: i, label: (inputs[i] as CompareInput).label, base: "passed", now: s, why: why(verdicts[i]) });
       });
     }
-    return { id, title: known.title, doc: known.doc, section: known.section, level: known.level, statuses, regressedIn, changed: statuses.some((s) => s !== statuses[0]) };
+    return {
+      id,
+      title: known.title,
+      doc: known.doc,
+      section: known.section,
+      level: known.level,
+      statuses,
+      regressedIn,
+      changed: statuses.some((s) => s !== statuses[0]),
+    };
   });
   const runs: ComparedRun[] = inputs.map(({ label, summary: s }) => ({
     label,
@@ -113,7 +122,14 @@ export function compareSummaries(inputs: readonly CompareInput[]): Comparison {
   const reasons = inputs.slice(1).flatMap((_, k) => {
     const i = k + 1;
     const mine = regressions.filter((r) => r.run === i);
-    return mine.length ? [`${mine.length} rule(s) that passed in ${(inputs[0] as CompareInput).label} are not passed in ${(inputs[i] as CompareInput).label}: ${mine.slice(0, 5).map((r) => `${r.rule} (${r.now})`).join(", ")}${mine.length > 5 ? ", …" : ""}`] : [];
+    return mine.length
+      ? [
+          `${mine.length} rule(s) that passed in ${(inputs[0] as CompareInput).label} are not passed in ${(inputs[i] as CompareInput).label}: ${mine
+            .slice(0, 5)
+            .map((r) => `${r.rule} (${r.now})`)
+            .join(", ")}${mine.length > 5 ? ", …" : ""}`,
+        ]
+      : [];
   });
   return { kind: "tollgate-compare", version: 1, runs, rules, regressions, exit: { code: regressions.length ? 1 : 0, reasons } };
 }
@@ -154,7 +170,10 @@ export function comparePage(c: Comparison): string {
     .join("")}</table>`;
   const regressions = c.regressions.length
     ? `<h2>Regressions</h2><table><tr><th>rule</th><th>statement</th><th>run</th><th>now</th><th>why</th></tr>${c.regressions
-        .map((r) => `<tr class="regressed"><td><a href="#${esc(r.rule)}"><code>${esc(r.rule)}</code></a></td><td>${esc(r.title)}</td><td>#${r.run + 1}</td><td class="s ${r.now}">${STATUS_TEXT[r.now]}</td><td class="why">${r.why.map(esc).join("<br>")}</td></tr>`)
+        .map(
+          (r) =>
+            `<tr class="regressed"><td><a href="#${esc(r.rule)}"><code>${esc(r.rule)}</code></a></td><td>${esc(r.title)}</td><td>#${r.run + 1}</td><td class="s ${r.now}">${STATUS_TEXT[r.now]}</td><td class="why">${r.why.map(esc).join("<br>")}</td></tr>`,
+        )
         .join("")}</table>`
     : "";
   const changed = c.rules.filter((r) => r.changed);
@@ -171,7 +190,10 @@ export function comparePage(c: Comparison): string {
     .map(
       ([doc, sections]) =>
         `<h2>${esc(doc)}</h2>${[...sections.entries()]
-          .map(([section, rules]) => `<h3>${esc(section)}</h3><table><tr><th>rule</th><th>statement</th>${runHeads(c)}</tr>${rules.map((r) => ruleRow(r, c)).join("")}</table>`)
+          .map(
+            ([section, rules]) =>
+              `<h3>${esc(section)}</h3><table><tr><th>rule</th><th>statement</th>${runHeads(c)}</tr>${rules.map((r) => ruleRow(r, c)).join("")}</table>`,
+          )
           .join("\n")}`,
     )
     .join("\n");

@@ -7,7 +7,7 @@
  * otherwise.
  */
 import type { Rule } from "../spec/types.js";
-import { buildSummary, DETECTION_FILE, UNHANDLED_ERROR, type DetectionViolation, type MergedFrom, type Summary, type TestOutcome } from "./summary.js";
+import { buildSummary, DETECTION_FILE, type DetectionViolation, type MergedFrom, type Summary, type TestOutcome, UNHANDLED_ERROR } from "./summary.js";
 
 /** Inputs that do not make one run: the message is the one line the CLI prints. */
 export class MergeError extends Error {}
@@ -30,13 +30,17 @@ function checkShards(inputs: readonly MergeInput[]): void {
   const seen = new Map<number, string>();
   for (const { label, summary } of inputs) {
     const shard = summary.shard as NonNullable<Summary["shard"]>;
-    if (shard.count !== count) throw new MergeError(`${label} is shard ${shard.index}/${shard.count}, but ${(inputs[0] as MergeInput).label} is one of ${count}`);
+    if (shard.count !== count)
+      throw new MergeError(`${label} is shard ${shard.index}/${shard.count}, but ${(inputs[0] as MergeInput).label} is one of ${count}`);
     const twice = seen.get(shard.index);
     if (twice) throw new MergeError(`${label} and ${twice} are both shard ${shard.index}/${count}`);
     seen.set(shard.index, label);
   }
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
-  if (missing.length > 0) throw new MergeError(`shard${missing.length > 1 ? "s" : ""} ${missing.map((i) => `${i}/${count}`).join(", ")} missing: a merge of part of a run would report the rest untested`);
+  if (missing.length > 0)
+    throw new MergeError(
+      `shard${missing.length > 1 ? "s" : ""} ${missing.map((i) => `${i}/${count}`).join(", ")} missing: a merge of part of a run would report the rest untested`,
+    );
 }
 
 const differing = <T>(inputs: readonly MergeInput[], of: (s: Summary) => T): MergeInput[] => {
@@ -56,15 +60,23 @@ export function mergeSummaries(inputs: readonly MergeInput[], rules: readonly Ru
     for (const other of ordered.slice(1)) {
       const theirs = other.summary.capabilities[name];
       if (theirs && theirs.available !== cap.available) {
-        notes.push(`capability ${name}: ${(ordered[0] as MergeInput).label} found it ${cap.available ? "offered" : "not offered"} (${cap.evidence}), ${other.label} ${theirs.available ? "offered" : "not offered"} (${theirs.evidence}); the first is reported`);
+        notes.push(
+          `capability ${name}: ${(ordered[0] as MergeInput).label} found it ${cap.available ? "offered" : "not offered"} (${cap.evidence}), ${other.label} ${theirs.available ? "offered" : "not offered"} (${theirs.evidence}); the first is reported`,
+        );
       }
     }
   }
-  for (const o of differing(ordered, (s) => s.seed)) notes.push(`${o.label} ran its properties with seed ${o.summary.seed ?? "none"}, ${(ordered[0] as MergeInput).label} with ${base.seed ?? "none"}`);
-  for (const o of differing(ordered, (s) => s.tool.version)) notes.push(`${o.label} was written by tollgate ${o.summary.tool.version}, ${(ordered[0] as MergeInput).label} by ${base.tool.version}`);
+  for (const o of differing(ordered, (s) => s.seed))
+    notes.push(`${o.label} ran its properties with seed ${o.summary.seed ?? "none"}, ${(ordered[0] as MergeInput).label} with ${base.seed ?? "none"}`);
+  for (const o of differing(ordered, (s) => s.tool.version))
+    notes.push(`${o.label} was written by tollgate ${o.summary.tool.version}, ${(ordered[0] as MergeInput).label} by ${base.tool.version}`);
   // Embedded emulators listen on a port of their own in each shard; another target is worth a note.
-  for (const o of differing(ordered, (s) => (s.target.source === "embedded emulator" ? s.target.source : s.target))) notes.push(`${o.label} ran against ${o.summary.target.url} (${o.summary.target.source}), ${(ordered[0] as MergeInput).label} against ${base.target.url} (${base.target.source})`);
-  for (const o of differing(ordered, (s) => s.serverVersion)) notes.push(`${o.label} met server ${o.summary.serverVersion ?? "(unknown)"}, ${(ordered[0] as MergeInput).label} ${base.serverVersion ?? "(unknown)"}`);
+  for (const o of differing(ordered, (s) => (s.target.source === "embedded emulator" ? s.target.source : s.target)))
+    notes.push(
+      `${o.label} ran against ${o.summary.target.url} (${o.summary.target.source}), ${(ordered[0] as MergeInput).label} against ${base.target.url} (${base.target.source})`,
+    );
+  for (const o of differing(ordered, (s) => s.serverVersion))
+    notes.push(`${o.label} met server ${o.summary.serverVersion ?? "(unknown)"}, ${(ordered[0] as MergeInput).label} ${base.serverVersion ?? "(unknown)"}`);
 
   // Every shard ran the detection: a violation any of them met fails its rules, once.
   const violations = new Map<string, DetectionViolation>();
@@ -92,7 +104,14 @@ export function mergeSummaries(inputs: readonly MergeInput[], rules: readonly Ru
     unhandledErrors: unhandled,
   });
   const from: MergedFrom = {
-    runs: ordered.map(({ summary: s }) => ({ runId: s.runId, toolVersion: s.tool.version, target: s.target, startedAt: s.startedAt, durationMs: s.durationMs, ...(s.shard ? { shard: s.shard } : {}) })),
+    runs: ordered.map(({ summary: s }) => ({
+      runId: s.runId,
+      toolVersion: s.tool.version,
+      target: s.target,
+      startedAt: s.startedAt,
+      durationMs: s.durationMs,
+      ...(s.shard ? { shard: s.shard } : {}),
+    })),
     notes,
   };
   return { ...merged, merged: from };

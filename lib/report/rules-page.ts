@@ -13,7 +13,11 @@ export const esc = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ "&": "&
 function failureEvidence(f: RuleFailure): string[] {
   return [
     ...(f.fullMessage ? [f.fullMessage] : []),
-    ...(f.property ? [`property: seed ${f.property.seed}${f.property.path ? `, path ${f.property.path}` : ""}, ${f.property.runs} run(s), ${f.property.shrinks} shrink(s); counterexample: ${f.property.counterexample}`] : []),
+    ...(f.property
+      ? [
+          `property: seed ${f.property.seed}${f.property.path ? `, path ${f.property.path}` : ""}, ${f.property.runs} run(s), ${f.property.shrinks} shrink(s); counterexample: ${f.property.counterexample}`,
+        ]
+      : []),
     ...(f.exchanges?.length ? ["last exchanges, oldest first:", ...f.exchanges.map((e) => `  ${formatExchange(e)}`)] : []),
   ];
 }
@@ -61,7 +65,10 @@ export function rulesPage(s: Summary): string {
   for (const v of s.rules) sections.set(v.source, [...(sections.get(v.source) ?? []), v]);
   const t = s.totals.rules;
   const body = [...sections.entries()]
-    .map(([source, rules]) => `<h2>${esc(source)}</h2><table><tr><th>rule</th><th>statement</th><th>level</th><th>profile</th><th>tests</th><th>verdict</th></tr>${rules.map(row).join("")}</table>`)
+    .map(
+      ([source, rules]) =>
+        `<h2>${esc(source)}</h2><table><tr><th>rule</th><th>statement</th><th>level</th><th>profile</th><th>tests</th><th>verdict</th></tr>${rules.map(row).join("")}</table>`,
+    )
     .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tollgate rules — ${esc(s.target.url)}</title><style>
 body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;width:100%;margin-bottom:1.5em}
@@ -71,8 +78,8 @@ td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-alig
 pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:4px 6px;margin:2px 0 4px}summary{cursor:pointer}
 </style></head><body><h1>tollgate: verdict per rule</h1>
 <p>Target ${esc(s.target.url)} (${esc(s.target.source)})${s.serverVersion ? `, server ${esc(s.serverVersion)}` : ""}; run ${esc(s.runId)} at ${esc(s.startedAt)}${s.seed !== undefined ? `; seed ${s.seed}` : ""}${
-  s.shard ? `; shard ${s.shard.index} of ${s.shard.count}` : ""
-}${s.merged ? `; merged from ${s.merged.runs.length} run(s): ${s.merged.runs.map((r) => esc(r.runId)).join(", ")}` : ""}.</p>
+    s.shard ? `; shard ${s.shard.index} of ${s.shard.count}` : ""
+  }${s.merged ? `; merged from ${s.merged.runs.length} run(s): ${s.merged.runs.map((r) => esc(r.runId)).join(", ")}` : ""}.</p>
 ${s.merged?.notes.length ? `<p>Merge notes: ${s.merged.notes.map(esc).join("; ")}</p>` : ""}
 <p><b>Exit ${s.exit.code}</b>${s.exit.reasons.length ? `: ${s.exit.reasons.map(esc).join("; ")}` : ": no rule failed"}.</p>
 ${s.stopped ? `<p class="failed">Stopped before its end: ${esc(s.stopped.message)}</p>` : ""}${s.target.problem ? `<p class="failed">The target did not answer: ${esc(s.target.problem.message)} (${s.target.problem.tests} test(s) undecided)</p>` : ""}

@@ -29,7 +29,8 @@ function closedSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(closedSchema);
   if (node === null || typeof node !== "object") return node;
   const out: JsonSchema = {};
-  for (const [k, v] of Object.entries(node)) out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as JsonSchema).map(([p, s]) => [p, closedSchema(s)])) : closedSchema(v);
+  for (const [k, v] of Object.entries(node))
+    out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as JsonSchema).map(([p, s]) => [p, closedSchema(s)])) : closedSchema(v);
   if ("properties" in out && !("additionalProperties" in out)) out["additionalProperties"] = false;
   return out;
 }
@@ -77,9 +78,12 @@ export function readSummary(input: string): Summary {
   }
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new SummaryFileError(`${path} is not a summary: not a JSON object`);
   const version = (doc as { schemaVersion?: unknown }).schemaVersion;
-  if (version === undefined) throw new SummaryFileError(`${path} is not a summary: it has no schemaVersion (a tollgate summary older than schemaVersion 1, or another file)`);
+  if (version === undefined)
+    throw new SummaryFileError(`${path} is not a summary: it has no schemaVersion (a tollgate summary older than schemaVersion 1, or another file)`);
   if (typeof version !== "number" || !READABLE_SCHEMA_VERSIONS.includes(version)) {
-    throw new SummaryFileError(`${path} has schemaVersion ${JSON.stringify(version)}, which this tollgate does not read (it reads ${READABLE_SCHEMA_VERSIONS.join(", ")})`);
+    throw new SummaryFileError(
+      `${path} has schemaVersion ${JSON.stringify(version)}, which this tollgate does not read (it reads ${READABLE_SCHEMA_VERSIONS.join(", ")})`,
+    );
   }
   const errors = summaryErrors(doc);
   if (errors.length > 0) throw new SummaryFileError(`${path} is not a summary: ${errors[0]}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}`);

@@ -4,11 +4,11 @@ import { join, relative } from "node:path";
 import type { SerializedError, TestError } from "vitest";
 import type { Reporter, TestModule } from "vitest/node";
 import { addCounters, loadCounters, zeroCounters } from "../harness/load.js";
-import { allRules } from "../spec/catalog.js";
-import { isProfile, type Profile } from "../spec/profiles.js";
 import { getRunState, getRunStop, getSetupFailure } from "../runner/run-state.js";
 import { isEmptySelection } from "../runner/selection.js";
 import { ENV } from "../runner/settings.js";
+import { allRules } from "../spec/catalog.js";
+import { isProfile, type Profile } from "../spec/profiles.js";
 import { toolVersion } from "../tool-version.js";
 import { buildSummary, type ShardRef, type Summary, type TestOutcome } from "./summary.js";
 import "./task-meta.js";
@@ -28,7 +28,10 @@ export interface SummaryReporterOptions {
 
 /** TOLLGATE_REQUIRE: comma-separated profile names (checked by the CLI; unknown names are dropped here). */
 function requiredProfiles(env: NodeJS.ProcessEnv = process.env): Profile[] {
-  return (env[ENV.require] ?? "").split(",").map((s) => s.trim()).filter(isProfile);
+  return (env[ENV.require] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(isProfile);
 }
 
 /** Long enough for a property's counterexample and an assertion's diff; a summary stays readable. */
@@ -118,12 +121,19 @@ export default class SummaryReporter implements Reporter {
       capabilities: run?.capabilities,
       detection: run ? { durationMs: run.detectionMs, violations: run.violations } : undefined,
       require: requiredProfiles(),
-      gatesDeclaredOff: run ? Object.entries(run.declaredGates).filter(([, on]) => !on).map(([g]) => g) : [],
+      gatesDeclaredOff: run
+        ? Object.entries(run.declaredGates)
+            .filter(([, on]) => !on)
+            .map(([g]) => g)
+        : [],
       // While a stopped run winds down, errors of its interrupted files are the stop's doing, not the suites'.
       unhandledErrors: stop ? [] : otherErrors,
       targetErrors,
       stop,
-      selection: selection && !isEmptySelection(selection) ? { focus: selection.focus, skip: selection.skip, ...(selection.rerun ? { rerunFailed: selection.rerun.from } : {}) } : undefined,
+      selection:
+        selection && !isEmptySelection(selection)
+          ? { focus: selection.focus, skip: selection.skip, ...(selection.rerun ? { rerunFailed: selection.rerun.from } : {}) }
+          : undefined,
       // The main process's own requests (detection) count too; the workers' come per test.
       load: run ? { ...run.settings.load, ...addCounters(load, loadCounters()) } : undefined,
       leftOut,

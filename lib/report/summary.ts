@@ -21,7 +21,7 @@ import type { LoadCounters, LoadSettings } from "../harness/load.js";
 import type { UnmetNeed } from "../runner/capabilities.js";
 import type { PropertyEvidence } from "../runner/evidence.js";
 import type { RunStop } from "../runner/run-state.js";
-import { PROFILE_NAMES, profileOf, type Profile } from "../spec/profiles.js";
+import { PROFILE_NAMES, type Profile, profileOf } from "../spec/profiles.js";
 import type { Rule } from "../spec/types.js";
 
 /**
@@ -214,7 +214,8 @@ export const DETECTION_FILE = "(capability detection)";
 /** How an unhandled error starts among `problems` (report merge carries them over by it). */
 export const UNHANDLED_ERROR = "unhandled error: ";
 
-const count = <K extends string>(keys: readonly K[], of: (k: K) => number): Record<K, number> => Object.fromEntries(keys.map((k) => [k, of(k)])) as Record<K, number>;
+const count = <K extends string>(keys: readonly K[], of: (k: K) => number): Record<K, number> =>
+  Object.fromEntries(keys.map((k) => [k, of(k)])) as Record<K, number>;
 const TEST_STATES = ["passed", "failed", "not-applicable", "target-unavailable"] as const;
 const RULE_STATES = ["passed", "failed", "not-applicable", "target-unavailable", "not-observable", "untested", "client"] as const;
 
@@ -222,7 +223,14 @@ export function buildSummary(input: SummaryInput): Summary {
   const violations = [...(input.detection?.violations ?? [])];
   // An answer of the detection step that no 1.35 server gives fails the rules its probe exercises, like a failed test.
   const tests: TestOutcome[] = [
-    ...violations.map((v) => ({ name: `detection: ${v.probe}`, file: DETECTION_FILE, rules: [...v.rules], state: "failed" as const, durationMs: 0, errors: [v.message] })),
+    ...violations.map((v) => ({
+      name: `detection: ${v.probe}`,
+      file: DETECTION_FILE,
+      rules: [...v.rules],
+      state: "failed" as const,
+      durationMs: 0,
+      errors: [v.message],
+    })),
     ...input.tests,
   ];
   const byRule = new Map<string, TestOutcome[]>();
@@ -233,7 +241,8 @@ export function buildSummary(input: SummaryInput): Summary {
     for (const id of t.rules) {
       const rule = catalog.get(id);
       if (!rule) problems.push(`test "${t.name}" (${t.file}) names unknown rule ${id}`);
-      else if (rule.unobservable !== undefined && t.file !== DETECTION_FILE) problems.push(`test "${t.name}" (${t.file}) names ${id}, which no request from outside can show`);
+      else if (rule.unobservable !== undefined && t.file !== DETECTION_FILE)
+        problems.push(`test "${t.name}" (${t.file}) names ${id}, which no request from outside can show`);
       byRule.set(id, [...(byRule.get(id) ?? []), t]);
     }
   }
@@ -262,7 +271,9 @@ export function buildSummary(input: SummaryInput): Summary {
     };
     const profile = profileOf(r);
     if (profile) v.profile = profile;
-    const notes = mine.filter((t) => t.state === "not-applicable" && t.note).map((t) => ({ test: t.name, reason: t.note as string, ...(t.unmet?.length ? { unmet: t.unmet } : {}) }));
+    const notes = mine
+      .filter((t) => t.state === "not-applicable" && t.note)
+      .map((t) => ({ test: t.name, reason: t.note as string, ...(t.unmet?.length ? { unmet: t.unmet } : {}) }));
     if (notes.length) v.notApplicable = notes;
     if (r.gate) v.gate = r.gate;
     if (r.realServer) v.realServer = r.realServer;
@@ -275,19 +286,29 @@ export function buildSummary(input: SummaryInput): Summary {
   const profiles: ProfileVerdict[] = PROFILE_NAMES.map((name) => {
     const mine = verdicts.filter((v) => v.profile === name);
     // Optional core rules are a "may": not offering them is no gap. A gate the operator turned off takes its rules out too.
-    const counts = mine.filter((v) => v.status !== "not-observable" && !(name === "core" && v.level === "optional") && !(v.gate && declaredOff.has(v.gate.name)));
+    const counts = mine.filter(
+      (v) => v.status !== "not-observable" && !(name === "core" && v.level === "optional") && !(v.gate && declaredOff.has(v.gate.name)),
+    );
     const notVerified = counts.filter((v) => v.status === "not-applicable" || v.status === "untested" || v.status === "target-unavailable").map((v) => v.id);
     const failed = counts.some((v) => v.status === "failed");
     const passed = counts.filter((v) => v.status === "passed").length;
     const verdict = failed ? "failed" : notVerified.length === 0 ? "verified" : passed > 0 ? "partial" : "not verified";
-    return { name, verdict, rules: { ...count(RULE_STATES, (s) => mine.filter((v) => v.status === s).length), total: mine.length }, notVerified, required: required.has(name) };
+    return {
+      name,
+      verdict,
+      rules: { ...count(RULE_STATES, (s) => mine.filter((v) => v.status === s).length), total: mine.length },
+      notVerified,
+      required: required.has(name),
+    };
   });
 
   const undecided = input.tests.filter((t) => t.state === "target-unavailable");
   const silence = [...(input.targetErrors ?? []), ...undecided.map((t) => t.note ?? t.errors[0] ?? "no answer")];
   const stoppedForTarget = input.stop?.reason === "target-unavailable";
   const problem: TargetProblem | undefined =
-    silence.length > 0 || stoppedForTarget ? { message: silence[0] ?? input.stop?.message ?? "no answer", tests: undecided.length, stopped: stoppedForTarget } : undefined;
+    silence.length > 0 || stoppedForTarget
+      ? { message: silence[0] ?? input.stop?.message ?? "no answer", tests: undecided.length, stopped: stoppedForTarget }
+      : undefined;
 
   const summary: Summary = {
     schemaVersion: SUMMARY_SCHEMA_VERSION,
@@ -342,18 +363,39 @@ function failureOf(t: TestOutcome): RuleFailure {
  * verified; or when the run is unsound (a test with no or an unknown rule, an unhandled error, no
  * test at all). Not applicable, not observable, untested and client verdicts alone never fail a run.
  */
-function exitDecision(s: Pick<Summary, "rules" | "profiles" | "problems" | "totals"> & Partial<Pick<Summary, "stopped" | "target" | "selection" | "shard">>): { code: ExitCode; reasons: string[] } {
+function exitDecision(s: Pick<Summary, "rules" | "profiles" | "problems" | "totals"> & Partial<Pick<Summary, "stopped" | "target" | "selection" | "shard">>): {
+  code: ExitCode;
+  reasons: string[];
+} {
   const reasons: string[] = [];
   const problem = s.target?.problem;
   if (s.stopped) reasons.push(`stopped before its end: ${s.stopped.message}`);
-  if (problem && !problem.stopped) reasons.push(`the target did not answer${problem.tests ? ` (${problem.tests} test(s) undecided: target unavailable)` : ""}: ${problem.message}`);
+  if (problem && !problem.stopped)
+    reasons.push(`the target did not answer${problem.tests ? ` (${problem.tests} test(s) undecided: target unavailable)` : ""}: ${problem.message}`);
   const failed = s.rules.filter((r) => r.status === "failed");
   const required = failed.filter((r) => r.level === "required");
-  if (required.length > 0) reasons.push(`${required.length} required rule(s) failed: ${required.slice(0, 5).map((r) => r.id).join(", ")}${required.length > 5 ? ", …" : ""}`);
+  if (required.length > 0)
+    reasons.push(
+      `${required.length} required rule(s) failed: ${required
+        .slice(0, 5)
+        .map((r) => r.id)
+        .join(", ")}${required.length > 5 ? ", …" : ""}`,
+    );
   const offered = failed.filter((r) => r.level !== "required");
-  if (offered.length > 0) reasons.push(`${offered.length} rule(s) of a feature the target offers failed: ${offered.slice(0, 5).map((r) => r.id).join(", ")}${offered.length > 5 ? ", …" : ""}`);
+  if (offered.length > 0)
+    reasons.push(
+      `${offered.length} rule(s) of a feature the target offers failed: ${offered
+        .slice(0, 5)
+        .map((r) => r.id)
+        .join(", ")}${offered.length > 5 ? ", …" : ""}`,
+    );
   // A shard's unverified rules may be another shard's: `report merge` decides --require for the whole run.
-  if (!s.shard) for (const p of s.profiles) if (p.required && p.notVerified.length > 0) reasons.push(`profile ${p.name} is required (--require) but ${p.notVerified.length} of its rules were not verified: ${p.notVerified.slice(0, 5).join(", ")}${p.notVerified.length > 5 ? ", …" : ""}`);
+  if (!s.shard)
+    for (const p of s.profiles)
+      if (p.required && p.notVerified.length > 0)
+        reasons.push(
+          `profile ${p.name} is required (--require) but ${p.notVerified.length} of its rules were not verified: ${p.notVerified.slice(0, 5).join(", ")}${p.notVerified.length > 5 ? ", …" : ""}`,
+        );
   if (s.problems.length > 0) reasons.push(`the run is unsound: ${s.problems[0]}${s.problems.length > 1 ? ` (and ${s.problems.length - 1} more)` : ""}`);
   const noTest = s.totals.tests.total === 0;
   const selectedNothing = noTest && s.selection !== undefined && s.totals.leftOut > 0;

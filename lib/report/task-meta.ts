@@ -1,8 +1,8 @@
 /** What a conformance test tells reporters about itself through vitest's task meta. */
 import type { Exchange } from "../harness/exchanges.js";
+import type { LoadCounters } from "../harness/load.js";
 import type { UnmetNeed } from "../runner/capabilities.js";
 import type { PropertyEvidence } from "../runner/evidence.js";
-import type { LoadCounters } from "../harness/load.js";
 
 declare module "@vitest/runner" {
   interface TaskMeta {

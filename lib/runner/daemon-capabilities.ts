@@ -13,21 +13,20 @@ import { readFileSync } from "node:fs";
 import { daemonClient } from "../daemons/daemon-client.js";
 import {
   controlLoopExpectations,
+  type HttpClient,
   listsControllers,
+  type ProbeResponse,
   parseAgentPods,
   parseRuntimePods,
   reportsRunningContainer,
   verboseHealthChecks,
-  type HttpClient,
-  type ProbeResponse,
 } from "../daemons/probes.js";
 import type { RuleId } from "../spec/catalog.js";
 import type { CapabilityState } from "./capabilities.js";
-import { controllerManagerView, nodeAgentView, sniSetup, type ControllerManagerView, type Credentials, type NodeAgentView } from "./daemon-views.js";
+import { AGENT_CAPABILITIES, CM_CAPABILITIES, DAEMON_CAPABILITIES, type RUN_DAEMON_CAPABILITIES } from "./daemon-capability-names.js";
+import { type ControllerManagerView, type Credentials, controllerManagerView, type NodeAgentView, nodeAgentView, sniSetup } from "./daemon-views.js";
 import type { Violation } from "./detect.js";
 import type { DaemonSettings } from "./settings.js";
-import { AGENT_CAPABILITIES, CM_CAPABILITIES, DAEMON_CAPABILITIES, type RUN_DAEMON_CAPABILITIES } from "./daemon-capability-names.js";
-
 
 type States<T> = Record<keyof T, CapabilityState>;
 export type DaemonCapabilities = States<typeof DAEMON_CAPABILITIES>;
@@ -85,12 +84,21 @@ export async function detectDaemons(d: DaemonSettings | undefined, options: Daem
 function runCapabilities(d: DaemonSettings): States<typeof RUN_DAEMON_CAPABILITIES> {
   const agentUrls = [d.nodeAgent, d.nodeAgentHealthz, d.nodeAgentReadOnly].filter(Boolean);
   return {
-    "controller-manager": d.controllerManager ? yes(`${d.controllerManager} (${d.source})`) : no("no controller manager target given (--controller-manager URL)"),
+    "controller-manager": d.controllerManager
+      ? yes(`${d.controllerManager} (${d.source})`)
+      : no("no controller manager target given (--controller-manager URL)"),
     "node-agent": agentUrls.length > 0 ? yes(`${agentUrls.join(", ")} (${d.source})`) : no("no node agent server given (--node-agent URL ...)"),
     "daemon-token": d.token ? yes("a daemon token is given (--daemon-token)") : no("no daemon token given (--daemon-token): nobody to be authorized as"),
-    "daemon-any-token": d.token || d.deniedToken ? yes(`${d.token ? "the allowed user's" : "the not-allowed user's"} token is given`) : no("no daemon token given (--daemon-token, --daemon-denied-token)"),
-    "daemon-client-cert": d.clientCert ? yes("a client certificate is given (--daemon-client-cert)") : no("no client certificate given (--daemon-client-cert FILE --daemon-client-key FILE)"),
-    "daemon-proxy-cert": d.proxyCert ? yes("a front-proxy certificate is given (--daemon-proxy-cert)") : no("no front-proxy certificate given (--daemon-proxy-cert FILE --daemon-proxy-key FILE)"),
+    "daemon-any-token":
+      d.token || d.deniedToken
+        ? yes(`${d.token ? "the allowed user's" : "the not-allowed user's"} token is given`)
+        : no("no daemon token given (--daemon-token, --daemon-denied-token)"),
+    "daemon-client-cert": d.clientCert
+      ? yes("a client certificate is given (--daemon-client-cert)")
+      : no("no client certificate given (--daemon-client-cert FILE --daemon-client-key FILE)"),
+    "daemon-proxy-cert": d.proxyCert
+      ? yes("a front-proxy certificate is given (--daemon-proxy-cert)")
+      : no("no front-proxy certificate given (--daemon-proxy-cert FILE --daemon-proxy-key FILE)"),
   };
 }
 
@@ -109,7 +117,8 @@ async function controllerManagerCapabilities(
   let alwaysAllow: CapabilityState;
   if (!target) alwaysAllow = portOff;
   else if (target.alwaysAllowPaths.length === 0) alwaysAllow = no(`${line} sets no always-allow path`);
-  else if (cm.askableAlwaysAllowPaths.length === 0) alwaysAllow = no(`${line} sets only always-allow patterns with * (${target.alwaysAllowPaths.join(", ")}): no single path to ask`);
+  else if (cm.askableAlwaysAllowPaths.length === 0)
+    alwaysAllow = no(`${line} sets only always-allow patterns with * (${target.alwaysAllowPaths.join(", ")}): no single path to ask`);
   else alwaysAllow = yes(`always-allow paths ${cm.askableAlwaysAllowPaths.join(", ")}`);
 
   const loops = controlLoopExpectations(d.controllerManagerArgs);
@@ -146,7 +155,9 @@ async function controllerManagerCapabilities(
       cm.clientCa || cm.requestHeaderCa
         ? yes(cm.clientCa ? clientCa.evidence : requestHeaderCa.evidence)
         : no(`${line} has no --client-ca-file or --requestheader-client-ca-file: it asks for no client certificate`),
-    "cm-username-headers": cm.usernameHeader ? yes(`${line} names ${cm.usernameHeader} in --requestheader-username-headers`) : no(`${line} sets no --requestheader-username-headers`),
+    "cm-username-headers": cm.usernameHeader
+      ? yes(`${line} names ${cm.usernameHeader} in --requestheader-username-headers`)
+      : no(`${line} sets no --requestheader-username-headers`),
     ...sniCapabilities(cm, readFile, line),
   };
 }
@@ -159,14 +170,23 @@ async function controllerChecks(cm: ControllerManagerView, client: HttpClient, v
   if (r instanceof Error) return no(`no answer from ${url}: ${r.message}`);
   const checks = verboseHealthChecks(r);
   if (checks === undefined) {
-    violate("controller manager /healthz?verbose", ["doc3.service.cm-control-loops"], `GET ${url} ${cm.healthzReader.who} answered ${brief(r)}: a controller manager lists its checks, [+]<name> ok, with HTTP 200`);
+    violate(
+      "controller manager /healthz?verbose",
+      ["doc3.service.cm-control-loops"],
+      `GET ${url} ${cm.healthzReader.who} answered ${brief(r)}: a controller manager lists its checks, [+]<name> ok, with HTTP 200`,
+    );
     return no(`GET ${url} answered ${r.status}, not the list of checks`);
   }
-  if (!listsControllers(checks)) return no(`/healthz?verbose lists no controller (${checks.join(", ")}): a standby that does not lead, or one that runs no loop`);
+  if (!listsControllers(checks))
+    return no(`/healthz?verbose lists no controller (${checks.join(", ")}): a standby that does not lead, or one that runs no loop`);
   return yes(`/healthz?verbose lists ${checks.filter((c) => c.endsWith("-controller")).length} controller checks`);
 }
 
-function sniCapabilities(cm: ControllerManagerView, readFile: (path: string) => string, line: string): States<Pick<typeof CM_CAPABILITIES, "cm-sni-cert-key" | "cm-sni-files" | "cm-sni-overlap">> {
+function sniCapabilities(
+  cm: ControllerManagerView,
+  readFile: (path: string) => string,
+  line: string,
+): States<Pick<typeof CM_CAPABILITIES, "cm-sni-cert-key" | "cm-sni-files" | "cm-sni-overlap">> {
   const sni = sniSetup(cm.view, readFile);
   if (sni.kind === "none") {
     const none = no(`${line} has no --tls-sni-cert-key`);
@@ -179,7 +199,9 @@ function sniCapabilities(cm: ControllerManagerView, readFile: (path: string) => 
   const count = cm.view.occurrences("--tls-sni-cert-key").length;
   const entries = yes(`${line} has ${count} --tls-sni-cert-key entr${count === 1 ? "y" : "ies"}`);
   if (sni.kind === "unreadable") {
-    const unread = no(`cannot read ${sni.file} here (${sni.error}): the check compares the served certificates with the files, so run it where the command line's paths can be read`);
+    const unread = no(
+      `cannot read ${sni.file} here (${sni.error}): the check compares the served certificates with the files, so run it where the command line's paths can be read`,
+    );
     return { "cm-sni-cert-key": entries, "cm-sni-files": unread, "cm-sni-overlap": unread };
   }
   const shown = sni.expectations.filter((e) => e.shows.length > 0);
@@ -193,27 +215,40 @@ function sniCapabilities(cm: ControllerManagerView, readFile: (path: string) => 
   };
 }
 
-async function nodeAgentCapabilities(d: DaemonSettings, agent: NodeAgentView | undefined, client: HttpClient, violate: Violate): Promise<States<typeof AGENT_CAPABILITIES>> {
+async function nodeAgentCapabilities(
+  d: DaemonSettings,
+  agent: NodeAgentView | undefined,
+  client: HttpClient,
+  violate: Violate,
+): Promise<States<typeof AGENT_CAPABILITIES>> {
   if (!agent) return all(AGENT_CAPABILITIES, no("no node agent server given (--node-agent URL ...)"));
   const line = "the node agent's command line given";
   const { targets } = agent;
   const noMain = no("no node agent main server given (--node-agent URL)");
-  const noAuthorized = no("no authorized client: anonymous requests are not permitted everything and no token can be authenticated (--authentication-token-webhook and --daemon-token)");
+  const noAuthorized = no(
+    "no authorized client: anonymous requests are not permitted everything and no token can be authenticated (--authentication-token-webhook and --daemon-token)",
+  );
   const noDebugging = no("--enable-debugging-handlers=false: /runningpods/ is not served");
   const main = d.nodeAgent;
-  const mainCaps = main ? await mainServerProbes(main, agent, client, violate, { noAuthorized, noDebugging }) : { pods: noMain, running: noMain, runtime: noMain, anonymous: noMain };
+  const mainCaps = main
+    ? await mainServerProbes(main, agent, client, violate, { noAuthorized, noDebugging })
+    : { pods: noMain, running: noMain, runtime: noMain, anonymous: noMain };
 
   let clientCa: CapabilityState;
   if (agent.clientCaFile) clientCa = yes(`${line} has --client-ca-file`);
   else if (agent.view.fromConfigFile && !agent.view.given("--client-ca-file")) {
-    clientCa = no(`${line} leaves --client-ca-file to its --config file: give the file's authentication.x509.clientCAFile as --client-ca-file in --node-agent-args`);
+    clientCa = no(
+      `${line} leaves --client-ca-file to its --config file: give the file's authentication.x509.clientCAFile as --client-ca-file in --node-agent-args`,
+    );
   } else clientCa = no(`${line} has no --client-ca-file: it reads no client certificate`);
 
   return {
     "agent-main-server": main ? yes(main) : noMain,
     "agent-healthz-server": d.nodeAgentHealthz ? yes(d.nodeAgentHealthz) : no("no node agent health server given (--node-agent-healthz URL)"),
     "agent-read-only-server": d.nodeAgentReadOnly ? yes(d.nodeAgentReadOnly) : no("no node agent read-only server given (--node-agent-read-only URL)"),
-    "agent-token-webhook": agent.tokenWebhook ? yes(`${line} sets --authentication-token-webhook: tokens are reviewed`) : no(`${line} does not set --authentication-token-webhook: tokens are not reviewed`),
+    "agent-token-webhook": agent.tokenWebhook
+      ? yes(`${line} sets --authentication-token-webhook: tokens are reviewed`)
+      : no(`${line} does not set --authentication-token-webhook: tokens are not reviewed`),
     "agent-authorization-webhook": (targets.authorizationMode === "Webhook" ? yes : no)(`${line} says --authorization-mode=${targets.authorizationMode}`),
     "agent-asker":
       agent.askers.length > 0
@@ -260,7 +295,11 @@ async function podsStates(url: string, authorized: Asker, client: HttpClient, vi
   if (r instanceof Error) return { pods: no(`no answer from ${url}: ${r.message}`), running: no(`no answer from ${url}: ${r.message}`) };
   const listed = parseAgentPods(r);
   if (typeof listed === "string") {
-    violate("node agent /pods", ["doc3.service.agent-podspec-sources", "doc3.service.agent-podspec-running"], `GET ${url} ${authorized.who} answered ${listed}: the node agent lists its pods as a PodList (HTTP 200)`);
+    violate(
+      "node agent /pods",
+      ["doc3.service.agent-podspec-sources", "doc3.service.agent-podspec-running"],
+      `GET ${url} ${authorized.who} answered ${listed}: the node agent lists its pods as a PodList (HTTP 200)`,
+    );
     const wrong = no(`GET ${url} answered no PodList (${listed})`);
     return { pods: wrong, running: wrong };
   }
@@ -275,7 +314,11 @@ async function runtimeState(url: string, authorized: Asker, client: HttpClient, 
   if (r instanceof Error) return no(`no answer from ${url}: ${r.message}`);
   const listed = parseRuntimePods(r);
   if (typeof listed === "string") {
-    violate("node agent /runningpods/", ["doc3.service.agent-ignores-foreign-containers"], `GET ${url} ${authorized.who} answered ${listed}: the node agent lists what the runtime runs for it as a PodList (HTTP 200)`);
+    violate(
+      "node agent /runningpods/",
+      ["doc3.service.agent-ignores-foreign-containers"],
+      `GET ${url} ${authorized.who} answered ${listed}: the node agent lists what the runtime runs for it as a PodList (HTTP 200)`,
+    );
     return no(`GET ${url} answered no PodList (${listed})`);
   }
   return listed.length > 0 ? yes(`/runningpods/ lists ${listed.length} pod${listed.length === 1 ? "" : "s"}`) : no("/runningpods/ lists no pod");
@@ -284,9 +327,14 @@ async function runtimeState(url: string, authorized: Asker, client: HttpClient, 
 async function anonymousState(url: string, client: HttpClient, violate: Violate): Promise<CapabilityState> {
   const r = await ask(client, url, undefined);
   if (r instanceof Error) return no(`no answer from ${url}: ${r.message}`);
-  if (r.status >= 200 && r.status < 300) return yes(`/pods answered ${r.status} without credentials: anonymous requests are served too, so a 2xx does not show whom a certificate was taken for`);
+  if (r.status >= 200 && r.status < 300)
+    return yes(`/pods answered ${r.status} without credentials: anonymous requests are served too, so a 2xx does not show whom a certificate was taken for`);
   if (r.status === 401 || r.status === 403) return no(`/pods answered ${r.status} without credentials`);
   // A node agent serves /pods, or refuses who asks it: 401 (anonymous requests off) or 403 (Webhook).
-  violate("node agent /pods without credentials", ["doc3.auth.agent-anonymous-default"], `GET ${url} without credentials answered ${brief(r)}: a node agent serves it (2xx) or refuses it (401, 403)`);
+  violate(
+    "node agent /pods without credentials",
+    ["doc3.auth.agent-anonymous-default"],
+    `GET ${url} without credentials answered ${brief(r)}: a node agent serves it (2xx) or refuses it (401, 403)`,
+  );
   return no(`/pods answered ${r.status} without credentials`);
 }

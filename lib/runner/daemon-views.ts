@@ -6,9 +6,9 @@
  * file count at doc3's defaults).
  */
 import { X509Certificate } from "node:crypto";
-import { controllerManagerTarget, nodeAgentTargets, type ControllerManagerTarget, type NodeAgentTargets } from "../daemons/probes.js";
-import { readOptionView, type OptionView } from "../daemons/options/view.js";
-import { sniExpectations, type SniCertificateEntry, type SniExpectation } from "../daemons/sni.js";
+import { type OptionView, readOptionView } from "../daemons/options/view.js";
+import { type ControllerManagerTarget, controllerManagerTarget, type NodeAgentTargets, nodeAgentTargets } from "../daemons/probes.js";
+import { type SniCertificateEntry, type SniExpectation, sniExpectations } from "../daemons/sni.js";
 import { parseSniCertKey } from "../daemons/values/tls.js";
 import type { DaemonSettings } from "./settings.js";
 
@@ -119,7 +119,12 @@ export type SniSetup =
   | { readonly kind: "none" }
   | { readonly kind: "malformed"; readonly error: string }
   | { readonly kind: "unreadable"; readonly file: string; readonly error: string }
-  | { readonly kind: "entries"; readonly values: readonly string[]; readonly entries: readonly SniCertificateEntry[]; readonly expectations: readonly SniExpectation[] };
+  | {
+      readonly kind: "entries";
+      readonly values: readonly string[];
+      readonly entries: readonly SniCertificateEntry[];
+      readonly expectations: readonly SniExpectation[];
+    };
 
 /** Reads the entries' certificate files with `readFile`: the check compares what is served with them, so it runs where those paths can be read. */
 export function sniSetup(view: OptionView, readFile: (path: string) => string): SniSetup {

@@ -9,16 +9,16 @@
  * or one still unanswered when the test ran out of time) ends as "target unavailable": the
  * target's health is not its conformance.
  */
-import { inject, it, TestRunner, type TestContext } from "vitest";
+import { inject, it, type TestContext, TestRunner } from "vitest";
 import { clearExchanges, snapshotExchanges } from "../harness/exchanges.js";
 import "../report/task-meta.js";
 import { UnreachableError } from "../harness/client.js";
 import { targetTroubleSince } from "../harness/health.js";
+import { configureLoad, diffCounters, loadCounters } from "../harness/load.js";
 import { probeTarget } from "../harness/probe.js";
 import type { Target } from "../harness/target.js";
-import { configureLoad, diffCounters, loadCounters } from "../harness/load.js";
 import type { RuleId } from "../spec/catalog.js";
-import { isNeed, unmetNeedDetails, unmetNeeds, type Need } from "./capabilities.js";
+import { isNeed, type Need, unmetNeedDetails, unmetNeeds } from "./capabilities.js";
 import { PropertyFailure } from "./evidence.js";
 import { selects } from "./selection.js";
 import type { ProvidedSettings } from "./settings.js";
@@ -82,7 +82,12 @@ async function withTargetTimeout(fn: () => Promise<void> | void, timeoutMs: numb
     const check = (): void => {
       const own = ownWaitSince(before);
       const left = timeoutMs + own - (Date.now() - started);
-      if (left <= 0) reject(new Error(`Test timed out in ${timeoutMs}ms${own >= 1000 ? ` (not counting ${Math.round(own / 1000)} s it waited on tollgate's own rate limit)` : ""}.`));
+      if (left <= 0)
+        reject(
+          new Error(
+            `Test timed out in ${timeoutMs}ms${own >= 1000 ? ` (not counting ${Math.round(own / 1000)} s it waited on tollgate's own rate limit)` : ""}.`,
+          ),
+        );
       else timer = setTimeout(check, Math.min(left, 1_000));
     };
     timer = setTimeout(check, Math.min(timeoutMs, 1_000));

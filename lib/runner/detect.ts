@@ -10,15 +10,15 @@
  * end, and objects inside it.
  */
 import { randomBytes } from "node:crypto";
+import { detectAdmin } from "../harness/admin.js";
 import { ApiClient, type ApiResponse, type RequestOptions } from "../harness/client.js";
 import { asIdentity } from "../harness/credentials/identity.js";
-import { detectAdmin } from "../harness/admin.js";
-import { resourcePath } from "../harness/resources.js";
 import type { WatchEvent } from "../harness/objects.js";
-import { Session, type RunSettings } from "../harness/session.js";
+import { resourcePath } from "../harness/resources.js";
+import { type RunSettings, Session } from "../harness/session.js";
 import { WatchProtocolError, type WatchStream } from "../harness/watch.js";
 import type { RuleId } from "../spec/catalog.js";
-import { type API_CAPABILITIES, GATE_CAPABILITIES, type Capabilities, type CapabilityState, type GateName } from "./capabilities.js";
+import { type API_CAPABILITIES, type Capabilities, type CapabilityState, GATE_CAPABILITIES, type GateName } from "./capabilities.js";
 
 export interface Violation {
   /** The rules the probe exercises; the run reports each as failed. */
@@ -94,7 +94,9 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
     const groupsRes = await ask(client, "GET", "/apis");
     if (groupsRes.code !== 200) violate("discovery", ["doc1.paths.group-prefix"], `GET /apis answered ${brief(groupsRes)}`);
     const groupVersions = new Set(
-      ((groupsRes.json as { groups?: { versions?: { groupVersion?: string }[] }[] } | undefined)?.groups ?? []).flatMap((g) => (g.versions ?? []).map((v) => v.groupVersion ?? "")),
+      ((groupsRes.json as { groups?: { versions?: { groupVersion?: string }[] }[] } | undefined)?.groups ?? []).flatMap((g) =>
+        (g.versions ?? []).map((v) => v.groupVersion ?? ""),
+      ),
     );
 
     // ── authentication ───────────────────────────────────────────────────────────────────
@@ -107,22 +109,39 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
       caps["admin-clock"] = admin.clock ? yes("GET /tollgate/admin offers clock") : no("GET /tollgate/admin does not offer clock");
       caps["admin-corrupt"] = admin.corrupt ? yes("GET /tollgate/admin offers corrupt") : no("GET /tollgate/admin does not offer corrupt");
     } else {
-      if (admin.kind === "wrong") violate("admin endpoint", ["doc1.paths.unknown-path-404"], `GET /tollgate/admin (no such resource on a real server) answered ${admin.answer}`);
-      const why = admin.kind === "absent" ? `GET /tollgate/admin answered ${admin.answer}: the target offers no test-only shortcuts (as a real cluster)` : "the admin endpoint answered wrongly";
+      if (admin.kind === "wrong")
+        violate("admin endpoint", ["doc1.paths.unknown-path-404"], `GET /tollgate/admin (no such resource on a real server) answered ${admin.answer}`);
+      const why =
+        admin.kind === "absent"
+          ? `GET /tollgate/admin answered ${admin.answer}: the target offers no test-only shortcuts (as a real cluster)`
+          : "the admin endpoint answered wrongly";
       caps["admin-compact"] = no(why);
       caps["admin-clock"] = no(why);
       caps["admin-corrupt"] = no(why);
     }
 
     // ── served groups, and whether the run's identity may create what tests create ───────
-    const may = async (verb: string, group: string, resource: string, namespace?: string, subresource?: string): Promise<{ allowed: boolean; evidence: string }> => {
+    const may = async (
+      verb: string,
+      group: string,
+      resource: string,
+      namespace?: string,
+      subresource?: string,
+    ): Promise<{ allowed: boolean; evidence: string }> => {
       if (!caps.authentication?.available || !groupVersions.has("authorization.k8s.io/v1")) return { allowed: true, evidence: "no authorization to ask" };
       const res = await ask(client, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
-        body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb, group, resource, namespace, subresource } } },
+        body: {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SelfSubjectAccessReview",
+          spec: { resourceAttributes: { verb, group, resource, namespace, subresource } },
+        },
       });
       if (res.code !== 201 && res.code !== 200) return { allowed: true, evidence: `a SelfSubjectAccessReview answered ${res.code}` };
       const allowed = (res.json as { status?: { allowed?: boolean } }).status?.allowed === true;
-      return { allowed, evidence: `a SelfSubjectAccessReview says ${verb} ${group ? `${group}/` : ""}${resource}${subresource ? `/${subresource}` : ""} is ${allowed ? "allowed" : "not allowed"}` };
+      return {
+        allowed,
+        evidence: `a SelfSubjectAccessReview says ${verb} ${group ? `${group}/` : ""}${resource}${subresource ? `/${subresource}` : ""} is ${allowed ? "allowed" : "not allowed"}`,
+      };
     };
 
     /** A group/version type: listed in discovery and listable, or not served; listed but 404 is a violation. */
@@ -131,7 +150,11 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
       const res = await ask(client, "GET", path, { query: { limit: 1 } });
       if (res.code === 200) return yes(`${groupVersion} is in discovery and GET ${path} answered 200`);
       if (res.code === 403) return no(`the run's identity may not list ${what} (403)`);
-      violate(`${what} list`, ["doc1.paths.group-prefix", "doc1.verbs.list-collection"], `${groupVersion} is in discovery, yet GET ${path} answered ${brief(res)}`);
+      violate(
+        `${what} list`,
+        ["doc1.paths.group-prefix", "doc1.verbs.list-collection"],
+        `${groupVersion} is in discovery, yet GET ${path} answered ${brief(res)}`,
+      );
       return no(`GET ${path} answered ${res.code} although discovery lists ${groupVersion}`);
     };
     const withPermission = async (state: CapabilityState, checks: [string, string, string, string?, string?][]): Promise<CapabilityState> => {
@@ -144,9 +167,13 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
     };
     const gd = settings.spec.groupDomain;
     const crd = types.customResourceDefinitions;
-    caps["custom-resources"] = await withPermission(await servedType(`${crd.group}/v1`, resourcePath(crd), "customresourcedefinitions"), [["create", crd.group, "customresourcedefinitions"]]);
+    caps["custom-resources"] = await withPermission(await servedType(`${crd.group}/v1`, resourcePath(crd), "customresourcedefinitions"), [
+      ["create", crd.group, "customresourcedefinitions"],
+    ]);
     const vwc = types.validatingWebhookConfigurations;
-    caps["admission-webhooks"] = await withPermission(await servedType(`${vwc.group}/v1`, resourcePath(vwc), "validatingwebhookconfigurations"), [["create", vwc.group, "validatingwebhookconfigurations"]]);
+    caps["admission-webhooks"] = await withPermission(await servedType(`${vwc.group}/v1`, resourcePath(vwc), "validatingwebhookconfigurations"), [
+      ["create", vwc.group, "validatingwebhookconfigurations"],
+    ]);
     const host = new URL(settings.target.url).hostname;
     caps["webhook-callback"] = !caps["admission-webhooks"].available
       ? no("admission webhooks are not served")
@@ -170,7 +197,10 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
     caps["subject-access-reviews"] = await review(`authorization.${gd}/v1`, "subjectaccessreviews");
     caps["token-reviews"] = await review(`authentication.${gd}/v1`, "tokenreviews");
     const proxies = coreResources.filter((n) => n.endsWith("/proxy"));
-    caps["proxy-subresource"] = proxies.length > 0 ? yes(`/api/v1 lists ${proxies.join(", ")}`) : no("/api/v1 lists no proxy subresource (a real cluster has pods/proxy, services/proxy, nodes/proxy)");
+    caps["proxy-subresource"] =
+      proxies.length > 0
+        ? yes(`/api/v1 lists ${proxies.join(", ")}`)
+        : no("/api/v1 lists no proxy subresource (a real cluster has pods/proxy, services/proxy, nodes/proxy)");
 
     // ── probes that write, in a namespace of the run's own ─────────────────────────────────
     const ns = await session.createNamespace("detection");
@@ -182,18 +212,29 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
     if (cbor.code === 200 && cborType.startsWith("application/cbor")) cborState = yes("a list asked for as application/cbor came back as CBOR");
     else if (cbor.code === 406) cborState = no("a list asked for as application/cbor got 406");
     else {
-      violate("cbor", ["doc1.media.rule1-none-supported-406", "doc1.errors.406-not-acceptable"], `a list asked for as application/cbor only answered ${cbor.code} with ${cborType || "no content type"}`);
+      violate(
+        "cbor",
+        ["doc1.media.rule1-none-supported-406", "doc1.errors.406-not-acceptable"],
+        `a list asked for as application/cbor only answered ${cbor.code} with ${cborType || "no content type"}`,
+      );
       cborState = no(`a list asked for as application/cbor answered ${cbor.code}`);
     }
 
     const missing = `tollgate-detect-${randomBytes(4).toString("hex")}`;
-    const force = await ask(client, "DELETE", resourcePath(types.configmaps, ns, missing), { body: { kind: "DeleteOptions", apiVersion: "v1", [FORCE]: true } });
+    const force = await ask(client, "DELETE", resourcePath(types.configmaps, ns, missing), {
+      body: { kind: "DeleteOptions", apiVersion: "v1", [FORCE]: true },
+    });
     let forceState: CapabilityState;
-    if (force.code === 422 && force.text.includes("AllowUnsafeMalformedObjectDeletion")) forceState = no("a forced delete was refused with 422 naming the gate");
+    if (force.code === 422 && force.text.includes("AllowUnsafeMalformedObjectDeletion"))
+      forceState = no("a forced delete was refused with 422 naming the gate");
     else if (force.code === 404) forceState = yes("a forced delete of a missing object got 404, not the gate's 422");
     else if (force.code === 403) forceState = no(`the run's identity may not make a forced delete (403)`);
     else {
-      violate("force delete", ["doc1.delete-options.force-needs-gate"], `a forced delete of a missing object answered ${brief(force)}: neither the gate's 422 nor 404`);
+      violate(
+        "force delete",
+        ["doc1.delete-options.force-needs-gate"],
+        `a forced delete of a missing object answered ${brief(force)}: neither the gate's 422 nor 404`,
+      );
       forceState = no(`a forced delete answered ${force.code}`);
     }
 
@@ -208,7 +249,9 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
     const exact = await ask(client, "GET", cms, { query: { resourceVersion: rvBefore, resourceVersionMatch: "Exact" } });
     const exactList = exact.json as { metadata?: { resourceVersion?: string }; items?: unknown[] } | undefined;
     if (exact.code === 200 && (exactList?.metadata?.resourceVersion !== rvBefore || (exactList.items ?? []).length > 0)) {
-      caps["rvm-ignored"] = yes(`an Exact list at ${rvBefore} came back at ${String(exactList?.metadata?.resourceVersion)} with ${(exactList?.items ?? []).length} item(s)`);
+      caps["rvm-ignored"] = yes(
+        `an Exact list at ${rvBefore} came back at ${String(exactList?.metadata?.resourceVersion)} with ${(exactList?.items ?? []).length} item(s)`,
+      );
     } else caps["rvm-ignored"] = no(`an Exact list at ${rvBefore} answered ${exact.code === 200 ? "at exactly that version" : exact.code}`);
 
     caps["rate-limit"] = await probeRateLimit(client, cms, options.burst ?? 64);
@@ -233,7 +276,12 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
     };
     for (const [gate, { capability }] of Object.entries(GATE_CAPABILITIES) as [GateName, (typeof GATE_CAPABILITIES)[GateName]][]) {
       const declared = options.declaredGates?.[gate];
-      caps[capability] = declared === undefined ? detectedGates[gate] : declared ? yes(`declared on (--feature-gates ${gate}=true)`) : no(`declared off (--feature-gates ${gate}=false)`);
+      caps[capability] =
+        declared === undefined
+          ? detectedGates[gate]
+          : declared
+            ? yes(`declared on (--feature-gates ${gate}=true)`)
+            : no(`declared off (--feature-gates ${gate}=false)`);
     }
 
     return { serverVersion, bookmarkWaitMs, capabilities: caps as ApiCapabilities, violations, durationMs: Date.now() - started };
@@ -261,16 +309,31 @@ async function detectAuthentication(settings: RunSettings, violate: (probe: stri
   if (invalid.code === 401) return yes("a made-up bearer token got 401");
   const anonymous = await as(undefined);
   if (anonymous.code === 401 || anonymous.code === 403) {
-    violate("authentication", ["doc1.auth.unauthenticated-401", "doc1.errors.401-unauthenticated"], `a made-up bearer token got ${brief(invalid)}, while a request without credentials got ${anonymous.code}`);
+    violate(
+      "authentication",
+      ["doc1.auth.unauthenticated-401", "doc1.errors.401-unauthenticated"],
+      `a made-up bearer token got ${brief(invalid)}, while a request without credentials got ${anonymous.code}`,
+    );
     return yes(`a request without credentials got ${anonymous.code}`);
   }
-  if (invalid.code === 200 && anonymous.code === 200) return no("the target answered a made-up token and a request without credentials alike (200): it does not authenticate");
-  violate("authentication", ["doc1.auth.unauthenticated-401", "doc1.errors.401-unauthenticated"], `a made-up bearer token got ${brief(invalid)}; without credentials ${anonymous.code}`);
+  if (invalid.code === 200 && anonymous.code === 200)
+    return no("the target answered a made-up token and a request without credentials alike (200): it does not authenticate");
+  violate(
+    "authentication",
+    ["doc1.auth.unauthenticated-401", "doc1.errors.401-unauthenticated"],
+    `a made-up bearer token got ${brief(invalid)}; without credentials ${anonymous.code}`,
+  );
   return no(`a made-up bearer token got ${invalid.code}`);
 }
 
 /** A watch that asks for bookmarks, read for up to `waitMs`: did a BOOKMARK come? A frame that is not a watch event is a violation. */
-async function probeBookmarks(session: Session, ns: string, rv: string, waitMs: number, violate: (probe: string, rules: RuleId[], message: string) => void): Promise<CapabilityState> {
+async function probeBookmarks(
+  session: Session,
+  ns: string,
+  rv: string,
+  waitMs: number,
+  violate: (probe: string, rules: RuleId[], message: string) => void,
+): Promise<CapabilityState> {
   const started = Date.now();
   let stream: WatchStream;
   try {

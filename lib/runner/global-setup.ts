@@ -15,8 +15,8 @@ import type { TestProject } from "vitest/node";
 import { PKI, PROXY_ALLOWED_NAME, readPair } from "../../fixtures/daemons/pki.js";
 import { STATIC_POD_DIR } from "../../fixtures/daemons/static-pods.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
-import { startEmulatedDaemons, type RunningEmulatedDaemons } from "../emulator/daemons/index.js";
-import { startEmulator, type RunningEmulator } from "../emulator/index.js";
+import { type RunningEmulatedDaemons, startEmulatedDaemons } from "../emulator/daemons/index.js";
+import { type RunningEmulator, startEmulator } from "../emulator/index.js";
 import { UnreachableError } from "../harness/client.js";
 import { configureLoad, formatDuration, type LoadSettings } from "../harness/load.js";
 import { probeTarget } from "../harness/probe.js";
@@ -27,20 +27,19 @@ import { detectDaemons } from "./daemon-capabilities.js";
 import { detectApi, type Violation } from "./detect.js";
 import { getRunStop, setCleanupOutcome, setRunState, setSetupFailure } from "./run-state.js";
 import {
+  type DaemonSettings,
   daemonSettingsFromEnv,
   declaredGatesFromEnv,
   ENV,
   loadFromEnv,
+  type ProvidedSettings,
   runIdFromEnv,
   seedFromEnv,
   selectionFromEnv,
   specSettingsFromEnv,
   thoroughFromEnv,
   workerShare,
-  type DaemonSettings,
-  type ProvidedSettings,
 } from "./settings.js";
-
 
 /**
  * The embedded daemons' command lines: a controller manager with both connection files (so
@@ -197,7 +196,17 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
   const daemonsFound = await detectDaemons(daemonSettings);
   const capabilities: Capabilities = { ...api.capabilities, ...daemonsFound.capabilities };
   const violations = [...api.violations, ...daemonsFound.violations];
-  const settings: ProvidedSettings = { ...base, capabilities, seed, thorough, bookmarkWaitMs: api.bookmarkWaitMs, load, selection, collectOnly: false, cliSignals: env[ENV.cli] === "1" };
+  const settings: ProvidedSettings = {
+    ...base,
+    capabilities,
+    seed,
+    thorough,
+    bookmarkWaitMs: api.bookmarkWaitMs,
+    load,
+    selection,
+    collectOnly: false,
+    cliSignals: env[ENV.cli] === "1",
+  };
   s.settings = settings;
   setRunState({ settings, serverVersion: api.serverVersion, capabilities, violations, detectionMs: api.durationMs, declaredGates });
   printDetection(settings, api.serverVersion, violations, api.durationMs);
@@ -222,7 +231,8 @@ function printDetection(s: ProvidedSettings, version: string | undefined, violat
     lines.push(`  ${c.available ? "yes" : "no "} ${name.padEnd(width)} ${c.evidence}`);
   }
   for (const v of violations) lines.push(`tollgate: detection: ${v.probe}: ${v.message} (fails ${v.rules.join(", ")})`);
-  if (s.thorough.enabled) lines.push(`tollgate: --thorough: some tests wait up to ${s.thorough.minutes} minutes for the target to compact its history and send periodic bookmarks`);
+  if (s.thorough.enabled)
+    lines.push(`tollgate: --thorough: some tests wait up to ${s.thorough.minutes} minutes for the target to compact its history and send periodic bookmarks`);
   lines.push(`tollgate: load: ${describeLoad(s.load)} (shared by vitest's workers)`);
   console.log(lines.join("\n"));
 }

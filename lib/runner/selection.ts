@@ -57,7 +57,11 @@ export function checkTerm(flag: string, term: string): string {
   return t;
 }
 
-const normalSection = (s: string): string => s.toLowerCase().replace(/\s*§\s*/, SECTION).trim();
+const normalSection = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/\s*§\s*/, SECTION)
+    .trim();
 
 export function termMatches(term: string, test: TestIdentity): boolean {
   const re = /^\/(.+)\/([a-z]*)$/.exec(term);
@@ -118,7 +122,8 @@ export function rerunFromReport(dir: string): RerunSet {
   } catch (e) {
     throw new SelectionError(`--rerun-failed: ${file} is not JSON: ${(e as Error).message}`);
   }
-  if (!Array.isArray(run.tests) || !Array.isArray(run.rules)) throw new SelectionError(`--rerun-failed: ${file} is not a tollgate summary (no tests and rules)`);
+  if (!Array.isArray(run.tests) || !Array.isArray(run.rules))
+    throw new SelectionError(`--rerun-failed: ${file} is not a tollgate summary (no tests and rules)`);
   const tests = run.tests
     .filter((t) => UNDECIDED.has(String(t.state)) && typeof t.name === "string" && typeof t.file === "string")
     .map((t) => ({ name: t.name as string, file: t.file as string }));

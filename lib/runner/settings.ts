@@ -3,10 +3,10 @@
  * workers: environment variables in, one RunSettings object provided to every test file.
  */
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
-import { GATE_CAPABILITIES, type Capabilities, type GateName } from "./capabilities.js";
 import { DEFAULT_LOAD, type LoadSettings } from "../harness/load.js";
 import { newRunId, type RunSettings } from "../harness/session.js";
 import { defaultSpecSettings } from "../harness/target.js";
+import { type Capabilities, GATE_CAPABILITIES, type GateName } from "./capabilities.js";
 import type { Selection } from "./selection.js";
 
 export const ENV = {
@@ -152,7 +152,8 @@ export function thoroughFromEnv(env: NodeJS.ProcessEnv = process.env): { enabled
   const raw = env[ENV.thoroughMinutes];
   if (raw === undefined || raw === "") return { enabled: false, minutes: 0 };
   const minutes = Number(raw);
-  if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 120) throw new SettingsError(`thorough minutes ${JSON.stringify(raw)}: expected a number above 0, at most 120`);
+  if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 120)
+    throw new SettingsError(`thorough minutes ${JSON.stringify(raw)}: expected a number above 0, at most 120`);
   return { enabled: true, minutes };
 }
 
@@ -165,7 +166,8 @@ export function declaredGatesFromEnv(env: NodeJS.ProcessEnv = process.env): Part
     const m = /^\s*([A-Za-z0-9]+)=(true|false)\s*$/.exec(item);
     if (!m) throw new SettingsError(`--feature-gates: "${item}" is not Name=true or Name=false`);
     const name = m[1] as string;
-    if (!Object.hasOwn(GATE_CAPABILITIES, name)) throw new SettingsError(`--feature-gates: ${name} is not a gate tollgate's verdicts depend on (known: ${Object.keys(GATE_CAPABILITIES).join(", ")})`);
+    if (!Object.hasOwn(GATE_CAPABILITIES, name))
+      throw new SettingsError(`--feature-gates: ${name} is not a gate tollgate's verdicts depend on (known: ${Object.keys(GATE_CAPABILITIES).join(", ")})`);
     out[name as GateName] = m[2] === "true";
   }
   return out;
@@ -176,7 +178,8 @@ function numberFromEnv(env: NodeJS.ProcessEnv, name: string, integer: boolean): 
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
   const n = Number(raw);
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(raw) || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new SettingsError(`${name} ${JSON.stringify(raw)}: expected a ${integer ? "whole " : ""}number, 0 or more`);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(raw) || !Number.isFinite(n) || (integer && !Number.isInteger(n)))
+    throw new SettingsError(`${name} ${JSON.stringify(raw)}: expected a ${integer ? "whole " : ""}number, 0 or more`);
   return n;
 }
 
@@ -250,7 +253,8 @@ export function daemonSettingsFromEnv(env: NodeJS.ProcessEnv, readFile: (path: s
   for (const p of CERT_PAIRS) {
     const cert = env[p.cert] || undefined;
     const key = env[p.key] || undefined;
-    if ((cert === undefined) !== (key === undefined)) throw new DaemonSettingsError(`${cert === undefined ? p.key : p.cert} needs ${cert === undefined ? p.cert : p.key} too`);
+    if ((cert === undefined) !== (key === undefined))
+      throw new DaemonSettingsError(`${cert === undefined ? p.key : p.cert} needs ${cert === undefined ? p.cert : p.key} too`);
     if (cert !== undefined && key !== undefined) pairs[p.name] = { cert: readFile(cert), key: readFile(key) };
   }
   return {

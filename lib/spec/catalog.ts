@@ -2,10 +2,11 @@
  * The rule catalog: every normative statement of the three spec documents.
  * Importing this module never throws; use `checkCatalog(allRules)` to find problems.
  */
-import type { Rule, SpecDoc } from "./types.js";
+
 import { doc1Rules } from "./doc1.js";
 import { doc2Rules } from "./doc2.js";
 import { doc3Rules } from "./doc3.js";
+import type { Rule, SpecDoc } from "./types.js";
 
 /** `<doc>.<section-slug>.<rule-slug>...`: lowercase letters, digits and single dashes. */
 const RULE_ID_PATTERN = /^doc[123](\.[a-z0-9]+(-[a-z0-9]+)*)+$/;

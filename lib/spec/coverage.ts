@@ -58,7 +58,8 @@ const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null &&
 /** Strips `as const`, `satisfies T` and parentheses. */
 function unwrap(n: Node): Node {
   let cur = n;
-  while (cur.type === "TSAsExpression" || cur.type === "TSSatisfiesExpression" || cur.type === "ParenthesizedExpression" || cur.type === "TSNonNullExpression") cur = cur.expression as Node;
+  while (cur.type === "TSAsExpression" || cur.type === "TSSatisfiesExpression" || cur.type === "ParenthesizedExpression" || cur.type === "TSNonNullExpression")
+    cur = cur.expression as Node;
   return cur;
 }
 
@@ -79,7 +80,8 @@ function propertyOf(obj: Node, name: string): Node | undefined {
 function strings(n: Node, consts: Scope, loops: Map<string, Node[]>): string[] {
   const e = unwrap(n);
   if (e.type === "Literal" && typeof e.value === "string") return [e.value];
-  if (e.type === "TemplateLiteral" && (e.expressions as Node[]).length === 0) return [String(((e.quasis as Node[])[0]?.value as { cooked?: string })?.cooked ?? "")];
+  if (e.type === "TemplateLiteral" && (e.expressions as Node[]).length === 0)
+    return [String(((e.quasis as Node[])[0]?.value as { cooked?: string })?.cooked ?? "")];
   if (e.type === "ArrayExpression") {
     return (e.elements as (Node | null)[]).flatMap((el) => {
       if (!el) return [];
@@ -170,7 +172,9 @@ export function declarationsIn(source: string, file: string, kind: Declaration["
         return strings(v, consts, loops);
       } catch (e) {
         if (!(e instanceof Unreadable)) throw e;
-        problems.push(`${where}: the ${prop} of this declaration are not statically known (${e.message}); use literals, constant arrays or a table the loop reads`);
+        problems.push(
+          `${where}: the ${prop} of this declaration are not statically known (${e.message}); use literals, constant arrays or a table the loop reads`,
+        );
         return [];
       }
     };
@@ -200,7 +204,8 @@ export function computeCoverage(rules: readonly Rule[], suitesDir: string, root 
         for (const id of d.rules) {
           const rule = byId.get(id);
           if (!rule) unknown.push({ id, file: rel });
-          else if (kind === "clientDuty" && rule.subject !== "client") problems.push(`${d.file}:${d.line}: clientDuty names ${id}, which binds the server, not clients`);
+          else if (kind === "clientDuty" && rule.subject !== "client")
+            problems.push(`${d.file}:${d.line}: clientDuty names ${id}, which binds the server, not clients`);
           else add(id, rel);
         }
       }

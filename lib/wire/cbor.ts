@@ -250,7 +250,8 @@ export function decodeCbor(bytes: Uint8Array, options: DecodeCborOptions = {}): 
     items = (decoder.decodeMultiple(bytes) as unknown[] | undefined) ?? [];
   } catch (e) {
     const { message, incomplete, lastPosition } = describeCborXError(e);
-    if (lastPosition > 0) throw new CborDecodeError(`trailing bytes after the CBOR data item: ${bytes.length - lastPosition} byte(s) at offset ${lastPosition}`);
+    if (lastPosition > 0)
+      throw new CborDecodeError(`trailing bytes after the CBOR data item: ${bytes.length - lastPosition} byte(s) at offset ${lastPosition}`);
     if (incomplete) throw new CborDecodeError(`truncated CBOR: the data item is cut off after ${bytes.length} byte(s)`);
     throw new CborDecodeError(`malformed CBOR: ${message}`);
   }
@@ -313,6 +314,7 @@ export class CborSeqReader {
   /** Call when the stream ends: an unfinished item is an error. */
   end(): void {
     if (this.#failed) throw this.#failed;
-    if (this.#pending.length > 0) throw new CborDecodeError(`CBOR sequence ended inside an item (${this.#pending.length} byte(s) left at stream offset ${this.#consumed})`);
+    if (this.#pending.length > 0)
+      throw new CborDecodeError(`CBOR sequence ended inside an item (${this.#pending.length} byte(s) left at stream offset ${this.#consumed})`);
   }
 }

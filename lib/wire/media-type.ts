@@ -224,11 +224,7 @@ export function negotiate<O extends Offer>(accept: readonly AcceptEntry[], offer
       if (!match || spec > match.spec || (spec === match.spec && entry.q > match.q)) match = { q: entry.q, spec, index };
     });
     if (!match || match.q <= 0) continue;
-    if (
-      !best ||
-      match.q > best.q ||
-      (match.q === best.q && (match.spec > best.spec || (match.spec === best.spec && match.index < best.index)))
-    ) {
+    if (!best || match.q > best.q || (match.q === best.q && (match.spec > best.spec || (match.spec === best.spec && match.index < best.index)))) {
       best = { offer, ...match };
     }
   }

@@ -54,10 +54,5 @@ export function failure(code: number, reason: string, message: string, details?:
 }
 
 export function isStatus(body: unknown): body is Status {
-  return (
-    typeof body === "object" &&
-    body !== null &&
-    (body as { kind?: unknown }).kind === "Status" &&
-    (body as { apiVersion?: unknown }).apiVersion === "v1"
-  );
+  return typeof body === "object" && body !== null && (body as { kind?: unknown }).kind === "Status" && (body as { apiVersion?: unknown }).apiVersion === "v1";
 }

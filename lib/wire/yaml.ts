@@ -27,15 +27,15 @@
 import {
   DEFAULT_SCALAR_STYLE_RULES,
   DUMP_SCHEMA,
-  SCALAR_STYLE,
-  YAMLException,
   defineScalarTag,
   dump,
   load,
   loadAll,
-  visit,
+  SCALAR_STYLE,
   type ScalarLayout,
   type ScalarTagDefinition,
+  visit,
+  YAMLException,
 } from "js-yaml";
 
 /** Thrown by `fromYaml` for text that is not one YAML mapping. */

@@ -16,14 +16,22 @@
 import { randomBytes, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, inject } from "vitest";
-import { check } from "../support/conformance.js";
 import { PKI, readPair } from "../../fixtures/daemons/pki.js";
-import type { OptionView } from "../../lib/daemons/options/view.js";
-import { certificateCommonName, describeAnswer, forbiddenUser, judgeHeadersIgnored, judgeRefused, judgeTakenFor, type Judgement } from "../../lib/daemons/client-certs.js";
+import {
+  certificateCommonName,
+  describeAnswer,
+  forbiddenUser,
+  type Judgement,
+  judgeHeadersIgnored,
+  judgeRefused,
+  judgeTakenFor,
+} from "../../lib/daemons/client-certs.js";
 import { daemonClient, servedCertificate } from "../../lib/daemons/daemon-client.js";
+import type { OptionView } from "../../lib/daemons/options/view.js";
 import type { HttpClient, ProbeResponse } from "../../lib/daemons/probes.js";
 import { controllerManagerView, given, nodeAgentView, sniSetup } from "../../lib/runner/daemon-views.js";
 import type { DaemonSettings, PemPair } from "../../lib/runner/settings.js";
+import { check } from "../support/conformance.js";
 
 /** Signed by a CA made for tollgate's tests and then thrown away: no daemon trusts it. */
 const STRANGER = readPair(PKI.stranger);
@@ -60,13 +68,19 @@ function controllerManager(): Daemon & { requestHeaderCaFile: boolean; usernameH
 
 describe("controller manager", () => {
   check(
-    { title: "a client certificate issued by --client-ca-file is taken for its common name", rules: ["doc3.auth.cm-client-cert-cn"], needs: ["controller-manager", "cm-client-ca", "daemon-client-cert"] },
+    {
+      title: "a client certificate issued by --client-ca-file is taken for its common name",
+      rules: ["doc3.auth.cm-client-cert-cn"],
+      needs: ["controller-manager", "cm-client-ca", "daemon-client-cert"],
+    },
     async () => {
       const cm = controllerManager();
       const cert = given(cm.d.clientCert, "the client certificate");
       const user = certificateCommonName(cert.cert);
       const anonymous = await cm.get("/metrics");
-      expectOk([[`/metrics with the client certificate of "${user}"`, judgeTakenFor("controller-manager", await cm.get("/metrics", undefined, cert), anonymous, user)]]);
+      expectOk([
+        [`/metrics with the client certificate of "${user}"`, judgeTakenFor("controller-manager", await cm.get("/metrics", undefined, cert), anonymous, user)],
+      ]);
     },
   );
 
@@ -124,7 +138,10 @@ describe("controller manager", () => {
       if (cm.d.clientCert) await compare("with the client certificate", cm.d.clientCert);
       const allowed = cm.view.list("--requestheader-allowed-names") ?? [];
       if (cm.d.unlistedProxyCert && allowed.some((n) => n !== "") && cm.requestHeaderCaFile) {
-        await compare(`with the front-proxy certificate "${certificateCommonName(cm.d.unlistedProxyCert.cert)}" not in --requestheader-allowed-names`, cm.d.unlistedProxyCert);
+        await compare(
+          `with the front-proxy certificate "${certificateCommonName(cm.d.unlistedProxyCert.cert)}" not in --requestheader-allowed-names`,
+          cm.d.unlistedProxyCert,
+        );
       }
       expectOk(judgements);
     },
@@ -142,7 +159,10 @@ describe("controller manager", () => {
       // Detection read these files before the tests (cm-sni-files).
       if (sni.kind !== "entries") throw new Error(`the --tls-sni-cert-key entries cannot be read now: ${JSON.stringify(sni)}`);
       const { values, entries, expectations } = sni;
-      expect(expectations.some((e) => e.shows.length > 0), "no server name is matched by two entries").toBe(true);
+      expect(
+        expectations.some((e) => e.shows.length > 0),
+        "no server name is matched by two entries",
+      ).toBe(true);
       const fingerprint = (pem: string): string => new X509Certificate(pem).fingerprint256;
       const defaultCert = (await servedCertificate(cm.url, undefined)).fingerprint256;
       const bad: string[] = [];

@@ -25,7 +25,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, inject } from "vitest";
-import { check } from "../support/conformance.js";
 import { daemonClient } from "../../lib/daemons/daemon-client.js";
 import {
   checkControlLoops,
@@ -33,25 +32,38 @@ import {
   checkPodSources,
   checkPodsRunning,
   checkRegisteredNode,
-  probeControllerManager,
-  probeNodeAgent,
   type HttpClient,
   type NodeAgentTargets,
   type ProbeResponse,
   type ProbeResult,
+  probeControllerManager,
+  probeNodeAgent,
 } from "../../lib/daemons/probes.js";
-import { bearer, controllerManagerView, given, nodeAgentView, type ControllerManagerView, type Credentials, type NodeAgentView } from "../../lib/runner/daemon-views.js";
+import {
+  bearer,
+  type ControllerManagerView,
+  type Credentials,
+  controllerManagerView,
+  given,
+  type NodeAgentView,
+  nodeAgentView,
+} from "../../lib/runner/daemon-views.js";
 import type { DaemonSettings } from "../../lib/runner/settings.js";
+import { check } from "../support/conformance.js";
 
 /** A token no daemon knows. */
 const unknownToken = (): string => `tollgate-unknown-${randomBytes(12).toString("hex")}`;
 
-const show = (rs: readonly ProbeResult[]): string => rs.map((r) => `  ${r.ok ? "ok  " : "FAIL"} ${r.rule} ${r.url}: expected ${r.expected}, got ${r.actual}`).join("\n");
+const show = (rs: readonly ProbeResult[]): string =>
+  rs.map((r) => `  ${r.ok ? "ok  " : "FAIL"} ${r.rule} ${r.url}: expected ${r.expected}, got ${r.actual}`).join("\n");
 
 function expectAllOk(rs: readonly ProbeResult[], rule: string): void {
   const mine = rs.filter((r) => r.rule === rule);
   expect(mine.length, `no probe of ${rule} ran:\n${show(rs)}`).toBeGreaterThan(0);
-  expect(mine.filter((r) => !r.ok), show(mine)).toEqual([]);
+  expect(
+    mine.filter((r) => !r.ok),
+    show(mine),
+  ).toEqual([]);
 }
 
 const describeResponse = (r: ProbeResponse): string => `HTTP ${r.status} ${JSON.stringify(r.body.slice(0, 120))}`;
@@ -76,15 +88,26 @@ function controllerManager(): Cm {
 }
 
 describe("controller manager", () => {
-  check({ title: "the secure port is HTTPS and refuses every other path without credentials", rules: ["doc3.endpoints.cm-https-secure-port"], needs: ["controller-manager", "cm-secure-port"] }, async () => {
-    const cm = controllerManager();
-    const target = given(cm.target, "the secure port");
-    expect(new URL(target.baseUrl).protocol).toBe("https:");
-    expectAllOk(await probeControllerManager(cm.client, target), "doc3.endpoints.cm-https-secure-port");
-  });
+  check(
+    {
+      title: "the secure port is HTTPS and refuses every other path without credentials",
+      rules: ["doc3.endpoints.cm-https-secure-port"],
+      needs: ["controller-manager", "cm-secure-port"],
+    },
+    async () => {
+      const cm = controllerManager();
+      const target = given(cm.target, "the secure port");
+      expect(new URL(target.baseUrl).protocol).toBe("https:");
+      expectAllOk(await probeControllerManager(cm.client, target), "doc3.endpoints.cm-https-secure-port");
+    },
+  );
 
   check(
-    { title: "the always-allow paths answer ok without credentials", rules: ["doc3.endpoints.cm-health-paths-always-allowed"], needs: ["controller-manager", "cm-secure-port", "cm-always-allow-paths"] },
+    {
+      title: "the always-allow paths answer ok without credentials",
+      rules: ["doc3.endpoints.cm-health-paths-always-allowed"],
+      needs: ["controller-manager", "cm-secure-port", "cm-always-allow-paths"],
+    },
     async () => {
       const cm = controllerManager();
       // A pattern with `*` names no single path to ask.
@@ -114,7 +137,11 @@ describe("controller manager", () => {
   );
 
   check(
-    { title: "with an authentication connection file, bearer tokens are reviewed: one naming nobody gets 401", rules: ["doc3.auth.cm-token-review-cached"], needs: ["controller-manager", "cm-secure-port", "cm-authentication-file"] },
+    {
+      title: "with an authentication connection file, bearer tokens are reviewed: one naming nobody gets 401",
+      rules: ["doc3.auth.cm-token-review-cached"],
+      needs: ["controller-manager", "cm-secure-port", "cm-authentication-file"],
+    },
     async () => {
       // Caching (doc3: answers are cached) shows no difference over HTTP; the review itself does.
       const cm = controllerManager();
@@ -148,7 +175,11 @@ describe("controller manager", () => {
   );
 
   check(
-    { title: "without an authentication connection file, token requests are anonymous", rules: ["doc3.auth.cm-anonymous-without-authn-file"], needs: ["controller-manager", "cm-secure-port", "!cm-authentication-file"] },
+    {
+      title: "without an authentication connection file, token requests are anonymous",
+      rules: ["doc3.auth.cm-anonymous-without-authn-file"],
+      needs: ["controller-manager", "cm-secure-port", "!cm-authentication-file"],
+    },
     async () => {
       const cm = controllerManager();
       const anonymous = await cm.get("/metrics");
@@ -172,7 +203,10 @@ describe("controller manager", () => {
     async () => {
       const cm = controllerManager();
       for (const path of ["/metrics", "/configz"]) {
-        for (const [who, credentials] of [["without credentials", undefined], ...(cm.d.token ? [["with the allowed user's token", bearer(cm.d.token)] as const] : [])] as const) {
+        for (const [who, credentials] of [
+          ["without credentials", undefined],
+          ...(cm.d.token ? [["with the allowed user's token", bearer(cm.d.token)] as const] : []),
+        ] as const) {
           const r = await cm.get(path, credentials);
           expect(r.status, `${path} ${who}: ${describeResponse(r)}`).toBe(403);
         }
@@ -193,10 +227,16 @@ describe("controller manager", () => {
       const r = await cm.get("/healthz?verbose", reader.credentials);
       const probe = checkControlLoops(cm.d.controllerManagerArgs, `${cm.url}/healthz?verbose`, r);
       // Detection saw controller checks before the tests; none now is a controller manager that stopped running its loops.
-      expect(probe.kind === "results" ? "controller checks" : `no controller check (${probe.checks.join(", ")})`, `/healthz?verbose: ${describeResponse(r)}`).toBe("controller checks");
+      expect(
+        probe.kind === "results" ? "controller checks" : `no controller check (${probe.checks.join(", ")})`,
+        `/healthz?verbose: ${describeResponse(r)}`,
+      ).toBe("controller checks");
       const results = probe.kind === "results" ? probe.results : [];
       expect(results.length, "no core loop or controller disabled by name to look for").toBeGreaterThan(0);
-      expect(results.filter((x) => !x.ok), show(results)).toEqual([]);
+      expect(
+        results.filter((x) => !x.ok),
+        show(results),
+      ).toEqual([]);
     },
   );
 });
@@ -215,7 +255,12 @@ function nodeAgent(): Agent {
   const d = daemons();
   const agent = given(nodeAgentView(d), "the node agent target");
   const client = daemonClient(d);
-  return { ...agent, d, client, main: (path, credentials) => client({ url: `${given(d.nodeAgent, "the node agent main server")}${path}`, headers: credentials }) };
+  return {
+    ...agent,
+    d,
+    client,
+    main: (path, credentials) => client({ url: `${given(d.nodeAgent, "the node agent main server")}${path}`, headers: credentials }),
+  };
 }
 
 /** The credentials of a client the main server serves everything to (needs: agent-authorized-client). */
@@ -225,7 +270,11 @@ const authorized = (a: Agent): Credentials => given(a.authorized, "an authorized
  * /pods and /runningpods/ read together; a pod starting or stopping between the two answers
  * can look inconsistent, so `judge` is run on a second pair when the first fails.
  */
-async function acrossPodsAndRuntime(a: Agent, credentials: Credentials, judge: (pods: ProbeResponse, running: ProbeResponse) => ProbeResult[]): Promise<ProbeResult[]> {
+async function acrossPodsAndRuntime(
+  a: Agent,
+  credentials: Credentials,
+  judge: (pods: ProbeResponse, running: ProbeResponse) => ProbeResult[],
+): Promise<ProbeResult[]> {
   let results: ProbeResult[] = [];
   for (let attempt = 0; attempt < 2; attempt++) {
     const pods = await a.main("/pods", credentials);
@@ -246,11 +295,18 @@ describe("node agent", () => {
   });
 
   check(
-    { title: "the read-only server answers /healthz and /pods without credentials", rules: ["doc3.endpoints.agent-read-only-server", "doc3.auth.agent-read-only-no-auth"], needs: ["agent-read-only-server"] },
+    {
+      title: "the read-only server answers /healthz and /pods without credentials",
+      rules: ["doc3.endpoints.agent-read-only-server", "doc3.auth.agent-read-only-no-auth"],
+      needs: ["agent-read-only-server"],
+    },
     async () => {
       const a = nodeAgent();
       const only = { ...a.targets, mainUrl: undefined, healthzUrl: undefined };
-      const rs = [...(await probeNodeAgent(a.client, only, { readOnlyPath: "/healthz" })), ...(await probeNodeAgent(a.client, only, { readOnlyPath: "/pods" }))];
+      const rs = [
+        ...(await probeNodeAgent(a.client, only, { readOnlyPath: "/healthz" })),
+        ...(await probeNodeAgent(a.client, only, { readOnlyPath: "/pods" })),
+      ];
       expectAllOk(rs, "doc3.endpoints.agent-read-only-server");
       expectAllOk(rs, "doc3.auth.agent-read-only-no-auth");
     },
@@ -263,7 +319,11 @@ describe("node agent", () => {
   });
 
   check(
-    { title: "a request without credentials follows --anonymous-auth: system:anonymous when on, 401 when off", rules: ["doc3.auth.agent-anonymous-default"], needs: ["agent-main-server"] },
+    {
+      title: "a request without credentials follows --anonymous-auth: system:anonymous when on, 401 when off",
+      rules: ["doc3.auth.agent-anonymous-default"],
+      needs: ["agent-main-server"],
+    },
     async () => {
       const a = nodeAgent();
       expectAllOk(await probeNodeAgent(a.client, mainOnly(a), { mainPath: "/pods" }), "doc3.auth.agent-anonymous-default");
@@ -271,7 +331,11 @@ describe("node agent", () => {
   );
 
   check(
-    { title: "authorization mode AlwaysAllow permits everything", rules: ["doc3.auth.agent-always-allow-default"], needs: ["agent-main-server", "!agent-authorization-webhook", "agent-asker"] },
+    {
+      title: "authorization mode AlwaysAllow permits everything",
+      rules: ["doc3.auth.agent-always-allow-default"],
+      needs: ["agent-main-server", "!agent-authorization-webhook", "agent-asker"],
+    },
     async () => {
       const a = nodeAgent();
       expect(a.askers.length, "nobody to ask as").toBeGreaterThan(0);
@@ -305,12 +369,19 @@ describe("node agent", () => {
   );
 
   check(
-    { title: "with --authentication-token-webhook, bearer tokens are reviewed: one naming nobody gets 401", rules: ["doc3.auth.agent-bearer-token-review"], needs: ["agent-main-server", "agent-token-webhook"] },
+    {
+      title: "with --authentication-token-webhook, bearer tokens are reviewed: one naming nobody gets 401",
+      rules: ["doc3.auth.agent-bearer-token-review"],
+      needs: ["agent-main-server", "agent-token-webhook"],
+    },
     async () => {
       const a = nodeAgent();
       const unknown = await a.main("/pods", bearer(unknownToken()));
       expect(unknown.status, `/pods with an unknown token: ${describeResponse(unknown)}`).toBe(401);
-      for (const [who, token] of [["the allowed user's token", a.d.token], ["the not-allowed user's token", a.d.deniedToken]] as const) {
+      for (const [who, token] of [
+        ["the allowed user's token", a.d.token],
+        ["the not-allowed user's token", a.d.deniedToken],
+      ] as const) {
         if (!token) continue;
         // Authenticated, its user is then served or refused by authorization (403).
         const r = await a.main("/pods", bearer(token));
@@ -345,7 +416,10 @@ describe("node agent", () => {
       const a = nodeAgent();
       const rs = checkPodSources(a.d.nodeAgentArgs, `${a.d.nodeAgent}/pods`, await a.main("/pods", authorized(a)));
       expect(rs.length, "/pods lists no pod now, though it listed some before the tests").toBeGreaterThan(0);
-      expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
+      expect(
+        rs.filter((r) => !r.ok),
+        show(rs),
+      ).toEqual([]);
     },
   );
 
@@ -358,8 +432,17 @@ describe("node agent", () => {
     async () => {
       const a = nodeAgent();
       const credentials = authorized(a);
-      const rs = checkRegisteredNode(a.d.nodeAgentArgs, `${a.d.nodeAgent}/stats/summary`, await a.main("/stats/summary", credentials), `${a.d.nodeAgent}/pods`, await a.main("/pods", credentials));
-      expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
+      const rs = checkRegisteredNode(
+        a.d.nodeAgentArgs,
+        `${a.d.nodeAgent}/stats/summary`,
+        await a.main("/stats/summary", credentials),
+        `${a.d.nodeAgent}/pods`,
+        await a.main("/pods", credentials),
+      );
+      expect(
+        rs.filter((r) => !r.ok),
+        show(rs),
+      ).toEqual([]);
     },
   );
 
@@ -371,9 +454,14 @@ describe("node agent", () => {
     },
     async () => {
       const a = nodeAgent();
-      const rs = await acrossPodsAndRuntime(a, authorized(a), (pods, running) => checkPodsRunning(`${a.d.nodeAgent}/pods`, pods, `${a.d.nodeAgent}/runningpods/`, running));
+      const rs = await acrossPodsAndRuntime(a, authorized(a), (pods, running) =>
+        checkPodsRunning(`${a.d.nodeAgent}/pods`, pods, `${a.d.nodeAgent}/runningpods/`, running),
+      );
       expect(rs.length, "/pods reports no running container now, though it did before the tests").toBeGreaterThan(0);
-      expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
+      expect(
+        rs.filter((r) => !r.ok),
+        show(rs),
+      ).toEqual([]);
     },
   );
 
@@ -385,9 +473,14 @@ describe("node agent", () => {
     },
     async () => {
       const a = nodeAgent();
-      const rs = await acrossPodsAndRuntime(a, authorized(a), (pods, running) => checkNoForeignContainers(`${a.d.nodeAgent}/pods`, pods, `${a.d.nodeAgent}/runningpods/`, running));
+      const rs = await acrossPodsAndRuntime(a, authorized(a), (pods, running) =>
+        checkNoForeignContainers(`${a.d.nodeAgent}/pods`, pods, `${a.d.nodeAgent}/runningpods/`, running),
+      );
       expect(rs.length, "/runningpods/ lists no pod now, though it did before the tests").toBeGreaterThan(0);
-      expect(rs.filter((r) => !r.ok), show(rs)).toEqual([]);
+      expect(
+        rs.filter((r) => !r.ok),
+        show(rs),
+      ).toEqual([]);
     },
   );
 });

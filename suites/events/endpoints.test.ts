@@ -17,21 +17,47 @@ async function make(ns = suite.ns, name = uniqueName("ep")): Promise<KubeObject>
 }
 
 describe("Event endpoints", () => {
-  check({ title: "get: 200 with the Event, and pretty=true indents it", rules: ["doc2.endpoints.get-path", "doc2.endpoints.get-params", "doc2.endpoints.get-200", "doc2.endpoints.pretty-string", "doc2.service.api-version-kind", "doc2.service.namespaced"] }, async () => {
-    const { session, ns } = suite;
-    const made = await make();
-    const name = made.metadata.name as string;
-    expect(resourcePath(t(), ns, name)).toBe(`/apis/${group()}/v1/namespaces/${ns}/events/${name}`);
-    const res = await session.client.raw("GET", resourcePath(t(), ns, name));
-    expect(res.code).toBe(200);
-    expect(res.json).toEqual(made);
-    const pretty = await session.client.raw("GET", resourcePath(t(), ns, name), { query: { pretty: "true" } });
-    expect(pretty.text).toMatch(/^\{\n {2}"kind": "Event",\n/);
-    expect(JSON.parse(pretty.text)).toEqual(made);
-  });
+  check(
+    {
+      title: "get: 200 with the Event, and pretty=true indents it",
+      rules: [
+        "doc2.endpoints.get-path",
+        "doc2.endpoints.get-params",
+        "doc2.endpoints.get-200",
+        "doc2.endpoints.pretty-string",
+        "doc2.service.api-version-kind",
+        "doc2.service.namespaced",
+      ],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const made = await make();
+      const name = made.metadata.name as string;
+      expect(resourcePath(t(), ns, name)).toBe(`/apis/${group()}/v1/namespaces/${ns}/events/${name}`);
+      const res = await session.client.raw("GET", resourcePath(t(), ns, name));
+      expect(res.code).toBe(200);
+      expect(res.json).toEqual(made);
+      const pretty = await session.client.raw("GET", resourcePath(t(), ns, name), { query: { pretty: "true" } });
+      expect(pretty.text).toMatch(/^\{\n {2}"kind": "Event",\n/);
+      expect(JSON.parse(pretty.text)).toEqual(made);
+    },
+  );
 
   check(
-    { title: "list in one namespace and across namespaces: 200 with an EventList, paged with limit and continue", rules: ["doc2.endpoints.list-ns-path", "doc2.endpoints.list-ns-params", "doc2.endpoints.list-ns-200", "doc2.endpoints.list-all-path", "doc2.endpoints.list-all-params", "doc2.endpoints.list-all-200", "doc2.service.list-kind", "doc2.list.items-required", "doc2.list.standard-metadata"] },
+    {
+      title: "list in one namespace and across namespaces: 200 with an EventList, paged with limit and continue",
+      rules: [
+        "doc2.endpoints.list-ns-path",
+        "doc2.endpoints.list-ns-params",
+        "doc2.endpoints.list-ns-200",
+        "doc2.endpoints.list-all-path",
+        "doc2.endpoints.list-all-params",
+        "doc2.endpoints.list-all-200",
+        "doc2.service.list-kind",
+        "doc2.list.items-required",
+        "doc2.list.standard-metadata",
+      ],
+    },
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("event-endpoints");
@@ -68,20 +94,36 @@ describe("Event endpoints", () => {
     }
   });
 
-  check({ title: "create: 201 with the Event; dryRun=All answers as a create would and stores nothing", rules: ["doc2.endpoints.create-path", "doc2.endpoints.create-params", "doc2.endpoints.create-success", "doc2.event.generation-unset"] }, async () => {
-    const { session, ns } = suite;
-    const name = uniqueName("cr");
-    const dry = await session.client.raw("POST", resourcePath(t(), ns), { body: event(session.types, ns, name), query: { dryRun: "All" } });
-    expect([200, 201]).toContain(dry.code);
-    expect((dry.json as KubeObject).metadata.name).toBe(name);
-    expect((await session.client.raw("GET", resourcePath(t(), ns, name))).code).toBe(404);
-    const res = await session.client.raw("POST", resourcePath(t(), ns), { body: event(session.types, ns, name) });
-    expect(res.code).toBe(201);
-    expect((res.json as KubeObject).metadata.generation).toBeUndefined();
-  });
+  check(
+    {
+      title: "create: 201 with the Event; dryRun=All answers as a create would and stores nothing",
+      rules: ["doc2.endpoints.create-path", "doc2.endpoints.create-params", "doc2.endpoints.create-success", "doc2.event.generation-unset"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("cr");
+      const dry = await session.client.raw("POST", resourcePath(t(), ns), { body: event(session.types, ns, name), query: { dryRun: "All" } });
+      expect([200, 201]).toContain(dry.code);
+      expect((dry.json as KubeObject).metadata.name).toBe(name);
+      expect((await session.client.raw("GET", resourcePath(t(), ns, name))).code).toBe(404);
+      const res = await session.client.raw("POST", resourcePath(t(), ns), { body: event(session.types, ns, name) });
+      expect(res.code).toBe(201);
+      expect((res.json as KubeObject).metadata.generation).toBeUndefined();
+    },
+  );
 
   check(
-    { title: "update: 200; a PUT without resourceVersion is accepted; a PUT to a missing name creates it (201); dryRun stores nothing", rules: ["doc2.endpoints.update-path", "doc2.endpoints.update-params", "doc2.endpoints.update-success", "doc2.endpoints.update-unconditional", "doc2.endpoints.update-creates-missing", "doc2.event.update-mutable-fields"] },
+    {
+      title: "update: 200; a PUT without resourceVersion is accepted; a PUT to a missing name creates it (201); dryRun stores nothing",
+      rules: [
+        "doc2.endpoints.update-path",
+        "doc2.endpoints.update-params",
+        "doc2.endpoints.update-success",
+        "doc2.endpoints.update-unconditional",
+        "doc2.endpoints.update-creates-missing",
+        "doc2.event.update-mutable-fields",
+      ],
+    },
     async () => {
       const { session, ns } = suite;
       const made = await make();
@@ -100,35 +142,75 @@ describe("Event endpoints", () => {
     },
   );
 
-  check({ title: "delete: 200 with the Success Status naming the Event; dryRun keeps it", rules: ["doc2.endpoints.delete-path", "doc2.endpoints.delete-params", "doc2.endpoints.delete-success", "doc2.endpoints.status-shape"] }, async () => {
-    const { session, ns } = suite;
-    const made = await make();
-    const name = made.metadata.name as string;
-    const dry = await session.client.raw("DELETE", resourcePath(t(), ns, name), { query: { dryRun: "All" } });
-    expect(dry.code).toBe(200);
-    expect((await session.client.raw("GET", resourcePath(t(), ns, name))).code).toBe(200);
-    const res = await session.client.raw("DELETE", resourcePath(t(), ns, name));
-    expect(res.code).toBe(200);
-    expect(res.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name, group: group(), kind: "events", uid: made.metadata.uid } });
-  });
-
-  check({ title: "deletecollection: 200, removes the selected Events only; dryRun removes none", rules: ["doc2.endpoints.deletecollection-path", "doc2.endpoints.deletecollection-params", "doc2.endpoints.deletecollection-200", "doc1.verbs.deletecollection", "doc1.paths.deletecollection-collection"] }, async () => {
-    const { session } = suite;
-    const ns = await session.createNamespace("event-endpoints");
-    for (const n of ["keep", "drop-1", "drop-2"]) {
-      await session.client.create(t(), ns, { ...event(session.types, ns, n), metadata: { name: n, namespace: ns, labels: { fate: n.startsWith("drop") ? "drop" : "keep" } } });
-    }
-    const dry = await session.client.raw("DELETE", resourcePath(t(), ns), { query: { labelSelector: "fate=drop", dryRun: "All" } });
-    expect(dry.code).toBe(200);
-    expect((await session.client.list(t(), ns)).items).toHaveLength(3);
-    const res: ApiResponse = await session.client.raw("DELETE", resourcePath(t(), ns), { query: { labelSelector: "fate=drop" } });
-    expect(res.code).toBe(200);
-    const left: KubeList = await session.client.list(t(), ns);
-    expect(left.items.map((i) => i.metadata.name)).toEqual(["keep"]);
-  });
+  check(
+    {
+      title: "delete: 200 with the Success Status naming the Event; dryRun keeps it",
+      rules: ["doc2.endpoints.delete-path", "doc2.endpoints.delete-params", "doc2.endpoints.delete-success", "doc2.endpoints.status-shape"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const made = await make();
+      const name = made.metadata.name as string;
+      const dry = await session.client.raw("DELETE", resourcePath(t(), ns, name), { query: { dryRun: "All" } });
+      expect(dry.code).toBe(200);
+      expect((await session.client.raw("GET", resourcePath(t(), ns, name))).code).toBe(200);
+      const res = await session.client.raw("DELETE", resourcePath(t(), ns, name));
+      expect(res.code).toBe(200);
+      expect(res.json).toEqual({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Success",
+        details: { name, group: group(), kind: "events", uid: made.metadata.uid },
+      });
+    },
+  );
 
   check(
-    { title: "every operation answers 401 to a caller with an invalid token", rules: ["doc2.endpoints.get-401", "doc2.endpoints.list-ns-401", "doc2.endpoints.list-all-401", "doc2.endpoints.create-401", "doc2.endpoints.update-401", "doc2.endpoints.patch-401", "doc2.endpoints.delete-401", "doc2.endpoints.deletecollection-401"], needs: ["authentication"] },
+    {
+      title: "deletecollection: 200, removes the selected Events only; dryRun removes none",
+      rules: [
+        "doc2.endpoints.deletecollection-path",
+        "doc2.endpoints.deletecollection-params",
+        "doc2.endpoints.deletecollection-200",
+        "doc1.verbs.deletecollection",
+        "doc1.paths.deletecollection-collection",
+      ],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("event-endpoints");
+      for (const n of ["keep", "drop-1", "drop-2"]) {
+        await session.client.create(t(), ns, {
+          ...event(session.types, ns, n),
+          metadata: { name: n, namespace: ns, labels: { fate: n.startsWith("drop") ? "drop" : "keep" } },
+        });
+      }
+      const dry = await session.client.raw("DELETE", resourcePath(t(), ns), { query: { labelSelector: "fate=drop", dryRun: "All" } });
+      expect(dry.code).toBe(200);
+      expect((await session.client.list(t(), ns)).items).toHaveLength(3);
+      const res: ApiResponse = await session.client.raw("DELETE", resourcePath(t(), ns), { query: { labelSelector: "fate=drop" } });
+      expect(res.code).toBe(200);
+      const left: KubeList = await session.client.list(t(), ns);
+      expect(left.items.map((i) => i.metadata.name)).toEqual(["keep"]);
+    },
+  );
+
+  check(
+    {
+      title: "every operation answers 401 to a caller with an invalid token",
+      rules: [
+        "doc2.endpoints.get-401",
+        "doc2.endpoints.list-ns-401",
+        "doc2.endpoints.list-all-401",
+        "doc2.endpoints.create-401",
+        "doc2.endpoints.update-401",
+        "doc2.endpoints.patch-401",
+        "doc2.endpoints.delete-401",
+        "doc2.endpoints.deletecollection-401",
+      ],
+      needs: ["authentication"],
+    },
     async () => {
       const { session, ns } = suite;
       const stranger = new ApiClient(asIdentity(session.settings.target, "tollgate-invalid-token"), { suite: "event-endpoints" });

@@ -6,7 +6,7 @@
 import { describe, expect } from "vitest";
 import { event } from "../../fixtures/objects.js";
 import type { ApiResponse } from "../../lib/harness/client.js";
-import { decodeBody, encodeBody, frameDecoderFor, mediaTypeOf, type Encoding } from "../../lib/harness/encodings.js";
+import { decodeBody, type Encoding, encodeBody, frameDecoderFor, mediaTypeOf } from "../../lib/harness/encodings.js";
 import type { KubeList, KubeObject } from "../../lib/harness/objects.js";
 import { resourcePath } from "../../lib/harness/resources.js";
 import { check, uniqueName, useSuite } from "../support/conformance.js";
@@ -29,7 +29,10 @@ function expectSameAsSent(got: KubeObject, sent: KubeObject, what: string): void
   const { metadata: sentMeta, ...sentRest } = sent;
   const sentKeys = new Set(Object.keys(sentRest));
   const extra = Object.entries(gotRest).filter(([k]) => !sentKeys.has(k));
-  expect(extra.filter(([, v]) => !isZero(v)), `${what}: fields the client did not send`).toEqual([]);
+  expect(
+    extra.filter(([, v]) => !isZero(v)),
+    `${what}: fields the client did not send`,
+  ).toEqual([]);
   expect(Object.fromEntries(Object.entries(gotRest).filter(([k]) => sentKeys.has(k))), `${what}: fields outside metadata`).toEqual(sentRest);
   const kept = Object.fromEntries(Object.entries(gotMeta).filter(([k]) => !SERVER_SET.includes(k)));
   expect(kept, `${what}: metadata apart from server-set fields`).toEqual(sentMeta);
@@ -47,7 +50,10 @@ async function roundTripBodies(encodings: readonly Encoding[]): Promise<void> {
   const { session, ns } = suite;
   for (const input of encodings) {
     const name = uniqueName(`rt-${input}`);
-    const sent = { ...event(session.types, ns, name, `written as ${input}: ünïcødé €`), related: { apiVersion: "v1", kind: "Pod", namespace: ns, name: "other" } };
+    const sent = {
+      ...event(session.types, ns, name, `written as ${input}: ünïcødé €`),
+      related: { apiVersion: "v1", kind: "Pod", namespace: ns, name: "other" },
+    };
     const res = await session.client.raw("POST", resourcePath(t(), ns), {
       rawBody: encodeBody(sent as Record<string, unknown>, input),
       contentType: mediaTypeOf(input, session.settings.spec),
@@ -73,7 +79,14 @@ async function roundTripWatches(encodings: readonly Encoding[]): Promise<void> {
   const streaming = encodings.filter((e) => e !== "yaml");
   const rv = (await session.client.list(t(), ns)).metadata.resourceVersion;
   const watches = await Promise.all(
-    streaming.map((e) => session.client.watch(t(), ns, { resourceVersion: rv }, { accept: mediaTypeOf(e, session.settings.spec), decoderFor: (ct) => frameDecoderFor(ct, session.settings.spec.vendor) })),
+    streaming.map((e) =>
+      session.client.watch(
+        t(),
+        ns,
+        { resourceVersion: rv },
+        { accept: mediaTypeOf(e, session.settings.spec), decoderFor: (ct) => frameDecoderFor(ct, session.settings.spec.vendor) },
+      ),
+    ),
   );
   try {
     const name = uniqueName("rt-watch");
@@ -93,23 +106,44 @@ describe("Event round trip through every encoding", () => {
   check(
     {
       title: "an Event created from a JSON, YAML or protobuf body reads back the same through get and list in each of them",
-      rules: ["doc2.endpoints.create-path", "doc2.endpoints.create-success", "doc2.endpoints.get-200", "doc2.endpoints.list-ns-200", "doc2.service.api-version-kind", "doc2.service.list-kind", "doc1.media.yaml", "doc1.media.protobuf-some-types", "doc1.paths.request-bodies"],
+      rules: [
+        "doc2.endpoints.create-path",
+        "doc2.endpoints.create-success",
+        "doc2.endpoints.get-200",
+        "doc2.endpoints.list-ns-200",
+        "doc2.service.api-version-kind",
+        "doc2.service.list-kind",
+        "doc1.media.yaml",
+        "doc1.media.protobuf-some-types",
+        "doc1.paths.request-bodies",
+      ],
     },
     () => roundTripBodies(CORE_ENCODINGS),
   );
 
   check(
-    { title: "a watch in JSON and in protobuf delivers the Event exactly as created", rules: ["doc1.media.protobuf-some-types", "doc1.watch-events.event-resources", "doc2.service.api-version-kind"] },
+    {
+      title: "a watch in JSON and in protobuf delivers the Event exactly as created",
+      rules: ["doc1.media.protobuf-some-types", "doc1.watch-events.event-resources", "doc2.service.api-version-kind"],
+    },
     () => roundTripWatches(CORE_ENCODINGS),
   );
 
   check(
-    { title: "with CBOR on: an Event created from a CBOR body reads back the same in every encoding, and one from any body reads back the same in CBOR", rules: ["doc1.media.cbor", "doc2.endpoints.create-success"], needs: ["cbor"] },
+    {
+      title: "with CBOR on: an Event created from a CBOR body reads back the same in every encoding, and one from any body reads back the same in CBOR",
+      rules: ["doc1.media.cbor", "doc2.endpoints.create-success"],
+      needs: ["cbor"],
+    },
     () => roundTripBodies(WITH_CBOR),
   );
 
   check(
-    { title: "with CBOR on: a CBOR watch (application/cbor-seq) delivers the Event exactly as created", rules: ["doc1.media.cbor-seq-watch", "doc1.watch-events.event-resources"], needs: ["cbor"] },
+    {
+      title: "with CBOR on: a CBOR watch (application/cbor-seq) delivers the Event exactly as created",
+      rules: ["doc1.media.cbor-seq-watch", "doc1.watch-events.event-resources"],
+      needs: ["cbor"],
+    },
     () => roundTripWatches(WITH_CBOR),
   );
 });

@@ -22,27 +22,49 @@ function samples(ns: string): KubeObject[] {
   return [single, series, related];
 }
 
-const SHAPE_RULES = ["doc2.event.event-time-microtime", "doc2.event.regarding-reference", "doc2.event.related-reference", "doc2.event.series-count-required", "doc2.event.series-last-observed-required"] as const;
+const SHAPE_RULES = [
+  "doc2.event.event-time-microtime",
+  "doc2.event.regarding-reference",
+  "doc2.event.related-reference",
+  "doc2.event.series-count-required",
+  "doc2.event.series-last-observed-required",
+] as const;
 
 function expectEvent(doc: unknown, where: string): void {
   expect(eventSchemaErrors(doc), `${where}: ${JSON.stringify(doc).slice(0, 400)}`).toEqual([]);
 }
 
 describe("Event and EventList schemas", () => {
-  check({ title: "create and get answer Events that conform to the Event schema", rules: [...SHAPE_RULES, "doc2.endpoints.get-200", "doc2.endpoints.create-success"] }, async () => {
-    const { session, ns } = suite;
-    for (const body of samples(ns)) {
-      const made = await session.client.create(t(), ns, body);
-      expectEvent(made, "create");
-      const got = await session.client.raw("GET", resourcePath(t(), ns, made.metadata.name as string));
-      expect(got.code).toBe(200);
-      expectEvent(got.json, "get");
-      expect(got.json).toMatchObject({ kind: "Event", eventTime: body["eventTime"] });
-    }
-  });
+  check(
+    {
+      title: "create and get answer Events that conform to the Event schema",
+      rules: [...SHAPE_RULES, "doc2.endpoints.get-200", "doc2.endpoints.create-success"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      for (const body of samples(ns)) {
+        const made = await session.client.create(t(), ns, body);
+        expectEvent(made, "create");
+        const got = await session.client.raw("GET", resourcePath(t(), ns, made.metadata.name as string));
+        expect(got.code).toBe(200);
+        expectEvent(got.json, "get");
+        expect(got.json).toMatchObject({ kind: "Event", eventTime: body["eventTime"] });
+      }
+    },
+  );
 
   check(
-    { title: "lists in one namespace and across namespaces (fieldSelector on the namespace) conform to the EventList schema", rules: [...SHAPE_RULES, "doc2.list.items-required", "doc2.list.standard-metadata", "doc2.service.list-kind", "doc2.endpoints.list-ns-200", "doc2.endpoints.list-all-200"] },
+    {
+      title: "lists in one namespace and across namespaces (fieldSelector on the namespace) conform to the EventList schema",
+      rules: [
+        ...SHAPE_RULES,
+        "doc2.list.items-required",
+        "doc2.list.standard-metadata",
+        "doc2.service.list-kind",
+        "doc2.endpoints.list-ns-200",
+        "doc2.endpoints.list-all-200",
+      ],
+    },
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("event-schema");
@@ -52,7 +74,12 @@ describe("Event and EventList schemas", () => {
       const all = await session.client.raw("GET", resourcePath(t()), { query: { fieldSelector: `metadata.namespace=${ns}` } });
       const paged = await session.client.raw("GET", resourcePath(t(), ns), { query: { limit: 1 } });
       const empty = await session.client.raw("GET", resourcePath(t(), await session.createNamespace("event-schema")));
-      for (const [where, res] of [["namespaced list", one], ["all-namespaces list", all], ["paged list", paged], ["empty list", empty]] as const) {
+      for (const [where, res] of [
+        ["namespaced list", one],
+        ["all-namespaces list", all],
+        ["paged list", paged],
+        ["empty list", empty],
+      ] as const) {
         expect(res.code, where).toBe(200);
         expect(eventListSchemaErrors(res.json), `${where}: ${res.text.slice(0, 400)}`).toEqual([]);
       }
@@ -62,28 +89,40 @@ describe("Event and EventList schemas", () => {
     },
   );
 
-  check({ title: "watch events carry Events that conform to the Event schema", rules: [...SHAPE_RULES, "doc2.endpoints.list-ns-params", "doc2.endpoints.list-all-params"] }, async () => {
-    const { session } = suite;
-    const ns = await session.createNamespace("event-schema");
-    const rv = (await session.client.list(t(), ns)).metadata.resourceVersion;
-    const one = await session.client.watch(t(), ns, { resourceVersion: rv });
-    const all = await session.client.watch(t(), undefined, { resourceVersion: rv, fieldSelector: `metadata.namespace=${ns}` });
-    try {
-      const bodies = samples(ns);
-      for (const body of bodies) await session.client.create(t(), ns, body);
-      for (const [where, w] of [["namespaced watch", one], ["all-namespaces watch", all]] as const) {
-        const seen = (await w.take(bodies.length, 10_000)).filter((e) => e.type !== "BOOKMARK");
-        while (seen.length < bodies.length) {
-          const e = await w.next(10_000);
-          if (!e) break;
-          if (e.type !== "BOOKMARK") seen.push(e);
+  check(
+    {
+      title: "watch events carry Events that conform to the Event schema",
+      rules: [...SHAPE_RULES, "doc2.endpoints.list-ns-params", "doc2.endpoints.list-all-params"],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("event-schema");
+      const rv = (await session.client.list(t(), ns)).metadata.resourceVersion;
+      const one = await session.client.watch(t(), ns, { resourceVersion: rv });
+      const all = await session.client.watch(t(), undefined, { resourceVersion: rv, fieldSelector: `metadata.namespace=${ns}` });
+      try {
+        const bodies = samples(ns);
+        for (const body of bodies) await session.client.create(t(), ns, body);
+        for (const [where, w] of [
+          ["namespaced watch", one],
+          ["all-namespaces watch", all],
+        ] as const) {
+          const seen = (await w.take(bodies.length, 10_000)).filter((e) => e.type !== "BOOKMARK");
+          while (seen.length < bodies.length) {
+            const e = await w.next(10_000);
+            if (!e) break;
+            if (e.type !== "BOOKMARK") seen.push(e);
+          }
+          expect(
+            seen.map((e) => [e.type, e.object.metadata.name]),
+            where,
+          ).toEqual(bodies.map((b) => ["ADDED", b.metadata.name]));
+          for (const e of seen) expectEvent(e.object, where);
         }
-        expect(seen.map((e) => [e.type, e.object.metadata.name]), where).toEqual(bodies.map((b) => ["ADDED", b.metadata.name]));
-        for (const e of seen) expectEvent(e.object, where);
+      } finally {
+        one.close();
+        all.close();
       }
-    } finally {
-      one.close();
-      all.close();
-    }
-  });
+    },
+  );
 });

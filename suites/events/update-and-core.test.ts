@@ -6,8 +6,8 @@ import { describe, expect } from "vitest";
 import { event, microTime } from "../../fixtures/objects.js";
 import type { KubeObject } from "../../lib/harness/objects.js";
 import { resourcePath } from "../../lib/harness/resources.js";
-import { check, uniqueName, useSuite } from "../support/conformance.js";
 import type { RuleId } from "../../lib/spec/catalog.js";
+import { check, uniqueName, useSuite } from "../support/conformance.js";
 
 const suite = useSuite("event-updates");
 type Obj = Record<string, unknown>;
@@ -19,18 +19,58 @@ async function fresh(): Promise<KubeObject> {
 }
 
 const immutable: { field: string; internal: string; rule: RuleId; change: (e: KubeObject) => Obj }[] = [
-  { field: "regarding", internal: "involvedObject", rule: "doc2.event.immutable-regarding", change: (e) => ({ ...e, regarding: { ...(e.regarding as Obj), name: "someone-else" } }) },
-  { field: "related", internal: "related", rule: "doc2.event.immutable-related", change: (e) => ({ ...e, related: { kind: "Pod", name: "p", namespace: suite.ns } }) },
+  {
+    field: "regarding",
+    internal: "involvedObject",
+    rule: "doc2.event.immutable-regarding",
+    change: (e) => ({ ...e, regarding: { ...(e.regarding as Obj), name: "someone-else" } }),
+  },
+  {
+    field: "related",
+    internal: "related",
+    rule: "doc2.event.immutable-related",
+    change: (e) => ({ ...e, related: { kind: "Pod", name: "p", namespace: suite.ns } }),
+  },
   { field: "reason", internal: "reason", rule: "doc2.event.immutable-reason", change: (e) => ({ ...e, reason: "Changed" }) },
   { field: "note", internal: "message", rule: "doc2.event.immutable-note", change: (e) => ({ ...e, note: "changed note" }) },
   { field: "action", internal: "action", rule: "doc2.event.immutable-action", change: (e) => ({ ...e, action: "Changed" }) },
   { field: "type", internal: "type", rule: "doc2.event.immutable-type", change: (e) => ({ ...e, type: "Warning" }) },
-  { field: "eventTime", internal: "eventTime", rule: "doc2.event.immutable-event-time", change: (e) => ({ ...e, eventTime: microTime(new Date(Date.now() - 3_600_000)) }) },
-  { field: "reportingController", internal: "reportingController", rule: "doc2.event.immutable-reporting-controller", change: (e) => ({ ...e, reportingController: "tollgate.dev/other" }) },
-  { field: "reportingInstance", internal: "reportingInstance", rule: "doc2.event.immutable-reporting-instance", change: (e) => ({ ...e, reportingInstance: "other-1" }) },
-  { field: "deprecatedSource", internal: "source", rule: "doc2.event.immutable-deprecated-source", change: (e) => ({ ...e, deprecatedSource: { component: "c" } }) },
-  { field: "deprecatedFirstTimestamp", internal: "firstTimestamp", rule: "doc2.event.immutable-deprecated-first-timestamp", change: (e) => ({ ...e, deprecatedFirstTimestamp: "2026-01-01T00:00:00Z" }) },
-  { field: "deprecatedLastTimestamp", internal: "lastTimestamp", rule: "doc2.event.immutable-deprecated-last-timestamp", change: (e) => ({ ...e, deprecatedLastTimestamp: "2026-01-01T00:00:00Z" }) },
+  {
+    field: "eventTime",
+    internal: "eventTime",
+    rule: "doc2.event.immutable-event-time",
+    change: (e) => ({ ...e, eventTime: microTime(new Date(Date.now() - 3_600_000)) }),
+  },
+  {
+    field: "reportingController",
+    internal: "reportingController",
+    rule: "doc2.event.immutable-reporting-controller",
+    change: (e) => ({ ...e, reportingController: "tollgate.dev/other" }),
+  },
+  {
+    field: "reportingInstance",
+    internal: "reportingInstance",
+    rule: "doc2.event.immutable-reporting-instance",
+    change: (e) => ({ ...e, reportingInstance: "other-1" }),
+  },
+  {
+    field: "deprecatedSource",
+    internal: "source",
+    rule: "doc2.event.immutable-deprecated-source",
+    change: (e) => ({ ...e, deprecatedSource: { component: "c" } }),
+  },
+  {
+    field: "deprecatedFirstTimestamp",
+    internal: "firstTimestamp",
+    rule: "doc2.event.immutable-deprecated-first-timestamp",
+    change: (e) => ({ ...e, deprecatedFirstTimestamp: "2026-01-01T00:00:00Z" }),
+  },
+  {
+    field: "deprecatedLastTimestamp",
+    internal: "lastTimestamp",
+    rule: "doc2.event.immutable-deprecated-last-timestamp",
+    change: (e) => ({ ...e, deprecatedLastTimestamp: "2026-01-01T00:00:00Z" }),
+  },
   { field: "deprecatedCount", internal: "count", rule: "doc2.event.immutable-deprecated-count", change: (e) => ({ ...e, deprecatedCount: 7 }) },
 ];
 
@@ -41,51 +81,75 @@ describe("Event updates", () => {
       const e = await fresh();
       const res = await session.client.raw("PUT", resourcePath(t(), ns, e.metadata.name), { body: f.change(e) });
       expect(res.code, res.text.slice(0, 300)).toBe(422);
-      const causes = ((res.json as { details?: { causes?: { field?: string; message?: string }[] } }).details?.causes ?? []);
+      const causes = (res.json as { details?: { causes?: { field?: string; message?: string }[] } }).details?.causes ?? [];
       expect(causes.map((c) => c.field)).toContain(f.internal);
       expect(causes.find((c) => c.field === f.internal)?.message).toMatch(/field is immutable/);
       expect(await session.client.get(t(), ns, e.metadata.name as string)).toEqual(e);
     });
   }
 
-  check({ title: "series and metadata may change; a changed series is validated", rules: ["doc2.event.update-mutable-fields", "doc2.event.update-series-checked-if-changed", "doc2.event.series-null-single"] }, async () => {
-    const { session, ns } = suite;
-    const e = await fresh();
-    expect(e.series, "a single event has no series").toBeUndefined();
-    const ok = await session.client.raw("PUT", resourcePath(t(), ns, e.metadata.name), {
-      body: { ...e, metadata: { ...e.metadata, labels: { l: "1" } }, series: { count: 2, lastObservedTime: microTime(new Date()) } },
-    });
-    expect(ok.code, ok.text.slice(0, 300)).toBe(200);
-    const updated = ok.json as KubeObject;
-    const bad = await session.client.raw("PUT", resourcePath(t(), ns, e.metadata.name), { body: { ...updated, series: { count: 1, lastObservedTime: microTime(new Date()) } } });
-    expect(bad.code).toBe(422);
-    expect(((bad.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field)).toContain("series.count");
-  });
+  check(
+    {
+      title: "series and metadata may change; a changed series is validated",
+      rules: ["doc2.event.update-mutable-fields", "doc2.event.update-series-checked-if-changed", "doc2.event.series-null-single"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const e = await fresh();
+      expect(e.series, "a single event has no series").toBeUndefined();
+      const ok = await session.client.raw("PUT", resourcePath(t(), ns, e.metadata.name), {
+        body: { ...e, metadata: { ...e.metadata, labels: { l: "1" } }, series: { count: 2, lastObservedTime: microTime(new Date()) } },
+      });
+      expect(ok.code, ok.text.slice(0, 300)).toBe(200);
+      const updated = ok.json as KubeObject;
+      const bad = await session.client.raw("PUT", resourcePath(t(), ns, e.metadata.name), {
+        body: { ...updated, series: { count: 1, lastObservedTime: microTime(new Date()) } },
+      });
+      expect(bad.code).toBe(422);
+      expect(((bad.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? []).map((c) => c.field)).toContain("series.count");
+    },
+  );
 
-  check({ title: "the reporter sets the series cadence: back-to-back updates and any jump in count are accepted", rules: ["doc2.event.series-cadence-reporter"] }, async () => {
-    const { session, ns } = suite;
-    let cur = await fresh();
-    for (const count of [2, 3, 250, 251]) {
-      const res = await session.client.raw("PUT", resourcePath(t(), ns, cur.metadata.name), { body: { ...cur, series: { count, lastObservedTime: microTime(new Date()) } } });
-      expect(res.code, `series.count ${count} right after the previous update: ${res.text.slice(0, 300)}`).toBe(200);
-      cur = res.json as KubeObject;
-      expect((cur.series as { count?: number } | undefined)?.count).toBe(count);
-    }
-  });
+  check(
+    { title: "the reporter sets the series cadence: back-to-back updates and any jump in count are accepted", rules: ["doc2.event.series-cadence-reporter"] },
+    async () => {
+      const { session, ns } = suite;
+      let cur = await fresh();
+      for (const count of [2, 3, 250, 251]) {
+        const res = await session.client.raw("PUT", resourcePath(t(), ns, cur.metadata.name), {
+          body: { ...cur, series: { count, lastObservedTime: microTime(new Date()) } },
+        });
+        expect(res.code, `series.count ${count} right after the previous update: ${res.text.slice(0, 300)}`).toBe(200);
+        cur = res.json as KubeObject;
+        expect((cur.series as { count?: number } | undefined)?.count).toBe(count);
+      }
+    },
+  );
 
-  check({ title: "PATCH an Event: merge-patch of its labels answers 200; force is only for apply (422); dryRun stores nothing", rules: ["doc2.endpoints.patch-path", "doc2.endpoints.patch-params", "doc2.endpoints.patch-success"] }, async () => {
-    const { session, ns } = suite;
-    const e = await fresh();
-    const path = resourcePath(t(), ns, e.metadata.name);
-    const mp = (query?: Record<string, string>) => session.client.raw("PATCH", path, { rawBody: JSON.stringify({ metadata: { labels: { patched: "yes" } } }), contentType: "application/merge-patch+json", query });
-    const dry = await mp({ dryRun: "All", pretty: "true" });
-    expect(dry.code).toBe(200);
-    expect((await session.client.get(t(), ns, e.metadata.name as string)).metadata.labels).toBeUndefined();
-    expect((await mp({ force: "true" })).code).toBe(422);
-    const res = await mp();
-    expect(res.code).toBe(200);
-    expect((res.json as KubeObject).metadata.labels).toEqual({ patched: "yes" });
-  });
+  check(
+    {
+      title: "PATCH an Event: merge-patch of its labels answers 200; force is only for apply (422); dryRun stores nothing",
+      rules: ["doc2.endpoints.patch-path", "doc2.endpoints.patch-params", "doc2.endpoints.patch-success"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const e = await fresh();
+      const path = resourcePath(t(), ns, e.metadata.name);
+      const mp = (query?: Record<string, string>) =>
+        session.client.raw("PATCH", path, {
+          rawBody: JSON.stringify({ metadata: { labels: { patched: "yes" } } }),
+          contentType: "application/merge-patch+json",
+          query,
+        });
+      const dry = await mp({ dryRun: "All", pretty: "true" });
+      expect(dry.code).toBe(200);
+      expect((await session.client.get(t(), ns, e.metadata.name as string)).metadata.labels).toBeUndefined();
+      expect((await mp({ force: "true" })).code).toBe(422);
+      const res = await mp();
+      expect(res.code).toBe(200);
+      expect((res.json as KubeObject).metadata.labels).toEqual({ patched: "yes" });
+    },
+  );
 });
 
 describe("the core v1 view of Events", () => {
@@ -106,16 +170,28 @@ describe("the core v1 view of Events", () => {
     expect(core.metadata.resourceVersion).toBe(e.metadata.resourceVersion);
   });
 
-  check({ title: "a 64 kB message written through core v1 reads back whole as the note", rules: ["doc2.event.note-readers-64kb", "doc2.service.shared-with-core"] }, async () => {
-    const { session, ns } = suite;
-    const name = uniqueName("big");
-    const message = "m".repeat(64 * 1024);
-    const res = await session.client.raw("POST", resourcePath(session.types.coreEvents, ns), {
-      body: { apiVersion: "v1", kind: "Event", metadata: { name, namespace: ns }, involvedObject: { kind: "ConfigMap", name: "subject", namespace: ns }, reason: "Big", message, type: "Normal", source: { component: "tollgate" } },
-    });
-    expect(res.code, res.text.slice(0, 300)).toBe(201);
-    const viaEvents = await session.client.get(t(), ns, name);
-    expect(viaEvents.note).toBe(message);
-    expect((viaEvents.note as string).length).toBe(65_536);
-  });
+  check(
+    { title: "a 64 kB message written through core v1 reads back whole as the note", rules: ["doc2.event.note-readers-64kb", "doc2.service.shared-with-core"] },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("big");
+      const message = "m".repeat(64 * 1024);
+      const res = await session.client.raw("POST", resourcePath(session.types.coreEvents, ns), {
+        body: {
+          apiVersion: "v1",
+          kind: "Event",
+          metadata: { name, namespace: ns },
+          involvedObject: { kind: "ConfigMap", name: "subject", namespace: ns },
+          reason: "Big",
+          message,
+          type: "Normal",
+          source: { component: "tollgate" },
+        },
+      });
+      expect(res.code, res.text.slice(0, 300)).toBe(201);
+      const viaEvents = await session.client.get(t(), ns, name);
+      expect(viaEvents.note).toBe(message);
+      expect((viaEvents.note as string).length).toBe(65_536);
+    },
+  );
 });

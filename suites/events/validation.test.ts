@@ -9,9 +9,9 @@ import { describe, expect } from "vitest";
 import { microTime } from "../../fixtures/objects.js";
 import type { ApiResponse } from "../../lib/harness/client.js";
 import { apiVersionOf, resourcePath } from "../../lib/harness/resources.js";
+import type { RuleId } from "../../lib/spec/catalog.js";
 import { check, useSuite } from "../support/conformance.js";
 import { expectedCreateViolations, violatedFields } from "../support/event-oracle.js";
-import type { RuleId } from "../../lib/spec/catalog.js";
 import { assertProperty } from "../support/properties.js";
 
 const suite = useSuite("event-validation");
@@ -52,7 +52,8 @@ async function judge(event: Obj, ns: string): Promise<string | undefined> {
   if (res.code !== 422) return `invalid Event (${want.join(", ")}) answered ${res.code}: ${res.text.slice(0, 200)}`;
   const got = causeFields(res);
   const body = res.json as { kind?: string; reason?: string; details?: { kind?: string; group?: string } };
-  if (body.reason !== "Invalid" || body.details?.kind !== "Event" || body.details.group) return `422 body is not an Invalid Status for kind Event without group: ${res.text.slice(0, 200)}`;
+  if (body.reason !== "Invalid" || body.details?.kind !== "Event" || body.details.group)
+    return `422 body is not an Invalid Status for kind Event without group: ${res.text.slice(0, 200)}`;
   return JSON.stringify(got) === JSON.stringify(want) ? undefined : `causes name ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
 }
 
@@ -61,13 +62,37 @@ const e = (n: number): string => "é".repeat(n);
 
 const cases: { title: string; rules: [RuleId, ...RuleId[]]; patch: (ev: Obj, ns: string) => Obj }[] = [
   { title: "a valid Event", rules: ["doc2.endpoints.create-success", "doc2.service.api-version-kind"], patch: (ev) => ev },
-  { title: "eventTime missing", rules: ["doc2.event.event-time-required", "doc1.errors.missing-required-field"], patch: (ev) => ({ ...ev, eventTime: undefined }) },
-  { title: "eventTime missing and regarding in another namespace", rules: ["doc2.event.namespace-l2"], patch: (ev) => ({ ...ev, eventTime: undefined, regarding: { kind: "Pod", name: "p", namespace: "elsewhere" } }) },
-  { title: "eventTime missing and regarding without namespace", rules: ["doc2.event.namespace-l1"], patch: (ev) => ({ ...ev, eventTime: undefined, regarding: { kind: "Node", name: "n" } }) },
-  { title: "regarding without namespace outside default and kube-system", rules: ["doc2.event.namespace-l3", "doc2.event.regarding-reference"], patch: (ev) => ({ ...ev, regarding: { kind: "Node", name: "n" } }) },
-  { title: "regarding in another namespace is fine once eventTime is set", rules: ["doc2.event.regarding-reference", "doc2.event.related-reference"], patch: (ev) => ({ ...ev, regarding: { kind: "Pod", name: "p", namespace: "elsewhere" }, related: { kind: "Pod", name: "q", namespace: "elsewhere" } }) },
+  {
+    title: "eventTime missing",
+    rules: ["doc2.event.event-time-required", "doc1.errors.missing-required-field"],
+    patch: (ev) => ({ ...ev, eventTime: undefined }),
+  },
+  {
+    title: "eventTime missing and regarding in another namespace",
+    rules: ["doc2.event.namespace-l2"],
+    patch: (ev) => ({ ...ev, eventTime: undefined, regarding: { kind: "Pod", name: "p", namespace: "elsewhere" } }),
+  },
+  {
+    title: "eventTime missing and regarding without namespace",
+    rules: ["doc2.event.namespace-l1"],
+    patch: (ev) => ({ ...ev, eventTime: undefined, regarding: { kind: "Node", name: "n" } }),
+  },
+  {
+    title: "regarding without namespace outside default and kube-system",
+    rules: ["doc2.event.namespace-l3", "doc2.event.regarding-reference"],
+    patch: (ev) => ({ ...ev, regarding: { kind: "Node", name: "n" } }),
+  },
+  {
+    title: "regarding in another namespace is fine once eventTime is set",
+    rules: ["doc2.event.regarding-reference", "doc2.event.related-reference"],
+    patch: (ev) => ({ ...ev, regarding: { kind: "Pod", name: "p", namespace: "elsewhere" }, related: { kind: "Pod", name: "q", namespace: "elsewhere" } }),
+  },
   { title: "reportingController empty", rules: ["doc2.event.reporting-controller-required"], patch: (ev) => ({ ...ev, reportingController: "" }) },
-  { title: "reportingController not a qualified name", rules: ["doc2.event.reporting-controller-form"], patch: (ev) => ({ ...ev, reportingController: "Not/A/Name" }) },
+  {
+    title: "reportingController not a qualified name",
+    rules: ["doc2.event.reporting-controller-form"],
+    patch: (ev) => ({ ...ev, reportingController: "Not/A/Name" }),
+  },
   { title: "reportingInstance 128 bytes", rules: ["doc2.event.reporting-instance-max-128"], patch: (ev) => ({ ...ev, reportingInstance: x(128) }) },
   { title: "reportingInstance 129 bytes", rules: ["doc2.event.reporting-instance-max-128"], patch: (ev) => ({ ...ev, reportingInstance: x(129) }) },
   { title: "reportingInstance empty", rules: ["doc2.event.reporting-instance-required"], patch: (ev) => ({ ...ev, reportingInstance: "" }) },
@@ -84,12 +109,44 @@ const cases: { title: string; rules: [RuleId, ...RuleId[]]; patch: (ev: Obj, ns:
   { title: "type Warning", rules: ["doc2.event.type-normal-warning"], patch: (ev) => ({ ...ev, type: "Warning" }) },
   { title: "type Info", rules: ["doc2.event.type-normal-warning"], patch: (ev) => ({ ...ev, type: "Info" }) },
   { title: "type empty", rules: ["doc2.event.type-required"], patch: (ev) => ({ ...ev, type: "" }) },
-  { title: "series with count 2", rules: ["doc2.event.series-count-required", "doc2.event.series-count-min-2"], patch: (ev) => ({ ...ev, series: { count: 2, lastObservedTime: microTime(new Date()) } }) },
-  { title: "series with count 1", rules: ["doc2.event.series-count-min-2"], patch: (ev) => ({ ...ev, series: { count: 1, lastObservedTime: microTime(new Date()) } }) },
+  {
+    title: "series with count 2",
+    rules: ["doc2.event.series-count-required", "doc2.event.series-count-min-2"],
+    patch: (ev) => ({ ...ev, series: { count: 2, lastObservedTime: microTime(new Date()) } }),
+  },
+  {
+    title: "series with count 1",
+    rules: ["doc2.event.series-count-min-2"],
+    patch: (ev) => ({ ...ev, series: { count: 1, lastObservedTime: microTime(new Date()) } }),
+  },
   { title: "series without lastObservedTime", rules: ["doc2.event.series-last-observed-required"], patch: (ev) => ({ ...ev, series: { count: 3 } }) },
-  { title: "deprecated fields set", rules: ["doc2.event.deprecated-count", "doc2.event.deprecated-first-timestamp", "doc2.event.deprecated-last-timestamp", "doc2.event.deprecated-source", "doc2.event.invalid-internal-names"], patch: (ev) => ({ ...ev, deprecatedCount: 2, deprecatedFirstTimestamp: "2026-01-01T00:00:00Z", deprecatedLastTimestamp: "2026-01-01T00:00:00Z", deprecatedSource: { component: "c" } }) },
-  { title: "name not a DNS subdomain", rules: ["doc2.event.name-dns-subdomain"], patch: (ev) => ({ ...ev, metadata: { ...(ev.metadata as Obj), name: "Bad_Name" } }) },
-  { title: "several violations at once", rules: ["doc2.event.invalid-value-empty", "doc1.errors.422-invalid"], patch: (ev) => ({ ...ev, action: "", reason: x(200), type: "Info", series: { count: 0 } }) },
+  {
+    title: "deprecated fields set",
+    rules: [
+      "doc2.event.deprecated-count",
+      "doc2.event.deprecated-first-timestamp",
+      "doc2.event.deprecated-last-timestamp",
+      "doc2.event.deprecated-source",
+      "doc2.event.invalid-internal-names",
+    ],
+    patch: (ev) => ({
+      ...ev,
+      deprecatedCount: 2,
+      deprecatedFirstTimestamp: "2026-01-01T00:00:00Z",
+      deprecatedLastTimestamp: "2026-01-01T00:00:00Z",
+      deprecatedSource: { component: "c" },
+    }),
+  },
+  {
+    title: "name not a DNS subdomain",
+    rules: ["doc2.event.name-dns-subdomain"],
+    patch: (ev) => ({ ...ev, metadata: { ...(ev.metadata as Obj), name: "Bad_Name" } }),
+  },
+  {
+    title: "several violations at once",
+    rules: ["doc2.event.invalid-value-empty", "doc1.errors.422-invalid"],
+    patch: (ev) => ({ ...ev, action: "", reason: x(200), type: "Info", series: { count: 0 } }),
+  },
 ];
 
 describe("Event validation, case by case", () => {
@@ -101,14 +158,20 @@ describe("Event validation, case by case", () => {
     });
   }
 
-  check({ title: "the message of a 422 reads `Event \"<name>\" is invalid: …` with the bad value of a length error shown as \"\"", rules: ["doc2.event.invalid-value-empty", "doc2.event.invalid-internal-names"] }, async () => {
-    const { ns } = suite;
-    const ev: Obj = { ...base(ns), reason: x(129) };
-    const res = await post(ev, ns);
-    expect(res.code).toBe(422);
-    const name = (ev.metadata as Obj).name as string;
-    expect((res.json as { message?: string }).message).toBe(`Event "${name}" is invalid: reason: Invalid value: "": can have at most 128 characters`);
-  });
+  check(
+    {
+      title: 'the message of a 422 reads `Event "<name>" is invalid: …` with the bad value of a length error shown as ""',
+      rules: ["doc2.event.invalid-value-empty", "doc2.event.invalid-internal-names"],
+    },
+    async () => {
+      const { ns } = suite;
+      const ev: Obj = { ...base(ns), reason: x(129) };
+      const res = await post(ev, ns);
+      expect(res.code).toBe(422);
+      const name = (ev.metadata as Obj).name as string;
+      expect((res.json as { message?: string }).message).toBe(`Event "${name}" is invalid: reason: Invalid value: "": can have at most 128 characters`);
+    },
+  );
 
   check({ title: "eventTime without exactly six fractional digits is a 400 decode error", rules: ["doc2.event.event-time-microtime"] }, async () => {
     const { ns } = suite;
@@ -127,35 +190,52 @@ describe("Event validation, case by case", () => {
  * client can observe is the outcome the rules exist for: no such Event is ever stored.
  */
 describe("Event namespace", () => {
-  check({ title: "an Event without a namespace is refused (the all-namespaces path takes no POST) and nothing is stored", rules: ["doc2.event.namespace-required"] }, async () => {
-    const { session, ns } = suite;
-    const ev = base(ns);
-    const { namespace: _dropped, ...meta } = ev.metadata as Obj;
-    const res = await session.client.raw("POST", resourcePath(session.types.events), { body: { ...ev, metadata: meta } });
-    expect(res.code, res.text.slice(0, 300)).toBeGreaterThanOrEqual(400);
-    expect(res.code).toBeLessThan(500);
-    expect([405, 422], "405 from the path, or 422 `metadata.namespace: Required value` from validation").toContain(res.code);
-    if (res.code === 422) expect(causeFields(res)).toContain("metadata.namespace");
-    const listed = await session.client.list(session.types.events, ns, { fieldSelector: `metadata.name=${String(meta.name)}` });
-    expect(listed.items).toEqual([]);
-  });
-
-  check({ title: "an Event in a namespace that is not a DNS-1123 subdomain is refused and nothing is stored", rules: ["doc2.event.namespace-dns-subdomain"] }, async () => {
-    const { session, ns } = suite;
-    for (const bad of ["Not_A_Subdomain", "UPPER", "dot.-dash"]) {
+  check(
+    {
+      title: "an Event without a namespace is refused (the all-namespaces path takes no POST) and nothing is stored",
+      rules: ["doc2.event.namespace-required"],
+    },
+    async () => {
+      const { session, ns } = suite;
       const ev = base(ns);
-      const res = await post({ ...ev, metadata: { ...(ev.metadata as Obj), namespace: bad } }, bad);
-      expect([404, 422], `${bad}: 404 from namespace admission, or 422 naming the namespace from validation; got ${res.code} ${res.text.slice(0, 200)}`).toContain(res.code);
-      if (res.code === 422) expect(causeFields(res).some((f) => f === "namespace" || f === "metadata.namespace"), bad).toBe(true);
-      const all = await session.client.list(session.types.events, undefined, { fieldSelector: `metadata.name=${String((ev.metadata as Obj).name)}` });
-      expect(all.items, `${bad}: nothing stored`).toEqual([]);
-    }
-  });
+      const { namespace: _dropped, ...meta } = ev.metadata as Obj;
+      const res = await session.client.raw("POST", resourcePath(session.types.events), { body: { ...ev, metadata: meta } });
+      expect(res.code, res.text.slice(0, 300)).toBeGreaterThanOrEqual(400);
+      expect(res.code).toBeLessThan(500);
+      expect([405, 422], "405 from the path, or 422 `metadata.namespace: Required value` from validation").toContain(res.code);
+      if (res.code === 422) expect(causeFields(res)).toContain("metadata.namespace");
+      const listed = await session.client.list(session.types.events, ns, { fieldSelector: `metadata.name=${String(meta.name)}` });
+      expect(listed.items).toEqual([]);
+    },
+  );
+
+  check(
+    { title: "an Event in a namespace that is not a DNS-1123 subdomain is refused and nothing is stored", rules: ["doc2.event.namespace-dns-subdomain"] },
+    async () => {
+      const { session, ns } = suite;
+      for (const bad of ["Not_A_Subdomain", "UPPER", "dot.-dash"]) {
+        const ev = base(ns);
+        const res = await post({ ...ev, metadata: { ...(ev.metadata as Obj), namespace: bad } }, bad);
+        expect(
+          [404, 422],
+          `${bad}: 404 from namespace admission, or 422 naming the namespace from validation; got ${res.code} ${res.text.slice(0, 200)}`,
+        ).toContain(res.code);
+        if (res.code === 422)
+          expect(
+            causeFields(res).some((f) => f === "namespace" || f === "metadata.namespace"),
+            bad,
+          ).toBe(true);
+        const all = await session.client.list(session.types.events, undefined, { fieldSelector: `metadata.name=${String((ev.metadata as Obj).name)}` });
+        expect(all.items, `${bad}: nothing stored`).toEqual([]);
+      }
+    },
+  );
 });
 
 /** A valid Event, then zero or more violations; the oracle decides what the server must say. */
 function eventArb(ns: string): fc.Arbitrary<Obj> {
-  const str = (min: number, max: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom("a", "Z", "0", "-", "é", "€", " "), minLength: min, maxLength: max });
+  const str = (min: number, max: number): fc.Arbitrary<string> =>
+    fc.string({ unit: fc.constantFrom("a", "Z", "0", "-", "é", "€", " "), minLength: min, maxLength: max });
   const mutation: fc.Arbitrary<(ev: Obj) => Obj> = fc.oneof(
     fc.constant((ev: Obj) => ({ ...ev, eventTime: undefined })),
     str(0, 140).map((s) => (ev: Obj) => ({ ...ev, action: s })),
@@ -164,8 +244,13 @@ function eventArb(ns: string): fc.Arbitrary<Obj> {
     fc.integer({ min: 1000, max: 1100 }).map((n) => (ev: Obj) => ({ ...ev, note: "n".repeat(n) })),
     fc.constantFrom("", "Info", "normal", "Warning").map((t) => (ev: Obj) => ({ ...ev, type: t })),
     fc.constantFrom("", "a/b/c", "UPPER.io/x", "ok.io/fine", "-x").map((c) => (ev: Obj) => ({ ...ev, reportingController: c })),
-    fc.record({ count: fc.integer({ min: 0, max: 4 }), withTime: fc.boolean() }).map(({ count, withTime }) => (ev: Obj) => ({ ...ev, series: withTime ? { count, lastObservedTime: microTime(new Date()) } : { count } })),
-    fc.constantFrom("deprecatedCount", "deprecatedSource", "deprecatedFirstTimestamp").map((k) => (ev: Obj) => ({ ...ev, [k]: k === "deprecatedCount" ? 4 : k === "deprecatedSource" ? { host: "h" } : "2026-01-01T00:00:00Z" })),
+    fc.record({ count: fc.integer({ min: 0, max: 4 }), withTime: fc.boolean() }).map(({ count, withTime }) => (ev: Obj) => ({
+      ...ev,
+      series: withTime ? { count, lastObservedTime: microTime(new Date()) } : { count },
+    })),
+    fc
+      .constantFrom("deprecatedCount", "deprecatedSource", "deprecatedFirstTimestamp")
+      .map((k) => (ev: Obj) => ({ ...ev, [k]: k === "deprecatedCount" ? 4 : k === "deprecatedSource" ? { host: "h" } : "2026-01-01T00:00:00Z" })),
     fc.constantFrom("", "other-ns").map((r) => (ev: Obj) => ({ ...ev, regarding: { kind: "Pod", name: "p", ...(r ? { namespace: r } : {}) } })),
   );
   return fc.array(mutation, { maxLength: 3 }).map((ms) => ms.reduce((ev, m) => m(ev), base(ns)));
@@ -173,7 +258,24 @@ function eventArb(ns: string): fc.Arbitrary<Obj> {
 
 describe("Event validation, property", () => {
   check(
-    { title: "property: the target accepts exactly the Events the oracle accepts, and names every violated field", rules: ["doc2.event.action-required", "doc2.event.action-max-128", "doc2.event.reason-required", "doc2.event.reason-max-128", "doc2.event.reporting-instance-max-128", "doc2.event.note-max-1kb", "doc2.event.type-normal-warning", "doc2.event.reporting-controller-form", "doc2.event.series-count-min-2", "doc2.event.series-last-observed-required", "doc2.event.namespace-l3", "doc2.event.invalid-internal-names"], timeout: 120_000 },
+    {
+      title: "property: the target accepts exactly the Events the oracle accepts, and names every violated field",
+      rules: [
+        "doc2.event.action-required",
+        "doc2.event.action-max-128",
+        "doc2.event.reason-required",
+        "doc2.event.reason-max-128",
+        "doc2.event.reporting-instance-max-128",
+        "doc2.event.note-max-1kb",
+        "doc2.event.type-normal-warning",
+        "doc2.event.reporting-controller-form",
+        "doc2.event.series-count-min-2",
+        "doc2.event.series-last-observed-required",
+        "doc2.event.namespace-l3",
+        "doc2.event.invalid-internal-names",
+      ],
+      timeout: 120_000,
+    },
     async () => {
       const { ns } = suite;
       await assertProperty(

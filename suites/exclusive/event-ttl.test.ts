@@ -28,26 +28,27 @@ describe("Event time-to-live", () => {
       timeout: 60_000,
     },
     async () => {
-    const { session, ns } = suite;
-    const name = uniqueName("ttl");
-    const made = await session.client.create(t(), ns, event(session.types, ns, name));
-    const w = await session.client.watch(t(), ns, { resourceVersion: made.metadata.resourceVersion, fieldSelector: `metadata.name=${name}` });
-    try {
-      await advanceClock(session.client, PAST_TTL_SECONDS);
-      let deleted: WatchEvent | undefined;
-      const seen: string[] = [];
-      while (!deleted) {
-        const e = await w.next(15_000);
-        if (!e) throw new Error(`the watch ended before a DELETED event; saw ${seen.join(", ") || "nothing"}`);
-        seen.push(e.type);
-        if (e.type === "DELETED") deleted = e;
-        else if (e.type !== "BOOKMARK") throw new Error(`unexpected ${e.type} before DELETED: ${JSON.stringify(e.object).slice(0, 300)}`);
+      const { session, ns } = suite;
+      const name = uniqueName("ttl");
+      const made = await session.client.create(t(), ns, event(session.types, ns, name));
+      const w = await session.client.watch(t(), ns, { resourceVersion: made.metadata.resourceVersion, fieldSelector: `metadata.name=${name}` });
+      try {
+        await advanceClock(session.client, PAST_TTL_SECONDS);
+        let deleted: WatchEvent | undefined;
+        const seen: string[] = [];
+        while (!deleted) {
+          const e = await w.next(15_000);
+          if (!e) throw new Error(`the watch ended before a DELETED event; saw ${seen.join(", ") || "nothing"}`);
+          seen.push(e.type);
+          if (e.type === "DELETED") deleted = e;
+          else if (e.type !== "BOOKMARK") throw new Error(`unexpected ${e.type} before DELETED: ${JSON.stringify(e.object).slice(0, 300)}`);
+        }
+        expect(deleted.object.metadata.name).toBe(name);
+        expect(Number(deleted.object.metadata.resourceVersion)).toBeGreaterThan(Number(made.metadata.resourceVersion));
+      } finally {
+        w.close();
       }
-      expect(deleted.object.metadata.name).toBe(name);
-      expect(Number(deleted.object.metadata.resourceVersion)).toBeGreaterThan(Number(made.metadata.resourceVersion));
-    } finally {
-      w.close();
-    }
-    await expectFailure(session.client.get(t(), ns, name), 404);
-  });
+      await expectFailure(session.client.get(t(), ns, name), 404);
+    },
+  );
 });

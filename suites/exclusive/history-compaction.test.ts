@@ -14,8 +14,8 @@ import {
   expectExactExpired,
   expectNotOlderThanLimitAnsweredThenRetry,
   expectWatchExpiredThenRelist,
-  holdOldState,
   type HeldState,
+  holdOldState,
 } from "../support/expired-history.js";
 
 const suite = useSuite("history-compaction");
@@ -38,7 +38,8 @@ describe("history compacted on request", () => {
 
   check(
     {
-      title: "NotOlderThan with limit from a version no longer kept: a list not older than it (or 410), and a list from the most recent version gets everything",
+      title:
+        "NotOlderThan with limit from a version no longer kept: a list not older than it (or 410), and a list from the most recent version gets everything",
       rules: ["doc1.list-rv.client-not-older-than-limit-410", "doc1.list-rv.notolderthan-limit-no-continue-rv-other-not-older-than"],
       needs: ["admin-compact"],
     },

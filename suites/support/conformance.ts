@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import "../../lib/report/task-meta.js";
 import "../../lib/runner/settings.js";
+import { ApiError, type ApiResponse, UnreachableError } from "../../lib/harness/client.js";
+import { Session } from "../../lib/harness/session.js";
 import type { Capability } from "../../lib/runner/capabilities.js";
 import { currentFile, declareTest, fileSetupUnanswered, type TestDeclaration } from "../../lib/runner/declare.js";
-import { ApiError, UnreachableError, type ApiResponse } from "../../lib/harness/client.js";
-import { Session } from "../../lib/harness/session.js";
 
 export interface SuiteHandle {
   /** The session; valid inside tests and hooks. */

@@ -74,7 +74,10 @@ export async function historyGone(s: HeldState): Promise<boolean> {
 
 /** Exact, and a paged list at a given version (the Continuation-free limit cells), of a version no longer kept: 410 Expired. */
 export async function expectExactExpired(s: HeldState): Promise<void> {
-  for (const query of [{ resourceVersionMatch: "Exact", resourceVersion: s.oldRv }, { resourceVersion: s.oldRv, limit: 1 }]) {
+  for (const query of [
+    { resourceVersionMatch: "Exact", resourceVersion: s.oldRv },
+    { resourceVersion: s.oldRv, limit: 1 },
+  ]) {
     expectExpired(await s.session.client.raw("GET", path(s), { query }), `list ${JSON.stringify(query)}`);
   }
 }
@@ -88,7 +91,11 @@ export async function expectExactExpired(s: HeldState): Promise<void> {
 export async function expectNotOlderThanLimitAnsweredThenRetry(s: HeldState): Promise<void> {
   const first = await s.session.client.raw("GET", path(s), { query: { resourceVersionMatch: "NotOlderThan", resourceVersion: s.oldRv, limit: 1 } });
   if (first.code === 410) expectExpired(first, "NotOlderThan with limit");
-  else expect(compareResourceVersions(asList(first).metadata.resourceVersion ?? "", s.oldRv), "a list not older than the version asked for").toBeGreaterThanOrEqual(0);
+  else
+    expect(
+      compareResourceVersions(asList(first).metadata.resourceVersion ?? "", s.oldRv),
+      "a list not older than the version asked for",
+    ).toBeGreaterThanOrEqual(0);
   const seen: string[] = [];
   let token: string | undefined;
   do {
@@ -106,7 +113,10 @@ export async function expectContinueExpired(s: HeldState): Promise<void> {
   const fresh = (res.json as { metadata?: { continue?: string } }).metadata?.continue;
   expect(fresh, "the 410 carries a new continue token").toBeTruthy();
   const rest = asList(await s.session.client.raw("GET", path(s), { query: { limit: 100, continue: fresh } }));
-  expect(rest.items.map((i) => i.metadata.name), "the rest, read at the current state").toEqual(["d", "e", "f", "g", s.late]);
+  expect(
+    rest.items.map((i) => i.metadata.name),
+    "the rest, read at the current state",
+  ).toEqual(["d", "e", "f", "g", s.late]);
   expect(compareResourceVersions(rest.metadata.resourceVersion ?? "", s.firstPageRv)).toBeGreaterThan(0);
 }
 

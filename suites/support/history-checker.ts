@@ -44,7 +44,10 @@ export function checkHistory(h: History): string[] {
         problems.push(`${label}: event ${i} ${fmt(ev)} carries another version than ${fmtW(write)}`);
       }
       if (write.rv === undefined) {
-        const before = h.writes.slice(0, write.seq).reverse().find((x) => x.rv !== undefined && x.key === write.key);
+        const before = h.writes
+          .slice(0, write.seq)
+          .reverse()
+          .find((x) => x.rv !== undefined && x.key === write.key);
         if (before?.rv && !newer(ev.rv, before.rv)) problems.push(`${label}: ${fmt(ev)} does not carry a version newer than ${fmtW(before)}`);
         const after = h.writes.slice(write.seq + 1).find((x) => x.rv !== undefined);
         if (after?.rv && !newer(after.rv, ev.rv)) problems.push(`${label}: ${fmt(ev)} is not older than the next write ${fmtW(after)}`);

@@ -16,7 +16,11 @@ export interface PropertyOptions {
 
 export async function assertProperty<Ts>(property: fc.IRawProperty<Ts>, opts: PropertyOptions): Promise<void> {
   const seed = inject("tollgate").seed;
-  const details = await fc.check(property, { seed, numRuns: opts.numRuns, ...(opts.timeLimitMs ? { interruptAfterTimeLimit: opts.timeLimitMs, markInterruptAsFailure: false } : {}) });
+  const details = await fc.check(property, {
+    seed,
+    numRuns: opts.numRuns,
+    ...(opts.timeLimitMs ? { interruptAfterTimeLimit: opts.timeLimitMs, markInterruptAsFailure: false } : {}),
+  });
   if (details.failed) throw propertyFailure(details, seed);
 }
 

@@ -26,7 +26,9 @@ function validators(): { event: ValidateFunction; list: ValidateFunction } {
 }
 
 function describeErrors(errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? e.keyword}${e.keyword === "additionalProperties" ? ` (${String(e.params["additionalProperty"])})` : ""}`);
+  return (errors ?? []).map(
+    (e) => `${e.instancePath || "/"} ${e.message ?? e.keyword}${e.keyword === "additionalProperties" ? ` (${String(e.params["additionalProperty"])})` : ""}`,
+  );
 }
 
 /** Violations of the Event schema by `doc`; empty when it conforms. */

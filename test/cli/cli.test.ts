@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { main } from "../../lib/cli/main.js";
-import { loadEnvironment, runBounds } from "../../lib/cli/run-flags.js";
 import { verdictEnvironment } from "../../lib/cli/run.js";
+import { loadEnvironment, runBounds } from "../../lib/cli/run-flags.js";
 import { startEmulator } from "../../lib/emulator/index.js";
 import { runViaCli } from "../support/run-suite.js";
 
@@ -62,10 +62,19 @@ describe("tollgate CLI", () => {
       await main(["flags", "check", "node-agent", "--", "-h"]);
       expect(out.mock.calls.some((c) => String(c[0]).startsWith("usage:"))).toBe(false);
       // And mistakes in the new flags are one line each, exit 2.
-      for (const args of [["run", "--timeout", "5"], ["run", "--focus", "/(/"], ["run", "--qps", "-1"], ["cleanup"], ["cleanup", "--target", "http://127.0.0.1:1", "--run-id", "-x-"]]) {
+      for (const args of [
+        ["run", "--timeout", "5"],
+        ["run", "--focus", "/(/"],
+        ["run", "--qps", "-1"],
+        ["cleanup"],
+        ["cleanup", "--target", "http://127.0.0.1:1", "--run-id", "-x-"],
+      ]) {
         err.mockClear();
         expect(await main(args), args.join(" ")).toBe(2);
-        expect(err.mock.calls.map((c) => String(c[0]).split("\n").length), args.join(" ")).toEqual([1]);
+        expect(
+          err.mock.calls.map((c) => String(c[0]).split("\n").length),
+          args.join(" "),
+        ).toEqual([1]);
       }
     } finally {
       out.mockRestore();
@@ -96,7 +105,13 @@ describe("tollgate CLI", () => {
     expect(r.stdout).toMatch(/^tollgate: 2 test\(s\) in 1 file\(s\), naming \d+ rule\(s\); 8 left out by the selection$/m);
 
     const report = mkdtempSync(join(tmpdir(), "tollgate-report-"));
-    writeFileSync(join(report, "summary.json"), JSON.stringify({ tests: [{ name: "'Event (events group)' > a missing object gives 404 with a NotFound Status naming it", file: "suites/crud.test.ts", state: "failed" }], rules: [] }));
+    writeFileSync(
+      join(report, "summary.json"),
+      JSON.stringify({
+        tests: [{ name: "'Event (events group)' > a missing object gives 404 with a NotFound Status naming it", file: "suites/crud.test.ts", state: "failed" }],
+        rules: [],
+      }),
+    );
     const again = run("run", "--list", "--suite", "suites/crud", "--rerun-failed", report);
     expect(again.status, again.stdout + again.stderr).toBe(0);
     expect(again.stdout.match(/^ {2}\S.*$/gm)).toEqual(["  'Event (events group)' > a missing object gives 404 with a NotFound Status naming it"]);

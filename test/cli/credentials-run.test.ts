@@ -8,14 +8,14 @@
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { connect, type AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer as createTlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PKI, readPair } from "../../fixtures/daemons/pki.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { execCredential, fakePlugin } from "../support/fake-exec-plugin.js";
 import { runViaCli } from "../support/run-suite.js";
 
@@ -77,7 +77,10 @@ describe("tollgate run with an exec credential plugin", () => {
         expirationTimestamp: new Date(Date.now() + 3_600_000).toISOString(),
       }),
     });
-    const file = kubeconfig(emulator.url, `{ exec: { command: "${plugin.command}", apiVersion: client.authentication.k8s.io/v1, interactiveMode: IfAvailable, provideClusterInfo: true } }`);
+    const file = kubeconfig(
+      emulator.url,
+      `{ exec: { command: "${plugin.command}", apiVersion: client.authentication.k8s.io/v1, interactiveMode: IfAvailable, provideClusterInfo: true } }`,
+    );
     const run = await runViaCli(["--kubeconfig", file, "--suite", "suites/crud"]);
     expect(run.code, run.output).toBe(0);
     expect(run.summary.totals.tests.passed).toBeGreaterThan(0);
@@ -92,11 +95,20 @@ describe("tollgate run with an exec credential plugin", () => {
 
   it("a plugin that fails is one line naming it, and exit 2, before anything runs", () => {
     const plugin = fakePlugin("get-token");
-    plugin.respond({ exitCode: 1, stderr: "error: the profile has no credentials", stdout: execCredential("client.authentication.k8s.io/v1", { token: "printed-by-a-failing-plugin" }) });
-    const file = kubeconfig("http://127.0.0.1:1", `{ exec: { command: "${plugin.command}", apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never } }`);
+    plugin.respond({
+      exitCode: 1,
+      stderr: "error: the profile has no credentials",
+      stdout: execCredential("client.authentication.k8s.io/v1", { token: "printed-by-a-failing-plugin" }),
+    });
+    const file = kubeconfig(
+      "http://127.0.0.1:1",
+      `{ exec: { command: "${plugin.command}", apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never } }`,
+    );
     const r = bare(["--kubeconfig", file]);
     expect(r.status).toBe(2);
-    expect(r.stderr.trim().split("\n")).toEqual([`tollgate: exec plugin ${plugin.command}: getting credentials: exec: executable ${plugin.command} failed with exit code 1`]);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      `tollgate: exec plugin ${plugin.command}: getting credentials: exec: executable ${plugin.command} failed with exit code 1`,
+    ]);
     expect(r.stdout + r.stderr).not.toContain("printed-by-a-failing-plugin");
     expect(r.stdout + r.stderr).not.toContain("the profile has no credentials");
   });
@@ -104,14 +116,18 @@ describe("tollgate run with an exec credential plugin", () => {
   it("a removed auth-provider and a mixed-up selection are one line and exit 2", () => {
     const gcp = bare(["--kubeconfig", kubeconfig("https://127.0.0.1:1", `{ auth-provider: { name: gcp } }`)]);
     expect(gcp.status).toBe(2);
-    expect(gcp.stderr).toMatch(/^tollgate: kubeconfig .*: user "me": auth-provider gcp: The gcp auth plugin has been removed\. Please use the "gke-gcloud-auth-plugin" kubectl\/client-go credential plugin instead\./);
+    expect(gcp.stderr).toMatch(
+      /^tollgate: kubeconfig .*: user "me": auth-provider gcp: The gcp auth plugin has been removed\. Please use the "gke-gcloud-auth-plugin" kubectl\/client-go credential plugin instead\./,
+    );
     expect(gcp.stderr).not.toMatch(/\n\s+at /);
     const mixed = bare(["--in-cluster", "--context", "x"]);
     expect(mixed.status).toBe(2);
     expect(mixed.stderr).toMatch(/^tollgate: --in-cluster takes the server and credentials from the pod/);
     const notInPod = bare(["--in-cluster"]);
     expect(notInPod.status).toBe(2);
-    expect(notInPod.stderr).toMatch(/^tollgate: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined\b/);
+    expect(notInPod.stderr).toMatch(
+      /^tollgate: unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined\b/,
+    );
   });
 });
 

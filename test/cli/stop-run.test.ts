@@ -7,11 +7,11 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { createServer, connect, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import type { KubeObject } from "../../lib/harness/objects.js";
 import type { Summary } from "../../lib/report/summary.js";
 
@@ -45,7 +45,8 @@ const NAMESPACES = "/api/v1/namespaces";
 async function leftovers(base: string, runId?: string): Promise<string[]> {
   const selector = runId ? `${RUN_LABEL}=${runId}` : RUN_LABEL;
   const out: string[] = [];
-  for (const path of [WEBHOOKS, MUTATING, CRDS, NAMESPACES]) for (const o of await list(base, path, selector)) out.push(`${path.split("/").pop()}/${o.metadata.name}`);
+  for (const path of [WEBHOOKS, MUTATING, CRDS, NAMESPACES])
+    for (const o of await list(base, path, selector)) out.push(`${path.split("/").pop()}/${o.metadata.name}`);
   return out;
 }
 
@@ -97,17 +98,25 @@ const suiteNamespace = (base: string): Promise<KubeObject> =>
 const ownLines = (stderr: string): string[] => stderr.split("\n").filter((l) => l.startsWith("tollgate: "));
 
 describe("a run stopped by a signal", () => {
-  for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
-    it(`${sig}: the run stops, removes its namespaces, CRDs and webhook configurations, writes the report and exits ${code}`, { timeout: 120_000 }, async () => {
+  for (const [sig, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const) {
+    it(`${sig}: the run stops, removes its namespaces, CRDs and webhook configurations, writes the report and exits ${code}`, {
+      timeout: 120_000,
+    }, async () => {
       const e = await emulator();
       const run = startRun(["--target", e.url, "--suite", "custom-resources", "--suite", "admission-webhooks"]);
       const ns = await suiteNamespace(e.url);
       const runId = ns.metadata.labels?.[RUN_LABEL] as string;
       // SIGTERM once a cluster-scoped object of the run exists too (a CRD), SIGINT as soon as a suite has its namespace.
-      if (sig === "SIGTERM") await until("a CRD of the run", 60_000, async () => ((await list(e.url, CRDS, `${RUN_LABEL}=${runId}`)).length > 0 ? true : undefined));
+      if (sig === "SIGTERM")
+        await until("a CRD of the run", 60_000, async () => ((await list(e.url, CRDS, `${RUN_LABEL}=${runId}`)).length > 0 ? true : undefined));
       run.signal(sig);
       expect(await run.exited, run.stdout() + run.stderr()).toBe(code);
-      expect(ownLines(run.stderr())[0]).toMatch(sig === "SIGINT" ? /^tollgate: interrupted \(SIGINT\): stopping the run/ : /^tollgate: terminated \(SIGTERM\): stopping the run/);
+      expect(ownLines(run.stderr())[0]).toMatch(
+        sig === "SIGINT" ? /^tollgate: interrupted \(SIGINT\): stopping the run/ : /^tollgate: terminated \(SIGTERM\): stopping the run/,
+      );
       expect(run.stderr()).not.toMatch(/\n\s+at /);
       // Namespaces go through Terminating; the emulator finalizes them at once, the rest is gone already.
       await until("nothing of the run left", 10_000, async () => ((await leftovers(e.url, runId)).length === 0 ? true : undefined));
@@ -157,7 +166,10 @@ describe("a target that stops answering mid-run", () => {
     expect(code, output).toBe(2);
     expect(Date.now() - startedAt, "bounded time").toBeLessThan(60_000);
     const s = run.summary();
-    expect(s.rules.filter((r) => r.status === "failed").map((r) => r.id), output).toEqual([]);
+    expect(
+      s.rules.filter((r) => r.status === "failed").map((r) => r.id),
+      output,
+    ).toEqual([]);
     expect(s.totals.tests.failed).toBe(0);
     expect(s.target.problem, output).toBeDefined();
     expect(s.problems).toEqual([]);
@@ -210,41 +222,67 @@ describe("tollgate cleanup", () => {
       if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
     };
     const labels = (run: string) => ({ [RUN_LABEL]: run, [SUITE_LABEL]: "x" });
-    for (const [run, n] of [["run-a", 2], ["run-b", 1]] as const) {
-      for (let i = 0; i < n; i += 1) await post(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: `tollgate-${run}-${i}`, labels: labels(run) } });
+    for (const [run, n] of [
+      ["run-a", 2],
+      ["run-b", 1],
+    ] as const) {
+      for (let i = 0; i < n; i += 1)
+        await post(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: `tollgate-${run}-${i}`, labels: labels(run) } });
     }
     await post(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "someone-elses", labels: { team: "x" } } });
     await post(CRDS, {
       apiVersion: "apiextensions.k8s.io/v1",
       kind: "CustomResourceDefinition",
       metadata: { name: "widgets.cleanup.tollgate.dev", labels: labels("run-a") },
-      spec: { group: "cleanup.tollgate.dev", scope: "Namespaced", names: { plural: "widgets", singular: "widget", kind: "Widget" }, versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } }] },
+      spec: {
+        group: "cleanup.tollgate.dev",
+        scope: "Namespaced",
+        names: { plural: "widgets", singular: "widget", kind: "Widget" },
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } }],
+      },
     });
     // A webhook whose server is gone, failing closed on namespace deletions: left in place, it would refuse the rest.
     await post(WEBHOOKS, {
       apiVersion: "admissionregistration.k8s.io/v1",
       kind: "ValidatingWebhookConfiguration",
       metadata: { name: "tollgate-gone", labels: labels("run-a") },
-      webhooks: [{ name: "gone.tollgate.dev", clientConfig: { url: "https://127.0.0.1:1/gone" }, rules: [{ operations: ["DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["namespaces"], scope: "*" }], failurePolicy: "Fail", sideEffects: "None", admissionReviewVersions: ["v1"], timeoutSeconds: 1 }],
+      webhooks: [
+        {
+          name: "gone.tollgate.dev",
+          clientConfig: { url: "https://127.0.0.1:1/gone" },
+          rules: [{ operations: ["DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["namespaces"], scope: "*" }],
+          failurePolicy: "Fail",
+          sideEffects: "None",
+          admissionReviewVersions: ["v1"],
+          timeoutSeconds: 1,
+        },
+      ],
     });
     const blocked = await fetch(`${e.url}${NAMESPACES}/tollgate-run-b-0`, { method: "DELETE" });
     expect(blocked.status, "the webhook does refuse namespace deletions").toBeGreaterThanOrEqual(400);
 
     const dry = await cli("--target", e.url, "--run-id", "run-a", "--dry-run");
     expect(dry.status, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(/4 object\(s\) of run run-a:\n {2}validatingwebhookconfigurations\/tollgate-gone\n {2}customresourcedefinitions\/widgets\.cleanup\.tollgate\.dev\n {2}namespaces\/tollgate-run-a-0\n {2}namespaces\/tollgate-run-a-1\n/);
+    expect(dry.stdout).toMatch(
+      /4 object\(s\) of run run-a:\n {2}validatingwebhookconfigurations\/tollgate-gone\n {2}customresourcedefinitions\/widgets\.cleanup\.tollgate\.dev\n {2}namespaces\/tollgate-run-a-0\n {2}namespaces\/tollgate-run-a-1\n/,
+    );
     expect((await leftovers(e.url)).length).toBe(5);
 
     const one = await cli("--target", e.url, "--run-id", "run-a");
     expect(one.status, one.stdout + one.stderr).toBe(0);
-    expect(one.stdout).toMatch(/^tollgate: removed 4 \(validatingwebhookconfigurations\/tollgate-gone, customresourcedefinitions\/widgets\.cleanup\.tollgate\.dev, namespaces\/tollgate-run-a-0, namespaces\/tollgate-run-a-1\)$/m);
+    expect(one.stdout).toMatch(
+      /^tollgate: removed 4 \(validatingwebhookconfigurations\/tollgate-gone, customresourcedefinitions\/widgets\.cleanup\.tollgate\.dev, namespaces\/tollgate-run-a-0, namespaces\/tollgate-run-a-1\)$/m,
+    );
     expect(await leftovers(e.url)).toEqual(["namespaces/tollgate-run-b-0"]);
 
     const all = await cli("--target", e.url);
     expect(all.status, all.stdout + all.stderr).toBe(0);
     expect(all.stdout).toMatch(/1 object\(s\) of run run-b:\n {2}namespaces\/tollgate-run-b-0 {2}run run-b\n/);
     expect(await leftovers(e.url)).toEqual([]);
-    expect((await list(e.url, NAMESPACES, "team")).map((n) => n.metadata.name), "nothing else touched").toEqual(["someone-elses"]);
+    expect(
+      (await list(e.url, NAMESPACES, "team")).map((n) => n.metadata.name),
+      "nothing else touched",
+    ).toEqual(["someone-elses"]);
     expect((await cli("--target", e.url)).stdout).toMatch(/^tollgate: nothing of tollgate runs on /);
 
     const bad = await cli("--run-id", "x");

@@ -5,10 +5,10 @@ import {
   checkPodSources,
   checkPodsRunning,
   checkRegisteredNode,
-  parseAgentPods,
-  reportsRunningContainer,
   type ProbeResponse,
   type ProbeResult,
+  parseAgentPods,
+  reportsRunningContainer,
 } from "../../lib/daemons/probes.js";
 import { isDns1123Subdomain } from "../../lib/daemons/values/cluster-names.js";
 
@@ -26,11 +26,20 @@ interface PodOpts {
 }
 
 const pod = (o: PodOpts): unknown => ({
-  metadata: { name: o.name, namespace: o.namespace ?? "default", uid: o.uid, annotations: o.source === undefined ? {} : { "kubernetes.io/config.source": o.source } },
+  metadata: {
+    name: o.name,
+    namespace: o.namespace ?? "default",
+    uid: o.uid,
+    annotations: o.source === undefined ? {} : { "kubernetes.io/config.source": o.source },
+  },
   spec: { nodeName: o.nodeName, containers: (o.containers ?? []).map((c) => ({ name: c.name, image: "pause" })) },
   status: {
     phase: o.phase ?? "Running",
-    containerStatuses: (o.containers ?? []).map((c) => ({ name: c.name, ready: c.ready ?? true, state: c.running === false ? { terminated: { exitCode: 1 } } : { running: {} } })),
+    containerStatuses: (o.containers ?? []).map((c) => ({
+      name: c.name,
+      ready: c.ready ?? true,
+      state: c.running === false ? { terminated: { exitCode: 1 } } : { running: {} },
+    })),
   },
 });
 
@@ -58,7 +67,11 @@ describe("doc3.service.agent-podspec-sources", () => {
   });
 
   it("fails on a pod without the source annotation, one with another source, and a static pod without the node suffix", () => {
-    const rs = checkPodSources(ARGS, "u", podList([pod({ ...API, source: undefined }), pod({ ...API, uid: "u3", source: "kubectl" }), pod({ ...WEB, name: "web" })]));
+    const rs = checkPodSources(
+      ARGS,
+      "u",
+      podList([pod({ ...API, source: undefined }), pod({ ...API, uid: "u3", source: "kubectl" }), pod({ ...WEB, name: "web" })]),
+    );
     expect(failedOf(rs).map((r) => r.expected)).toEqual([
       "default/api-pod: kubernetes.io/config.source api, file or http",
       "default/api-pod: kubernetes.io/config.source api, file or http",
@@ -159,7 +172,9 @@ describe("doc3.service.agent-ignores-foreign-containers", () => {
 
   it("fails on a runtime pod that the node agent does not manage", () => {
     const running = podList([runtimePod(WEB.name, "u1", ["web", "sidecar"]), runtimePod("hand-started", "x9", ["busybox"])]);
-    expect(failedOf(checkNoForeignContainers("p", PODS, "r", running)).map((r) => r.expected)).toEqual(["default/hand-started (containers busybox): a pod of /pods"]);
+    expect(failedOf(checkNoForeignContainers("p", PODS, "r", running)).map((r) => r.expected)).toEqual([
+      "default/hand-started (containers busybox): a pod of /pods",
+    ]);
   });
 
   it("fails when /runningpods/ is not served", () => {

@@ -9,9 +9,9 @@ import {
   ALPHA_GATES,
   BETA_OFF_GATES,
   BETA_ON_GATES,
-  catalogs,
   CONTROLLERS,
   CONTROLLERS_DISABLED_BY_DEFAULT,
+  catalogs,
   controllerManagerTables,
   gates,
   gatesByName,
@@ -19,10 +19,10 @@ import {
   LEGACY_CONTROLLER_ALIASES,
   META_GATES,
   nodeAgentTables,
+  type OptionSpec,
   PREFERRED_CIPHER_SUITES,
   realGateName,
   realOptionName,
-  type OptionSpec,
 } from "../../lib/daemons/catalog/index.js";
 import { rulesOf } from "../../lib/spec/catalog.js";
 
@@ -65,7 +65,9 @@ describe("counts per table", () => {
 });
 
 describe("entries", () => {
-  const all: [string, OptionSpec][] = [...controllerManagerTables, ...nodeAgentTables].flatMap((t) => t.options.map((o): [string, OptionSpec] => [t.daemon, o]));
+  const all: [string, OptionSpec][] = [...controllerManagerTables, ...nodeAgentTables].flatMap((t) =>
+    t.options.map((o): [string, OptionSpec] => [t.daemon, o]),
+  );
 
   it("names are unique per daemon, and real names replace nodeagent with kubelet", () => {
     expect(catalogs["controller-manager"].byName.size).toBe(144);
@@ -95,7 +97,8 @@ describe("entries", () => {
     for (const [, o] of all) for (const id of [o.rule, o.defaultRule, o.gate?.rule]) if (id) named.add(id);
     for (const t of [...controllerManagerTables, ...nodeAgentTables]) named.add(t.rule);
     const dir = path.resolve(import.meta.dirname, "../../lib/daemons");
-    const files = (d: string): string[] => readdirSync(d).flatMap((e) => (statSync(path.join(d, e)).isDirectory() ? files(path.join(d, e)) : [path.join(d, e)]));
+    const files = (d: string): string[] =>
+      readdirSync(d).flatMap((e) => (statSync(path.join(d, e)).isDirectory() ? files(path.join(d, e)) : [path.join(d, e)]));
     for (const f of files(dir)) for (const m of readFileSync(f, "utf8").matchAll(/"(doc3\.[a-z0-9.-]+)"/g)) named.add(m[1] as string);
     expect([...named].filter((id) => !ids.has(id))).toEqual([]);
   });
@@ -114,7 +117,11 @@ function docRows(): Map<string, string[][]> {
       heading = line.slice(4);
       out.set(heading, []);
     } else if (heading && /^\| \S/.test(line) && !/^\| (Option|Name) \|/.test(line)) {
-      const cells = line.replace(/\\\|/g, "\u0000").slice(1, -1).split("|").map((c) => c.trim().replace(/\u0000/g, "\\|"));
+      const cells = line
+        .replace(/\\\|/g, "\u0000")
+        .slice(1, -1)
+        .split("|")
+        .map((c) => c.trim().replace(/\u0000/g, "\\|"));
       out.get(heading)?.push(cells);
     }
   }

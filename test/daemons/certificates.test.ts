@@ -1,16 +1,29 @@
 /** The judges of suites/daemons/certificates.test.ts pass on the answers a real daemon gives and fail on wrong ones. */
+
+import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { PKI } from "../../fixtures/daemons/pki.js";
 import { certificateCommonName, forbiddenUser, judgeHeadersIgnored, judgeRefused, judgeTakenFor } from "../../lib/daemons/client-certs.js";
 import { extractedNames, sniExpectations } from "../../lib/daemons/sni.js";
-import { X509Certificate } from "node:crypto";
 
 const cmForbidden = (user: string): { status: number; body: string } => ({
   status: 403,
-  body: JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `forbidden: User "${user}" cannot get path "/metrics"`, reason: "Forbidden", details: {}, code: 403 }),
+  body: JSON.stringify({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: `forbidden: User "${user}" cannot get path "/metrics"`,
+    reason: "Forbidden",
+    details: {},
+    code: 403,
+  }),
 });
-const agentForbidden = (user: string): { status: number; body: string } => ({ status: 403, body: `Forbidden (user=${user}, verb=get, resource=nodes, subresource=proxy)` });
+const agentForbidden = (user: string): { status: number; body: string } => ({
+  status: 403,
+  body: `Forbidden (user=${user}, verb=get, resource=nodes, subresource=proxy)`,
+});
 const ok = { status: 200, body: "ok" };
 const unauthorized = { status: 401, body: "Unauthorized" };
 
@@ -65,13 +78,20 @@ describe("SNI expectations", () => {
     expect(extractedNames(new X509Certificate(EXACT.certPem))).toEqual(["exact.sni.tollgate.test", "exact.sni.tollgate.test", "extracted.sni.tollgate.test"]);
     expect(extractedNames(new X509Certificate(WILDCARD.certPem))).toEqual(["*.sni.tollgate.test", "*.sni.tollgate.test"]);
     // The daemons' own serving certificate: CN localhost, IP SANs left out.
-    expect(extractedNames(new X509Certificate(readFileSync(new URL("../../fixtures/daemons/tls/cert.pem", import.meta.url), "utf8")))).toEqual(["localhost", "localhost"]);
+    expect(extractedNames(new X509Certificate(readFileSync(new URL("../../fixtures/daemons/tls/cert.pem", import.meta.url), "utf8")))).toEqual([
+      "localhost",
+      "localhost",
+    ]);
   });
 
   it("expect the exact entry over an earlier wildcard, and the explicit pattern over an earlier extracted name", () => {
     const byName = new Map(sniExpectations([WILDCARD, EXACT, EXPLICIT]).map((e) => [e.serverName, e]));
     expect(byName.get("exact.sni.tollgate.test")).toEqual({ serverName: "exact.sni.tollgate.test", entry: 1, shows: ["non-wildcard-over-wildcard"] });
-    expect(byName.get("extracted.sni.tollgate.test")).toEqual({ serverName: "extracted.sni.tollgate.test", entry: 2, shows: ["non-wildcard-over-wildcard", "explicit-over-extracted"] });
+    expect(byName.get("extracted.sni.tollgate.test")).toEqual({
+      serverName: "extracted.sni.tollgate.test",
+      entry: 2,
+      shows: ["non-wildcard-over-wildcard", "explicit-over-extracted"],
+    });
     expect(byName.get("tollgate-sni-probe.sni.tollgate.test")).toEqual({ serverName: "tollgate-sni-probe.sni.tollgate.test", entry: 0, shows: [] });
     // The explicit entry's own names are not its names.
     expect(byName.has("explicit.sni.tollgate.test")).toBe(false);

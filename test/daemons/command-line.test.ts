@@ -80,7 +80,8 @@ describe("command-line reader", () => {
   });
 
   it("reads feature gates against the gate catalog, as the real gate flag does", () => {
-    const problem = (daemon: "controller-manager" | "node-agent", gates: string) => readCommandLine(daemon, [`--feature-gates=${gates}`]).occurrences[0]?.problem;
+    const problem = (daemon: "controller-manager" | "node-agent", gates: string) =>
+      readCommandLine(daemon, [`--feature-gates=${gates}`]).occurrences[0]?.problem;
     expect(problem("controller-manager", "kube:AllAlpha=false,AllBeta=true")).toBeUndefined();
     expect(problem("controller-manager", "etcd:AllAlpha=false")).toMatch(/unknown component "etcd"/);
     expect(problem("controller-manager", "kube:NoSuchGate=true")).toMatch(/unknown feature gate "NoSuchGate"/);

@@ -41,7 +41,9 @@ describe("tollgate flags check", () => {
     expect(errors).toBeGreaterThan(0);
     expect(warnings).toBeGreaterThan(errors);
     expect(notes).toBeGreaterThan(warnings);
-    expect(text).toContain("  --runonce: --runonce cannot run with the server enabled: add --enable-server=false\n      rule doc3.agent-options.runonce-excludes-server");
+    expect(text).toContain(
+      "  --runonce: --runonce cannot run with the server enabled: add --enable-server=false\n      rule doc3.agent-options.runonce-excludes-server",
+    );
   });
 
   it("drops the program name when the arguments start with it", async () => {
@@ -81,13 +83,17 @@ describe("tollgate flags check", () => {
     expect(code).toBe(1);
     const report = JSON.parse(printed()) as JsonReport;
     expect(report.daemons).toEqual(["controller-manager", "node-agent"]);
-    expect(report.findings.filter((f) => f.daemon === "both").map((f) => [f.severity, f.option, f.rule])).toEqual([["error", "--node-monitor-grace-period", "doc3.cm-behaviour.node-monitor-grace-multiple"]]);
+    expect(report.findings.filter((f) => f.daemon === "both").map((f) => [f.severity, f.option, f.rule])).toEqual([
+      ["error", "--node-monitor-grace-period", "doc3.cm-behaviour.node-monitor-grace-multiple"],
+    ]);
     // the quoted label value keeps its blank, and is then refused as a label value
     expect(report.findings.find((f) => f.option === "--node-labels")?.message).toContain("team=a b");
   });
 
   it("prefixes each finding with its daemon in the two-daemon text output", async () => {
-    expect(await flagsCommand(["check", "--controller-manager", "--node-monitor-grace-period=60s", "--node-agent", "--node-status-update-frequency=10s"])).toBe(0);
+    expect(await flagsCommand(["check", "--controller-manager", "--node-monitor-grace-period=60s", "--node-agent", "--node-status-update-frequency=10s"])).toBe(
+      0,
+    );
     expect(printed()).toMatch(/^controller manager and node agent: 0 errors/);
     expect(printed()).toContain("[controller manager] --authentication-kubeconfig:");
     expect(printed()).toContain("[node agent] --node-status-update-frequency:");

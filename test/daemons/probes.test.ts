@@ -6,13 +6,13 @@ import {
   checkControlLoops,
   controlLoopExpectations,
   controllerManagerTarget,
+  type HttpClient,
   listsControllers,
+  type NodeAgentTargets,
   nodeAgentTargets,
+  type ProbeResult,
   probeControllerManager,
   probeNodeAgent,
-  type HttpClient,
-  type NodeAgentTargets,
-  type ProbeResult,
   verboseHealthChecks,
 } from "../../lib/daemons/probes.js";
 
@@ -61,7 +61,11 @@ describe("controller manager probes", () => {
   });
 
   it("pass against a server that behaves as doc3 says", async () => {
-    const rs = await probeControllerManager(client, { baseUrl: good, alwaysAllowPaths: ALWAYS, profiling: true }, { authorizedHeaders: { authorization: "Bearer admin" } });
+    const rs = await probeControllerManager(
+      client,
+      { baseUrl: good, alwaysAllowPaths: ALWAYS, profiling: true },
+      { authorizedHeaders: { authorization: "Bearer admin" } },
+    );
     expect(failed(rs)).toEqual([]);
     expect(rulesOf(rs)).toEqual(["doc3.endpoints.cm-health-paths-always-allowed", "doc3.endpoints.cm-https-secure-port", "doc3.endpoints.cm-pprof"]);
   });
@@ -69,7 +73,13 @@ describe("controller manager probes", () => {
   it("fail against a server with a protected health path and open metrics", async () => {
     const rs = await probeControllerManager(client, { baseUrl: wrong, alwaysAllowPaths: ALWAYS, profiling: true });
     const bad = failed(rs).map((r) => `${r.rule} ${r.url.replace(wrong, "")}`);
-    expect(bad).toEqual(expect.arrayContaining(["doc3.endpoints.cm-health-paths-always-allowed /readyz", "doc3.endpoints.cm-https-secure-port /metrics", "doc3.endpoints.cm-https-secure-port /debug/pprof/"]));
+    expect(bad).toEqual(
+      expect.arrayContaining([
+        "doc3.endpoints.cm-health-paths-always-allowed /readyz",
+        "doc3.endpoints.cm-https-secure-port /metrics",
+        "doc3.endpoints.cm-https-secure-port /debug/pprof/",
+      ]),
+    );
     expect(bad).not.toContain("doc3.endpoints.cm-health-paths-always-allowed /healthz");
   });
 
@@ -80,7 +90,11 @@ describe("controller manager probes", () => {
 
   it("find the secure port and always-allow paths from the command line", () => {
     expect(controllerManagerTarget("10.0.0.1", [])).toEqual({ baseUrl: "https://10.0.0.1:10257", alwaysAllowPaths: ALWAYS, profiling: true });
-    expect(controllerManagerTarget("::1", ["--secure-port=9443", "--authorization-always-allow-paths=/healthz", "--profiling=false"])).toEqual({ baseUrl: "https://[::1]:9443", alwaysAllowPaths: ["/healthz"], profiling: false });
+    expect(controllerManagerTarget("::1", ["--secure-port=9443", "--authorization-always-allow-paths=/healthz", "--profiling=false"])).toEqual({
+      baseUrl: "https://[::1]:9443",
+      alwaysAllowPaths: ["/healthz"],
+      profiling: false,
+    });
     expect(controllerManagerTarget("10.0.0.1", ["--secure-port=0"])).toBeUndefined();
   });
 });
@@ -134,9 +148,17 @@ describe("node agent probes", () => {
   });
 
   it("fail when the main port refuses anonymous requests that the flags allow, or serves ones they forbid", async () => {
-    expect(failed(await probeNodeAgent(client, targets({ mainUrl: mainStrict }))).map((r) => r.rule)).toEqual(["doc3.auth.agent-anonymous-default", "doc3.auth.agent-always-allow-default"]);
-    expect(failed(await probeNodeAgent(client, targets({ mainUrl: mainAnonymous, anonymousAuth: false }))).map((r) => r.rule)).toEqual(["doc3.auth.agent-anonymous-default"]);
-    expect(failed(await probeNodeAgent(client, targets({ mainUrl: mainStrict, authorizationMode: "Webhook" }))).map((r) => r.rule)).toEqual(["doc3.auth.agent-anonymous-default", "doc3.auth.agent-webhook-sar"]);
+    expect(failed(await probeNodeAgent(client, targets({ mainUrl: mainStrict }))).map((r) => r.rule)).toEqual([
+      "doc3.auth.agent-anonymous-default",
+      "doc3.auth.agent-always-allow-default",
+    ]);
+    expect(failed(await probeNodeAgent(client, targets({ mainUrl: mainAnonymous, anonymousAuth: false }))).map((r) => r.rule)).toEqual([
+      "doc3.auth.agent-anonymous-default",
+    ]);
+    expect(failed(await probeNodeAgent(client, targets({ mainUrl: mainStrict, authorizationMode: "Webhook" }))).map((r) => r.rule)).toEqual([
+      "doc3.auth.agent-anonymous-default",
+      "doc3.auth.agent-webhook-sar",
+    ]);
   });
 
   it("fail when the health server does not answer ok", async () => {
@@ -156,7 +178,9 @@ describe("node agent probes", () => {
     ]);
     // /pods must be a PodList where it is served; a refusal is the other rules' business.
     const notPods = await serve((_req, res) => reply(res, 200, "ok"));
-    expect(failed(await probeNodeAgent(client, targets({ readOnlyUrl: notPods, mainUrl: undefined }), { readOnlyPath: "/pods" })).map((r) => r.rule)).toEqual(["doc3.endpoints.agent-read-only-server"]);
+    expect(failed(await probeNodeAgent(client, targets({ readOnlyUrl: notPods, mainUrl: undefined }), { readOnlyPath: "/pods" })).map((r) => r.rule)).toEqual([
+      "doc3.endpoints.agent-read-only-server",
+    ]);
     expect(failed(await probeNodeAgent(client, targets({ mainUrl: mainStrict, anonymousAuth: false }), { mainPath: "/pods" }))).toEqual([]);
   });
 
@@ -174,20 +198,28 @@ describe("node agent probes", () => {
       anonymousAuth: true,
       authorizationMode: "AlwaysAllow",
     });
-    expect(nodeAgentTargets("10.0.0.7", ["--read-only-port=0", "--healthz-port=0", "--port=11250", "--anonymous-auth=false", "--authorization-mode=Webhook"])).toEqual({
+    expect(
+      nodeAgentTargets("10.0.0.7", ["--read-only-port=0", "--healthz-port=0", "--port=11250", "--anonymous-auth=false", "--authorization-mode=Webhook"]),
+    ).toEqual({
       healthzUrl: undefined,
       readOnlyUrl: undefined,
       mainUrl: "https://10.0.0.7:11250",
       anonymousAuth: false,
       authorizationMode: "Webhook",
     });
-    expect(nodeAgentTargets("10.0.0.7", ["--enable-server=false", "--healthz-bind-address=0.0.0.0"])).toMatchObject({ mainUrl: undefined, healthzUrl: "http://10.0.0.7:10248" });
+    expect(nodeAgentTargets("10.0.0.7", ["--enable-server=false", "--healthz-bind-address=0.0.0.0"])).toMatchObject({
+      mainUrl: undefined,
+      healthzUrl: "http://10.0.0.7:10248",
+    });
   });
 });
 
 describe("control-loops probe (doc3.service.cm-control-loops)", () => {
   const URL_ = "https://cm:10257/healthz?verbose";
-  const verbose = (...checks: string[]): { status: number; body: string } => ({ status: 200, body: `${checks.map((c) => `[+]${c} ok\n`).join("")}healthz check passed\n` });
+  const verbose = (...checks: string[]): { status: number; body: string } => ({
+    status: 200,
+    body: `${checks.map((c) => `[+]${c} ok\n`).join("")}healthz check passed\n`,
+  });
   const CORE = ["replicationcontroller-controller", "endpoints-controller", "namespace-controller", "serviceaccount-controller"];
   const failedOf = (argv: string[], r: { status: number; body: string }): string[] => {
     const p = checkControlLoops(argv, URL_, r);
@@ -197,11 +229,18 @@ describe("control-loops probe (doc3.service.cm-control-loops)", () => {
 
   it("passes when the enabled core loops are listed and the disabled ones are not", () => {
     expect(failedOf([], verbose("leaderElection", ...CORE, "job-controller"))).toEqual([]);
-    expect(failedOf(["--controllers=*,-endpoint"], verbose("leaderElection", "replicationcontroller-controller", "namespace-controller", "serviceaccount-controller"))).toEqual([]);
+    expect(
+      failedOf(
+        ["--controllers=*,-endpoint"],
+        verbose("leaderElection", "replicationcontroller-controller", "namespace-controller", "serviceaccount-controller"),
+      ),
+    ).toEqual([]);
   });
 
   it("fails on a missing core loop, a disabled controller listed, and a refused or failing /healthz", () => {
-    expect(failedOf([], verbose("leaderElection", "endpoints-controller", "namespace-controller", "serviceaccount-controller"))).toEqual(["a [+]replicationcontroller-controller check (--controllers enables it)"]);
+    expect(failedOf([], verbose("leaderElection", "endpoints-controller", "namespace-controller", "serviceaccount-controller"))).toEqual([
+      "a [+]replicationcontroller-controller check (--controllers enables it)",
+    ]);
     expect(failedOf(["--controllers=*,-ttl-controller"], verbose(...CORE, "ttl-controller"))).toEqual(["no ttl-controller check (--controllers disables it)"]);
     expect(failedOf([], { status: 403, body: "forbidden" })).toEqual(["HTTP 200 with the [+]<check> ok lines"]);
     // ?verbose not honoured: a real healthz always lists its checks.

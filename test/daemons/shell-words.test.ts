@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shellWords, ShellSyntaxError } from "../../lib/daemons/shell-words.js";
+import { ShellSyntaxError, shellWords } from "../../lib/daemons/shell-words.js";
 
 describe("shellWords", () => {
   it("splits on blanks and keeps quoted text together", () => {

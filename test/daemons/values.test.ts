@@ -47,7 +47,16 @@ describe("Go durations", () => {
   });
 
   it("writes durations as Go does", () => {
-    for (const [ns, text] of [[0n, "0s"], [10n * S, "10s"], [60n * S, "1m0s"], [8760n * 3600n * S, "8760h0m0s"], [1_500_000_000n, "1.5s"], [100_000_000n, "100ms"], [1_500n, "1.5µs"], [-90n * S, "-1m30s"]] as const) {
+    for (const [ns, text] of [
+      [0n, "0s"],
+      [10n * S, "10s"],
+      [60n * S, "1m0s"],
+      [8760n * 3600n * S, "8760h0m0s"],
+      [1_500_000_000n, "1.5s"],
+      [100_000_000n, "100ms"],
+      [1_500n, "1.5µs"],
+      [-90n * S, "-1m30s"],
+    ] as const) {
       expect(formatDuration(ns)).toBe(text);
     }
   });
@@ -123,7 +132,10 @@ describe("lists and maps", () => {
   });
 
   it("reads key=value pairs, trimmed, value may hold the separator", () => {
-    expect(value(parsePairs("a=b, c = d=e"))).toEqual([["a", "b"], ["c", "d=e"]]);
+    expect(value(parsePairs("a=b, c = d=e"))).toEqual([
+      ["a", "b"],
+      ["c", "d=e"],
+    ]);
     expect(value(parsePairs(""))).toEqual([]);
     expect(error(parsePairs("a=b,c"))).toMatch(/"c" is malformed/);
     expect(error(parsePairs("=v"))).toMatch(/empty key/);
@@ -131,15 +143,36 @@ describe("lists and maps", () => {
   });
 
   it("reads name:value header lists", () => {
-    expect(value(parseHeaders("Authorization:Bearer a:b,X-A:1"))).toEqual([["Authorization", "Bearer a:b"], ["X-A", "1"]]);
+    expect(value(parseHeaders("Authorization:Bearer a:b,X-A:1"))).toEqual([
+      ["Authorization", "Bearer a:b"],
+      ["X-A", "1"],
+    ]);
     expect(parseHeaders("Authorization").ok).toBe(false);
     expect(error(parseHeaders("Bad Header:x"))).toMatch(/not a valid HTTP header name/);
   });
 
   it("reads gate entries with and without components", () => {
-    expect(value(parseGateEntry("kube:WatchList=true", true))).toEqual({ component: "kube", componentWritten: true, name: "WatchList", value: true, text: "kube:WatchList=true" });
-    expect(value(parseGateEntry("AllAlpha=false", true))).toEqual({ component: "kube", componentWritten: false, name: "AllAlpha", value: false, text: "AllAlpha=false" });
-    expect(value(parseGateEntry("KubeletPSI=True", false))).toEqual({ component: undefined, componentWritten: false, name: "KubeletPSI", value: true, text: "KubeletPSI=True" });
+    expect(value(parseGateEntry("kube:WatchList=true", true))).toEqual({
+      component: "kube",
+      componentWritten: true,
+      name: "WatchList",
+      value: true,
+      text: "kube:WatchList=true",
+    });
+    expect(value(parseGateEntry("AllAlpha=false", true))).toEqual({
+      component: "kube",
+      componentWritten: false,
+      name: "AllAlpha",
+      value: false,
+      text: "AllAlpha=false",
+    });
+    expect(value(parseGateEntry("KubeletPSI=True", false))).toEqual({
+      component: undefined,
+      componentWritten: false,
+      name: "KubeletPSI",
+      value: true,
+      text: "KubeletPSI=True",
+    });
     expect(error(parseGateEntry("WatchList", false))).toMatch(/malformed/);
     expect(error(parseGateEntry("WatchList=yes", false))).toMatch(/true or false/);
     expect(parseGateEntry("kube:WatchList=true", false)).toMatchObject({ ok: false, problem: "component" });
@@ -175,7 +208,10 @@ describe("lists and maps", () => {
   });
 
   it("reads vmodule, version selectors, SNI pairs and CPU lists", () => {
-    expect(value(parseVmodule("gc*=4,node*=2"))).toEqual([["gc*", 4], ["node*", 2]]);
+    expect(value(parseVmodule("gc*=4,node*=2"))).toEqual([
+      ["gc*", 4],
+      ["node*", 2],
+    ]);
     expect(parseVmodule("gc*=high").ok).toBe(false);
     expect(value(parseVersionSelectors("kube=1.34"))).toEqual([{ component: "kube", version: { major: 1, minor: 34 } }]);
     expect(value(parseVersionSelectors("1.33"))).toEqual([{ component: "kube", version: { major: 1, minor: 33 } }]);

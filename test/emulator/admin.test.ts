@@ -6,8 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseEmulatorArgs } from "../../lib/cli/emulator.js";
 import { UsageError } from "../../lib/cli/usage.js";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../lib/emulator/index.js";
-import { client, configMapBody, eventBody, openWatch, uniq, type Reply } from "./support.js";
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { client, configMapBody, eventBody, openWatch, type Reply, uniq } from "./support.js";
 
 const ADMIN = "/tollgate/admin";
 const cms = (ns: string): string => `/api/v1/namespaces/${ns}/configmaps`;
@@ -365,9 +365,14 @@ describe("continue token stamp", () => {
 describe("tollgate emulator flags", () => {
   it("maps the flags to emulator options in milliseconds, leaving unset ones to the defaults", () => {
     expect(parseEmulatorArgs([])).toEqual({ host: "127.0.0.1", port: 8080, admin: false });
-    expect(
-      parseEmulatorArgs(["--admin", "--port", "0", "--bookmark-interval", "1", "--retention", "30.5", "--continue-lifetime", "0.25"]),
-    ).toEqual({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, retentionMs: 30_500, continueTokenLifetimeMs: 250 });
+    expect(parseEmulatorArgs(["--admin", "--port", "0", "--bookmark-interval", "1", "--retention", "30.5", "--continue-lifetime", "0.25"])).toEqual({
+      host: "127.0.0.1",
+      port: 0,
+      admin: true,
+      bookmarkIntervalMs: 1000,
+      retentionMs: 30_500,
+      continueTokenLifetimeMs: 250,
+    });
   });
 
   it.each([

@@ -4,7 +4,7 @@
  * the 403 texts, dry runs, escalation prevention, and the unsafe force delete's second verb.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { client, configMapBody, uniq } from "./support.js";
 
 const started: RunningEmulator[] = [];
@@ -39,7 +39,11 @@ async function serviceAccountWith(s: Awaited<ReturnType<typeof setup>>, verbs: s
   };
   const rb = await admin("POST", `${RBAC}/namespaces/${ns}/rolebindings`, binding);
   expect(rb.status, rb.text).toBe(201);
-  const tr = await admin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} });
+  const tr = await admin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    spec: {},
+  });
   expect(tr.status, tr.text).toBe(201);
   return tr.json.status.token as string;
 }
@@ -70,10 +74,14 @@ describe("authentication", () => {
     expect(apis.status).toBe(403);
     expect(apis.json).toMatchObject({ reason: "Forbidden", code: 403, message: 'forbidden: User "system:anonymous" cannot get path "/apis"', details: {} });
     const list = await raw("GET", `/api/v1/namespaces/${ns}/configmaps`);
-    expect(list.json.message).toBe(`configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`);
+    expect(list.json.message).toBe(
+      `configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`,
+    );
     expect(list.json.details).toEqual({ kind: "configmaps" });
     const one = await raw("GET", `/api/v1/namespaces/${ns}/configmaps/x`);
-    expect(one.json.message).toBe(`configmaps "x" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "${ns}"`);
+    expect(one.json.message).toBe(
+      `configmaps "x" is forbidden: User "system:anonymous" cannot get resource "configmaps" in API group "" in the namespace "${ns}"`,
+    );
     expect(one.json.details).toEqual({ name: "x", kind: "configmaps" });
     const crb = await raw("GET", `${RBAC}/clusterrolebindings`);
     expect(crb.json.message).toBe(
@@ -104,7 +112,9 @@ describe("service accounts and their tokens", () => {
     expect((await robot("GET", `/api/v1/namespaces/${ns}/configmaps`)).status).toBe(200);
     const del = await robot("DELETE", `/api/v1/namespaces/${ns}/configmaps/a`);
     expect(del.status).toBe(403);
-    expect(del.json.message).toBe(`configmaps "a" is forbidden: User "system:serviceaccount:${ns}:robot" cannot delete resource "configmaps" in API group "" in the namespace "${ns}"`);
+    expect(del.json.message).toBe(
+      `configmaps "a" is forbidden: User "system:serviceaccount:${ns}:robot" cannot delete resource "configmaps" in API group "" in the namespace "${ns}"`,
+    );
     // Namespaced types are authorized on the namespace scope: the cluster-wide list is refused.
     expect((await robot("GET", "/api/v1/configmaps")).status).toBe(403);
     expect((await robot("GET", "/api/v1/namespaces/default/configmaps")).status).toBe(403);
@@ -128,7 +138,9 @@ describe("service accounts and their tokens", () => {
     await admin("POST", `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: "sa" } });
     const short = await admin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/sa/token`, { spec: { expirationSeconds: 599 } });
     expect(short.status).toBe(422);
-    expect(short.json.message).toBe('TokenRequest.authentication.k8s.io "sa" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes');
+    expect(short.json.message).toBe(
+      'TokenRequest.authentication.k8s.io "sa" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes',
+    );
     expect((await admin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/sa/token`, { spec: { expirationSeconds: 600 } })).status).toBe(201);
     expect((await admin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/nobody/token`, { spec: {} })).status).toBe(404);
     expect((await admin("GET", `/api/v1/namespaces/${ns}/serviceaccounts/sa/token`)).status).toBe(405);
@@ -151,23 +163,49 @@ describe("service accounts and their tokens", () => {
     const { admin } = await setup();
     const core = await admin("GET", "/api/v1");
     const token = core.json.resources.find((r: { name: string }) => r.name === "serviceaccounts/token");
-    expect(token).toEqual({ name: "serviceaccounts/token", singularName: "", namespaced: true, group: "authentication.k8s.io", version: "v1", kind: "TokenRequest", verbs: ["create"] });
+    expect(token).toEqual({
+      name: "serviceaccounts/token",
+      singularName: "",
+      namespaced: true,
+      group: "authentication.k8s.io",
+      version: "v1",
+      kind: "TokenRequest",
+      verbs: ["create"],
+    });
     const authz = await admin("GET", "/apis/authorization.k8s.io/v1");
-    expect(authz.json.resources.map((r: { name: string }) => r.name)).toEqual(["localsubjectaccessreviews", "selfsubjectaccessreviews", "subjectaccessreviews"]);
+    expect(authz.json.resources.map((r: { name: string }) => r.name)).toEqual([
+      "localsubjectaccessreviews",
+      "selfsubjectaccessreviews",
+      "subjectaccessreviews",
+    ]);
   });
 });
 
 describe("RBAC objects", () => {
   it("validates rules and bindings with the real texts", async () => {
     const { admin, ns } = await setup();
-    const role = await admin("POST", `${RBAC}/namespaces/${ns}/roles`, { metadata: { name: "r" }, rules: [{ resources: ["pods"], verbs: [] }, { nonResourceURLs: ["/x"], verbs: ["get"] }] });
+    const role = await admin("POST", `${RBAC}/namespaces/${ns}/roles`, {
+      metadata: { name: "r" },
+      rules: [
+        { resources: ["pods"], verbs: [] },
+        { nonResourceURLs: ["/x"], verbs: ["get"] },
+      ],
+    });
     expect(role.status).toBe(422);
     expect(role.json.details.causes.map((c: { field: string }) => c.field)).toEqual(["rules[0].verbs", "rules[0].apiGroups", "rules[1].nonResourceURLs"]);
-    const rb = await admin("POST", `${RBAC}/namespaces/${ns}/rolebindings`, { metadata: { name: "b" }, subjects: [{ kind: "Robot", name: "x" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Thing", name: "r" } });
+    const rb = await admin("POST", `${RBAC}/namespaces/${ns}/rolebindings`, {
+      metadata: { name: "b" },
+      subjects: [{ kind: "Robot", name: "x" }],
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Thing", name: "r" },
+    });
     expect(rb.status).toBe(422);
     expect(rb.json.message).toContain('roleRef.kind: Unsupported value: "Thing": supported values: "Role", "ClusterRole"');
     expect(rb.json.message).toContain('subjects[0].kind: Unsupported value: "Robot"');
-    const ok = await admin("POST", `${RBAC}/namespaces/${ns}/rolebindings`, { metadata: { name: "b" }, subjects: [{ kind: "User", name: "u" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" } });
+    const ok = await admin("POST", `${RBAC}/namespaces/${ns}/rolebindings`, {
+      metadata: { name: "b" },
+      subjects: [{ kind: "User", name: "u" }],
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
+    });
     expect(ok.status).toBe(201);
     expect(ok.json.subjects).toEqual([{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "u" }]);
     const change = await admin("PUT", `${RBAC}/namespaces/${ns}/rolebindings/b`, { ...ok.json, roleRef: { ...ok.json.roleRef, name: "edit" } });
@@ -180,7 +218,10 @@ describe("RBAC objects", () => {
     const s = await setup();
     const { admin, as, ns } = s;
     const token = await serviceAccountWith(s, ["get", "list"]);
-    await admin("PUT", `${RBAC}/namespaces/${ns}/roles/robot-role`, { metadata: { name: "robot-role" }, rules: [{ apiGroups: [""], resources: ["configmaps"], resourceNames: ["mine"], verbs: ["get", "list"] }] });
+    await admin("PUT", `${RBAC}/namespaces/${ns}/roles/robot-role`, {
+      metadata: { name: "robot-role" },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], resourceNames: ["mine"], verbs: ["get", "list"] }],
+    });
     await admin("POST", `/api/v1/namespaces/${ns}/configmaps`, configMapBody("mine", {}));
     await admin("POST", `/api/v1/namespaces/${ns}/configmaps`, configMapBody("theirs", {}));
     const robot = as(token);
@@ -194,7 +235,8 @@ describe("RBAC objects", () => {
   it("seeds the default cluster roles and bindings", async () => {
     const { admin } = await setup();
     const names = (await admin("GET", `${RBAC}/clusterroles`)).json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
-    for (const n of ["cluster-admin", "admin", "edit", "view", "system:discovery", "system:public-info-viewer", "system:basic-user"]) expect(names).toContain(n);
+    for (const n of ["cluster-admin", "admin", "edit", "view", "system:discovery", "system:public-info-viewer", "system:basic-user"])
+      expect(names).toContain(n);
     const crb = await admin("GET", `${RBAC}/clusterrolebindings/cluster-admin`);
     expect(crb.json.subjects).toEqual([{ kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "system:masters" }]);
   });
@@ -211,19 +253,37 @@ describe("RBAC objects", () => {
         { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] },
       ],
     });
-    await admin("POST", `${RBAC}/namespaces/${ns}/rolebindings`, { metadata: { name: "mgr" }, subjects: [{ kind: "ServiceAccount", name: "mgr" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "mgr" } });
+    await admin("POST", `${RBAC}/namespaces/${ns}/rolebindings`, {
+      metadata: { name: "mgr" },
+      subjects: [{ kind: "ServiceAccount", name: "mgr" }],
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "mgr" },
+    });
     const token = (await admin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/mgr/token`, {})).json.status.token as string;
     const mgr = as(token);
-    const held = await mgr("POST", `${RBAC}/namespaces/${ns}/roles`, { metadata: { name: "reader" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] });
+    const held = await mgr("POST", `${RBAC}/namespaces/${ns}/roles`, {
+      metadata: { name: "reader" },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }],
+    });
     expect(held.status, held.text).toBe(201);
-    const more = await mgr("POST", `${RBAC}/namespaces/${ns}/roles`, { metadata: { name: "writer" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "delete", "update"] }] });
+    const more = await mgr("POST", `${RBAC}/namespaces/${ns}/roles`, {
+      metadata: { name: "writer" },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "delete", "update"] }],
+    });
     expect(more.status).toBe(403);
     expect(more.json.message).toBe(
       `roles.rbac.authorization.k8s.io "writer" is forbidden: user "system:serviceaccount:${ns}:mgr" (groups=["system:serviceaccounts" "system:serviceaccounts:${ns}" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["configmaps"], Verbs:["delete" "update"]}`,
     );
-    const bindEdit = await mgr("POST", `${RBAC}/namespaces/${ns}/rolebindings`, { metadata: { name: "e" }, subjects: [{ kind: "User", name: "u" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "edit" } });
+    const bindEdit = await mgr("POST", `${RBAC}/namespaces/${ns}/rolebindings`, {
+      metadata: { name: "e" },
+      subjects: [{ kind: "User", name: "u" }],
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "edit" },
+    });
     expect(bindEdit.status).toBe(403);
-    const bindHeld = await mgr("POST", `${RBAC}/namespaces/${ns}/rolebindings`, { metadata: { name: "r" }, subjects: [{ kind: "User", name: "u" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "reader" } });
+    const bindHeld = await mgr("POST", `${RBAC}/namespaces/${ns}/rolebindings`, {
+      metadata: { name: "r" },
+      subjects: [{ kind: "User", name: "u" }],
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "reader" },
+    });
     expect(bindHeld.status, bindHeld.text).toBe(201);
   });
 });
@@ -233,18 +293,26 @@ describe("reviews", () => {
     const s = await setup();
     const { admin, ns } = s;
     await serviceAccountWith(s, ["get"]);
-    const sar = (spec: unknown) => admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec });
+    const sar = (spec: unknown) =>
+      admin("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec });
     const user = `system:serviceaccount:${ns}:robot`;
     const yes = await sar({ user, resourceAttributes: { namespace: ns, verb: "get", resource: "configmaps" } });
     expect(yes.status).toBe(201);
-    expect(yes.json.status).toEqual({ allowed: true, reason: `RBAC: allowed by RoleBinding "robot-binding/${ns}" of Role "robot-role" to ServiceAccount "robot/${ns}"` });
+    expect(yes.json.status).toEqual({
+      allowed: true,
+      reason: `RBAC: allowed by RoleBinding "robot-binding/${ns}" of Role "robot-role" to ServiceAccount "robot/${ns}"`,
+    });
     expect((await sar({ user, resourceAttributes: { namespace: ns, verb: "delete", resource: "configmaps" } })).json.status).toEqual({ allowed: false });
     expect((await sar({ groups: ["system:masters"], resourceAttributes: { verb: "delete", resource: "nodes" } })).json.status).toEqual({ allowed: true });
     const pub = await sar({ groups: ["system:unauthenticated"], nonResourceAttributes: { path: "/healthz", verb: "get" } });
-    expect(pub.json.status.reason).toBe('RBAC: allowed by ClusterRoleBinding "system:public-info-viewer" of ClusterRole "system:public-info-viewer" to Group "system:unauthenticated"');
+    expect(pub.json.status.reason).toBe(
+      'RBAC: allowed by ClusterRoleBinding "system:public-info-viewer" of ClusterRole "system:public-info-viewer" to Group "system:unauthenticated"',
+    );
     const bad = await sar({ resourceAttributes: { verb: "get" } });
     expect(bad.status).toBe(422);
-    expect(bad.json.message).toBe('SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified');
+    expect(bad.json.message).toBe(
+      'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified',
+    );
     expect((await sar({ user: "u" })).json.details.causes[0].field).toBe("spec.resourceAttributes");
     expect((await admin("GET", "/apis/authorization.k8s.io/v1/subjectaccessreviews")).status).toBe(405);
   });
@@ -254,15 +322,22 @@ describe("reviews", () => {
     const { admin, as, ns } = s;
     const token = await serviceAccountWith(s, ["list"]);
     const robot = as(token);
-    const self = await robot("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { spec: { resourceAttributes: { namespace: ns, verb: "list", resource: "configmaps" } } });
+    const self = await robot("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {
+      spec: { resourceAttributes: { namespace: ns, verb: "list", resource: "configmaps" } },
+    });
     expect(self.status).toBe(201);
     expect(self.json.status.allowed).toBe(true);
-    const local = await admin("POST", `/apis/authorization.k8s.io/v1/namespaces/${ns}/localsubjectaccessreviews`, { spec: { user: "x", resourceAttributes: { namespace: "other", verb: "list", resource: "configmaps" } } });
+    const local = await admin("POST", `/apis/authorization.k8s.io/v1/namespaces/${ns}/localsubjectaccessreviews`, {
+      spec: { user: "x", resourceAttributes: { namespace: "other", verb: "list", resource: "configmaps" } },
+    });
     expect(local.status).toBe(400);
     expect(local.json.message).toBe(`spec.resourceAttributes.namespace must match namespace: ${ns}`);
     const review = await admin("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { spec: { token } });
     expect(review.status).toBe(201);
-    expect(review.json.status).toMatchObject({ authenticated: true, user: { username: `system:serviceaccount:${ns}:robot`, groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"] } });
+    expect(review.json.status).toMatchObject({
+      authenticated: true,
+      user: { username: `system:serviceaccount:${ns}:robot`, groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"] },
+    });
     expect((await admin("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { spec: { token: "nope" } })).json.status).toEqual({ user: {} });
     expect((await admin("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { spec: {} })).status).toBe(400);
     // A token review is not for everyone.
@@ -281,7 +356,10 @@ describe("the unsafe force delete", () => {
     const refused = await as(token)("DELETE", `/api/v1/namespaces/${ns}/configmaps/c`, body);
     expect(refused.status).toBe(403);
     expect(refused.json.message).toBe('configmaps "c" is forbidden: not permitted to do "unsafe-delete-ignore-read-errors", reason: ');
-    await admin("PUT", `${RBAC}/namespaces/${ns}/roles/robot-role`, { metadata: { name: "robot-role" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["delete", "unsafe-delete-ignore-read-errors"] }] });
+    await admin("PUT", `${RBAC}/namespaces/${ns}/roles/robot-role`, {
+      metadata: { name: "robot-role" },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["delete", "unsafe-delete-ignore-read-errors"] }],
+    });
     expect((await as(token)("DELETE", `/api/v1/namespaces/${ns}/configmaps/c`, body)).status).toBe(200);
   });
 });

@@ -5,7 +5,7 @@
 import { gunzipSync } from "node:zlib";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { client, configMapBody, uniq } from "./support.js";
 
 const THRESHOLD = 128 * 1024;

@@ -4,8 +4,8 @@
  * validation, tables and patch types of the instances; and the deletion of a CRD.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { client, openWatch, uniq, type Reply } from "./support.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { client, openWatch, type Reply, uniq } from "./support.js";
 
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
@@ -94,7 +94,13 @@ describe("the CustomResourceDefinition resource", () => {
     expect(crd).toMatchObject({ kind: "CustomResourceDefinition", namespaced: false, singularName: "customresourcedefinition", shortNames: ["crd", "crds"] });
     expect(crd.storageVersionHash).toBe("M5uH+AlWATY=");
     const status = list.json.resources.find((r: { name: string }) => r.name === "customresourcedefinitions/status");
-    expect(status).toEqual({ name: "customresourcedefinitions/status", singularName: "", namespaced: false, kind: "CustomResourceDefinition", verbs: ["get", "patch", "update"] });
+    expect(status).toEqual({
+      name: "customresourcedefinitions/status",
+      singularName: "",
+      namespaced: false,
+      kind: "CustomResourceDefinition",
+      verbs: ["get", "patch", "update"],
+    });
   });
 
   it("defaults singular and listKind, starts storedVersions, and becomes Established", async () => {
@@ -144,7 +150,9 @@ describe("the CustomResourceDefinition resource", () => {
       versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", properties: { spec: {} } } } }],
     });
     const r5 = await call("POST", CRDS, untyped);
-    expect(r5.json.message).toContain("spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields");
+    expect(r5.json.message).toContain(
+      "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields",
+    );
 
     const body = crdBody(group, "things", "");
     ((body["spec"] as Record<string, unknown>)["scope"] as unknown) = "Galaxy";
@@ -186,7 +194,12 @@ describe("changing a CustomResourceDefinition", () => {
 
   it("takes merge, json and apply patches, and refuses a patch that breaks validation", async () => {
     const { group, name } = await defineWidgets();
-    const merge = await call("PATCH", `${CRDS}/${name}`, { spec: { names: { shortNames: ["wd"] } } }, { headers: { "content-type": "application/merge-patch+json" } });
+    const merge = await call(
+      "PATCH",
+      `${CRDS}/${name}`,
+      { spec: { names: { shortNames: ["wd"] } } },
+      { headers: { "content-type": "application/merge-patch+json" } },
+    );
     expect(merge.status, merge.text).toBe(200);
     expect(merge.json.spec.names.shortNames).toEqual(["wd"]);
     const list = await call("GET", `/apis/${group}/v1`);
@@ -196,11 +209,16 @@ describe("changing a CustomResourceDefinition", () => {
     });
     expect(json.status).toBe(422);
     expect(json.json.message).toContain('spec.scope: Invalid value: "Cluster": field is immutable');
-    const applied = await call("PATCH", `${CRDS}/${name}?fieldManager=tester&force=true`, {
-      apiVersion: "apiextensions.k8s.io/v1",
-      kind: "CustomResourceDefinition",
-      metadata: { name, labels: { a: "b" } },
-    }, { headers: { "content-type": "application/apply-patch+yaml" } });
+    const applied = await call(
+      "PATCH",
+      `${CRDS}/${name}?fieldManager=tester&force=true`,
+      {
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name, labels: { a: "b" } },
+      },
+      { headers: { "content-type": "application/apply-patch+yaml" } },
+    );
     expect(applied.status, applied.text).toBe(200);
     expect(applied.json.metadata.labels).toEqual({ a: "b" });
   });
@@ -223,7 +241,11 @@ describe("custom resources", () => {
     const { group } = await defineWidgets();
     const groups = await call("GET", "/apis");
     const entry = groups.json.groups.find((g: { name: string }) => g.name === group);
-    expect(entry).toEqual({ name: group, versions: [{ groupVersion: `${group}/v1`, version: "v1" }], preferredVersion: { groupVersion: `${group}/v1`, version: "v1" } });
+    expect(entry).toEqual({
+      name: group,
+      versions: [{ groupVersion: `${group}/v1`, version: "v1" }],
+      preferredVersion: { groupVersion: `${group}/v1`, version: "v1" },
+    });
     expect((await call("GET", `/apis/${group}`)).json.kind).toBe("APIGroup");
     const list = await call("GET", `/apis/${group}/v1`);
     expect(list.json.resources).toEqual([
@@ -289,7 +311,9 @@ describe("custom resources", () => {
 
     const strict = await call("POST", `${base}?fieldValidation=Strict`, { ...body, metadata: { name: "p2" } });
     expect(strict.status).toBe(400);
-    expect(strict.json.message).toBe('Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.extra", unknown field "top"');
+    expect(strict.json.message).toBe(
+      'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.extra", unknown field "top"',
+    );
 
     const ignored = await call("POST", `${base}?fieldValidation=Ignore`, { ...body, metadata: { name: "p3" } });
     expect(ignored.status).toBe(201);
@@ -348,11 +372,15 @@ describe("custom resources", () => {
     const merge = await call("PATCH", `${base}/pt`, { spec: { color: "red" } }, { headers: { "content-type": "application/merge-patch+json" } });
     expect(merge.status).toBe(200);
     expect(merge.json.spec).toEqual({ color: "red", size: 1 });
-    const json = await call("PATCH", `${base}/pt`, [{ op: "replace", path: "/spec/size", value: 7 }], { headers: { "content-type": "application/json-patch+json" } });
+    const json = await call("PATCH", `${base}/pt`, [{ op: "replace", path: "/spec/size", value: 7 }], {
+      headers: { "content-type": "application/json-patch+json" },
+    });
     expect(json.json.spec.size).toBe(7);
     const badMerge = await call("PATCH", `${base}/pt`, { spec: { size: 0 } }, { headers: { "content-type": "application/merge-patch+json" } });
     expect(badMerge.status).toBe(422);
-    const applied = await call("PATCH", `${base}/ap?fieldManager=m`, widget(group, "ap", { size: 5 }), { headers: { "content-type": "application/apply-patch+yaml" } });
+    const applied = await call("PATCH", `${base}/ap?fieldManager=m`, widget(group, "ap", { size: 5 }), {
+      headers: { "content-type": "application/apply-patch+yaml" },
+    });
     expect(applied.status, applied.text).toBe(201);
     expect(applied.json.metadata.managedFields[0]).toMatchObject({ manager: "m", operation: "Apply", apiVersion: `${group}/v1` });
     const unknown = await call("PATCH", `${base}/ap?fieldManager=m&fieldValidation=Strict`, widget(group, "ap", { size: 5, nope: 1 }), {
@@ -368,7 +396,9 @@ describe("custom resources", () => {
     const one = await call("GET", `${base}/pb`, undefined, { headers: { accept: "application/vnd.kubernetes.protobuf" } });
     expect(one.status).toBe(406);
     expect(one.headers["content-type"]).toBe("application/vnd.kubernetes.protobuf");
-    expect(one.text).toContain("object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message");
+    expect(one.text).toContain(
+      "object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message",
+    );
     const list = await call("GET", base, undefined, { headers: { accept: "application/vnd.kubernetes.protobuf" } });
     expect(list.status).toBe(406);
     expect(list.text).toContain("*unstructured.UnstructuredList");

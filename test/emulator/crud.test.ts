@@ -1,7 +1,7 @@
 /** Create, get, update and delete over HTTP, with the exact error bodies of a real server. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { client, configMapBody, eventBody, uniq, type Reply } from "./support.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { client, configMapBody, eventBody, type Reply, uniq } from "./support.js";
 
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
@@ -47,8 +47,20 @@ describe("create and get", () => {
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ kind: "Event", apiVersion: "events.k8s.io/v1", deprecatedSource: {}, deprecatedFirstTimestamp: null });
     expect(Object.keys(created.json)).toEqual([
-      "kind", "apiVersion", "metadata", "eventTime", "reportingController", "reportingInstance", "action", "reason",
-      "regarding", "note", "type", "deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp",
+      "kind",
+      "apiVersion",
+      "metadata",
+      "eventTime",
+      "reportingController",
+      "reportingInstance",
+      "action",
+      "reason",
+      "regarding",
+      "note",
+      "type",
+      "deprecatedSource",
+      "deprecatedFirstTimestamp",
+      "deprecatedLastTimestamp",
     ]);
     expect((await call("GET", `${EV}/${name}`)).json).toEqual(created.json);
   });
@@ -183,7 +195,9 @@ describe("create errors", () => {
   it("400 for malformed JSON, a non-object body, wrong field types, a wrong kind or apiVersion", async () => {
     const malformed = await call("POST", CM, undefined, { raw: '{"metadata":' });
     expect(malformed.status).toBe(400);
-    expect(malformed.json.message).toMatch(/^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: unexpected end of JSON input/);
+    expect(malformed.json.message).toMatch(
+      /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: unexpected end of JSON input/,
+    );
     expect((await call("POST", CM, undefined, { raw: "[1,2]" })).status).toBe(400);
     expect((await call("POST", CM, undefined, { raw: "42" })).status).toBe(400);
     const typed = await call("POST", CM, { metadata: { name: uniq("cm") }, data: { k: 1 } });
@@ -260,7 +274,11 @@ describe("update", () => {
   it("replaces, keeps uid and creationTimestamp, and bumps resourceVersion", async () => {
     const name = uniq("cm");
     const created = (await call("POST", CM, configMapBody(name, { k: "v" }))).json;
-    const updated = await call("PUT", `${CM}/${name}`, { ...created, data: { k: "v2" }, metadata: { ...created.metadata, uid: undefined, creationTimestamp: "2000-01-01T00:00:00Z" } });
+    const updated = await call("PUT", `${CM}/${name}`, {
+      ...created,
+      data: { k: "v2" },
+      metadata: { ...created.metadata, uid: undefined, creationTimestamp: "2000-01-01T00:00:00Z" },
+    });
     expect(updated.status).toBe(200);
     expect(updated.json.data).toEqual({ k: "v2" });
     expect(updated.json.metadata.uid).toBe(created.metadata.uid);

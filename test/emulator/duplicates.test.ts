@@ -4,11 +4,11 @@
  * under Ignore; JSON in document order, YAML with yaml.v2's line-numbered error.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
 import { jsonStrictErrors, strictWarnings, yamlDuplicateLines } from "../../lib/emulator/apimachinery/strict-decoding.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { configMapStrategy } from "../../lib/emulator/registry/index.js";
 import { parseJsonStrict } from "../../lib/wire/json-strict.js";
-import { client, uniq, type Reply } from "./support.js";
+import { client, type Reply, uniq } from "./support.js";
 
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
@@ -52,7 +52,9 @@ describe("JSON bodies", () => {
     const r = await post(json(name, `,"name":"${name}"`, ',"extra":true'), "Strict");
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
-    expect(r.json.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.name", unknown field "extra"');
+    expect(r.json.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.name", unknown field "extra"',
+    );
     expect((await call("GET", `${CM}/${name}`)).status).toBe(404);
 
     const first = await post(`{"extra":1,"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","bogus":2,"name":"${name}"},"data":{}}`, "Strict");
@@ -148,10 +150,8 @@ describe("YAML bodies", () => {
   });
 
   it("strictWarnings splits a yaml.v2 error and keeps the others", () => {
-    expect(strictWarnings(['yaml: unmarshal errors:\n  line 2: key "a" already set in map\n  line 3: key "b" already set in map', 'unknown field "x"'])).toEqual([
-      'line 2: key "a" already set in map',
-      'line 3: key "b" already set in map',
-      'unknown field "x"',
-    ]);
+    expect(
+      strictWarnings(['yaml: unmarshal errors:\n  line 2: key "a" already set in map\n  line 3: key "b" already set in map', 'unknown field "x"']),
+    ).toEqual(['line 2: key "a" already set in map', 'line 3: key "b" already set in map', 'unknown field "x"']);
   });
 });

@@ -5,12 +5,12 @@
  */
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listItemText } from "../../lib/emulator/endpoints/handlers/respond.js";
+import { protobufListPieces } from "../../lib/emulator/endpoints/protobuf-list.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { CborSeqReader, decodeCbor, encodeCbor } from "../../lib/wire/cbor.js";
 import { decodeObject, encodeObject, WatchFrameReader } from "../../lib/wire/protobuf/index.js";
 import { fromYaml, toYaml } from "../../lib/wire/yaml.js";
-import { listItemText } from "../../lib/emulator/endpoints/handlers/respond.js";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { protobufListPieces } from "../../lib/emulator/endpoints/protobuf-list.js";
 import { client, configMapBody, openDecodedWatch, uniq } from "./support.js";
 
 const PB = "application/vnd.kubernetes.protobuf";
@@ -99,7 +99,13 @@ describe("responses and bodies in every encoding", () => {
     const options = encodeObject({ kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Bogus" });
     const refused = await raw(emu.url, "DELETE", `${cms()}/${name}`, { "content-type": PB }, options);
     expect(refused.status).toBe(422);
-    const deleted = await raw(emu.url, "DELETE", `${cms()}/${name}`, { "content-type": PB, accept: PB }, encodeObject({ kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" }));
+    const deleted = await raw(
+      emu.url,
+      "DELETE",
+      `${cms()}/${name}`,
+      { "content-type": PB, accept: PB },
+      encodeObject({ kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" }),
+    );
     expect(deleted.status).toBe(200);
     expect(decodeObject(deleted.bytes)).toMatchObject({ kind: "Status", status: "Success", details: { name, kind: "configmaps" } });
 
@@ -121,7 +127,11 @@ describe("responses and bodies in every encoding", () => {
     expect(decodeObject((await raw(emu.url, "GET", `${cms()}/one`, { accept: `${PB};${POM}` })).bytes)).toEqual(expected);
 
     const list = await call("GET", cms(), undefined, { headers: { accept: `application/json;${POML}` } });
-    expect([list.json.kind, list.json.apiVersion, Object.keys(list.json)]).toEqual(["PartialObjectMetadataList", "meta.k8s.io/v1", ["kind", "apiVersion", "metadata", "items"]]);
+    expect([list.json.kind, list.json.apiVersion, Object.keys(list.json)]).toEqual([
+      "PartialObjectMetadataList",
+      "meta.k8s.io/v1",
+      ["kind", "apiVersion", "metadata", "items"],
+    ]);
     // The items are PartialObjectMetadata with kind and apiVersion set (response.go asPartialObjectMetadataList).
     expect(list.json.items[0]).toEqual({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: full.metadata });
     const pbList = decodeObject((await raw(emu.url, "GET", cms(), { accept: `${PB};${POML}` })).bytes) as { items: { metadata: unknown }[] };
@@ -132,7 +142,10 @@ describe("responses and bodies in every encoding", () => {
 
   it("refuses the list form for one object and the single form for a list with 406", async () => {
     const single = await call("GET", `${cms()}/one`, undefined, { headers: { accept: `application/json;${POML}` } });
-    expect([single.status, single.json.message]).toEqual([406, "you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)"]);
+    expect([single.status, single.json.message]).toEqual([
+      406,
+      "you requested PartialObjectMetadataList, but the requested object is not a list (*core.ConfigMap)",
+    ]);
     const list = await call("GET", cms(), undefined, { headers: { accept: `application/json;${POM}` } });
     expect([list.status, list.json.message]).toEqual([406, "you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)"]);
   });
@@ -184,7 +197,13 @@ describe("CBOR behind its gate", () => {
   });
 
   it("serves and reads CBOR with the gate on, items starting with the self-described tag", async () => {
-    const created = await raw(on.url, "POST", CM, { "content-type": "application/cbor", accept: "application/cbor" }, encodeCbor(configMapBody("cb", { x: "y" })));
+    const created = await raw(
+      on.url,
+      "POST",
+      CM,
+      { "content-type": "application/cbor", accept: "application/cbor" },
+      encodeCbor(configMapBody("cb", { x: "y" })),
+    );
     expect([created.status, created.headers["content-type"]]).toEqual([201, "application/cbor"]);
     expect([...created.bytes.slice(0, 3)]).toEqual([0xd9, 0xd9, 0xf7]);
     expect(decodeCbor(created.bytes)).toMatchObject({ kind: "ConfigMap", data: { x: "y" } });

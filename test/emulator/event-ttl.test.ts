@@ -4,9 +4,9 @@
  * real-time check; watchers of both groups see DELETED with a new resourceVersion.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_EVENT_TTL_MS, EventTtl } from "../../lib/emulator/storage/event-ttl.js";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { resolveSettings } from "../../lib/emulator/options.js";
+import { DEFAULT_EVENT_TTL_MS, EventTtl } from "../../lib/emulator/storage/event-ttl.js";
 import { MemoryStore } from "../../lib/emulator/storage/store.js";
 import { client, configMapBody, eventBody, openWatch, sleep, uniq } from "./support.js";
 

@@ -5,10 +5,10 @@
  */
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { coreEventOf, eventsEventOf } from "../../lib/emulator/registry/events/core-view.js";
 import { decodeObject } from "../../lib/wire/protobuf/index.js";
-import { client, eventBody, openWatch, uniq, type Reply } from "./support.js";
+import { client, eventBody, openWatch, type Reply, uniq } from "./support.js";
 
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
@@ -88,8 +88,23 @@ describe("the field mapping", () => {
     });
     // Go struct order of api/core/v1 Event.
     expect(Object.keys(c)).toEqual([
-      "kind", "apiVersion", "metadata", "involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp",
-      "count", "type", "eventTime", "series", "action", "related", "reportingComponent", "reportingInstance",
+      "kind",
+      "apiVersion",
+      "metadata",
+      "involvedObject",
+      "reason",
+      "message",
+      "source",
+      "firstTimestamp",
+      "lastTimestamp",
+      "count",
+      "type",
+      "eventTime",
+      "series",
+      "action",
+      "related",
+      "reportingComponent",
+      "reportingInstance",
     ]);
     expect(eventsEventOf(c)).toEqual(stored);
   });
@@ -123,10 +138,28 @@ describe("one storage, two groups", () => {
     const created = await call("POST", core(ns), { metadata: { name }, involvedObject: { kind: "Pod", namespace: ns, name: "p" }, reason: "R", message: "hi" });
     expect(created.status, created.text).toBe(201);
     expect(Object.keys(created.json)).toEqual([
-      "kind", "apiVersion", "metadata", "involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp",
-      "eventTime", "reportingComponent", "reportingInstance",
+      "kind",
+      "apiVersion",
+      "metadata",
+      "involvedObject",
+      "reason",
+      "message",
+      "source",
+      "firstTimestamp",
+      "lastTimestamp",
+      "eventTime",
+      "reportingComponent",
+      "reportingInstance",
     ]);
-    expect(created.json).toMatchObject({ kind: "Event", apiVersion: "v1", source: {}, firstTimestamp: null, eventTime: null, reportingComponent: "", reportingInstance: "" });
+    expect(created.json).toMatchObject({
+      kind: "Event",
+      apiVersion: "v1",
+      source: {},
+      firstTimestamp: null,
+      eventTime: null,
+      reportingComponent: "",
+      reportingInstance: "",
+    });
     expect((await call("GET", `${core(ns)}/${name}`)).text).toBe(created.text);
   });
 
@@ -183,7 +216,12 @@ describe("one storage, two groups", () => {
       expect(created.status).toBe(201);
       const added = await coreWatch.next();
       expect(added?.type).toBe("ADDED");
-      expect(added?.object).toMatchObject({ kind: "Event", apiVersion: "v1", involvedObject: { name: "subject" }, metadata: { resourceVersion: created.json.metadata.resourceVersion } });
+      expect(added?.object).toMatchObject({
+        kind: "Event",
+        apiVersion: "v1",
+        involvedObject: { name: "subject" },
+        metadata: { resourceVersion: created.json.metadata.resourceVersion },
+      });
       expect((await eventsWatch.next())?.type).toBe("ADDED");
 
       // An update through core v1 (legacy rules only: the message may change there).
@@ -192,7 +230,11 @@ describe("one storage, two groups", () => {
       expect(updated.status, updated.text).toBe(200);
       const modified = await eventsWatch.next();
       expect(modified?.type).toBe("MODIFIED");
-      expect(modified?.object).toMatchObject({ apiVersion: "events.k8s.io/v1", note: "changed through core", metadata: { resourceVersion: updated.json.metadata.resourceVersion } });
+      expect(modified?.object).toMatchObject({
+        apiVersion: "events.k8s.io/v1",
+        note: "changed through core",
+        metadata: { resourceVersion: updated.json.metadata.resourceVersion },
+      });
       expect((await coreWatch.next())?.type).toBe("MODIFIED");
 
       const deleted = await call("DELETE", `${core(ns)}/${name}`);
@@ -244,7 +286,11 @@ describe("core v1 validation: the legacy rules only", () => {
     const r = await call("POST", core(ns), legacyCoreEvent(ns, name, { involvedObject: { kind: "Pod", namespace: "elsewhere", name: "p" } }));
     expect(r.status).toBe(422);
     expect(r.json.message).toBe(`Event "${name}" is invalid: involvedObject.namespace: Invalid value: "elsewhere": does not match event.namespace`);
-    expect(r.json.details).toEqual({ name, kind: "Event", causes: [{ reason: "FieldValueInvalid", message: 'Invalid value: "elsewhere": does not match event.namespace', field: "involvedObject.namespace" }] });
+    expect(r.json.details).toEqual({
+      name,
+      kind: "Event",
+      causes: [{ reason: "FieldValueInvalid", message: 'Invalid value: "elsewhere": does not match event.namespace', field: "involvedObject.namespace" }],
+    });
   });
 
   it("L4: with eventTime set the reporting controller is required, under its core name", async () => {
@@ -286,9 +332,14 @@ describe("field selectors on core events", () => {
   it("selects by the core labels and refuses the events.k8s.io ones", async () => {
     const sel = uniq("sel");
     const a = uniq("fa");
-    expect((await call("POST", core(ns), legacyCoreEvent(ns, a, { involvedObject: { kind: "Pod", namespace: ns, name: sel, fieldPath: "spec.containers{web}" } }))).status).toBe(201);
+    expect(
+      (await call("POST", core(ns), legacyCoreEvent(ns, a, { involvedObject: { kind: "Pod", namespace: ns, name: sel, fieldPath: "spec.containers{web}" } })))
+        .status,
+    ).toBe(201);
     const b = uniq("fb");
-    expect((await call("POST", evs(ns), eventBody(ns, b, { regarding: { kind: "Pod", namespace: ns, name: sel }, reportingController: "tollgate.dev/sel" }))).status).toBe(201);
+    expect(
+      (await call("POST", evs(ns), eventBody(ns, b, { regarding: { kind: "Pod", namespace: ns, name: sel }, reportingController: "tollgate.dev/sel" }))).status,
+    ).toBe(201);
     const q = async (selector: string): Promise<Reply> => call("GET", `${core(ns)}?fieldSelector=${encodeURIComponent(selector)}`);
     expect(names(await q(`involvedObject.name=${sel}`)).sort()).toEqual([a, b].sort());
     expect(names(await q(`involvedObject.name=${sel},involvedObject.fieldPath=spec.containers{web}`))).toEqual([a]);
@@ -315,7 +366,16 @@ describe("representations", () => {
     const viaEvents = await call("GET", `${evs(ns)}/${name}`, undefined, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
     expect(table.json.columnDefinitions).toEqual(viaEvents.json.columnDefinitions);
     expect(table.json.columnDefinitions.map((c: { name: string }) => c.name)).toEqual([
-      "Last Seen", "Type", "Reason", "Object", "Subobject", "Source", "Message", "First Seen", "Count", "Name",
+      "Last Seen",
+      "Type",
+      "Reason",
+      "Object",
+      "Subobject",
+      "Source",
+      "Message",
+      "First Seen",
+      "Count",
+      "Name",
     ]);
     const cells = table.json.rows[0].cells;
     expect(cells.slice(1, 7)).toEqual(["Normal", "Started", "pod/web-0", "", "kubelet, node-1", "spaced"]);
@@ -334,7 +394,11 @@ describe("representations", () => {
     expect(decoded).toMatchObject({ kind: "Event", apiVersion: "v1", message: "Started container web", involvedObject: { name: "web-0" }, count: 3 });
     const list = await request(`${emu.url}${core(ns)}`, { headers: { accept: "application/vnd.kubernetes.protobuf" } });
     expect(list.statusCode).toBe(200);
-    const decodedList = decodeObject(new Uint8Array(await list.body.arrayBuffer())) as { kind: string; apiVersion: string; items: Array<{ metadata: { name: string } }> };
+    const decodedList = decodeObject(new Uint8Array(await list.body.arrayBuffer())) as {
+      kind: string;
+      apiVersion: string;
+      items: Array<{ metadata: { name: string } }>;
+    };
     expect(decodedList.kind).toBe("EventList");
     expect(decodedList.apiVersion).toBe("v1");
     expect(decodedList.items.map((i) => i.metadata.name)).toContain(name);

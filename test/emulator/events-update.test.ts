@@ -4,9 +4,9 @@
  * their internal paths and Go-printed values. Only the series and metadata may change.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
 import { goTimeString } from "../../lib/emulator/apimachinery/go-printed.js";
-import { client, eventBody, uniq, type Reply } from "./support.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { client, eventBody, type Reply, uniq } from "./support.js";
 
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
@@ -110,7 +110,12 @@ describe("immutable fields", () => {
 
   it("the deprecated fields: source, firstTimestamp, lastTimestamp, count", async () => {
     const e = await created();
-    expectImmutable(await put({ ...e, deprecatedSource: { component: "c", host: "h" } }), e.metadata.name, "source", `core.EventSource{Component:"c", Host:"h"}`);
+    expectImmutable(
+      await put({ ...e, deprecatedSource: { component: "c", host: "h" } }),
+      e.metadata.name,
+      "source",
+      `core.EventSource{Component:"c", Host:"h"}`,
+    );
     expectImmutable(await put({ ...e, deprecatedFirstTimestamp: "2024-05-01T10:00:00Z" }), e.metadata.name, "firstTimestamp", "2024-05-01 10:00:00 +0000 UTC");
     expectImmutable(await put({ ...e, deprecatedLastTimestamp: "2024-05-01T10:00:05Z" }), e.metadata.name, "lastTimestamp", "2024-05-01 10:00:05 +0000 UTC");
     expectImmutable(await put({ ...e, deprecatedCount: 5 }), e.metadata.name, "count", "5");
@@ -132,7 +137,9 @@ describe("the other update rules", () => {
     const e = await created();
     const r = await put({ ...e, series: { count: 1 } });
     expect(r.status).toBe(422);
-    expect(r.json.message).toBe(`Event "${e.metadata.name}" is invalid: [series.count: Invalid value: "": should be at least 2, series.lastObservedTime: Required value]`);
+    expect(r.json.message).toBe(
+      `Event "${e.metadata.name}" is invalid: [series.count: Invalid value: "": should be at least 2, series.lastObservedTime: Required value]`,
+    );
   });
 
   it("legacy rules still apply (after the ObjectMeta rules)", async () => {

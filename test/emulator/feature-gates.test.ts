@@ -8,15 +8,24 @@ import { startEmulator } from "../../lib/emulator/index.js";
 describe("feature gates", () => {
   it("default to 1.35: CBOR off, response compression on", () => {
     expect(DEFAULT_FEATURE_GATES).toEqual({ CBORServingAndStorage: false, APIResponseCompression: true, AllowUnsafeMalformedObjectDeletion: false });
-    expect(resolveFeatureGates({ CBORServingAndStorage: true })).toEqual({ CBORServingAndStorage: true, APIResponseCompression: true, AllowUnsafeMalformedObjectDeletion: false });
+    expect(resolveFeatureGates({ CBORServingAndStorage: true })).toEqual({
+      CBORServingAndStorage: true,
+      APIResponseCompression: true,
+      AllowUnsafeMalformedObjectDeletion: false,
+    });
   });
 
   it("parse Name=bool lists like kube-apiserver's flag", () => {
     expect(parseFeatureGates("CBORServingAndStorage=true")).toEqual({ CBORServingAndStorage: true });
-    expect(parseFeatureGates(" CBORServingAndStorage=1, APIResponseCompression=False,")).toEqual({ CBORServingAndStorage: true, APIResponseCompression: false });
+    expect(parseFeatureGates(" CBORServingAndStorage=1, APIResponseCompression=False,")).toEqual({
+      CBORServingAndStorage: true,
+      APIResponseCompression: false,
+    });
     expect(parseFeatureGates("")).toEqual({});
     expect(() => parseFeatureGates("Nope=true")).toThrow(FeatureGateError);
-    expect(() => parseFeatureGates("CBORServingAndStorage=maybe")).toThrow('invalid value of CBORServingAndStorage=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax');
+    expect(() => parseFeatureGates("CBORServingAndStorage=maybe")).toThrow(
+      'invalid value of CBORServingAndStorage=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax',
+    );
     expect(() => parseFeatureGates("CBORServingAndStorage")).toThrow("missing bool value for CBORServingAndStorage");
   });
 

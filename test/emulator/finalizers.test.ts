@@ -3,8 +3,8 @@
  * (ValidateNoNewFinalizers), for every type; removing finalizers stays allowed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
 import { validateNoNewFinalizers } from "../../lib/emulator/apimachinery/object-meta.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { client, uniq } from "./support.js";
 
 let emu: RunningEmulator;
@@ -45,7 +45,13 @@ describe("a terminating object", () => {
       details: {
         name,
         kind: "ConfigMap",
-        causes: [{ reason: "FieldValueForbidden", message: 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"tollgate.dev/b"}', field: "metadata.finalizers" }],
+        causes: [
+          {
+            reason: "FieldValueForbidden",
+            message: 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"tollgate.dev/b"}',
+            field: "metadata.finalizers",
+          },
+        ],
       },
     });
     expect((await call("GET", `${CM}/${name}`)).json.metadata.finalizers).toEqual(["tollgate.dev/a"]);
@@ -78,7 +84,9 @@ describe("a terminating object", () => {
     });
     const r = await call("PUT", `${CORE_EV}/${name}`, { ...marked, metadata: { ...marked.metadata, finalizers: ["tollgate.dev/a", "tollgate.dev/b"] } });
     expect(r.status).toBe(422);
-    expect(r.json.message).toBe(`Event "${name}" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"tollgate.dev/b"}`);
+    expect(r.json.message).toBe(
+      `Event "${name}" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"tollgate.dev/b"}`,
+    );
     expect((await call("PUT", `${CORE_EV}/${name}`, { ...marked, metadata: { ...marked.metadata, finalizers: [] } })).status).toBe(200);
   });
 });
@@ -94,7 +102,9 @@ describe("a live object", () => {
   });
 
   it("validateNoNewFinalizers: nothing unless the old object is terminating; repeats listed once", () => {
-    const meta = (finalizers: string[], deletionTimestamp?: string) => ({ metadata: { name: "x", finalizers, ...(deletionTimestamp ? { deletionTimestamp } : {}) } });
+    const meta = (finalizers: string[], deletionTimestamp?: string) => ({
+      metadata: { name: "x", finalizers, ...(deletionTimestamp ? { deletionTimestamp } : {}) },
+    });
     expect(validateNoNewFinalizers(meta(["a/b"]), meta([]))).toEqual([]);
     expect(validateNoNewFinalizers(meta(["a/b", "a/b"]), meta([], "2024-01-01T00:00:00Z"))[0]?.detail).toBe(
       'no new finalizers can be added if the object is being deleted, found new finalizers []string{"a/b"}',

@@ -3,8 +3,8 @@
  * AllowUnsafeMalformedObjectDeletion) and the admin endpoint's corrupt marking it needs.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../lib/emulator/index.js";
-import { client, configMapBody, openWatch, uniq, type Reply } from "./support.js";
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { client, configMapBody, openWatch, type Reply, uniq } from "./support.js";
 
 const FORCE = "ignoreStoreReadErrorWithClusterBreakingPotential";
 const cms = (ns: string): string => `/api/v1/namespaces/${ns}/configmaps`;
@@ -70,7 +70,9 @@ describe("the force option with the gate off (the 1.35 default)", () => {
     const r = await call("DELETE", `${cms(ns)}/a`, { [FORCE]: true });
     expect(r.status, r.text).toBe(422);
     expect(r.json).toMatchObject({ reason: "Invalid", details: { kind: "DeleteOptions", group: "meta.k8s.io" } });
-    expect(r.json.details.causes).toEqual([{ reason: "FieldValueForbidden", message: "Forbidden: only allowed when the AllowUnsafeMalformedObjectDeletion feature gate is enabled", field: FORCE }]);
+    expect(r.json.details.causes).toEqual([
+      { reason: "FieldValueForbidden", message: "Forbidden: only allowed when the AllowUnsafeMalformedObjectDeletion feature gate is enabled", field: FORCE },
+    ]);
     expect((await call("GET", `${cms(ns)}/a`)).status).toBe(200);
     expect((await call("DELETE", `${cms(ns)}/a`, { [FORCE]: false })).status).toBe(200);
   });
@@ -80,13 +82,21 @@ describe("the force option with the gate on", () => {
   it("refuses each of dryRun, gracePeriodSeconds, orphanDependents, preconditions, propagationPolicy alongside it", async () => {
     const { call, ns } = await setup(gateOn);
     expect((await call("POST", cms(ns), configMapBody("a"))).status).toBe(201);
-    const all = await call("DELETE", `${cms(ns)}/a`, { [FORCE]: true, dryRun: ["All"], gracePeriodSeconds: 0, preconditions: { uid: "x" }, propagationPolicy: "Background" });
+    const all = await call("DELETE", `${cms(ns)}/a`, {
+      [FORCE]: true,
+      dryRun: ["All"],
+      gracePeriodSeconds: 0,
+      preconditions: { uid: "x" },
+      propagationPolicy: "Background",
+    });
     expect(all.status).toBe(422);
     expect(fields(all)).toEqual(["dryRun", "gracePeriodSeconds", "preconditions", "propagationPolicy"]);
     const orphan = await call("DELETE", `${cms(ns)}/a?orphanDependents=true`, { [FORCE]: true });
     expect(orphan.status).toBe(422);
     expect(fields(orphan)).toEqual(["orphanDependents"]);
-    expect(orphan.json.message).toContain("orphanDependents: Invalid value: true: can not be set together with ignoreStoreReadErrorWithClusterBreakingPotential");
+    expect(orphan.json.message).toContain(
+      "orphanDependents: Invalid value: true: can not be set together with ignoreStoreReadErrorWithClusterBreakingPotential",
+    );
     expect((await call("GET", `${cms(ns)}/a`)).status).toBe(200);
   });
 

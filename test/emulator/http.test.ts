@@ -1,6 +1,6 @@
 /** The HTTP surface: negotiation, methods, unknown paths, limits, pretty output, discovery. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { client, configMapBody, uniq } from "./support.js";
 
 let emu: RunningEmulator;
@@ -75,7 +75,13 @@ describe("errors of the HTTP layer", () => {
   });
 
   it("accepts JSON among other types, wildcards and a missing Accept", async () => {
-    for (const accept of ["application/json", "*/*", "application/*", "application/yaml, application/json;q=0.5", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"]) {
+    for (const accept of [
+      "application/json",
+      "*/*",
+      "application/*",
+      "application/yaml, application/json;q=0.5",
+      "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+    ]) {
       expect((await call("GET", CM, undefined, { headers: { accept } })).status, accept).toBe(200);
     }
     expect((await call("GET", CM)).status).toBe(200);
@@ -86,7 +92,8 @@ describe("errors of the HTTP layer", () => {
     expect(r.status).toBe(415);
     expect(r.json).toMatchObject({
       reason: "UnsupportedMediaType",
-      message: "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+      message:
+        "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
     });
   });
 
@@ -139,7 +146,7 @@ describe("discovery and health", () => {
         {
           name: "admissionregistration.k8s.io",
           versions: [{ groupVersion: "admissionregistration.k8s.io/v1", version: "v1" }],
-          preferredVersion: { groupVersion: "admissionregistration.k8s.io/v1", version: "v1" }
+          preferredVersion: { groupVersion: "admissionregistration.k8s.io/v1", version: "v1" },
         },
         {
           name: "apiextensions.k8s.io",

@@ -31,7 +31,11 @@ function imports(file: string): string[] {
 function crossings(from: string, forbidden: readonly string[]): string[] {
   return files
     .filter((f) => layerOf(f) === from)
-    .flatMap((f) => imports(f).filter((i) => forbidden.includes(i.split("/")[0] ?? "")).map((i) => `${relative(EMULATOR, f)} -> ${i}`));
+    .flatMap((f) =>
+      imports(f)
+        .filter((i) => forbidden.includes(i.split("/")[0] ?? ""))
+        .map((i) => `${relative(EMULATOR, f)} -> ${i}`),
+    );
 }
 
 describe("emulator layers", () => {
@@ -49,7 +53,9 @@ describe("emulator layers", () => {
   });
 
   it("only the endpoints see the server's IncomingMessage and ServerResponse (the daemons are servers of their own)", () => {
-    const http = files.filter((f) => !["endpoints", "daemons"].includes(layerOf(f)) && /import[^;]*\b(?:IncomingMessage|ServerResponse)\b[^;]*from\s+"node:http"/.test(source(f)));
+    const http = files.filter(
+      (f) => !["endpoints", "daemons"].includes(layerOf(f)) && /import[^;]*\b(?:IncomingMessage|ServerResponse)\b[^;]*from\s+"node:http"/.test(source(f)),
+    );
     expect(http.map((f) => relative(EMULATOR, f))).toEqual([]);
   });
 

@@ -2,8 +2,8 @@
 import fc from "fast-check";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { collectionJsonPieces, compactJson, prettyJson, type JsonObject } from "../../lib/emulator/apimachinery/json.js";
+import { collectionJsonPieces, compactJson, type JsonObject, prettyJson } from "../../lib/emulator/apimachinery/json.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { ObjectStorage } from "../../lib/emulator/storage/object-storage.js";
 import { MemoryStore } from "../../lib/emulator/storage/store.js";
 import { client, configMapBody, uniq } from "./support.js";
@@ -54,7 +54,7 @@ describe("ObjectStorage.objectJson", () => {
     '{"kind":1,"apiVersion":"v1","metadata":{"name":"a","uid":"u","generation":3}}',
     '{"k\\u0069nd":"X","metadata":{"name":"a"}}',
     '{"metadata":{"n\\u0061me":"a","uid":"u"}}',
-    JSON.stringify({ metadata: { name: "\u2028<&>\u0000\"", uid: "\\", finalizers: ["x"] } }),
+    JSON.stringify({ metadata: { name: '\u2028<&>\u0000"', uid: "\\", finalizers: ["x"] } }),
   ])("matches the decode path for %s", (value) => same(value));
 
   it("matches the decode path for canonical metadata of any content", () => {

@@ -1,6 +1,6 @@
 /** Lists: kinds, order, selectors, paging with continue tokens, deletecollection. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { client, configMapBody, eventBody, uniq } from "./support.js";
 
 let emu: RunningEmulator;
@@ -151,7 +151,12 @@ describe("resourceVersion on reads", () => {
   });
 
   it("422 on ListOptions for the invalid resourceVersionMatch combinations", async () => {
-    for (const query of ["resourceVersionMatch=Exact", "resourceVersionMatch=Exact&resourceVersion=0", "resourceVersionMatch=Newest&resourceVersion=1", "sendInitialEvents=true"]) {
+    for (const query of [
+      "resourceVersionMatch=Exact",
+      "resourceVersionMatch=Exact&resourceVersion=0",
+      "resourceVersionMatch=Newest&resourceVersion=1",
+      "sendInitialEvents=true",
+    ]) {
       const r = await call("GET", `${cms(ns)}?${query}`);
       expect(r.status, query).toBe(422);
       expect(r.json.details).toMatchObject({ group: "meta.k8s.io", kind: "ListOptions" });

@@ -3,8 +3,8 @@
  * manager), their options' validation, and how they meet server-side apply.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { client, configMapBody, eventBody, uniq, type Reply } from "./support.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { client, configMapBody, eventBody, type Reply, uniq } from "./support.js";
 
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
@@ -57,7 +57,10 @@ afterAll(async () => {
 describe("POST records the creator's fields", () => {
   it("one Update entry under the fieldManager, owning what the body sets and no identity fields", async () => {
     const name = uniq("cm");
-    const body = { ...configMapBody(name, { a: "1" }, { l: "x" }), metadata: { name, namespace: ns, uid: "client-uid", labels: { l: "x" }, annotations: { n: "y" } } };
+    const body = {
+      ...configMapBody(name, { a: "1" }, { l: "x" }),
+      metadata: { name, namespace: ns, uid: "client-uid", labels: { l: "x" }, annotations: { n: "y" } },
+    };
     const r = await post(`${cm()}?fieldManager=creator`, body);
     expect(r.status).toBe(201);
     const [entry, ...rest] = entries(r);
@@ -65,9 +68,7 @@ describe("POST records the creator's fields", () => {
     expect(Object.keys(entry ?? {})).toEqual(["manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1"]);
     expect(entry).toMatchObject({ manager: "creator", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1" });
     expect(entry?.time).toMatch(TIME);
-    expect(JSON.stringify(entry?.fieldsV1)).toBe(
-      '{"f:data":{".":{},"f:a":{}},"f:metadata":{"f:annotations":{".":{},"f:n":{}},"f:labels":{".":{},"f:l":{}}}}',
-    );
+    expect(JSON.stringify(entry?.fieldsV1)).toBe('{"f:data":{".":{},"f:a":{}},"f:metadata":{"f:annotations":{".":{},"f:n":{}},"f:labels":{".":{},"f:l":{}}}}');
     expect((await call("GET", cm(name))).json.metadata.managedFields).toEqual(r.json.metadata.managedFields);
   });
 
@@ -102,7 +103,11 @@ describe("POST records the creator's fields", () => {
 
   it("gives a namespace's creator its name label, never its status; the startup namespaces are kube-apiserver's", async () => {
     const name = uniq("ns");
-    const r = await post("/api/v1/namespaces?fieldManager=creator", { metadata: { name }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Terminating" } });
+    const r = await post("/api/v1/namespaces?fieldManager=creator", {
+      metadata: { name },
+      spec: { finalizers: ["kubernetes"] },
+      status: { phase: "Terminating" },
+    });
     expect(r.status).toBe(201);
     expect(fieldsByManager(r)).toEqual({
       creator: { "f:metadata": { "f:labels": { ".": {}, "f:kubernetes.io/metadata.name": {} } }, "f:spec": { "f:finalizers": {} } },
@@ -127,7 +132,14 @@ describe("POST records the creator's fields", () => {
     expect(r.status).toBe(201);
     expect(entries(r)[0]).toMatchObject({ manager: "recorder", operation: "Update", apiVersion: "events.k8s.io/v1" });
     expect(Object.keys(entries(r)[0]?.fieldsV1 as object)).toEqual([
-      "f:action", "f:eventTime", "f:note", "f:reason", "f:regarding", "f:reportingController", "f:reportingInstance", "f:type",
+      "f:action",
+      "f:eventTime",
+      "f:note",
+      "f:reason",
+      "f:regarding",
+      "f:reportingController",
+      "f:reportingInstance",
+      "f:type",
     ]);
   });
 });
@@ -145,7 +157,11 @@ describe("CreateOptions and UpdateOptions", () => {
       status: "Failure",
       message: 'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: must have at most 128 bytes',
       reason: "Invalid",
-      details: { group: "meta.k8s.io", kind: "CreateOptions", causes: [{ reason: "FieldValueTooLong", message: "Too long: must have at most 128 bytes", field: "fieldManager" }] },
+      details: {
+        group: "meta.k8s.io",
+        kind: "CreateOptions",
+        causes: [{ reason: "FieldValueTooLong", message: "Too long: must have at most 128 bytes", field: "fieldManager" }],
+      },
       code: 422,
     });
     expect((await call("GET", cm(name))).status).toBe(404);
@@ -181,7 +197,10 @@ describe("PUT updates ownership", () => {
     const first = entries(r)[1];
 
     // Same manager, operation and apiVersion: one entry, the fields united.
-    r = await put(`${cm(name)}?fieldManager=editor`, edited(r, (o) => (o.data.d = "4")));
+    r = await put(
+      `${cm(name)}?fieldManager=editor`,
+      edited(r, (o) => (o.data.d = "4")),
+    );
     expect(r.status).toBe(200);
     expect(fieldsByManager(r)).toEqual({
       creator: { "f:data": { ".": {}, "f:b": {} } },
@@ -191,7 +210,10 @@ describe("PUT updates ownership", () => {
     expect(Date.parse(entries(r)[1]?.time ?? "")).toBeGreaterThanOrEqual(Date.parse(first?.time ?? ""));
 
     // Removing a field takes it from everyone.
-    r = await put(`${cm(name)}?fieldManager=editor`, edited(r, (o) => delete o.data.b));
+    r = await put(
+      `${cm(name)}?fieldManager=editor`,
+      edited(r, (o) => delete o.data.b),
+    );
     // The creator keeps the map itself: a member without children is written as {}.
     expect(fieldsByManager(r)).toEqual({ creator: { "f:data": {} }, editor: { "f:data": { "f:a": {}, "f:c": {}, "f:d": {} } } });
   });
@@ -207,7 +229,11 @@ describe("PUT updates ownership", () => {
   it("records under the User-Agent's program, also in a dry run that stores nothing", async () => {
     const c = await created("creator", { a: "1" });
     const name = c.json.metadata.name;
-    const r = await put(`${cm(name)}?dryRun=All`, edited(c, (o) => (o.data.a = "2")), { "user-agent": KUBECTL_UA });
+    const r = await put(
+      `${cm(name)}?dryRun=All`,
+      edited(c, (o) => (o.data.a = "2")),
+      { "user-agent": KUBECTL_UA },
+    );
     expect(r.status).toBe(200);
     expect(fieldsByManager(r)).toEqual({ creator: { "f:data": {} }, kubectl: { "f:data": { "f:a": {} } } });
     expect((await call("GET", cm(name))).json.metadata.managedFields).toEqual(c.json.metadata.managedFields);
@@ -217,14 +243,20 @@ describe("PUT updates ownership", () => {
     for (const reset of [[], [{}]]) {
       const c = await created("creator", { a: "1" });
       const name = c.json.metadata.name;
-      let r = await put(`${cm(name)}?fieldManager=editor`, edited(c, (o) => {
-        o.metadata.managedFields = reset;
-        o.data.b = "2";
-      }));
+      let r = await put(
+        `${cm(name)}?fieldManager=editor`,
+        edited(c, (o) => {
+          o.metadata.managedFields = reset;
+          o.data.b = "2";
+        }),
+      );
       expect(r.status, JSON.stringify(reset)).toBe(200);
       expect(r.json.data).toEqual({ a: "1", b: "2" });
       expect(r.json.metadata.managedFields, JSON.stringify(reset)).toBeUndefined();
-      r = await put(`${cm(name)}?fieldManager=editor`, edited(r, (o) => (o.data.c = "3")));
+      r = await put(
+        `${cm(name)}?fieldManager=editor`,
+        edited(r, (o) => (o.data.c = "3")),
+      );
       expect(r.json.metadata.managedFields).toBeUndefined();
       r = await patch(`${cm(name)}?fieldManager=tool`, APPLY, { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { d: "4" } });
       expect(r.status).toBe(200);
@@ -255,10 +287,13 @@ describe("PUT updates ownership", () => {
       fieldsType: "FieldsV1",
       fieldsV1: { "f:data": { ".": {}, "f:a": {}, "f:b": {} } },
     };
-    const r = await put(`${cm(name)}?fieldManager=editor`, edited(c, (o) => {
+    const r = await put(
+      `${cm(name)}?fieldManager=editor`,
+      edited(c, (o) => {
         o.metadata.managedFields = [custom];
         o.data.b = "2";
-      }));
+      }),
+    );
     expect(r.status).toBe(200);
     expect(entries(r)).toEqual([
       { ...custom, fieldsV1: { "f:data": { ".": {}, "f:a": {} } } },
@@ -266,10 +301,13 @@ describe("PUT updates ownership", () => {
     ]);
     // A list that cannot be read (no fieldsType) leaves the stored entries in place.
     const bad = { ...custom, fieldsType: "" };
-    const kept = await put(`${cm(name)}?fieldManager=editor`, edited(r, (o) => {
+    const kept = await put(
+      `${cm(name)}?fieldManager=editor`,
+      edited(r, (o) => {
         o.metadata.managedFields = [bad];
         o.data.c = "3";
-      }));
+      }),
+    );
     expect(kept.status).toBe(200);
     expect(fieldsByManager(kept)).toEqual({ custom: { "f:data": { ".": {}, "f:a": {} } }, editor: { "f:data": { "f:b": {}, "f:c": {} } } });
   });
@@ -284,10 +322,13 @@ describe("PUT updates ownership", () => {
   it("never gives a namespace's status to the writer", async () => {
     const name = uniq("ns");
     const c = await post("/api/v1/namespaces?fieldManager=creator", { metadata: { name } });
-    const r = await put(`/api/v1/namespaces/${name}?fieldManager=editor`, edited(c, (o) => {
+    const r = await put(
+      `/api/v1/namespaces/${name}?fieldManager=editor`,
+      edited(c, (o) => {
         o.status = { phase: "Terminating" };
         o.metadata.labels.x = "1";
-      }));
+      }),
+    );
     expect(r.status).toBe(200);
     expect(fieldsByManager(r)).toEqual({
       creator: { "f:metadata": { "f:labels": { ".": {}, "f:kubernetes.io/metadata.name": {} } } },
@@ -329,10 +370,14 @@ describe("POST and PUT meet server-side apply", () => {
     const config = (data: Record<string, string>) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data });
     const applied = await patch(`${cm(name)}?fieldManager=tool`, APPLY, config({ a: "1", b: "2", c: "3" }));
     expect(applied.status).toBe(201);
-    const r = await put(cm(name), edited(applied, (o) => {
+    const r = await put(
+      cm(name),
+      edited(applied, (o) => {
         o.data.a = "changed";
         delete o.data.b;
-      }), { "user-agent": KUBECTL_UA });
+      }),
+      { "user-agent": KUBECTL_UA },
+    );
     expect(r.status).toBe(200);
     expect(fieldsByManager(r)).toEqual({ tool: { "f:data": { "f:c": {} } }, kubectl: { "f:data": { "f:a": {} } } });
     expect(entries(r).map((e) => e.operation)).toEqual(["Apply", "Update"]);
@@ -350,7 +395,10 @@ describe("POST and PUT meet server-side apply", () => {
   it("a merge patch after a PUT reset stays untracked", async () => {
     const c = await created("creator", { a: "1" });
     const name = c.json.metadata.name;
-    await put(cm(name), edited(c, (o) => (o.metadata.managedFields = [])));
+    await put(
+      cm(name),
+      edited(c, (o) => (o.metadata.managedFields = [])),
+    );
     const r = await patch(`${cm(name)}?fieldManager=editor`, MERGE, { data: { b: "2" } });
     expect(r.status).toBe(200);
     expect(r.json.metadata.managedFields).toBeUndefined();

@@ -1,6 +1,6 @@
 /** Namespace deletion: Terminating first, content removed by the controller, then the namespace. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { client, configMapBody, eventBody, openWatch, sleep, uniq } from "./support.js";
 
 let emu: RunningEmulator;

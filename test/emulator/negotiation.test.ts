@@ -5,9 +5,10 @@
  */
 import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StatusError } from "../../lib/emulator/apimachinery/api-errors.js";
 import { DEFAULT_FEATURE_GATES, type FeatureGates } from "../../lib/emulator/apimachinery/feature-gates.js";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
 import {
+  type Negotiated,
   negotiateAccept,
   negotiateStatusEncoding,
   negotiateWatch,
@@ -15,9 +16,8 @@ import {
   servedMediaTypes,
   streamMediaTypes,
   wantsGzip,
-  type Negotiated,
 } from "../../lib/emulator/endpoints/negotiation.js";
-import { StatusError } from "../../lib/emulator/apimachinery/api-errors.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { client, configMapBody } from "./support.js";
 
 const OFF: FeatureGates = DEFAULT_FEATURE_GATES;
@@ -51,7 +51,14 @@ describe("negotiateAccept", () => {
     expect(n(`application/json;${T1}`)?.representation).toEqual({ as: "Table", version: "v1" });
     expect(n("application/json;as=Table;v=v1beta1;g=meta.k8s.io")?.representation).toEqual({ as: "Table", version: "v1beta1" });
     expect(n("application/json;g=meta.k8s.io;v=v1;as=Table")?.representation).toEqual({ as: "Table", version: "v1" });
-    for (const odd of ["as=table;v=v1;g=meta.k8s.io", "as=Table;v=v7;g=meta.k8s.io", "as=Table;v=v1;g=meta.example.com", "as=Table;v=v1", "as=Table", "as=Widget;v=v1;g=meta.k8s.io"]) {
+    for (const odd of [
+      "as=table;v=v1;g=meta.k8s.io",
+      "as=Table;v=v7;g=meta.k8s.io",
+      "as=Table;v=v1;g=meta.example.com",
+      "as=Table;v=v1",
+      "as=Table",
+      "as=Widget;v=v1;g=meta.k8s.io",
+    ]) {
       expect(n(`application/json;${odd}`), odd).toBeUndefined();
     }
     // A fallback without parameters gets the plain object.
@@ -65,9 +72,16 @@ describe("negotiateAccept", () => {
     expect(n(`${PB};${T1}`)).toBeUndefined();
     expect(n(`${PB};${T1}, application/json`)).toEqual({ encoding: "json", representation: { as: "object" } });
     expect(n(`application/cbor;${T1}`, ON)).toBeUndefined();
-    for (const [base, encoding] of [["application/json", "json"], ["application/yaml", "yaml"], [PB, "protobuf"]] as const) {
+    for (const [base, encoding] of [
+      ["application/json", "json"],
+      ["application/yaml", "yaml"],
+      [PB, "protobuf"],
+    ] as const) {
       expect(n(`${base};as=PartialObjectMetadata;g=meta.k8s.io;v=v1`)).toEqual({ encoding, representation: { as: "PartialObjectMetadata", version: "v1" } });
-      expect(n(`${base};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`)).toEqual({ encoding, representation: { as: "PartialObjectMetadataList", version: "v1" } });
+      expect(n(`${base};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`)).toEqual({
+        encoding,
+        representation: { as: "PartialObjectMetadataList", version: "v1" },
+      });
     }
     expect(n("application/cbor;as=PartialObjectMetadata;g=meta.k8s.io;v=v1", ON)?.encoding).toBe("cbor");
     // A wildcard with Table parameters: the first serializer that can make a Table.
@@ -154,14 +168,30 @@ describe("406 and 415 over HTTP, per gate", () => {
       const r = await client(emu().url)("GET", CM, undefined, { headers: { accept: "text/html" } });
       expect(r.status).toBe(406);
       expect(r.headers["content-type"]).toBe("application/json");
-      expect(r.text).toBe(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `only the following media types are accepted: ${types}`, reason: "NotAcceptable", code: 406 }, null, 2));
+      expect(r.text).toBe(
+        JSON.stringify(
+          {
+            kind: "Status",
+            apiVersion: "v1",
+            metadata: {},
+            status: "Failure",
+            message: `only the following media types are accepted: ${types}`,
+            reason: "NotAcceptable",
+            code: 406,
+          },
+          null,
+          2,
+        ),
+      );
     }
   });
 
   it("answers 415 naming the served types", async () => {
     const offR = await client(off.url)("POST", CM, undefined, { raw: "x", headers: { "content-type": "application/cbor" } });
     expect(offR.status).toBe(415);
-    expect(offR.json.message).toBe("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf");
+    expect(offR.json.message).toBe(
+      "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+    );
     const onR = await client(on.url)("POST", CM, undefined, { raw: "x", headers: { "content-type": "text/csv" } });
     expect(onR.json.message).toBe(
       "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/cbor",

@@ -1,11 +1,11 @@
 /** Selectors, continue tokens, name rules and time text: the small parsers behind the handlers. */
 import { describe, expect, it } from "vitest";
 import { parseApiTime } from "../../lib/emulator/apimachinery/api-time.js";
-import { decodeContinue, encodeContinue } from "../../lib/emulator/storage/continue-token.js";
 import { aggregateMessage, invalid, required } from "../../lib/emulator/apimachinery/field-errors.js";
 import { parseFieldSelector } from "../../lib/emulator/apimachinery/field-selector.js";
 import { parseLabelSelector } from "../../lib/emulator/apimachinery/label-selector.js";
 import { configMapKey, dns1123Label, qualifiedName } from "../../lib/emulator/apimachinery/name-validation.js";
+import { decodeContinue, encodeContinue } from "../../lib/emulator/storage/continue-token.js";
 
 describe("label selectors", () => {
   const labels = { app: "web", tier: "front", n: "5" };

@@ -2,16 +2,16 @@
 import { describe, expect, it } from "vitest";
 import { StatusError } from "../../lib/emulator/apimachinery/api-errors.js";
 import type { JsonObject } from "../../lib/emulator/apimachinery/json.js";
-import { configMapStrategy, namespaceStrategy } from "../../lib/emulator/registry/index.js";
 import { FieldSet, pathString } from "../../lib/emulator/apimachinery/managed-fields/field-set.js";
-import { applyJsonPatch } from "../../lib/emulator/endpoints/patch/json-patch.js";
-import { applyConfiguration, managedFieldsAfterUpdate, type FieldManagerContext } from "../../lib/emulator/apimachinery/managed-fields/managed-fields.js";
-import { applyMergePatch } from "../../lib/emulator/endpoints/patch/merge-patch.js";
+import { applyConfiguration, type FieldManagerContext, managedFieldsAfterUpdate } from "../../lib/emulator/apimachinery/managed-fields/managed-fields.js";
 import { managerFromUserAgent } from "../../lib/emulator/apimachinery/managed-fields/manager-name.js";
-import { patchOptionsOf } from "../../lib/emulator/endpoints/patch/options.js";
-import { managedFieldsAfterWrite, writeManager } from "../../lib/emulator/registry/generic/ownership.js";
 import { schemaOf } from "../../lib/emulator/apimachinery/managed-fields/schema.js";
+import { applyJsonPatch } from "../../lib/emulator/endpoints/patch/json-patch.js";
+import { applyMergePatch } from "../../lib/emulator/endpoints/patch/merge-patch.js";
+import { patchOptionsOf } from "../../lib/emulator/endpoints/patch/options.js";
 import { applyStrategicMergePatch } from "../../lib/emulator/endpoints/patch/strategic-merge.js";
+import { managedFieldsAfterWrite, writeManager } from "../../lib/emulator/registry/generic/ownership.js";
+import { configMapStrategy, namespaceStrategy } from "../../lib/emulator/registry/index.js";
 
 const CM_SCHEMA = schemaOf(configMapStrategy.shape);
 const NS_SCHEMA = schemaOf(namespaceStrategy.shape);
@@ -88,10 +88,26 @@ describe("strategic merge patch", () => {
   });
 
   it("replaces atomic lists and merges keyed ones", () => {
-    const ns = { kind: "Namespace", apiVersion: "v1", metadata: { name: "n" }, spec: { finalizers: ["kubernetes", "x/y"] }, status: { conditions: [{ type: "A", status: "True" }, { type: "B", status: "False" }] } };
+    const ns = {
+      kind: "Namespace",
+      apiVersion: "v1",
+      metadata: { name: "n" },
+      spec: { finalizers: ["kubernetes", "x/y"] },
+      status: {
+        conditions: [
+          { type: "A", status: "True" },
+          { type: "B", status: "False" },
+        ],
+      },
+    };
     const out = smp(ns, { spec: { finalizers: ["z/z"] }, status: { conditions: [{ type: "B", status: "True" }] } }, NS_SCHEMA);
     expect(out["spec"]).toEqual({ finalizers: ["z/z"] });
-    expect(out["status"]).toEqual({ conditions: [{ type: "A", status: "True" }, { type: "B", status: "True" }] });
+    expect(out["status"]).toEqual({
+      conditions: [
+        { type: "A", status: "True" },
+        { type: "B", status: "True" },
+      ],
+    });
     const replaced = smp(ns, { status: { conditions: [{ $patch: "replace" }, { type: "C", status: "True" }] } }, NS_SCHEMA);
     expect(replaced["status"]).toEqual({ conditions: [{ type: "C", status: "True" }] });
   });
@@ -152,7 +168,14 @@ describe("managed fields", () => {
   it("gives an update's manager the added and changed fields, '.' for new maps, and takes them from others", () => {
     const live = cmObject({ data: { a: "1" } });
     (live["metadata"] as JsonObject)["managedFields"] = [
-      { manager: "creator", operation: "Update", apiVersion: "v1", time: "2024-01-01T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:data": { ".": {}, "f:a": {} } } },
+      {
+        manager: "creator",
+        operation: "Update",
+        apiVersion: "v1",
+        time: "2024-01-01T00:00:00Z",
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { ".": {}, "f:a": {} } },
+      },
     ];
     const next = cmObject({ data: { a: "2", b: "3" }, metadata: { name: "c", namespace: "ns", uid: "u", resourceVersion: "5", labels: { l: "x" } } });
     const out = managedFieldsAfterUpdate(ctx(), live, next, "editor");
@@ -202,7 +225,15 @@ describe("managed fields", () => {
 
   it("sorts Apply entries first, then by time and manager", () => {
     const empty = cmObject();
-    const first = applyConfiguration(ctx("2025-01-01T00:00:01Z"), empty, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { z: "1" } }, "zeta", false, empty, false);
+    const first = applyConfiguration(
+      ctx("2025-01-01T00:00:01Z"),
+      empty,
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { z: "1" } },
+      "zeta",
+      false,
+      empty,
+      false,
+    );
     const withManaged = { ...first.object, metadata: { ...(first.object["metadata"] as JsonObject), managedFields: first.managedFields ?? [] } };
     const upd = managedFieldsAfterUpdate(ctx("2025-01-01T00:00:00Z"), withManaged, { ...withManaged, data: { z: "1", y: "2" } }, "alpha");
     expect((upd ?? []).map((e) => (e as JsonObject)["manager"])).toEqual(["zeta", "alpha"]);
@@ -224,7 +255,15 @@ describe("managed fields", () => {
   it("never owns a namespace's status", () => {
     const nsCtx: FieldManagerContext = { schema: NS_SCHEMA, apiVersion: "v1", now: "2025-01-01T00:00:00Z", ignored: [["f:status"]] };
     const empty = { kind: "Namespace", apiVersion: "v1", metadata: {}, spec: {}, status: {} };
-    const r = applyConfiguration(nsCtx, empty, { apiVersion: "v1", kind: "Namespace", metadata: { name: "n" }, status: { phase: "X" } }, "m", false, empty, false);
+    const r = applyConfiguration(
+      nsCtx,
+      empty,
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "n" }, status: { phase: "X" } },
+      "m",
+      false,
+      empty,
+      false,
+    );
     expect(r.managedFields).toBeUndefined();
   });
 });

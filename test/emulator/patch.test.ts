@@ -1,8 +1,8 @@
 /** PATCH over HTTP: the four patch types, field ownership, and the real server's errors. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { encodeCbor } from "../../lib/wire/cbor.js";
-import { client, configMapBody, eventBody, openWatch, uniq, type Reply } from "./support.js";
+import { client, configMapBody, eventBody, openWatch, type Reply, uniq } from "./support.js";
 
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
@@ -128,7 +128,9 @@ describe("application/json-patch+json", () => {
     const { json } = await newConfigMap();
     const r = await patch(cm(json.metadata.name), JSON_PATCH, [{ op: "replace", path: "/data", value: { a: 1 } }]);
     expect(r.status).toBe(422);
-    expect(r.json.message).toMatch(/^ "" is invalid: patch: Invalid value: "\{.*\}": json: cannot unmarshal number into Go struct field ConfigMap\.data of type string$/);
+    expect(r.json.message).toMatch(
+      /^ "" is invalid: patch: Invalid value: "\{.*\}": json: cannot unmarshal number into Go struct field ConfigMap\.data of type string$/,
+    );
     expect(r.json.details.causes[0]).toMatchObject({ reason: "FieldValueInvalid", field: "patch" });
   });
 });
@@ -455,7 +457,12 @@ describe("managedFields from non-apply writes", () => {
     const name = uniq("cm");
     expect((await call("POST", `${cm()}?fieldManager=creator`, configMapBody(name, { a: "1" }))).status).toBe(201);
     const path = cm(name);
-    let r = await patch(path, MERGE, { data: { b: "2" }, metadata: { labels: { l: "1" } } }, { "user-agent": "kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07" });
+    let r = await patch(
+      path,
+      MERGE,
+      { data: { b: "2" }, metadata: { labels: { l: "1" } } },
+      { "user-agent": "kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07" },
+    );
     expect(r.json.metadata.managedFields).toEqual([
       {
         manager: "creator",

@@ -8,8 +8,8 @@ import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseEmulatorArgs } from "../../lib/cli/emulator.js";
 import { UsageError } from "../../lib/cli/usage.js";
-import { resolveSettings } from "../../lib/emulator/options.js";
 import { createEmulatorServer, type EmulatorServer } from "../../lib/emulator/endpoints/server.js";
+import { resolveSettings } from "../../lib/emulator/options.js";
 import { client, openWatch, uniq } from "./support.js";
 
 const TEXT = "Too many requests, please try again later.";

@@ -1,7 +1,7 @@
 /** Arbitrary input never crashes the emulator nor yields an unexplained 500. */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { client } from "./support.js";
 
 let emu: RunningEmulator;
@@ -25,7 +25,23 @@ const paths = [
 ];
 
 /** Object-ish bodies that reuse the real field names, so decoding and validation get exercised. */
-const fieldName = fc.constantFrom("kind", "apiVersion", "metadata", "name", "namespace", "data", "labels", "eventTime", "series", "count", "regarding", "spec", "finalizers", "resourceVersion", "x");
+const fieldName = fc.constantFrom(
+  "kind",
+  "apiVersion",
+  "metadata",
+  "name",
+  "namespace",
+  "data",
+  "labels",
+  "eventTime",
+  "series",
+  "count",
+  "regarding",
+  "spec",
+  "finalizers",
+  "resourceVersion",
+  "x",
+);
 const value = fc.letrec<{ v: unknown }>((tie) => ({
   v: fc.oneof(
     { depthSize: "small" },

@@ -1,7 +1,13 @@
 /** Storage's read errors as Statuses: the wording follows the type's read path (watch cache or etcd) and the kind of read. */
 import { describe, expect, it } from "vitest";
 import { readError } from "../../lib/emulator/endpoints/handlers/storage-errors.js";
-import { ContinueExpired, ContinueWithResourceVersion, InvalidContinue, ResourceVersionTooLarge, ResourceVersionTooOld } from "../../lib/emulator/storage/read-errors.js";
+import {
+  ContinueExpired,
+  ContinueWithResourceVersion,
+  InvalidContinue,
+  ResourceVersionTooLarge,
+  ResourceVersionTooOld,
+} from "../../lib/emulator/storage/read-errors.js";
 
 const cached = { watchCache: true };
 const etcd = { watchCache: false };
@@ -36,7 +42,10 @@ describe("storage read errors as Statuses", () => {
   });
 
   it("answers bad continue parameters with 400, and leaves other errors alone", () => {
-    expect(readError(new InvalidContinue("continue key is not valid: x"), etcd, "list")?.status).toMatchObject({ code: 400, message: "invalid continue token: continue key is not valid: x" });
+    expect(readError(new InvalidContinue("continue key is not valid: x"), etcd, "list")?.status).toMatchObject({
+      code: 400,
+      message: "invalid continue token: continue key is not valid: x",
+    });
     expect(readError(new ContinueWithResourceVersion(5), etcd, "list")?.status.message).toBe("specifying resource version is not allowed when using continue");
     expect(readError(new Error("other"), etcd, "list")).toBeUndefined();
   });

@@ -8,9 +8,15 @@ import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ContinueTokenSigner } from "../../lib/emulator/storage/continue-token.js";
 import { ObjectStorage, type StoredType } from "../../lib/emulator/storage/object-storage.js";
-import { ContinueExpired, ContinueWithResourceVersion, InvalidContinue, ResourceVersionTooLarge, ResourceVersionTooOld } from "../../lib/emulator/storage/read-errors.js";
-import { mustHaveReached, readList, replayChanges, startWatch, type ContinueTokens, type ListPage, type ListRead } from "../../lib/emulator/storage/reads.js";
-import { MemoryStore, type KeyValue } from "../../lib/emulator/storage/store.js";
+import {
+  ContinueExpired,
+  ContinueWithResourceVersion,
+  InvalidContinue,
+  ResourceVersionTooLarge,
+  ResourceVersionTooOld,
+} from "../../lib/emulator/storage/read-errors.js";
+import { type ContinueTokens, type ListPage, type ListRead, mustHaveReached, readList, replayChanges, startWatch } from "../../lib/emulator/storage/reads.js";
+import { type KeyValue, MemoryStore } from "../../lib/emulator/storage/store.js";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const STORAGE = join(ROOT, "lib", "emulator", "storage");
@@ -40,7 +46,14 @@ function fixture(): { storage: ObjectStorage; clock: { ms: number }; tokens: Con
   const store = new MemoryStore({ now: () => clock.ms, retentionMs: 60_000 });
   const storage = new ObjectStorage(store);
   const revisions: number[] = [];
-  for (const [ns, name] of [["a", "a-0"], ["a", "a-1"], ["a", "a-2"], ["a", "a-3"], ["a", "a-4"], ["b", "b-0"]] as const) {
+  for (const [ns, name] of [
+    ["a", "a-0"],
+    ["a", "a-1"],
+    ["a", "a-2"],
+    ["a", "a-3"],
+    ["a", "a-4"],
+    ["b", "b-0"],
+  ] as const) {
     const object = { kind: "Thing", apiVersion: "v1", metadata: { name, namespace: ns, labels: { even: String(Number(name.slice(2)) % 2 === 0) } } };
     revisions.push(storage.put(things, storage.key(things, ns, name), storage.encode(object)).revision);
   }
@@ -48,7 +61,16 @@ function fixture(): { storage: ObjectStorage; clock: { ms: number }; tokens: Con
 }
 
 function list(f: ReturnType<typeof fixture>, read: Partial<ListRead>): ListPage {
-  return readList(f.storage, { type: things, namespace: "a", resourceVersion: undefined, resourceVersionMatch: "", limit: 0, continueToken: "", continueTokens: f.tokens, ...read });
+  return readList(f.storage, {
+    type: things,
+    namespace: "a",
+    resourceVersion: undefined,
+    resourceVersionMatch: "",
+    limit: 0,
+    continueToken: "",
+    continueTokens: f.tokens,
+    ...read,
+  });
 }
 
 const names = (page: ListPage): string[] => page.kvs.map((kv) => kv.key.slice(kv.key.lastIndexOf("/") + 1));

@@ -1,6 +1,6 @@
 /** The MVCC store: one revision counter, ordered ranges, history, watches and compaction. */
 import { describe, expect, it } from "vitest";
-import { MemoryStore, StoreError, type ChangeEvent } from "../../lib/emulator/storage/store.js";
+import { type ChangeEvent, MemoryStore, StoreError } from "../../lib/emulator/storage/store.js";
 
 describe("MemoryStore", () => {
   it("bumps one revision for every write of every key and keeps create/mod revisions", () => {

@@ -5,7 +5,7 @@
  */
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { decodeObject, encodeObject } from "../../lib/wire/protobuf/index.js";
 import { fromYaml, toYaml } from "../../lib/wire/yaml.js";
 import { client, sleep, uniq } from "./support.js";
@@ -174,7 +174,9 @@ describe("status", () => {
     const current = (await call("GET", `/api/v1/namespaces/${name}`)).json;
     const bad = await call("PUT", `/api/v1/namespaces/${name}/status`, { ...current, status: { phase: "Terminating" } });
     expect(bad.status).toBe(422);
-    expect(bad.json.message).toBe(`Namespace "${name}" is invalid: status.Phase: Invalid value: "Terminating": may only be 'Active' if \`deletionTimestamp\` is empty`);
+    expect(bad.json.message).toBe(
+      `Namespace "${name}" is invalid: status.Phase: Invalid value: "Terminating": may only be 'Active' if \`deletionTimestamp\` is empty`,
+    );
     expect(bad.json.details.causes).toEqual([
       { reason: "FieldValueInvalid", message: "Invalid value: \"Terminating\": may only be 'Active' if `deletionTimestamp` is empty", field: "status.Phase" },
     ]);
@@ -220,19 +222,38 @@ describe("status", () => {
       expect.objectContaining({ manager: "merger", operation: "Update", apiVersion: "v1", subresource: "status" }),
     ]);
 
-    const smp = await call("PATCH", path, { status: { conditions: [{ type: "B", status: "False" }] } }, { headers: { "content-type": "application/strategic-merge-patch+json" } });
+    const smp = await call(
+      "PATCH",
+      path,
+      { status: { conditions: [{ type: "B", status: "False" }] } },
+      { headers: { "content-type": "application/strategic-merge-patch+json" } },
+    );
     expect(smp.status).toBe(200);
     const types: string[] = smp.json.status.conditions.map((c: { type: string }) => c.type);
     expect([...types].sort()).toEqual(["A", "B"]);
 
-    const jp = await call("PATCH", path, [{ op: "replace", path: "/spec/finalizers", value: [] }, { op: "remove", path: `/status/conditions/${types.indexOf("A")}` }], {
-      headers: { "content-type": "application/json-patch+json" },
-    });
+    const jp = await call(
+      "PATCH",
+      path,
+      [
+        { op: "replace", path: "/spec/finalizers", value: [] },
+        { op: "remove", path: `/status/conditions/${types.indexOf("A")}` },
+      ],
+      {
+        headers: { "content-type": "application/json-patch+json" },
+      },
+    );
     expect(jp.status).toBe(200);
     expect(jp.json.spec).toEqual({ finalizers: ["kubernetes"] });
     expect(jp.json.status.conditions.map((c: { type: string }) => c.type)).toEqual(["B"]);
 
-    const config = { apiVersion: "v1", kind: "Namespace", metadata: { name }, spec: { finalizers: ["example.com/x"] }, status: { phase: "Active", conditions: [{ type: "C", status: "True" }] } };
+    const config = {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name },
+      spec: { finalizers: ["example.com/x"] },
+      status: { phase: "Active", conditions: [{ type: "C", status: "True" }] },
+    };
     const applied = await call("PATCH", `${path}?fieldManager=applier&force=true`, undefined, {
       raw: toYaml(config),
       headers: { "content-type": "application/apply-patch+yaml" },
@@ -270,10 +291,8 @@ describe("finalize", () => {
     const bad = await call("PUT", path, { ...r.json, spec: { finalizers: ["ok.io/x", "plain", "a/b/c"] } });
     expect(bad.status).toBe(422);
     expect(bad.json.details.causes.map((c: { field: string }) => c.field)).toEqual(["spec.finalizers[1]", "spec.finalizers[2]"]);
-    expect(bad.json.message).toContain(
-      'spec.finalizers[1]: Invalid value: "plain": name is neither a standard finalizer name nor is it fully qualified',
-    );
-    expect(bad.json.message).toContain("spec.finalizers[2]: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters");
+    expect(bad.json.message).toContain('spec.finalizers[1]: Invalid value: "plain": name is neither a standard finalizer name nor is it fully qualified');
+    expect(bad.json.message).toContain('spec.finalizers[2]: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters');
 
     const stale = await call("PUT", path, { ...ns, spec: { finalizers: [] } });
     expect(stale.status).toBe(409);

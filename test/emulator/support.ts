@@ -86,7 +86,15 @@ export async function openDecodedWatch(base: string, path: string, headers: Reco
       resolve();
     });
   });
-  return readerOf(res.statusCode, res.headers, queue, waiters, () => done, ended, () => abort.abort());
+  return readerOf(
+    res.statusCode,
+    res.headers,
+    queue,
+    waiters,
+    () => done,
+    ended,
+    () => abort.abort(),
+  );
 }
 
 function readerOf(
@@ -156,7 +164,15 @@ export async function openWatch(base: string, path: string, headers: Record<stri
   // Closing aborts the body; readline re-emits that as an error on the interface.
   res.body.on("error", () => {});
   lines.on("error", () => {});
-  return readerOf(res.statusCode, res.headers, queue, waiters, () => done, ended, () => abort.abort());
+  return readerOf(
+    res.statusCode,
+    res.headers,
+    queue,
+    waiters,
+    () => done,
+    ended,
+    () => abort.abort(),
+  );
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -3,12 +3,12 @@
  * generic default), includeObject, Tables over HTTP on get, list and watch.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
 import type { KubeObject } from "../../lib/emulator/apimachinery/json.js";
-import { buildTable, DEFAULT_PRINTER, humanDuration, printerOf, timestampSince } from "../../lib/emulator/registry/generic/table.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { CONFIG_MAP_PRINTER } from "../../lib/emulator/registry/core/configmap/printer.js";
 import { NAMESPACE_PRINTER } from "../../lib/emulator/registry/core/namespace/printer.js";
 import { EVENT_PRINTER } from "../../lib/emulator/registry/events/printer.js";
+import { buildTable, DEFAULT_PRINTER, humanDuration, printerOf, timestampSince } from "../../lib/emulator/registry/generic/table.js";
 import { coreEventStrategy, eventStrategy } from "../../lib/emulator/registry/index.js";
 import { client, configMapBody, eventBody, openWatch, uniq } from "./support.js";
 
@@ -82,7 +82,18 @@ describe("Event printer", () => {
       regarding: { kind: "Pod", name: "web-0", fieldPath: "spec.containers{app}" },
       note: "  restarting \n",
     });
-    expect(EVENT_PRINTER.cells(e, NOW)).toEqual(["90s", "Warning", "BackOff", "pod/web-0", "spec.containers{app}", "kubelet, node-1", "restarting", "90s", 1, "ev-1"]);
+    expect(EVENT_PRINTER.cells(e, NOW)).toEqual([
+      "90s",
+      "Warning",
+      "BackOff",
+      "pod/web-0",
+      "spec.containers{app}",
+      "kubelet, node-1",
+      "restarting",
+      "90s",
+      1,
+      "ev-1",
+    ]);
   });
 
   it("uses the deprecated fields when set, series over them, and a kind alone without a name", () => {
@@ -103,14 +114,25 @@ describe("Event printer", () => {
   });
 
   it("reads core/v1 field names too (the printer belongs to the internal type)", () => {
-    const core = event({ involvedObject: { kind: "ConfigMap", name: "c" }, message: "m ", source: { component: "c1", host: "h1" }, count: 2, lastTimestamp: ago(M) });
+    const core = event({
+      involvedObject: { kind: "ConfigMap", name: "c" },
+      message: "m ",
+      source: { component: "c1", host: "h1" },
+      count: 2,
+      lastTimestamp: ago(M),
+    });
     expect(EVENT_PRINTER.cells(core, NOW)).toEqual(["60s", "", "", "configmap/c", "", "c1, h1", "m", "<unknown>", 2, "ev-1"]);
   });
 });
 
 describe("Namespace, ConfigMap and default printers", () => {
   it("Namespace: Name, Status, Age", () => {
-    const ns = { kind: "Namespace", apiVersion: "v1", metadata: { name: "n", creationTimestamp: ago(2 * D + 3 * H) }, status: { phase: "Terminating" } } as KubeObject;
+    const ns = {
+      kind: "Namespace",
+      apiVersion: "v1",
+      metadata: { name: "n", creationTimestamp: ago(2 * D + 3 * H) },
+      status: { phase: "Terminating" },
+    } as KubeObject;
     expect(NAMESPACE_PRINTER.columns.map((c) => c.name)).toEqual(["Name", "Status", "Age"]);
     expect(NAMESPACE_PRINTER.cells(ns, NOW)).toEqual(["n", "Terminating", "2d3h"]);
   });
@@ -131,11 +153,18 @@ describe("Namespace, ConfigMap and default printers", () => {
       ["Name", "string", "name"],
       ["Created At", "date", ""],
     ]);
-    expect(DEFAULT_PRINTER.cells({ metadata: { name: "l", creationTimestamp: "2024-02-03T04:05:06Z" } } as KubeObject, NOW)).toEqual(["l", "2024-02-03T04:05:06Z"]);
+    expect(DEFAULT_PRINTER.cells({ metadata: { name: "l", creationTimestamp: "2024-02-03T04:05:06Z" } } as KubeObject, NOW)).toEqual([
+      "l",
+      "2024-02-03T04:05:06Z",
+    ]);
     expect(DEFAULT_PRINTER.cells({ metadata: { name: "z" } } as KubeObject, NOW)).toEqual(["z", "0001-01-01T00:00:00Z"]);
     // Its empty list has rows: null (a nil slice upstream); the printers' is [].
-    expect(buildTable(DEFAULT_PRINTER, [], { resourceVersion: "5" }, "meta.k8s.io/v1", { includeObject: "Metadata", noHeaders: false }, NOW)["rows"]).toBeNull();
-    expect(buildTable(CONFIG_MAP_PRINTER, [], { resourceVersion: "5" }, "meta.k8s.io/v1", { includeObject: "Metadata", noHeaders: false }, NOW)["rows"]).toEqual([]);
+    expect(
+      buildTable(DEFAULT_PRINTER, [], { resourceVersion: "5" }, "meta.k8s.io/v1", { includeObject: "Metadata", noHeaders: false }, NOW)["rows"],
+    ).toBeNull();
+    expect(
+      buildTable(CONFIG_MAP_PRINTER, [], { resourceVersion: "5" }, "meta.k8s.io/v1", { includeObject: "Metadata", noHeaders: false }, NOW)["rows"],
+    ).toEqual([]);
   });
 });
 
@@ -152,14 +181,25 @@ describe("buildTable", () => {
   });
 
   it("embeds PartialObjectMetadata, the object, or null per includeObject; no headers is null", () => {
-    expect((table("Metadata")["rows"] as { object: unknown }[])[0]?.object).toEqual({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: cm.metadata });
+    expect((table("Metadata")["rows"] as { object: unknown }[])[0]?.object).toEqual({
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: cm.metadata,
+    });
     expect((table("Object")["rows"] as { object: unknown }[])[0]?.object).toEqual(cm);
     expect((table("None")["rows"] as { object: unknown }[])[0]).toEqual({ cells: ["c", 1, "<unknown>"], object: null });
     expect(table("Metadata", true)["columnDefinitions"]).toBeNull();
   });
 
   it("carries continue and remainingItemCount of a list page", () => {
-    const t = buildTable(CONFIG_MAP_PRINTER, [cm], { resourceVersion: "12", continue: "tok", remainingItemCount: 4 }, "meta.k8s.io/v1beta1", { includeObject: "Metadata", noHeaders: false }, NOW);
+    const t = buildTable(
+      CONFIG_MAP_PRINTER,
+      [cm],
+      { resourceVersion: "12", continue: "tok", remainingItemCount: 4 },
+      "meta.k8s.io/v1beta1",
+      { includeObject: "Metadata", noHeaders: false },
+      NOW,
+    );
     expect([t["apiVersion"], t["metadata"]]).toEqual(["meta.k8s.io/v1beta1", { resourceVersion: "12", continue: "tok", remainingItemCount: 4 }]);
   });
 });
@@ -202,7 +242,9 @@ describe("Tables over HTTP", () => {
     expect(none.text).toContain('"object":null');
     const bad = await call("GET", `${cms()}?includeObject=All`, undefined, { headers: { accept: TABLE } });
     expect(bad.status).toBe(400);
-    expect(bad.json.message).toBe(`Unable to convert to Table as requested: includeObject: Invalid value: "All": must be 'Metadata', 'Object', 'None', or empty`);
+    expect(bad.json.message).toBe(
+      `Unable to convert to Table as requested: includeObject: Invalid value: "All": must be 'Metadata', 'Object', 'None', or empty`,
+    );
     // Without a Table the parameter means nothing.
     expect((await call("GET", `${cms()}?includeObject=All`)).status).toBe(200);
   });

@@ -1,8 +1,8 @@
 /** Watch fan-out: many watchers, bursts of writes, shared encodings, batched output, order kept. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { watchGroupStats } from "../../lib/emulator/endpoints/handlers/watch-groups.js";
-import { resolveSettings } from "../../lib/emulator/options.js";
 import { createEmulatorServer, type EmulatorServer } from "../../lib/emulator/endpoints/server.js";
+import { resolveSettings } from "../../lib/emulator/options.js";
 import { client, configMapBody, openWatch, sleep, uniq, type WatchReader } from "./support.js";
 
 let emu: { url: string; server: EmulatorServer };

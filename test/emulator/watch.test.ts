@@ -1,7 +1,7 @@
 /** Watch streams: framing, event order, starting versions, selectors, bookmarks, ends and leaks. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveSettings } from "../../lib/emulator/options.js";
 import { createEmulatorServer, type EmulatorServer } from "../../lib/emulator/endpoints/server.js";
+import { resolveSettings } from "../../lib/emulator/options.js";
 import { client, configMapBody, eventBody, openWatch, sleep, uniq } from "./support.js";
 
 let emu: EmulatorServer;
@@ -52,7 +52,10 @@ describe("watch", () => {
     for (const rv of ["", "&resourceVersion=0"]) {
       const w = await openWatch(url, `${cms(target)}?watch=1${rv}`);
       const initial = await w.take(2);
-      expect(initial.map((e) => [e.type, e.object.metadata.name])).toEqual([["ADDED", "a"], ["ADDED", "b"]]);
+      expect(initial.map((e) => [e.type, e.object.metadata.name])).toEqual([
+        ["ADDED", "a"],
+        ["ADDED", "b"],
+      ]);
       await call("POST", cms(target), configMapBody(`c${rv.length}`));
       expect((await w.next())?.type).toBe("ADDED");
       w.close();

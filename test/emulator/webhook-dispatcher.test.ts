@@ -5,20 +5,24 @@
  * validating webhooks' parallel calls, and the rule and selector matching.
  */
 import { describe, expect, it } from "vitest";
-import { AdmissionDispatcher, type AdmissionAttributes } from "../../lib/emulator/admission/dispatcher.js";
-import { ruleMatches, selectorMatches, type MatchAttributes } from "../../lib/emulator/admission/matching.js";
-import { validateWebhookConfiguration } from "../../lib/emulator/registry/admissionregistration/validation.js";
-import { webhookOf, type Webhook } from "../../lib/emulator/admission/webhooks.js";
+import { type AdmissionAttributes, AdmissionDispatcher } from "../../lib/emulator/admission/dispatcher.js";
+import { type MatchAttributes, ruleMatches, selectorMatches } from "../../lib/emulator/admission/matching.js";
 import type { WebhookPoster, WebhookResponse } from "../../lib/emulator/admission/webhook-client.js";
+import { type Webhook, webhookOf } from "../../lib/emulator/admission/webhooks.js";
 import { StatusError } from "../../lib/emulator/apimachinery/api-errors.js";
 import { errorString } from "../../lib/emulator/apimachinery/field-errors.js";
 import type { KubeObject } from "../../lib/emulator/apimachinery/json.js";
+import { validateWebhookConfiguration } from "../../lib/emulator/registry/admissionregistration/validation.js";
 import { configMapStrategy } from "../../lib/emulator/registry/core/configmap/strategy.js";
 
 const RULE = { operations: ["*"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] };
 
 function hook(name: string, extra: Record<string, unknown> = {}): Webhook {
-  return webhookOf({ name, clientConfig: { url: `https://hooks.example/${name}` }, rules: [RULE], sideEffects: "None", admissionReviewVersions: ["v1"], ...extra }, "cfg", 0);
+  return webhookOf(
+    { name, clientConfig: { url: `https://hooks.example/${name}` }, rules: [RULE], sideEffects: "None", admissionReviewVersions: ["v1"], ...extra },
+    "cfg",
+    0,
+  );
 }
 
 const CONFIG_MAP: KubeObject = { kind: "ConfigMap", apiVersion: "v1", metadata: { name: "cm", namespace: "default" } };
@@ -49,7 +53,9 @@ interface Posted {
 }
 
 /** A poster that records the reviews and answers with `answer(review)` (allowed by default). */
-function recorder(answer: (review: any) => unknown = (r) => ({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: r.request.uid, allowed: true } })) {
+function recorder(
+  answer: (review: any) => unknown = (r) => ({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: r.request.uid, allowed: true } }),
+) {
   const posted: Posted[] = [];
   const post: WebhookPoster = async (config, body): Promise<WebhookResponse> => {
     const review = JSON.parse(body);
@@ -79,9 +85,17 @@ describe("dry runs and side effects", () => {
       for (const failurePolicy of ["Fail", "Ignore"]) {
         const { posted, post } = recorder();
         const d = dispatcher([hook("side.tollgate.dev", { sideEffects, failurePolicy })], [], post);
-        expect(await failure(d.validate(attrs({ dryRun: true }), []))).toEqual({ code: 400, reason: "BadRequest", message: 'admission webhook "side.tollgate.dev" does not support dry run' });
+        expect(await failure(d.validate(attrs({ dryRun: true }), []))).toEqual({
+          code: 400,
+          reason: "BadRequest",
+          message: 'admission webhook "side.tollgate.dev" does not support dry run',
+        });
         const m = dispatcher([], [hook("side.tollgate.dev", { sideEffects, failurePolicy })], post);
-        expect(await failure(m.mutate(attrs({ dryRun: true }), []))).toEqual({ code: 400, reason: "BadRequest", message: 'admission webhook "side.tollgate.dev" does not support dry run' });
+        expect(await failure(m.mutate(attrs({ dryRun: true }), []))).toEqual({
+          code: 400,
+          reason: "BadRequest",
+          message: 'admission webhook "side.tollgate.dev" does not support dry run',
+        });
         expect(posted).toHaveLength(0);
       }
     });
@@ -123,21 +137,35 @@ describe("reviews and answers", () => {
   it("fails a webhook that accepts no known review version", async () => {
     const { post } = recorder();
     const f = await failure(dispatcher([hook("v9.tollgate.dev", { admissionReviewVersions: ["v9"] })], [], post).validate(attrs(), []));
-    expect(f.message).toBe('Internal error occurred: failed calling webhook "v9.tollgate.dev": could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
+    expect(f.message).toBe(
+      'Internal error occurred: failed calling webhook "v9.tollgate.dev": could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)',
+    );
   });
 
   it("refuses a patch on DELETE, where there is no object to patch", async () => {
     const patch = Buffer.from(JSON.stringify([{ op: "add", path: "/metadata/labels", value: {} }])).toString("base64");
-    const { post } = recorder((r) => ({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: r.request.uid, allowed: true, patchType: "JSONPatch", patch } }));
+    const { post } = recorder((r) => ({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      response: { uid: r.request.uid, allowed: true, patchType: "JSONPatch", patch },
+    }));
     const d = dispatcher([], [hook("del.tollgate.dev")], post);
     const f = await failure(d.mutate(attrs({ operation: "DELETE", object: undefined, oldObject: CONFIG_MAP }), []));
-    expect(f.message).toBe('Internal error occurred: admission webhook "del.tollgate.dev" attempted to modify the object, which is not supported for this operation');
+    expect(f.message).toBe(
+      'Internal error occurred: admission webhook "del.tollgate.dev" attempted to modify the object, which is not supported for this operation',
+    );
   });
 
   it("says which response fields a validating webhook may not send", async () => {
-    const { post } = recorder((r) => ({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: r.request.uid, allowed: true, patchType: "JSONPatch" } }));
+    const { post } = recorder((r) => ({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      response: { uid: r.request.uid, allowed: true, patchType: "JSONPatch" },
+    }));
     const f = await failure(dispatcher([hook("v.tollgate.dev")], [], post).validate(attrs(), []));
-    expect(f.message).toBe('Internal error occurred: failed calling webhook "v.tollgate.dev": received invalid webhook response: validating webhook may not return response.patchType');
+    expect(f.message).toBe(
+      'Internal error occurred: failed calling webhook "v.tollgate.dev": received invalid webhook response: validating webhook may not return response.patchType',
+    );
   });
 
   it("calls validating webhooks at once and answers with the first failure to arrive", async () => {
@@ -148,7 +176,15 @@ describe("reviews and answers", () => {
       const slow = config.url?.endsWith("/slow.tollgate.dev") === true;
       await new Promise((r) => setTimeout(r, slow ? 100 : 10));
       const message = slow ? "slow says no" : "fast says no";
-      return { status: 200, contentType: "application/json", body: JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: false, status: { message } } }) };
+      return {
+        status: 200,
+        contentType: "application/json",
+        body: JSON.stringify({
+          apiVersion: "admission.k8s.io/v1",
+          kind: "AdmissionReview",
+          response: { uid: review.request.uid, allowed: false, status: { message } },
+        }),
+      };
     };
     const f = await failure(dispatcher([hook("slow.tollgate.dev"), hook("fast.tollgate.dev")], [], post).validate(attrs(), []));
     // Both were called before either answered; the fast one's denial came first.
@@ -158,7 +194,16 @@ describe("reviews and answers", () => {
 });
 
 describe("matching", () => {
-  const base: MatchAttributes = { operation: "CREATE", group: "", version: "v1", resource: "pods", subresource: "", namespace: "ns", object: undefined, oldObject: undefined };
+  const base: MatchAttributes = {
+    operation: "CREATE",
+    group: "",
+    version: "v1",
+    resource: "pods",
+    subresource: "",
+    namespace: "ns",
+    object: undefined,
+    oldObject: undefined,
+  };
   const rule = (resources: string[], scope = "*") => ({ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources, scope });
 
   it("matches resources and subresources as the rule matcher does", () => {
@@ -192,21 +237,39 @@ describe("matching", () => {
 describe("URL validation", () => {
   const urlErrors = (url: string): string[] =>
     validateWebhookConfiguration(
-      { kind: "ValidatingWebhookConfiguration", apiVersion: "admissionregistration.k8s.io/v1", metadata: { name: "c" }, webhooks: [{ name: "a.b.c", clientConfig: { url }, sideEffects: "None", admissionReviewVersions: ["v1"] }] },
+      {
+        kind: "ValidatingWebhookConfiguration",
+        apiVersion: "admissionregistration.k8s.io/v1",
+        metadata: { name: "c" },
+        webhooks: [{ name: "a.b.c", clientConfig: { url }, sideEffects: "None", admissionReviewVersions: ["v1"] }],
+      },
       false,
       undefined,
     ).map(errorString);
 
   it("gives Go's url.Parse errors and the missing host", () => {
-    expect(urlErrors("://x")).toEqual(['webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "://x": missing protocol scheme; desired format: https://host[/path]']);
-    expect(urlErrors("https://h:port/")).toEqual(['webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "https://h:port/": invalid port ":port" after host; desired format: https://host[/path]']);
-    expect(urlErrors("https:///path")).toEqual(['webhooks[0].clientConfig.url: Invalid value: "": host must be specified; desired format: https://host[/path]']);
+    expect(urlErrors("://x")).toEqual([
+      'webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "://x": missing protocol scheme; desired format: https://host[/path]',
+    ]);
+    expect(urlErrors("https://h:port/")).toEqual([
+      'webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "https://h:port/": invalid port ":port" after host; desired format: https://host[/path]',
+    ]);
+    expect(urlErrors("https:///path")).toEqual([
+      'webhooks[0].clientConfig.url: Invalid value: "": host must be specified; desired format: https://host[/path]',
+    ]);
     expect(urlErrors("https://[::1]:8443/x")).toEqual([]);
   });
 
   it("keeps sideEffects Some on an update of an object that already had it", () => {
-    const old: KubeObject = { kind: "ValidatingWebhookConfiguration", apiVersion: "admissionregistration.k8s.io/v1", metadata: { name: "c" }, webhooks: [{ name: "a.b.c", clientConfig: { url: "https://h/" }, sideEffects: "Some", admissionReviewVersions: ["v1"] }] };
+    const old: KubeObject = {
+      kind: "ValidatingWebhookConfiguration",
+      apiVersion: "admissionregistration.k8s.io/v1",
+      metadata: { name: "c" },
+      webhooks: [{ name: "a.b.c", clientConfig: { url: "https://h/" }, sideEffects: "Some", admissionReviewVersions: ["v1"] }],
+    };
     expect(validateWebhookConfiguration(old, false, old)).toEqual([]);
-    expect(validateWebhookConfiguration(old, false, undefined).map(errorString)).toEqual(['webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"']);
+    expect(validateWebhookConfiguration(old, false, undefined).map(errorString)).toEqual([
+      'webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+    ]);
   });
 });

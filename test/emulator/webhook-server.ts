@@ -38,7 +38,9 @@ export function allow(review: Review, extra: Record<string, unknown> = {}): Answ
 }
 
 export function deny(review: Review, status?: Record<string, unknown>): Answer {
-  return { body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: false, ...(status ? { status } : {}) } } };
+  return {
+    body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: review.request.uid, allowed: false, ...(status ? { status } : {}) } },
+  };
 }
 
 /** A JSONPatch in the form a mutating webhook returns it. */

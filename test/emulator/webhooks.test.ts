@@ -3,10 +3,11 @@
  * validation texts, generation, Table, discovery) and the dispatch of writes to a local HTTPS
  * webhook (review contents, dry run, allow and deny, mutation, failure policy, timeouts).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+
 import { createServer } from "node:net";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { client, configMapBody, uniq, type Reply } from "./support.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { client, configMapBody, type Reply, uniq } from "./support.js";
 import { allow, deny, jsonPatch, startWebhookServer, type WebhookServer } from "./webhook-server.js";
 
 let emu: RunningEmulator;
@@ -64,8 +65,24 @@ describe("webhook configurations", () => {
     const list = await call("GET", "/apis/admissionregistration.k8s.io/v1");
     expect(list.status).toBe(200);
     expect(list.json.resources).toEqual([
-      { name: "mutatingwebhookconfigurations", singularName: "mutatingwebhookconfiguration", namespaced: false, kind: "MutatingWebhookConfiguration", verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"], categories: ["api-extensions"], storageVersionHash: "Sqi0GUgDaX0=" },
-      { name: "validatingwebhookconfigurations", singularName: "validatingwebhookconfiguration", namespaced: false, kind: "ValidatingWebhookConfiguration", verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"], categories: ["api-extensions"], storageVersionHash: "B0wHjQmsGNk=" },
+      {
+        name: "mutatingwebhookconfigurations",
+        singularName: "mutatingwebhookconfiguration",
+        namespaced: false,
+        kind: "MutatingWebhookConfiguration",
+        verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+        categories: ["api-extensions"],
+        storageVersionHash: "Sqi0GUgDaX0=",
+      },
+      {
+        name: "validatingwebhookconfigurations",
+        singularName: "validatingwebhookconfiguration",
+        namespaced: false,
+        kind: "ValidatingWebhookConfiguration",
+        verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+        categories: ["api-extensions"],
+        storageVersionHash: "B0wHjQmsGNk=",
+      },
     ]);
     const groups = await call("GET", "/apis");
     expect(groups.json.groups.map((g: { name: string }) => g.name)).toContain("admissionregistration.k8s.io");
@@ -90,7 +107,19 @@ describe("webhook configurations", () => {
       },
     ]);
     // Field order is Go's: reinvocationPolicy follows admissionReviewVersions.
-    expect(Object.keys(created.json.webhooks[0])).toEqual(["name", "clientConfig", "rules", "failurePolicy", "matchPolicy", "namespaceSelector", "objectSelector", "sideEffects", "timeoutSeconds", "admissionReviewVersions", "reinvocationPolicy"]);
+    expect(Object.keys(created.json.webhooks[0])).toEqual([
+      "name",
+      "clientConfig",
+      "rules",
+      "failurePolicy",
+      "matchPolicy",
+      "namespaceSelector",
+      "objectSelector",
+      "sideEffects",
+      "timeoutSeconds",
+      "admissionReviewVersions",
+      "reinvocationPolicy",
+    ]);
     const validating = await register(VWC, [webhook("defaults.tollgate.dev")]);
     expect(validating.json.webhooks[0].reinvocationPolicy).toBeUndefined();
     expect(validating.json.webhooks[0].timeoutSeconds).toBe(10);
@@ -109,7 +138,12 @@ describe("webhook configurations", () => {
     const path = `${VWC}/${created.json.metadata.name}`;
     const labelled = await call("PATCH", path, { metadata: { labels: { a: "b" } } }, { headers: { "content-type": "application/merge-patch+json" } });
     expect(labelled.json.metadata.generation).toBe(1);
-    const changed = await call("PATCH", path, { webhooks: [{ name: "gen.tollgate.dev", timeoutSeconds: 3 }] }, { headers: { "content-type": "application/strategic-merge-patch+json" } });
+    const changed = await call(
+      "PATCH",
+      path,
+      { webhooks: [{ name: "gen.tollgate.dev", timeoutSeconds: 3 }] },
+      { headers: { "content-type": "application/strategic-merge-patch+json" } },
+    );
     expect(changed.status, changed.text).toBe(200);
     // Strategic merge keys the webhooks by name: the other fields stay.
     expect(changed.json.webhooks[0].timeoutSeconds).toBe(3);
@@ -123,7 +157,9 @@ describe("webhook configurations", () => {
     expect(some.json.message).toBe(
       `ValidatingWebhookConfiguration.admissionregistration.k8s.io "${some.json.details.name}" is invalid: webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"`,
     );
-    expect(some.json.details.causes).toEqual([{ reason: "FieldValueNotSupported", message: 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"', field: "webhooks[0].sideEffects" }]);
+    expect(some.json.details.causes).toEqual([
+      { reason: "FieldValueNotSupported", message: 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"', field: "webhooks[0].sideEffects" },
+    ]);
     const unknown = await invalidConfig([webhook("se.tollgate.dev", { sideEffects: "Unknown" })], MWC);
     expect(causes(unknown)).toEqual(['webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"']);
     const missing = await invalidConfig([webhook("se.tollgate.dev", { sideEffects: undefined })]);
@@ -136,7 +172,10 @@ describe("webhook configurations", () => {
   it("check names, client configs, rules, timeouts and review versions with the real texts", async () => {
     const r = await invalidConfig([
       webhook("two.segments", { timeoutSeconds: 0, admissionReviewVersions: ["v2"] }),
-      webhook("dup.tollgate.dev", { clientConfig: { url: "http://user:pw@h.example/p?q=1#frag" }, rules: [{ operations: ["GET", "*"], apiGroups: [], apiVersions: ["v1"], resources: ["*", "pods"], scope: "Everywhere" }] }),
+      webhook("dup.tollgate.dev", {
+        clientConfig: { url: "http://user:pw@h.example/p?q=1#frag" },
+        rules: [{ operations: ["GET", "*"], apiGroups: [], apiVersions: ["v1"], resources: ["*", "pods"], scope: "Everywhere" }],
+      }),
       webhook("dup.tollgate.dev", { clientConfig: {}, timeoutSeconds: 31, admissionReviewVersions: [] }),
       webhook("svc.tollgate.dev", { clientConfig: { url: "https://a.example/", service: { namespace: "n", name: "s" } } }),
       webhook("svc2.tollgate.dev", { clientConfig: { service: { namespace: "", name: "", path: "x//y", port: 70000 } } }),
@@ -152,7 +191,7 @@ describe("webhook configurations", () => {
       "webhooks[1].rules[0].apiGroups: Required value",
       'webhooks[1].rules[0].resources: Invalid value: []string{"*", "pods"}: if \'*\' is present, must not specify other resources without subresources',
       'webhooks[1].rules[0].scope: Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"',
-      'webhooks[1].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
+      "webhooks[1].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]",
       'webhooks[1].clientConfig.url: Invalid value: "user:pw": user information is not permitted in the URL',
       'webhooks[1].clientConfig.url: Invalid value: "frag": fragments are not permitted in the URL',
       'webhooks[1].clientConfig.url: Invalid value: "q=1": query parameters are not permitted in the URL',
@@ -164,17 +203,28 @@ describe("webhook configurations", () => {
       "webhooks[4].clientConfig.service.name: Required value",
       "webhooks[4].clientConfig.service.namespace: Required value",
       "webhooks[4].clientConfig.service.port: Invalid value: 70000: port is not valid: must be between 1 and 65535, inclusive",
-      'webhooks[4].clientConfig.service.path: Invalid value: "x//y": must start with a \'/\'',
+      "webhooks[4].clientConfig.service.path: Invalid value: \"x//y\": must start with a '/'",
       // The first character is dropped whether or not it is a '/', as upstream does: "/y" splits into "", "", "y".
       'webhooks[4].clientConfig.service.path: Invalid value: "x//y": segment[0] may not be empty',
       'webhooks[4].clientConfig.service.path: Invalid value: "x//y": segment[1] may not be empty',
-      'webhooks[5].clientConfig.service.path: Invalid value: "/Hooks/v1": segment[0]: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+      "webhooks[5].clientConfig.service.path: Invalid value: \"/Hooks/v1\": segment[0]: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
     ]);
   });
 
   it("refuse a bad reinvocationPolicy and bad selectors", async () => {
     const r = await invalidConfig(
-      [webhook("sel.tollgate.dev", { reinvocationPolicy: "Always", objectSelector: { matchExpressions: [{ key: "a", operator: "In" }, { key: "b", operator: "Exists", values: ["x"] }, { key: "c", operator: "Near" }] } })],
+      [
+        webhook("sel.tollgate.dev", {
+          reinvocationPolicy: "Always",
+          objectSelector: {
+            matchExpressions: [
+              { key: "a", operator: "In" },
+              { key: "b", operator: "Exists", values: ["x"] },
+              { key: "c", operator: "Near" },
+            ],
+          },
+        }),
+      ],
       MWC,
     );
     expect(causes(r)).toEqual([
@@ -189,7 +239,11 @@ describe("webhook configurations", () => {
     const created = await register(VWC, [webhook("t1.tollgate.dev"), webhook("t2.tollgate.dev")]);
     const table = await call("GET", `${VWC}/${created.json.metadata.name}`, undefined, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
     expect(table.status).toBe(200);
-    expect(table.json.columnDefinitions.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual(["Name:string", "Webhooks:integer", "Age:string"]);
+    expect(table.json.columnDefinitions.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual([
+      "Name:string",
+      "Webhooks:integer",
+      "Age:string",
+    ]);
     expect(table.json.columnDefinitions[1].description).toBe("Webhooks indicates the number of webhooks registered in this configuration");
     expect(table.json.rows[0].cells.slice(0, 2)).toEqual([created.json.metadata.name, 2]);
   });
@@ -218,7 +272,21 @@ describe("dispatch to webhooks", () => {
     expect(Object.keys(review)).toEqual(["kind", "apiVersion", "request"]);
     expect(review.apiVersion).toBe("admission.k8s.io/v1");
     const req = review.request;
-    expect(Object.keys(req)).toEqual(["uid", "kind", "resource", "requestKind", "requestResource", "name", "namespace", "operation", "userInfo", "object", "oldObject", "dryRun", "options"]);
+    expect(Object.keys(req)).toEqual([
+      "uid",
+      "kind",
+      "resource",
+      "requestKind",
+      "requestResource",
+      "name",
+      "namespace",
+      "operation",
+      "userInfo",
+      "object",
+      "oldObject",
+      "dryRun",
+      "options",
+    ]);
     expect(req.kind).toEqual({ group: "", version: "v1", kind: "ConfigMap" });
     expect(req.resource).toEqual({ group: "", version: "v1", resource: "configmaps" });
     expect(req.requestKind).toEqual(req.kind);
@@ -247,7 +315,14 @@ describe("dispatch to webhooks", () => {
     const name = uniq("cm");
     const r = await call("POST", CM, configMapBody(name));
     expect(r.status).toBe(400);
-    expect(r.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: 'admission webhook "deny.tollgate.dev" denied the request: no configmaps today', code: 400 });
+    expect(r.json).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: 'admission webhook "deny.tollgate.dev" denied the request: no configmaps today',
+      code: 400,
+    });
     expect((await call("GET", `${CM}/${name}`)).status).toBe(404);
 
     hook.respond((review) => deny(review, { code: 403, reason: "Forbidden" }));
@@ -265,7 +340,15 @@ describe("dispatch to webhooks", () => {
     await register(MWC, [webhook("mutate.tollgate.dev")]);
     await register(VWC, [webhook("check.tollgate.dev")]);
     hook.respond((review, path) =>
-      path.startsWith("/mutate") ? allow(review, jsonPatch([{ op: "add", path: "/metadata/labels", value: { mutated: "yes" } }, { op: "add", path: "/data/added", value: "1" }])) : allow(review),
+      path.startsWith("/mutate")
+        ? allow(
+            review,
+            jsonPatch([
+              { op: "add", path: "/metadata/labels", value: { mutated: "yes" } },
+              { op: "add", path: "/data/added", value: "1" },
+            ]),
+          )
+        : allow(review),
     );
     const r = await call("POST", CM, configMapBody(uniq("cm"), { k: "v" }));
     expect(r.status, r.text).toBe(201);
@@ -280,7 +363,11 @@ describe("dispatch to webhooks", () => {
 
   it("calls again an IfNeeded webhook that ran before a later webhook changed the object", async () => {
     await register(MWC, [webhook("a.tollgate.dev", { reinvocationPolicy: "IfNeeded" }), webhook("b.tollgate.dev")]);
-    hook.respond((review, path) => (path.startsWith("/b.") && !review.request.object.metadata.labels ? allow(review, jsonPatch([{ op: "add", path: "/metadata/labels", value: { b: "1" } }])) : allow(review)));
+    hook.respond((review, path) =>
+      path.startsWith("/b.") && !review.request.object.metadata.labels
+        ? allow(review, jsonPatch([{ op: "add", path: "/metadata/labels", value: { b: "1" } }]))
+        : allow(review),
+    );
     const r = await call("POST", CM, configMapBody(uniq("cm")));
     expect(r.status).toBe(201);
     expect(hook.received.map((x) => x.path.split("?")[0])).toEqual(["/a.tollgate.dev", "/b.tollgate.dev", "/a.tollgate.dev"]);
@@ -317,9 +404,14 @@ describe("dispatch to webhooks", () => {
   it("calls only webhooks whose rules and selectors match, and never for webhook configurations", async () => {
     await register(VWC, [
       webhook("objsel.tollgate.dev", { objectSelector: { matchLabels: { pick: "me" } } }),
-      webhook("nssel.tollgate.dev", { namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["kube-system"] }] } }),
+      webhook("nssel.tollgate.dev", {
+        namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["kube-system"] }] },
+      }),
       webhook("events.tollgate.dev", { rules: [{ operations: ["*"], apiGroups: ["events.k8s.io"], apiVersions: ["*"], resources: ["events"] }] }),
-      webhook("config.tollgate.dev", { rules: [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*"] }], objectSelector: { matchLabels: { pick: "me" } } }),
+      webhook("config.tollgate.dev", {
+        rules: [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*"] }],
+        objectSelector: { matchLabels: { pick: "me" } },
+      }),
     ]);
     await call("POST", CM, configMapBody(uniq("cm")));
     expect(hook.received).toHaveLength(0);
@@ -341,7 +433,9 @@ describe("dispatch to webhooks", () => {
       `Internal error occurred: failed calling webhook "fail.tollgate.dev": failed to call webhook: Post "${unreachable}?timeout=10s": dial tcp 127.0.0.1:${closed}: connect: connection refused`,
     );
     const path = `${VWC}/${cfg.json.metadata.name}`;
-    await call("PATCH", path, [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }], { headers: { "content-type": "application/json-patch+json" } });
+    await call("PATCH", path, [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }], {
+      headers: { "content-type": "application/json-patch+json" },
+    });
     expect((await call("POST", CM, configMapBody(uniq("cm")))).status).toBe(201);
   });
 
@@ -367,10 +461,14 @@ describe("dispatch to webhooks", () => {
     hook.respond(() => ({ body: { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: "other", allowed: true } } }));
     const wrongUid = await call("POST", CM, configMapBody(uniq("cm")));
     expect(wrongUid.status).toBe(500);
-    expect(wrongUid.json.message).toMatch(/^Internal error occurred: failed calling webhook "bad\.tollgate\.dev": received invalid webhook response: expected response\.uid="[0-9a-f-]{36}", got "other"$/);
+    expect(wrongUid.json.message).toMatch(
+      /^Internal error occurred: failed calling webhook "bad\.tollgate\.dev": received invalid webhook response: expected response\.uid="[0-9a-f-]{36}", got "other"$/,
+    );
     hook.respond(() => ({ status: 500, body: "boom" }));
     const serverError = await call("POST", CM, configMapBody(uniq("cm")));
-    expect(serverError.json.message).toBe('Internal error occurred: failed calling webhook "bad.tollgate.dev": failed to call webhook: an error on the server ("unknown") has prevented the request from succeeding');
+    expect(serverError.json.message).toBe(
+      'Internal error occurred: failed calling webhook "bad.tollgate.dev": failed to call webhook: an error on the server ("unknown") has prevented the request from succeeding',
+    );
   });
 
   it("gives up after timeoutSeconds without holding up other requests", async () => {
@@ -386,7 +484,9 @@ describe("dispatch to webhooks", () => {
     const r = await pending;
     const elapsed = Date.now() - started;
     expect(r.status).toBe(500);
-    expect(r.json.message).toMatch(/failed calling webhook "slow\.tollgate\.dev": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/slow\.tollgate\.dev\?timeout=1s": context deadline exceeded$/);
+    expect(r.json.message).toMatch(
+      /failed calling webhook "slow\.tollgate\.dev": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/slow\.tollgate\.dev\?timeout=1s": context deadline exceeded$/,
+    );
     expect(elapsed).toBeGreaterThanOrEqual(950);
     expect(elapsed).toBeLessThan(5000);
   });

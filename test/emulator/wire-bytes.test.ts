@@ -5,9 +5,9 @@
  * itself, so a refactoring that changes a single byte of a list or a watch shows here; a
  * deliberate change of output is accepted with `vitest -u` and reviewed in the diff.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { request } from "undici";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
@@ -75,7 +75,9 @@ it("answers a fixed sequence of requests with the same bytes as before", async (
       }),
     );
   }
-  out.push(await exchange("POST", `/api/v1/namespaces/${ns}/configmaps`, JSON_TYPE, { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "gen-" } }));
+  out.push(
+    await exchange("POST", `/api/v1/namespaces/${ns}/configmaps`, JSON_TYPE, { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: "gen-" } }),
+  );
   out.push(
     await exchange("POST", `/apis/events.k8s.io/v1/namespaces/${ns}/events`, JSON_TYPE, {
       apiVersion: "events.k8s.io/v1",
@@ -137,7 +139,9 @@ it("answers a fixed sequence of requests with the same bytes as before", async (
     exchange("GET", `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=1&timeoutSeconds=1`, accept),
     exchange("GET", `/api/v1/namespaces/${ns}/events?watch=1&resourceVersion=1&timeoutSeconds=1`, accept),
   ]);
-  watches.push(exchange("GET", `/apis/events.k8s.io/v1/namespaces/${ns}/events?watch=1&resourceVersion=1&timeoutSeconds=1&allowWatchBookmarks=true`, JSON_TYPE));
+  watches.push(
+    exchange("GET", `/apis/events.k8s.io/v1/namespaces/${ns}/events?watch=1&resourceVersion=1&timeoutSeconds=1&allowWatchBookmarks=true`, JSON_TYPE),
+  );
   out.push(...(await Promise.all(watches)));
   for (const path of ["/api", "/apis", "/api/v1", "/apis/events.k8s.io/v1", "/version"]) out.push(await exchange("GET", path, JSON_TYPE));
   await expect(out.join("\n")).toMatchFileSnapshot("wire-bytes/transcript.txt");

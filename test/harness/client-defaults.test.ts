@@ -34,18 +34,24 @@ afterAll(() => {
 });
 
 describe("tollgate's client and field validation", () => {
-  clientDuty({ title: "sends no fieldValidation of its own on create, update and patch, and the level a suite asks for when it asks", rules: ["doc1.field-validation.client-defaults"] }, async () => {
-    const t = resourceTypes(defaultSpecSettings).configmaps;
-    const obj = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "n" } };
-    seen.length = 0;
-    await client.create(t, "n", obj);
-    await client.update(t, "n", obj);
-    await client.patch(t, "n", "c", { metadata: { labels: { a: "b" } } }, "application/merge-patch+json");
-    expect(seen).toHaveLength(3);
-    for (const url of seen) expect(new URL(url, "http://x").searchParams.has("fieldValidation"), url).toBe(false);
-    await client.create(t, "n", obj, { fieldValidation: "Strict" });
-    expect(new URL(seen[3] ?? "", "http://x").searchParams.get("fieldValidation")).toBe("Strict");
-  });
+  clientDuty(
+    {
+      title: "sends no fieldValidation of its own on create, update and patch, and the level a suite asks for when it asks",
+      rules: ["doc1.field-validation.client-defaults"],
+    },
+    async () => {
+      const t = resourceTypes(defaultSpecSettings).configmaps;
+      const obj = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "n" } };
+      seen.length = 0;
+      await client.create(t, "n", obj);
+      await client.update(t, "n", obj);
+      await client.patch(t, "n", "c", { metadata: { labels: { a: "b" } } }, "application/merge-patch+json");
+      expect(seen).toHaveLength(3);
+      for (const url of seen) expect(new URL(url, "http://x").searchParams.has("fieldValidation"), url).toBe(false);
+      await client.create(t, "n", obj, { fieldValidation: "Strict" });
+      expect(new URL(seen[3] ?? "", "http://x").searchParams.get("fieldValidation")).toBe("Strict");
+    },
+  );
 });
 
 describe("tollgate's client passes resourceVersion back unmodified", () => {
@@ -77,13 +83,19 @@ describe("tollgate's client passes resourceVersion back unmodified", () => {
 });
 
 describe("tollgate's client sends resourceVersionMatch with every list resourceVersion", () => {
-  clientDuty({ title: "refuses a bare resourceVersion on a typed list before sending anything, and sends both when both are given", rules: ["doc1.query.rvm-client-always-set"] }, async () => {
-    const t = resourceTypes(defaultSpecSettings).configmaps;
-    seen.length = 0;
-    await expect(client.list(t, "n", { resourceVersion: "5" })).rejects.toThrow(/needs resourceVersionMatch/);
-    expect(seen, "nothing was sent").toEqual([]);
-    await client.list(t, "n", { resourceVersion: "5", resourceVersionMatch: "NotOlderThan" }).catch(() => undefined);
-    const q = new URL(seen[0] ?? "", "http://x").searchParams;
-    expect([q.get("resourceVersion"), q.get("resourceVersionMatch")]).toEqual(["5", "NotOlderThan"]);
-  });
+  clientDuty(
+    {
+      title: "refuses a bare resourceVersion on a typed list before sending anything, and sends both when both are given",
+      rules: ["doc1.query.rvm-client-always-set"],
+    },
+    async () => {
+      const t = resourceTypes(defaultSpecSettings).configmaps;
+      seen.length = 0;
+      await expect(client.list(t, "n", { resourceVersion: "5" })).rejects.toThrow(/needs resourceVersionMatch/);
+      expect(seen, "nothing was sent").toEqual([]);
+      await client.list(t, "n", { resourceVersion: "5", resourceVersionMatch: "NotOlderThan" }).catch(() => undefined);
+      const q = new URL(seen[0] ?? "", "http://x").searchParams;
+      expect([q.get("resourceVersion"), q.get("resourceVersionMatch")]).toEqual(["5", "NotOlderThan"]);
+    },
+  );
 });

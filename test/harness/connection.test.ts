@@ -8,7 +8,7 @@ import { once } from "node:events";
 import { writeFileSync } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import { connect, createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PKI, readPair } from "../../fixtures/daemons/pki.js";
@@ -19,7 +19,7 @@ import { asIdentity } from "../../lib/harness/credentials/identity.js";
 import { FileTokenSource, TOKEN_FILE_REREAD_MS } from "../../lib/harness/credentials/token-file.js";
 import type { Target, TargetCredentials } from "../../lib/harness/target.js";
 import { openWatch } from "../../lib/harness/watch.js";
-import { execCredential, fakePlugin, type FakePlugin } from "../support/fake-exec-plugin.js";
+import { execCredential, type FakePlugin, fakePlugin } from "../support/fake-exec-plugin.js";
 
 const V1 = "client.authentication.k8s.io/v1";
 const tls = daemonTls();
@@ -42,13 +42,19 @@ function recorder(kind: "http" | "https"): { server: Server; seen: Seen[]; url: 
   const handler = (req: IncomingMessage, res: import("node:http").ServerResponse): void => {
     const sock = req.socket as TLSSocket;
     const cert = kind === "https" ? sock.getPeerCertificate() : undefined;
-    state.seen.push({ headers: req.headers, rawHeaders: req.rawHeaders, url: req.url ?? "", ...(kind === "https" ? { servername: sock.servername, peerCN: cert?.subject?.CN } : {}) });
+    state.seen.push({
+      headers: req.headers,
+      rawHeaders: req.rawHeaders,
+      url: req.url ?? "",
+      ...(kind === "https" ? { servername: sock.servername, peerCN: cert?.subject?.CN } : {}),
+    });
     req.resume();
     const ok = state.onlyToken === undefined || req.headers.authorization === `Bearer ${state.onlyToken}`;
     res.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
     res.end(state.body ?? (ok ? "{}" : JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Unauthorized", code: 401 })));
   };
-  state.server = kind === "https" ? createHttpsServer({ cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false }, handler) : createHttpServer(handler);
+  state.server =
+    kind === "https" ? createHttpsServer({ cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false }, handler) : createHttpServer(handler);
   return state;
 }
 
@@ -143,7 +149,13 @@ describe("exec plugin credentials on the wire", () => {
     const p = fakePlugin();
     const client = readPair(PKI.client);
     const proxyPair = readPair(PKI.proxy);
-    p.respond({ stdout: execCredential(V1, { clientCertificateData: client.cert, clientKeyData: client.key, expirationTimestamp: new Date(Date.now() + 1_000).toISOString() }) });
+    p.respond({
+      stdout: execCredential(V1, {
+        clientCertificateData: client.cert,
+        clientKeyData: client.key,
+        expirationTimestamp: new Date(Date.now() + 1_000).toISOString(),
+      }),
+    });
     https.seen.length = 0;
     const c = new ApiClient(target(https.url(), { exec: execConfig(p), ca: tls.cert }));
     try {
@@ -191,14 +203,20 @@ describe("impersonation, tls-server-name, disable-compression", () => {
 
   it("sends the kubeconfig's impersonation as client-go does: one header line per group and extra value, extra keys escaped", async () => {
     http.seen.length = 0;
-    const c = new ApiClient(target(http.url(), { token: "t", impersonate: { user: "system:serviceaccount:ns:sa", uid: "u-1", groups: ["g1", "g2"], extra: { scopes: ["a", "b"], "dotted.key/x%y": ["v"] } } }));
+    const c = new ApiClient(
+      target(http.url(), {
+        token: "t",
+        impersonate: { user: "system:serviceaccount:ns:sa", uid: "u-1", groups: ["g1", "g2"], extra: { scopes: ["a", "b"], "dotted.key/x%y": ["v"] } },
+      }),
+    );
     try {
       await c.raw("GET", "/api");
       await c.raw("GET", "/api", { headers: { "impersonate-user": "bob" } });
     } finally {
       await c.close();
     }
-    const pairs = (raw: string[]): [string, string][] => raw.flatMap((v, i) => (i % 2 === 0 ? [[v, raw[i + 1] as string] as [string, string]] : [])).filter(([k]) => k.toLowerCase().startsWith("impersonate-"));
+    const pairs = (raw: string[]): [string, string][] =>
+      raw.flatMap((v, i) => (i % 2 === 0 ? [[v, raw[i + 1] as string] as [string, string]] : [])).filter(([k]) => k.toLowerCase().startsWith("impersonate-"));
     expect(pairs(http.seen[0]?.rawHeaders ?? [])).toEqual([
       ["impersonate-user", "system:serviceaccount:ns:sa"],
       ["impersonate-uid", "u-1"],
@@ -253,7 +271,11 @@ describe("proxy-url", () => {
     await listen(https.server);
     // An HTTP proxy: absolute-form requests forwarded, CONNECT tunnels opened; loopback only.
     const proxy = createHttpServer((req, res) => {
-      proxied.push({ method: req.method ?? "", url: req.url ?? "", ...(req.headers["proxy-authorization"] ? { auth: req.headers["proxy-authorization"] } : {}) });
+      proxied.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        ...(req.headers["proxy-authorization"] ? { auth: req.headers["proxy-authorization"] } : {}),
+      });
       const u = new URL(req.url ?? "");
       const up = httpRequest({ host: "127.0.0.1", port: u.port, path: `${u.pathname}${u.search}`, method: req.method, headers: req.headers }, (r) => {
         res.writeHead(r.statusCode ?? 502, r.headers);
@@ -273,7 +295,7 @@ describe("proxy-url", () => {
       up.on("error", () => sock.destroy());
       sock.on("error", () => up.destroy());
     });
-    proxyPort = (await listen(proxy)).address() ? ((proxy.address() as AddressInfo).port) : 0;
+    proxyPort = (await listen(proxy)).address() ? (proxy.address() as AddressInfo).port : 0;
     // A SOCKS5 proxy without authentication: greeting, CONNECT by IPv4 or name, then bytes both ways.
     const socks = createNetServer((sock) => {
       sock.once("data", () => {
@@ -351,10 +373,14 @@ describe("token files", () => {
   it("re-reads the file when the token read is over 50 s old; a failed read or an empty file keeps the last token", () => {
     let now = 0;
     let content: string | Error = "first\n";
-    const src = new FileTokenSource({ path: "/token", fallback: "loaded" }, () => now, () => {
-      if (content instanceof Error) throw content;
-      return content;
-    });
+    const src = new FileTokenSource(
+      { path: "/token", fallback: "loaded" },
+      () => now,
+      () => {
+        if (content instanceof Error) throw content;
+        return content;
+      },
+    );
     expect(src.token()).toBe("first");
     content = "second";
     now = TOKEN_FILE_REREAD_MS - 1;
@@ -368,9 +394,13 @@ describe("token files", () => {
     expect(src.token()).toBe("second");
     content = "third";
     expect(src.token()).toBe("third"); // a failed read is tried again on the next request
-    const never = new FileTokenSource({ path: "/token", fallback: "loaded" }, () => 0, () => {
-      throw new Error("unreadable");
-    });
+    const never = new FileTokenSource(
+      { path: "/token", fallback: "loaded" },
+      () => 0,
+      () => {
+        throw new Error("unreadable");
+      },
+    );
     expect(never.token()).toBe("loaded");
   });
 

@@ -3,12 +3,13 @@
  * the log keeps the last few, and no credential leaves in it (headers are never kept; tokens,
  * passwords and keys in a body or a query are masked).
  */
-import { gzipSync } from "node:zlib";
+
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiClient, ApiError } from "../../lib/harness/client.js";
-import { clearExchanges, EXCERPT_CHARS, EXCHANGES_KEPT, formatExchange, maskSecrets, snapshotExchanges, type Exchange } from "../../lib/harness/exchanges.js";
+import { clearExchanges, EXCERPT_CHARS, EXCHANGES_KEPT, type Exchange, formatExchange, maskSecrets, snapshotExchanges } from "../../lib/harness/exchanges.js";
 import { resourceTypes } from "../../lib/harness/resources.js";
 import { defaultSpecSettings } from "../../lib/harness/target.js";
 import { openWatch } from "../../lib/harness/watch.js";
@@ -23,7 +24,13 @@ beforeAll(async () => {
     req.resume();
     if (url.startsWith("/token")) {
       res.writeHead(201, { "content-type": "application/json" });
-      res.end(JSON.stringify({ kind: "TokenRequest", status: { token: "eyJhbGciOi.issued.token", expirationTimestamp: "x" }, spec: { password: "pw", "client-key-data": "LS0t" } }));
+      res.end(
+        JSON.stringify({
+          kind: "TokenRequest",
+          status: { token: "eyJhbGciOi.issued.token", expirationTimestamp: "x" },
+          spec: { password: "pw", "client-key-data": "LS0t" },
+        }),
+      );
     } else if (url.startsWith("/long")) {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ items: Array.from({ length: 200 }, (_, i) => ({ name: `item-${i}` })) }));
@@ -80,7 +87,7 @@ describe("the exchange log", () => {
     expect(text).not.toContain("q-secret");
     expect(text).toContain("Bearer <masked>");
     expect(maskSecrets('{"spec":{"token":"abc\\"def"},"status":{"authenticated":true}}')).toBe('{"spec":{"token":"<masked>"},"status":{"authenticated":true}}');
-    expect(maskSecrets('x -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- y')).toBe("x <masked private key> y");
+    expect(maskSecrets("x -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- y")).toBe("x <masked private key> y");
     // A token cut off at the end of what was kept is still masked.
     expect(maskSecrets('{"token":"abcdef')).toBe('{"token":"<masked>"');
   });

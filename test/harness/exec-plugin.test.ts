@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { PKI, readPair } from "../../fixtures/daemons/pki.js";
 import { CredentialError } from "../../lib/harness/credentials/errors.js";
-import { ExecAuthenticator, execInfo, lookPath, runExecPlugin, type ExecConfig } from "../../lib/harness/credentials/exec.js";
-import { execCredential, fakePlugin, type FakePlugin } from "../support/fake-exec-plugin.js";
+import { ExecAuthenticator, type ExecConfig, execInfo, lookPath, runExecPlugin } from "../../lib/harness/credentials/exec.js";
+import { execCredential, type FakePlugin, fakePlugin } from "../support/fake-exec-plugin.js";
 
 const V1 = "client.authentication.k8s.io/v1";
 const V1BETA1 = "client.authentication.k8s.io/v1beta1";
@@ -16,7 +16,16 @@ const pair = readPair(PKI.client);
 const other = readPair(PKI.proxy);
 
 function config(p: FakePlugin, over: Partial<ExecConfig> = {}): ExecConfig {
-  return { command: p.command, args: [], env: [], apiVersion: V1, interactiveMode: "Never", provideClusterInfo: false, cluster: { server: "https://k.example:6443" }, ...over };
+  return {
+    command: p.command,
+    args: [],
+    env: [],
+    apiVersion: V1,
+    interactiveMode: "Never",
+    provideClusterInfo: false,
+    cluster: { server: "https://k.example:6443" },
+    ...over,
+  };
 }
 
 const notTerminal = { isTerminal: () => false };
@@ -39,7 +48,13 @@ describe("exec plugin output", () => {
     const p = fakePlugin();
     p.respond({ stdout: execCredential(V1, { token: "t" }) });
     await runExecPlugin(
-      config(p, { args: ["get-token", "--cluster", "c 1"], env: [{ name: "FAKE_ENV", value: "from-kubeconfig" }, { name: "FAKE_OVERRIDE", value: "kubeconfig wins" }] }),
+      config(p, {
+        args: ["get-token", "--cluster", "c 1"],
+        env: [
+          { name: "FAKE_ENV", value: "from-kubeconfig" },
+          { name: "FAKE_OVERRIDE", value: "kubeconfig wins" },
+        ],
+      }),
       { ...notTerminal, environ: { ...process.env, FAKE_OVERRIDE: "inherited", HOME: "/home/inherited" } },
     );
     const [run] = p.runs();
@@ -78,17 +93,45 @@ describe("exec plugin output", () => {
     ["an empty status", execCredential(V1, {}), /exec plugin didn't return a token or cert\/key pair$/],
     ["a certificate without key", execCredential(V1, { clientCertificateData: pair.cert }), /exec plugin returned only certificate or key, not both$/],
     ["a key without certificate", execCredential(V1, { clientKeyData: pair.key }), /exec plugin returned only certificate or key, not both$/],
-    ["another version", execCredential(V1BETA1, { token: "t" }), /exec plugin is configured to use API version client.authentication.k8s.io\/v1, plugin returned version client.authentication.k8s.io\/v1beta1$/],
-    ["an unknown version", execCredential("client.authentication.k8s.io/v9", { token: "t" }), /decoding stdout: no kind "ExecCredential" is registered for version "client.authentication.k8s.io\/v9"$/],
+    [
+      "another version",
+      execCredential(V1BETA1, { token: "t" }),
+      /exec plugin is configured to use API version client.authentication.k8s.io\/v1, plugin returned version client.authentication.k8s.io\/v1beta1$/,
+    ],
+    [
+      "an unknown version",
+      execCredential("client.authentication.k8s.io/v9", { token: "t" }),
+      /decoding stdout: no kind "ExecCredential" is registered for version "client.authentication.k8s.io\/v9"$/,
+    ],
     ["another kind", { kind: "Secret", apiVersion: V1, status: { token: "t" } }, /decoding stdout: no kind "Secret" is registered/],
     ["no kind", { apiVersion: V1, status: { token: "t" } }, /decoding stdout: Object 'Kind' is missing/],
     ["no JSON", "token: [unclosed", /decoding stdout: couldn't get version\/kind; json parse error/],
     ["nothing", "", /decoding stdout: Object 'Kind' is missing in the plugin's output \(it printed nothing\)$/],
-    ["a bad expiry", execCredential(V1, { token: "t", expirationTimestamp: "secret-tomorrow" }), /decoding stdout: parsing time: status.expirationTimestamp is not an RFC 3339 time/],
-    ["a kind that is no name", { kind: "secret kind with spaces", apiVersion: V1, status: { token: "t" } }, /decoding stdout: no kind \(not shown\) is registered for version "client.authentication.k8s.io\/v1"$/],
-    ["a token of the wrong type", execCredential(V1, { token: 42 }), /cannot unmarshal number into Go struct field ExecCredentialStatus.status.token of type string$/],
-    ["a key that does not match", execCredential(V1, { clientCertificateData: pair.cert, clientKeyData: other.key }), /failed parsing client key\/certificate: tls: private key does not match public key$/],
-    ["a certificate that is no PEM", execCredential(V1, { clientCertificateData: "nope", clientKeyData: pair.key }), /failed parsing client key\/certificate: tls: failed to find any PEM data in certificate input$/],
+    [
+      "a bad expiry",
+      execCredential(V1, { token: "t", expirationTimestamp: "secret-tomorrow" }),
+      /decoding stdout: parsing time: status.expirationTimestamp is not an RFC 3339 time/,
+    ],
+    [
+      "a kind that is no name",
+      { kind: "secret kind with spaces", apiVersion: V1, status: { token: "t" } },
+      /decoding stdout: no kind \(not shown\) is registered for version "client.authentication.k8s.io\/v1"$/,
+    ],
+    [
+      "a token of the wrong type",
+      execCredential(V1, { token: 42 }),
+      /cannot unmarshal number into Go struct field ExecCredentialStatus.status.token of type string$/,
+    ],
+    [
+      "a key that does not match",
+      execCredential(V1, { clientCertificateData: pair.cert, clientKeyData: other.key }),
+      /failed parsing client key\/certificate: tls: private key does not match public key$/,
+    ],
+    [
+      "a certificate that is no PEM",
+      execCredential(V1, { clientCertificateData: "nope", clientKeyData: pair.key }),
+      /failed parsing client key\/certificate: tls: failed to find any PEM data in certificate input$/,
+    ],
   ];
   it.each(bad)("refuses %s with client-go's message, one line, naming the plugin and showing none of the output", async (_what, stdout, message) => {
     const p = fakePlugin();
@@ -127,8 +170,13 @@ describe("exec plugin output", () => {
 
   it("a command that is not there: client-go's not-found message with the install hint, on one line", async () => {
     const p = fakePlugin();
-    const err = (await runExecPlugin(config(p, { command: "tollgate-no-such-plugin", installHint: "Install it with:\n  brew install tollgate-no-such-plugin" }), notTerminal).catch((e: unknown) => e)) as Error;
-    expect(err.message).toMatch(/^exec plugin tollgate-no-such-plugin: getting credentials: exec: executable tollgate-no-such-plugin not found\. It looks like you are trying to use a client-go credential plugin that is not installed\./);
+    const err = (await runExecPlugin(
+      config(p, { command: "tollgate-no-such-plugin", installHint: "Install it with:\n  brew install tollgate-no-such-plugin" }),
+      notTerminal,
+    ).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(
+      /^exec plugin tollgate-no-such-plugin: getting credentials: exec: executable tollgate-no-such-plugin not found\. It looks like you are trying to use a client-go credential plugin that is not installed\./,
+    );
     expect(err.message).toMatch(/Install it with: brew install tollgate-no-such-plugin$/);
   });
 
@@ -152,7 +200,9 @@ describe("exec plugin output", () => {
       `exec plugin ${p.command}: getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal`,
     );
     // Even at a terminal: tollgate never hands its standard input to a plugin (client-go's "unavailable").
-    await expect(runExecPlugin(config(p, { interactiveMode: "Always" }), { isTerminal: () => true })).rejects.toThrow(/exec plugin cannot support interactive mode: standard input is unavailable: /);
+    await expect(runExecPlugin(config(p, { interactiveMode: "Always" }), { isTerminal: () => true })).rejects.toThrow(
+      /exec plugin cannot support interactive mode: standard input is unavailable: /,
+    );
     expect(p.runs()).toHaveLength(0);
   });
 });

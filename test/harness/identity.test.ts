@@ -29,7 +29,15 @@ describe("another identity", () => {
           clientKey: "K",
           tokenFile: { path: "/t" },
           oidc: { canRefresh: false, issuer: "i" },
-          exec: { command: "x", args: [], env: [], apiVersion: "client.authentication.k8s.io/v1", interactiveMode: "Never", provideClusterInfo: false, cluster: { server: "" } },
+          exec: {
+            command: "x",
+            args: [],
+            env: [],
+            apiVersion: "client.authentication.k8s.io/v1",
+            interactiveMode: "Never",
+            provideClusterInfo: false,
+            cluster: { server: "" },
+          },
           impersonate: { user: "alice" },
           ca: "CA",
           tlsServerName: "n",
@@ -39,7 +47,11 @@ describe("another identity", () => {
       },
       "other",
     );
-    expect(t).toEqual({ url: "https://k", source: "s", credentials: { ca: "CA", tlsServerName: "n", proxyUrl: "http://p", disableCompression: true, token: "other" } });
+    expect(t).toEqual({
+      url: "https://k",
+      source: "s",
+      credentials: { ca: "CA", tlsServerName: "n", proxyUrl: "http://p", disableCompression: true, token: "other" },
+    });
   });
 
   it("no suite or runner file builds a client's credentials by spreading the run's", () => {

@@ -72,9 +72,13 @@ describe("in-cluster configuration", () => {
     expect(resolveTarget({}, podEnv)).toBeUndefined();
     expect(resolveTarget({ inCluster: true }, podEnv)?.url).toBe("https://10.0.0.1:443");
     expect(resolveTarget({ inCluster: true, token: "given" }, podEnv)?.credentials.token).toBe("given");
-    expect(() => resolveTarget({ inCluster: true, target: "https://x" }, podEnv)).toThrow(/--in-cluster .* goes with neither --target, --kubeconfig nor --context/);
+    expect(() => resolveTarget({ inCluster: true, target: "https://x" }, podEnv)).toThrow(
+      /--in-cluster .* goes with neither --target, --kubeconfig nor --context/,
+    );
     const empty = pod({});
-    expect(() => resolveTarget({ inCluster: true }, { ...env(), TOLLGATE_SERVICE_ACCOUNT_DIR: empty })).toThrow(`open ${join(empty, "token")}: no such file or directory`);
+    expect(() => resolveTarget({ inCluster: true }, { ...env(), TOLLGATE_SERVICE_ACCOUNT_DIR: empty })).toThrow(
+      `open ${join(empty, "token")}: no such file or directory`,
+    );
   });
 
   it("requests go to the service over TLS with the service account's CA and the token from the file", async () => {

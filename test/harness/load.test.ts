@@ -9,8 +9,18 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient, UnreachableError } from "../../lib/harness/client.js";
 import { resetHealth, targetTroubleSince } from "../../lib/harness/health.js";
-import { configureLoad, DEFAULT_LOAD, formatDuration, loadCounters, NO_LIMITS, parseDuration, retryAfterMs, TokenBucket, type LoadSettings } from "../../lib/harness/load.js";
-import { WatchTimeout, openWatch } from "../../lib/harness/watch.js";
+import {
+  configureLoad,
+  DEFAULT_LOAD,
+  formatDuration,
+  type LoadSettings,
+  loadCounters,
+  NO_LIMITS,
+  parseDuration,
+  retryAfterMs,
+  TokenBucket,
+} from "../../lib/harness/load.js";
+import { openWatch, WatchTimeout } from "../../lib/harness/watch.js";
 
 const servers: Server[] = [];
 const clients: ApiClient[] = [];
@@ -59,7 +69,9 @@ describe("load manners: the numbers", () => {
   });
 
   it("durations as kubectl's --request-timeout takes them, and Retry-After in seconds or as a date", () => {
-    expect([parseDuration("90s"), parseDuration("1m30s"), parseDuration("500ms"), parseDuration("1h"), parseDuration("0")]).toEqual([90_000, 90_000, 500, 3_600_000, 0]);
+    expect([parseDuration("90s"), parseDuration("1m30s"), parseDuration("500ms"), parseDuration("1h"), parseDuration("0")]).toEqual([
+      90_000, 90_000, 500, 3_600_000, 0,
+    ]);
     for (const bad of ["", "5", "10x", "s", "1m 2s"]) expect(parseDuration(bad), bad).toBeUndefined();
     expect(retryAfterMs("3")).toBe(3_000);
     expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6_000);
@@ -139,7 +151,9 @@ describe("load manners: the client", () => {
     const since = Date.now();
     const err = await client.raw("GET", "/api/v1/namespaces").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnreachableError);
-    expect((err as Error).message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+: no answer within 300 ms \(GET \/api\/v1\/namespaces; --request-timeout\)$/);
+    expect((err as Error).message).toMatch(
+      /^cannot reach http:\/\/127\.0\.0\.1:\d+: no answer within 300 ms \(GET \/api\/v1\/namespaces; --request-timeout\)$/,
+    );
     expect(targetTroubleSince(since, 5_000)).toBe((err as Error).message);
   });
 
@@ -174,6 +188,8 @@ describe("load manners: the client", () => {
       w.close();
     }
     const silent = await serve(() => undefined);
-    await expect(openWatch(silent, "/api/v1/configmaps", { watch: "true" })).rejects.toThrow(/no answer within 200 ms \(GET \/api\/v1\/configmaps; --request-timeout\)/);
+    await expect(openWatch(silent, "/api/v1/configmaps", { watch: "true" })).rejects.toThrow(
+      /no answer within 200 ms \(GET \/api\/v1\/configmaps; --request-timeout\)/,
+    );
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../lib/cli/main.js";
-import { compareSummaries, comparePage } from "../../lib/report/compare.js";
+import { comparePage, compareSummaries } from "../../lib/report/compare.js";
 import { buildSummary, type Summary, type TestOutcome } from "../../lib/report/summary.js";
 import type { Rule } from "../../lib/spec/types.js";
 
@@ -29,12 +29,23 @@ const t = (name: string, rules: string[], state: TestOutcome["state"], errors: s
 const run = (tests: TestOutcome[], rules: Rule[] = catalog): Summary =>
   buildSummary({ toolVersion: "0", runId: "r", target: { url: "http://x", source: "--target" }, startedAt: new Date(0), durationMs: 1, rules, tests });
 
-const base = run([t("1", ["doc1.a.one"], "passed"), t("2", ["doc1.a.two"], "passed"), t("3", ["doc1.b.three"], "passed"), t("4", ["doc1.b.four"], "failed", ["boom"]), t("5", ["doc2.c.five"], "passed")]);
+const base = run([
+  t("1", ["doc1.a.one"], "passed"),
+  t("2", ["doc1.a.two"], "passed"),
+  t("3", ["doc1.b.three"], "passed"),
+  t("4", ["doc1.b.four"], "failed", ["boom"]),
+  t("5", ["doc2.c.five"], "passed"),
+]);
 
 describe("report compare", () => {
   it("a rule passed in the base and failed, not applicable, untested or gone later is a regression; a fixed one is not", () => {
     const later = run(
-      [t("1", ["doc1.a.one"], "failed", ["expected 409 to be 201"]), t("3", ["doc1.b.three"], "not-applicable"), t("4", ["doc1.b.four"], "passed"), t("5", ["doc2.c.five"], "passed")],
+      [
+        t("1", ["doc1.a.one"], "failed", ["expected 409 to be 201"]),
+        t("3", ["doc1.b.three"], "not-applicable"),
+        t("4", ["doc1.b.four"], "passed"),
+        t("5", ["doc2.c.five"], "passed"),
+      ],
       catalog.filter((r) => r.id !== "doc2.c.five").concat({ id: "doc2.c.six", title: "six", doc: "doc2", section: "C", level: "required" }),
     );
     const c = compareSummaries([
@@ -56,30 +67,41 @@ describe("report compare", () => {
       ["doc2.c.five", "absent", ["the run's catalog has no such rule"]],
     ]);
     expect(c.exit.code).toBe(1);
-    expect(c.exit.reasons).toEqual(["4 rule(s) that passed in old are not passed in new: doc1.a.one (failed), doc1.a.two (untested), doc1.b.three (not-applicable), doc2.c.five (absent)"]);
+    expect(c.exit.reasons).toEqual([
+      "4 rule(s) that passed in old are not passed in new: doc1.a.one (failed), doc1.a.two (untested), doc1.b.three (not-applicable), doc2.c.five (absent)",
+    ]);
     expect(c.rules.find((r) => r.id === "doc1.b.four")).toMatchObject({ regressedIn: [], changed: true });
   });
 
   it("any later run counts against the base; a run compared with itself has no regression", () => {
-    const broken = run([t("1", ["doc1.a.one"], "passed"), t("2", ["doc1.a.two"], "passed"), t("3", ["doc1.b.three"], "passed"), t("5", ["doc2.c.five"], "failed", ["x"])]);
+    const broken = run([
+      t("1", ["doc1.a.one"], "passed"),
+      t("2", ["doc1.a.two"], "passed"),
+      t("3", ["doc1.b.three"], "passed"),
+      t("5", ["doc2.c.five"], "failed", ["x"]),
+    ]);
     const c = compareSummaries([
       { label: "a", summary: base },
       { label: "b", summary: base },
       { label: "c", summary: broken },
     ]);
     expect(c.regressions.map((r) => [r.rule, r.run])).toEqual([["doc2.c.five", 2]]);
-    expect(compareSummaries([
-      { label: "a", summary: base },
-      { label: "a", summary: base },
-    ]).exit).toEqual({ code: 0, reasons: [] });
+    expect(
+      compareSummaries([
+        { label: "a", summary: base },
+        { label: "a", summary: base },
+      ]).exit,
+    ).toEqual({ code: 0, reasons: [] });
   });
 
   it("the page: runs side by side, grouped by document and section, regressions first, escaped, no script", () => {
     const later = run([t("1", ["doc1.a.one"], "failed", ["<b>"])]);
-    const html = comparePage(compareSummaries([
-      { label: "old/summary.json", summary: base },
-      { label: "new", summary: later },
-    ]));
+    const html = comparePage(
+      compareSummaries([
+        { label: "old/summary.json", summary: base },
+        { label: "new", summary: later },
+      ]),
+    );
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/<link|src=/);
     expect(html.indexOf("<h2>Regressions</h2>")).toBeLessThan(html.indexOf("<h2>doc1</h2>"));
@@ -128,6 +150,11 @@ describe("tollgate report compare on the command line: bad input is exit 2 with 
       errors.length = 0;
     }
     expect(await runMain(["report", "compare", good, good, "--output", join(dir, "out")])).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, "out", "compare.json"), "utf8"))).toMatchObject({ kind: "tollgate-compare", version: 1, regressions: [], exit: { code: 0 } });
+    expect(JSON.parse(readFileSync(join(dir, "out", "compare.json"), "utf8"))).toMatchObject({
+      kind: "tollgate-compare",
+      version: 1,
+      regressions: [],
+      exit: { code: 0 },
+    });
   });
 });

@@ -1,7 +1,7 @@
 /** report merge: the shards of a run give the verdicts of the run unsharded. */
 import { describe, expect, it } from "vitest";
 import { junitXml } from "../../lib/report/junit.js";
-import { MergeError, mergeSummaries, type MergeInput } from "../../lib/report/merge.js";
+import { MergeError, type MergeInput, mergeSummaries } from "../../lib/report/merge.js";
 import { summaryErrors } from "../../lib/report/schema.js";
 import { buildSummary, DETECTION_FILE, type Summary, type SummaryInput, type TestOutcome } from "../../lib/report/summary.js";
 import type { Rule } from "../../lib/spec/types.js";
@@ -81,12 +81,22 @@ describe("report merge", () => {
     const parts = shards(2, { require: ["cbor"] });
     for (const p of parts) expect(p.summary.exit.reasons.some((r) => r.startsWith("profile cbor"))).toBe(false);
     const merged = mergeSummaries(parts, rules);
-    expect(merged.exit.reasons).toContainEqual(expect.stringMatching(/^profile cbor is required \(--require\) but 1 of its rules were not verified: doc1.b.three/));
+    expect(merged.exit.reasons).toContainEqual(
+      expect.stringMatching(/^profile cbor is required \(--require\) but 1 of its rules were not verified: doc1.b.three/),
+    );
   });
 
   it("keeps the first shard's capabilities and notes where another shard, its seed or its tool differ; unhandled errors carry over", () => {
     const [one, two] = shards(2);
-    const other = { ...(two as MergeInput), summary: { ...(two as MergeInput).summary, seed: 6, capabilities: { cbor: { available: true, evidence: "CBOR list 200" } }, problems: ["unhandled error: worker crashed"] } };
+    const other = {
+      ...(two as MergeInput),
+      summary: {
+        ...(two as MergeInput).summary,
+        seed: 6,
+        capabilities: { cbor: { available: true, evidence: "CBOR list 200" } },
+        problems: ["unhandled error: worker crashed"],
+      },
+    };
     const merged = mergeSummaries([one as MergeInput, other], rules);
     expect(merged.capabilities).toEqual(capabilities);
     expect(merged.merged?.notes).toEqual([
@@ -99,10 +109,14 @@ describe("report merge", () => {
 
   it("refuses shards that do not make one run, in one line", () => {
     const [a, b, c] = shards(3);
-    expect(() => mergeSummaries([a as MergeInput, c as MergeInput], rules)).toThrow(new MergeError("shard 2/3 missing: a merge of part of a run would report the rest untested"));
-    expect(() => mergeSummaries([a as MergeInput, a as MergeInput, b as MergeInput, c as MergeInput], rules)).toThrow(/^shard1 and shard1 are both shard 1\/3$/);
+    expect(() => mergeSummaries([a as MergeInput, c as MergeInput], rules)).toThrow(
+      new MergeError("shard 2/3 missing: a merge of part of a run would report the rest untested"),
+    );
+    expect(() => mergeSummaries([a as MergeInput, a as MergeInput, b as MergeInput, c as MergeInput], rules)).toThrow(
+      /^shard1 and shard1 are both shard 1\/3$/,
+    );
     expect(() => mergeSummaries([a as MergeInput, { label: "whole", summary: run(tests) }], rules)).toThrow(/^whole is not a shard, but shard1 is/);
-    expect(() => mergeSummaries([a as MergeInput, ...(shards(2).slice(1))], rules)).toThrow(/is shard 2\/2, but shard1 is one of 3/);
+    expect(() => mergeSummaries([a as MergeInput, ...shards(2).slice(1)], rules)).toThrow(/is shard 2\/2, but shard1 is one of 3/);
   });
 
   it("junit.xml: one testsuite per file, failures with their evidence, not-applicable tests skipped, XML escaped", () => {
@@ -110,7 +124,9 @@ describe("report merge", () => {
     expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8" \?>\n<testsuites name="tollgate" tests="5" failures="2" errors="0" skipped="1"/);
     expect(xml).toContain('<testsuite name="suites/a.test.ts"');
     expect(xml).toContain('<testsuite name="(capability detection)"');
-    expect(xml).toContain('<failure message="expected 409 to be 201" type="failure">expected 409 to be 201\nlast exchanges, oldest first:\nGET /api/v1/namespaces → 500: &lt;oops&gt; &amp; </failure>');
+    expect(xml).toContain(
+      '<failure message="expected 409 to be 201" type="failure">expected 409 to be 201\nlast exchanges, oldest first:\nGET /api/v1/namespaces → 500: &lt;oops&gt; &amp; </failure>',
+    );
     expect(xml).toContain('<skipped message="needs cbor: 406"/>');
     expect(xml).not.toContain("\u0001");
   });

@@ -14,7 +14,12 @@ interface Fake {
 }
 
 const testCase = (f: Fake): TestCase =>
-  ({ id: f.id, fullName: f.fullName, meta: () => ({ rules: f.rules, ...(f.deselected ? { deselected: true } : {}), ...(f.targetUnavailable ? { targetUnavailable: f.targetUnavailable } : {}) }), result: () => ({ state: f.state ?? "pending" }) }) as unknown as TestCase;
+  ({
+    id: f.id,
+    fullName: f.fullName,
+    meta: () => ({ rules: f.rules, ...(f.deselected ? { deselected: true } : {}), ...(f.targetUnavailable ? { targetUnavailable: f.targetUnavailable } : {}) }),
+    result: () => ({ state: f.state ?? "pending" }),
+  }) as unknown as TestCase;
 const testModule = (tests: Fake[]): TestModule => ({ children: { allTests: () => tests.map(testCase) } }) as unknown as TestModule;
 
 function setup(tty: boolean) {

@@ -47,7 +47,7 @@ describe("rules.html", () => {
           state: "failed",
           durationMs: 1,
           errors: ["property failed; seed 7"],
-          fullErrors: ["property failed; seed 7\ncounterexample: [\"<x>\"]"],
+          fullErrors: ['property failed; seed 7\ncounterexample: ["<x>"]'],
           exchanges: [{ method: "PUT", path: "/api/v1/namespaces/n/configmaps/c?fieldManager=a&b", status: 409, excerpt: '{"reason":"Conflict"}' }],
           property: { seed: 7, path: "0:1", counterexample: '["<x>"]', runs: 1, shrinks: 1 },
         },
@@ -74,7 +74,9 @@ describe("the Allure report's evidence", () => {
     expect(description).toContain("Property: seed 3, 2 run(s), 0 shrink(s); counterexample:");
     expect(description).toContain("GET /api/v1/namespaces?limit=1 → 500: boom");
     expect(attachment).toMatchObject({ type: "attachment_content", data: { name: "last exchanges", contentType: "text/plain", encoding: "base64" } });
-    expect(Buffer.from((attachment?.data as { content: string } | undefined)?.content ?? "", "base64").toString()).toBe("GET /api/v1/namespaces?limit=1 → 500: boom");
+    expect(Buffer.from((attachment?.data as { content: string } | undefined)?.content ?? "", "base64").toString()).toBe(
+      "GET /api/v1/namespaces?limit=1 → 500: boom",
+    );
     const [na] = ruleMessages(["doc1.a.one"], "needs cbor: 406", ["cbor"], { unmet: [{ need: "cbor", evidence: "a CBOR list got 406" }] });
     expect((na?.data as { description?: string } | undefined)?.description).toMatch(/^Not applicable, unmet needs:\n\n- `cbor`: a CBOR list got 406\n/);
   });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { summaryErrors } from "../../lib/report/schema.js";
-import { buildSummary, DETECTION_FILE, exitCodeFor, SUMMARY_SCHEMA_VERSION, type Summary, type SummaryInput, type TestOutcome } from "../../lib/report/summary.js";
+import {
+  buildSummary,
+  DETECTION_FILE,
+  exitCodeFor,
+  SUMMARY_SCHEMA_VERSION,
+  type Summary,
+  type SummaryInput,
+  type TestOutcome,
+} from "../../lib/report/summary.js";
 import type { Rule } from "../../lib/spec/types.js";
 
 const rules: Rule[] = [
@@ -45,13 +53,23 @@ const statuses = (s: ReturnType<typeof summarize>): Record<string, string> => Ob
 describe("summary: verdicts per rule", () => {
   it("a rule fails when any of its tests failed, even if others passed", () => {
     const s = summarize([t("p", ["doc1.a.one"], "passed"), t("f", ["doc1.a.one", "doc1.a.two"], "failed", ["boom"])]);
-    expect(s.rules.find((r) => r.id === "doc1.a.one")).toMatchObject({ status: "failed", tests: 2, failures: [{ test: "f", message: "boom" }], source: "doc1 § A", profile: "core" });
+    expect(s.rules.find((r) => r.id === "doc1.a.one")).toMatchObject({
+      status: "failed",
+      tests: 2,
+      failures: [{ test: "f", message: "boom" }],
+      source: "doc1 § A",
+      profile: "core",
+    });
     expect(s.rules.find((r) => r.id === "doc1.a.two")?.status).toBe("failed");
     expect(s.totals.requiredFailed).toBe(1);
   });
 
   it("passed, not applicable, not observable, untested and client duties are told apart", () => {
-    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("s", ["doc1.a.three"], "not-applicable", [], "needs cbor: 406"), t("c", ["doc1.a.six"], "passed")]);
+    const s = summarize([
+      t("p", ["doc1.a.one"], "passed"),
+      t("s", ["doc1.a.three"], "not-applicable", [], "needs cbor: 406"),
+      t("c", ["doc1.a.six"], "passed"),
+    ]);
     expect(statuses(s)).toEqual({
       "doc1.a.one": "passed",
       "doc1.a.two": "untested",
@@ -85,7 +103,9 @@ describe("summary: the exit code, one verdict rule at a time", () => {
     for (const id of ["doc1.a.two", "doc1.a.three", "doc1.a.eight"]) {
       const s = summarize([t("p", ["doc1.a.one"], "passed"), t("f", [id], "failed", ["x"])]);
       expect(s.exit.code, id).toBe(1);
-      expect(s.exit.reasons, id).toEqual([expect.stringMatching(new RegExp(`^1 rule\\(s\\) of a feature the target offers failed: ${id.replace(/\./g, "\\.")}`))]);
+      expect(s.exit.reasons, id).toEqual([
+        expect.stringMatching(new RegExp(`^1 rule\\(s\\) of a feature the target offers failed: ${id.replace(/\./g, "\\.")}`)),
+      ]);
     }
   });
 
@@ -105,7 +125,10 @@ describe("summary: the exit code, one verdict rule at a time", () => {
     const s = summarize([t("p", ["doc1.a.one"], "passed")], {
       detection: { durationMs: 10, violations: [{ probe: "authentication", rules: ["doc1.a.four"], message: "a made-up token got 200" }] },
     });
-    expect(s.rules.find((r) => r.id === "doc1.a.four")).toMatchObject({ status: "failed", failures: [{ test: "detection: authentication", message: "a made-up token got 200" }] });
+    expect(s.rules.find((r) => r.id === "doc1.a.four")).toMatchObject({
+      status: "failed",
+      failures: [{ test: "detection: authentication", message: "a made-up token got 200" }],
+    });
     expect(s.tests[0]).toMatchObject({ file: DETECTION_FILE, state: "failed" });
     expect(s.totals.tests.total, "the suites' tests alone").toBe(1);
     expect(s.exit.code).toBe(1);
@@ -121,7 +144,10 @@ describe("summary: the exit code, one verdict rule at a time", () => {
     expect(core.exit.reasons).toEqual([expect.stringMatching(/^profile core is required \(--require\) but 1 of its rules were not verified: doc1\.a\.eight/)]);
     expect(summarize(ran, { require: ["core"], gatesDeclaredOff: ["WatchList"] }).exit.code, "a gate the operator turned off takes its rules out").toBe(0);
     expect(summarize([...ran, t("p8", ["doc1.a.eight"], "passed")], { require: ["core"] }).exit.code).toBe(0);
-    expect(summarize(ran, { require: ["cbor"] }).profiles.find((p) => p.name === "cbor")).toMatchObject({ verdict: "not verified", notVerified: ["doc1.a.three"] });
+    expect(summarize(ran, { require: ["cbor"] }).profiles.find((p) => p.name === "cbor")).toMatchObject({
+      verdict: "not verified",
+      notVerified: ["doc1.a.three"],
+    });
     expect(summarize(ran, { require: ["cbor"] }).exit.code).toBe(1);
     expect(summarize(ran).exit.code).toBe(0);
     // A shard's unverified rules may be another shard's: report merge decides --require.
@@ -146,7 +172,7 @@ describe("summary: what decided a verdict", () => {
   it("a failed rule carries each failing test's first line, whole message, last exchanges and property evidence", () => {
     const failed: TestOutcome = {
       ...t("f", ["doc1.a.one"], "failed", ["property failed after 4 run(s); seed 42"]),
-      fullErrors: ["property failed after 4 run(s); seed 42\ncounterexample: [\"a\"]\nexpected 1 to be 2"],
+      fullErrors: ['property failed after 4 run(s); seed 42\ncounterexample: ["a"]\nexpected 1 to be 2'],
       exchanges,
       property,
     };
@@ -161,7 +187,9 @@ describe("summary: what decided a verdict", () => {
 
   it("a not-applicable rule carries the unmet needs with the capability evidence", () => {
     const unmet = [{ need: "cbor", evidence: "a CBOR list got 406" }];
-    const s = summarize([{ ...t("s", ["doc1.a.three"], "not-applicable", [], "needs cbor: a CBOR list got 406"), needs: ["cbor"], unmet }], { gatesDeclaredOff: ["WatchList"] });
+    const s = summarize([{ ...t("s", ["doc1.a.three"], "not-applicable", [], "needs cbor: a CBOR list got 406"), needs: ["cbor"], unmet }], {
+      gatesDeclaredOff: ["WatchList"],
+    });
     expect(s.rules.find((r) => r.id === "doc1.a.three")?.notApplicable).toEqual([{ test: "s", reason: "needs cbor: a CBOR list got 406", unmet }]);
     expect(s.gatesDeclaredOff).toEqual(["WatchList"]);
   });
@@ -181,7 +209,11 @@ describe("summary: a target that did not answer, a stopped run, a selection", ()
   const silent = "cannot reach http://x: ECONNREFUSED (connect ECONNREFUSED) (GET /api/v1/namespaces)";
 
   it("a test the target left undecided is neither passed nor failed; its rule is target unavailable even where another test passed; exit 2", () => {
-    const s = summarize([t("p", ["doc1.a.one"], "passed"), t("u", ["doc1.a.one", "doc1.a.four"], "target-unavailable", [], silent), t("q", ["doc1.a.two"], "passed")]);
+    const s = summarize([
+      t("p", ["doc1.a.one"], "passed"),
+      t("u", ["doc1.a.one", "doc1.a.four"], "target-unavailable", [], silent),
+      t("q", ["doc1.a.two"], "passed"),
+    ]);
     expect(statuses(s)).toMatchObject({ "doc1.a.one": "target-unavailable", "doc1.a.four": "target-unavailable", "doc1.a.two": "passed" });
     expect(s.totals.tests).toMatchObject({ passed: 2, failed: 0, "target-unavailable": 1 });
     expect(s.totals.rules).toMatchObject({ failed: 0, "target-unavailable": 2 });
@@ -207,15 +239,27 @@ describe("summary: a target that did not answer, a stopped run, a selection", ()
 
   it("a stopped run exits with its stop's code, whatever ran: 130 SIGINT, 143 SIGTERM, 124 --timeout, 2 a silent target", () => {
     const ran = [t("p", ["doc1.a.one"], "passed")];
-    for (const [reason, code] of [["SIGINT", 130], ["SIGTERM", 143], ["timeout", 124], ["target-unavailable", 2]] as const) {
+    for (const [reason, code] of [
+      ["SIGINT", 130],
+      ["SIGTERM", 143],
+      ["timeout", 124],
+      ["target-unavailable", 2],
+    ] as const) {
       const s = summarize(ran, { stop: { reason, message: `stopped: ${reason}`, at: 0 }, notRun: 3 });
       expect(s.exit.code, reason).toBe(code);
       expect(s.exit.reasons[0]).toBe(`stopped before its end: stopped: ${reason}`);
       expect(s.stopped).toEqual({ reason, message: `stopped: ${reason}` });
       expect(s.totals.notRun).toBe(3);
     }
-    expect(summarize([], { stop: { reason: "SIGINT", message: "interrupted", at: 0 } }).exit.reasons, "no test ran is no news when the run was stopped").toEqual(["stopped before its end: interrupted"]);
-    expect(summarize(ran, { stop: { reason: "target-unavailable", message: "gone", at: 0 } }).target.problem).toEqual({ message: "gone", tests: 0, stopped: true });
+    expect(
+      summarize([], { stop: { reason: "SIGINT", message: "interrupted", at: 0 } }).exit.reasons,
+      "no test ran is no news when the run was stopped",
+    ).toEqual(["stopped before its end: interrupted"]);
+    expect(summarize(ran, { stop: { reason: "target-unavailable", message: "gone", at: 0 } }).target.problem).toEqual({
+      message: "gone",
+      tests: 0,
+      stopped: true,
+    });
   });
 
   it("tests left out by the selection are in no verdict; a selection that leaves nothing is exit 2", () => {

@@ -9,10 +9,10 @@ import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { PKI, readPair } from "../../fixtures/daemons/pki.js";
 import { STATIC_POD_DIR } from "../../fixtures/daemons/static-pods.js";
-import { startEmulatedDaemons, type EmulatedDaemonsOptions, type RunningEmulatedDaemons } from "../../lib/emulator/daemons/index.js";
+import { type EmulatedDaemonsOptions, type RunningEmulatedDaemons, startEmulatedDaemons } from "../../lib/emulator/daemons/index.js";
 import type { Capability } from "../../lib/runner/capabilities.js";
+import { type DaemonCapabilities, type DaemonDetection, type DaemonDetectionOptions, detectDaemons } from "../../lib/runner/daemon-capabilities.js";
 import { DAEMON_CAPABILITIES } from "../../lib/runner/daemon-capability-names.js";
-import { detectDaemons, type DaemonCapabilities, type DaemonDetection, type DaemonDetectionOptions } from "../../lib/runner/daemon-capabilities.js";
 import { EMBEDDED_CONTROLLER_MANAGER_ARGS, EMBEDDED_NODE_AGENT_ARGS } from "../../lib/runner/global-setup.js";
 import type { DaemonSettings } from "../../lib/runner/settings.js";
 import { ACCESS, ALLOWED_TOKEN, DENIED_TOKEN, TLS } from "../emulator/daemons/support.js";
@@ -21,10 +21,20 @@ type Name = keyof DaemonCapabilities & Capability;
 
 /** Nothing listens on port 1: every request there is refused at once. */
 const CLOSED = "https://127.0.0.1:1";
-const WITH_FILES = ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf", "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"];
+const WITH_FILES = [
+  "--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf",
+  "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf",
+];
 
-const settings = (over: Partial<DaemonSettings> = {}): DaemonSettings => ({ controllerManagerArgs: [], nodeAgentArgs: [], insecure: false, source: "test", ...over });
-const detect = (over: Partial<DaemonSettings>, options: DaemonDetectionOptions = {}): Promise<DaemonDetection> => detectDaemons(settings(over), { timeoutMs: 2_000, ...options });
+const settings = (over: Partial<DaemonSettings> = {}): DaemonSettings => ({
+  controllerManagerArgs: [],
+  nodeAgentArgs: [],
+  insecure: false,
+  source: "test",
+  ...over,
+});
+const detect = (over: Partial<DaemonSettings>, options: DaemonDetectionOptions = {}): Promise<DaemonDetection> =>
+  detectDaemons(settings(over), { timeoutMs: 2_000, ...options });
 
 function expectState(found: DaemonDetection, name: Name, available: boolean, evidence: RegExp): void {
   const state = found.capabilities[name];
@@ -120,14 +130,26 @@ const CM_CASES: Case[] = [
   ["cm-healthz-access", [], {}, true, /read without credentials/],
   ["cm-healthz-access", ["--authorization-always-allow-paths=/healthz*"], {}, true, /read without credentials/],
   ["cm-healthz-access", [...WITH_FILES, "--authorization-always-allow-paths=/readyz"], { token: "t" }, true, /as the allowed user/],
-  ["cm-healthz-access", [...WITH_FILES, "--authorization-always-allow-paths=/readyz"], {}, false, /\/healthz is not an always-allow path and no daemon token can be authorized/],
+  [
+    "cm-healthz-access",
+    [...WITH_FILES, "--authorization-always-allow-paths=/readyz"],
+    {},
+    false,
+    /\/healthz is not an always-allow path and no daemon token can be authorized/,
+  ],
   ["cm-healthz-access", ["--authorization-always-allow-paths=/readyz"], { token: "t" }, false, /no daemon token can be authorized/],
   ["cm-core-loops", [], {}, true, /enables replicationcontroller-controller, endpoints-controller/],
   ["cm-core-loops", ["--controllers=job-controller,-ttl-controller"], {}, true, /disables ttl-controller/],
   ["cm-core-loops", ["--controllers=job-controller"], {}, false, /enables none of the core loops and disables none by name/],
   ["cm-client-ca", ["--client-ca-file=/ca.pem"], {}, true, /has --client-ca-file/],
   ["cm-client-ca", WITH_FILES, {}, true, /looked up through --authentication-kubeconfig/],
-  ["cm-client-ca", [...WITH_FILES, "--authentication-skip-lookup"], {}, false, /has no --client-ca-file \(and no lookup of the cluster's\): it reads no client certificate/],
+  [
+    "cm-client-ca",
+    [...WITH_FILES, "--authentication-skip-lookup"],
+    {},
+    false,
+    /has no --client-ca-file \(and no lookup of the cluster's\): it reads no client certificate/,
+  ],
   ["cm-client-ca", [], {}, false, /reads no client certificate/],
   ["cm-request-header-ca", ["--requestheader-client-ca-file=/ca.pem"], {}, true, /has --requestheader-client-ca-file/],
   ["cm-request-header-ca", WITH_FILES, {}, true, /looked up/],
@@ -145,12 +167,24 @@ const AGENT_CASES: Case[] = [
   ["agent-authorization-webhook", [], {}, false, /says --authorization-mode=AlwaysAllow/],
   ["agent-asker", [], {}, true, /without credentials/],
   ["agent-asker", ["--anonymous-auth=false", "--authentication-token-webhook"], { deniedToken: "d" }, true, /with the not-allowed user's token/],
-  ["agent-asker", ["--anonymous-auth=false", "--authentication-token-webhook"], {}, false, /anonymous requests are off and no token can be authenticated.*nobody to ask as/],
+  [
+    "agent-asker",
+    ["--anonymous-auth=false", "--authentication-token-webhook"],
+    {},
+    false,
+    /anonymous requests are off and no token can be authenticated.*nobody to ask as/,
+  ],
   // A token the node agent does not review names nobody.
   ["agent-asker", ["--anonymous-auth=false"], { token: "t" }, false, /nobody to ask as/],
   ["agent-authorized-client", [], {}, true, /without credentials \(anonymous, AlwaysAllow\)/],
   ["agent-authorized-client", ["--authentication-token-webhook", "--authorization-mode=Webhook"], { token: "t" }, true, /as the allowed user/],
-  ["agent-authorized-client", ["--authorization-mode=Webhook"], { token: "t" }, false, /^no authorized client: anonymous requests are not permitted everything/],
+  [
+    "agent-authorized-client",
+    ["--authorization-mode=Webhook"],
+    { token: "t" },
+    false,
+    /^no authorized client: anonymous requests are not permitted everything/,
+  ],
   ["agent-authorized-client", ["--anonymous-auth=false", "--authentication-token-webhook"], { deniedToken: "d" }, false, /^no authorized client/],
   ["agent-debugging-handlers", [], {}, true, /does not turn --enable-debugging-handlers off/],
   ["agent-debugging-handlers", ["--enable-debugging-handlers=false"], {}, false, /^--enable-debugging-handlers=false: \/runningpods\/ is not served/],
@@ -171,18 +205,36 @@ describe("detectDaemons: from the controller manager's command line", () => {
 
   it("reads the --tls-sni-cert-key entries and their certificate files", async () => {
     const none = await detect({ controllerManager: CLOSED });
-    for (const name of ["cm-sni-cert-key", "cm-sni-files", "cm-sni-overlap"] as const) expectState(none, name, false, /command line given has no --tls-sni-cert-key/);
+    for (const name of ["cm-sni-cert-key", "cm-sni-files", "cm-sni-overlap"] as const)
+      expectState(none, name, false, /command line given has no --tls-sni-cert-key/);
     const malformed = await detect({ controllerManager: CLOSED, controllerManagerArgs: sni(["only-a-cert.pem"]) });
     expectState(malformed, "cm-sni-cert-key", false, /^--tls-sni-cert-key /);
-    const unreadable = await detect({ controllerManager: CLOSED, controllerManagerArgs: sni([wildcard]) }, { readFile: () => { throw new Error("EACCES: permission denied"); } });
+    const unreadable = await detect(
+      { controllerManager: CLOSED, controllerManagerArgs: sni([wildcard]) },
+      {
+        readFile: () => {
+          throw new Error("EACCES: permission denied");
+        },
+      },
+    );
     expectState(unreadable, "cm-sni-cert-key", true, /has 1 --tls-sni-cert-key entry/);
-    expectState(unreadable, "cm-sni-files", false, /^cannot read .*sni-wildcard\.pem here \(EACCES: permission denied\): the check compares the served certificates with the files/);
+    expectState(
+      unreadable,
+      "cm-sni-files",
+      false,
+      /^cannot read .*sni-wildcard\.pem here \(EACCES: permission denied\): the check compares the served certificates with the files/,
+    );
     expectState(unreadable, "cm-sni-overlap", false, /cannot read/);
     const notPem = await detect({ controllerManager: CLOSED, controllerManagerArgs: sni([wildcard]) }, { readFile: () => "not a certificate" });
     expectState(notPem, "cm-sni-files", false, /^cannot read .*sni-wildcard\.pem here/);
     const alone = await detect({ controllerManager: CLOSED, controllerManagerArgs: sni([wildcard]) });
     expectState(alone, "cm-sni-files", true, /read here/);
-    expectState(alone, "cm-sni-overlap", false, /no server name is matched by two of the command line's --tls-sni-cert-key entries: nothing shows which one wins/);
+    expectState(
+      alone,
+      "cm-sni-overlap",
+      false,
+      /no server name is matched by two of the command line's --tls-sni-cert-key entries: nothing shows which one wins/,
+    );
     const both = await detect({ controllerManager: CLOSED, controllerManagerArgs: sni([wildcard, exact]) });
     expectState(both, "cm-sni-overlap", true, /exact\.sni\.tollgate\.test \(non-wildcard-over-wildcard\)/);
   });
@@ -245,7 +297,12 @@ describe("detectDaemons: what only the daemons' answers tell", () => {
     const url = await serve((_req, res) => reply(res, 200, "[+]leaderElection ok\nhealthz check passed\n"));
     const found = await detect({ controllerManager: url });
     expect(found.violations).toEqual([]);
-    expectState(found, "cm-controller-checks", false, /^\/healthz\?verbose lists no controller \(leaderElection\): a standby that does not lead, or one that runs no loop$/);
+    expectState(
+      found,
+      "cm-controller-checks",
+      false,
+      /^\/healthz\?verbose lists no controller \(leaderElection\): a standby that does not lead, or one that runs no loop$/,
+    );
   });
 
   it("without /healthz to read, it does not ask", async () => {

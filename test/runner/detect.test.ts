@@ -5,9 +5,9 @@
  * unavailable capability.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../lib/emulator/index.js";
-import { detectApi, type ApiDetection, type DetectionOptions } from "../../lib/runner/detect.js";
-import { startMutantProxy, type Mutant } from "../support/mutant-proxy.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { type ApiDetection, type DetectionOptions, detectApi } from "../../lib/runner/detect.js";
+import { type Mutant, startMutantProxy } from "../support/mutant-proxy.js";
 
 const running: RunningEmulator[] = [];
 afterAll(async () => {
@@ -27,7 +27,8 @@ const settingsFor = (url: string, token?: string) => ({
 });
 
 /** A quick detection: the bookmark probe waits 1.2 s at most, the rate-limit bursts are of 16. */
-const detect = (url: string, token?: string, opts: DetectionOptions = {}): Promise<ApiDetection> => detectApi(settingsFor(url, token), { bookmarkProbeMs: 1_200, burst: 16, ...opts });
+const detect = (url: string, token?: string, opts: DetectionOptions = {}): Promise<ApiDetection> =>
+  detectApi(settingsFor(url, token), { bookmarkProbeMs: 1_200, burst: 16, ...opts });
 
 async function through(e: RunningEmulator, mutant: Omit<Mutant, "name">, opts: DetectionOptions = {}): Promise<ApiDetection> {
   const proxy = await startMutantProxy(e.url, { name: "wrong", ...mutant });
@@ -45,12 +46,21 @@ describe("detection on targets that answer as a 1.35 server may", () => {
   let full: RunningEmulator;
   beforeAll(async () => {
     plain = await emulator();
-    full = await emulator({ auth: true, admin: true, bookmarkIntervalMs: 500, maxRequestsInFlight: 1, featureGates: { CBORServingAndStorage: true, AllowUnsafeMalformedObjectDeletion: true } });
+    full = await emulator({
+      auth: true,
+      admin: true,
+      bookmarkIntervalMs: 500,
+      maxRequestsInFlight: 1,
+      featureGates: { CBORServingAndStorage: true, AllowUnsafeMalformedObjectDeletion: true },
+    });
   });
 
   it("a plain emulator: no authentication, no shortcuts, the 1.35 gate defaults, no periodic bookmark soon, no rate limit; no violation", async () => {
     const d = await detect(plain.url);
-    const on = Object.entries(d.capabilities).filter(([, c]) => c.available).map(([n]) => n).sort();
+    const on = Object.entries(d.capabilities)
+      .filter(([, c]) => c.available)
+      .map(([n]) => n)
+      .sort();
     // Without --auth the emulator serves no RBAC, ServiceAccounts or reviews.
     expect(on).toEqual(["admission-webhooks", "custom-resources", "response-compression", "watch-list", "webhook-callback"]);
     expect(d.capabilities.rbac.evidence).toMatch(/not in the target's discovery/);
@@ -75,7 +85,10 @@ describe("detection on targets that answer as a 1.35 server may", () => {
   });
 
   it("--thorough makes bookmarks observable by waiting; declared gates win over detection", async () => {
-    const d = await detect(plain.url, undefined, { thorough: { enabled: true, minutes: 11 }, declaredGates: { WatchList: false, CBORServingAndStorage: true } });
+    const d = await detect(plain.url, undefined, {
+      thorough: { enabled: true, minutes: 11 },
+      declaredGates: { WatchList: false, CBORServingAndStorage: true },
+    });
     expect(d.capabilities.bookmarks).toMatchObject({ available: true, evidence: expect.stringMatching(/^--thorough waits/) });
     expect(d.bookmarkWaitMs).toBe(75_000);
     expect(d.capabilities.thorough.available).toBe(true);
@@ -92,9 +105,15 @@ describe("detection on targets that answer as a 1.35 server may", () => {
   it("an identity the target does not let create CustomResourceDefinitions: the capability is off, with the review's word", async () => {
     const authed = await emulator({ auth: true });
     const d = await through(authed, {
-      response: (r) => (r.path.includes("selfsubjectaccessreviews") && r.body.includes("customresourcedefinitions") ? { ...r, body: r.body.replace('"allowed":true', '"allowed":false') } : r),
+      response: (r) =>
+        r.path.includes("selfsubjectaccessreviews") && r.body.includes("customresourcedefinitions")
+          ? { ...r, body: r.body.replace('"allowed":true', '"allowed":false') }
+          : r,
     });
-    expect(d.capabilities["custom-resources"]).toEqual({ available: false, evidence: "a SelfSubjectAccessReview says create apiextensions.k8s.io/customresourcedefinitions is not allowed" });
+    expect(d.capabilities["custom-resources"]).toEqual({
+      available: false,
+      evidence: "a SelfSubjectAccessReview says create apiextensions.k8s.io/customresourcedefinitions is not allowed",
+    });
     expect(d.violations).toEqual([]);
   });
 });
@@ -108,20 +127,25 @@ describe("detection: answers no 1.35 server gives are violations of the rule the
   });
 
   it("a made-up token accepted while requests without credentials are refused: authentication counts as on, and 401 rules fail", async () => {
-    const d = await through(authed, { response: (r) => (r.code === 401 ? { ...r, code: 200, body: '{"kind":"NamespaceList","apiVersion":"v1","metadata":{},"items":[]}' } : r) });
+    const d = await through(authed, {
+      response: (r) => (r.code === 401 ? { ...r, code: 200, body: '{"kind":"NamespaceList","apiVersion":"v1","metadata":{},"items":[]}' } : r),
+    });
     expect(d.capabilities.authentication.available).toBe(true);
     expect(violated(d)).toEqual(["doc1.auth.unauthenticated-401", "doc1.errors.401-unauthenticated"]);
   });
 
   it("a group listed in discovery whose list answers 404", async () => {
-    const d = await through(plain, { response: (r) => (r.path.startsWith("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations") ? { ...r, code: 404, body: "{}" } : r) });
+    const d = await through(plain, {
+      response: (r) => (r.path.startsWith("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations") ? { ...r, code: 404, body: "{}" } : r),
+    });
     expect(d.capabilities["admission-webhooks"].available).toBe(false);
     expect(violated(d)).toEqual(["doc1.paths.group-prefix", "doc1.verbs.list-collection"]);
   });
 
   it("a 5xx from /version, from the admin path, or to a forced delete", async () => {
     const d = await through(plain, {
-      response: (r) => (r.path === "/version" || r.path.startsWith("/tollgate/admin") || r.method === "DELETE" ? { ...r, code: 500, body: '{"kind":"Status","code":500}' } : r),
+      response: (r) =>
+        r.path === "/version" || r.path.startsWith("/tollgate/admin") || r.method === "DELETE" ? { ...r, code: 500, body: '{"kind":"Status","code":500}' } : r,
     });
     expect(violated(d)).toEqual(["doc1.service.release-1-35", "doc1.paths.unknown-path-404", "doc1.delete-options.force-needs-gate"]);
     expect(d.capabilities["admin-compact"].available).toBe(false);

@@ -8,7 +8,10 @@ import { PropertyFailure } from "../../lib/runner/evidence.js";
 function fakeContext(): { ctx: Pick<TestContext, "task" | "onTestFailed">; meta: TaskMeta; fail: () => void } {
   const meta: TaskMeta = {};
   const handlers: (() => void)[] = [];
-  const ctx = { task: { meta } as unknown as TestContext["task"], onTestFailed: (h: () => void) => void handlers.push(h) } as unknown as Pick<TestContext, "task" | "onTestFailed">;
+  const ctx = { task: { meta } as unknown as TestContext["task"], onTestFailed: (h: () => void) => void handlers.push(h) } as unknown as Pick<
+    TestContext,
+    "task" | "onTestFailed"
+  >;
   // vitest calls the onTestFailed handlers when the test failed, by a throw or by its timeout.
   return {
     ctx,

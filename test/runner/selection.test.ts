@@ -6,13 +6,21 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LOAD } from "../../lib/harness/load.js";
-import { checkTerm, rerunFromReport, SelectionError, selects, termMatches, type TestIdentity } from "../../lib/runner/selection.js";
-import { ENV, loadFromEnv, SettingsError, workerShare } from "../../lib/runner/settings.js";
 import { selectionFrom } from "../../lib/cli/run-flags.js";
+import { DEFAULT_LOAD } from "../../lib/harness/load.js";
+import { checkTerm, rerunFromReport, SelectionError, selects, type TestIdentity, termMatches } from "../../lib/runner/selection.js";
+import { ENV, loadFromEnv, SettingsError, workerShare } from "../../lib/runner/settings.js";
 
-const chunked: TestIdentity = { name: "chunked lists > the pages are one snapshot", file: "/repo/suites/chunked-list.test.ts", rules: ["doc1.chunking.step2-rv-constant", "doc1.list-rv.continuation"] };
-const crud: TestIdentity = { name: "crud > create, get, list, update and delete round trip", file: "/repo/suites/crud.test.ts", rules: ["doc1.verbs.create-post"] };
+const chunked: TestIdentity = {
+  name: "chunked lists > the pages are one snapshot",
+  file: "/repo/suites/chunked-list.test.ts",
+  rules: ["doc1.chunking.step2-rv-constant", "doc1.list-rv.continuation"],
+};
+const crud: TestIdentity = {
+  name: "crud > create, get, list, update and delete round trip",
+  file: "/repo/suites/crud.test.ts",
+  rules: ["doc1.verbs.create-post"],
+};
 
 describe("selection terms", () => {
   it("a rule id, or its start", () => {
@@ -48,7 +56,10 @@ describe("selection terms", () => {
     const rerun = { from: "r", tests: [{ name: crud.name, file: "suites/crud.test.ts" }], rules: ["doc1.list-rv.continuation"] };
     expect([selects({ ...none, rerun }, chunked), selects({ ...none, rerun }, crud)]).toEqual([true, true]);
     expect(selects({ ...none, rerun: { ...rerun, rules: [] } }, chunked)).toBe(false);
-    expect(selects({ ...none, rerun: { ...rerun, tests: [{ name: crud.name, file: "suites/other.test.ts" }], rules: [] } }, crud), "same name, other file").toBe(false);
+    expect(
+      selects({ ...none, rerun: { ...rerun, tests: [{ name: crud.name, file: "suites/other.test.ts" }], rules: [] } }, crud),
+      "same name, other file",
+    ).toBe(false);
   });
 
   it("--rerun-failed reads the failed and undecided tests and rules of a report", () => {
@@ -61,12 +72,19 @@ describe("selection terms", () => {
           { name: "a > y", file: "suites/a.test.ts", state: "passed" },
           { name: "b > z", file: "suites/b.test.ts", state: "target-unavailable" },
         ],
-        rules: [{ id: "doc1.a.one", status: "failed" }, { id: "doc1.a.two", status: "passed" }, { id: "doc1.a.three", status: "target-unavailable" }],
+        rules: [
+          { id: "doc1.a.one", status: "failed" },
+          { id: "doc1.a.two", status: "passed" },
+          { id: "doc1.a.three", status: "target-unavailable" },
+        ],
       }),
     );
     expect(rerunFromReport(dir)).toEqual({
       from: dir,
-      tests: [{ name: "a > x", file: "suites/a.test.ts" }, { name: "b > z", file: "suites/b.test.ts" }],
+      tests: [
+        { name: "a > x", file: "suites/a.test.ts" },
+        { name: "b > z", file: "suites/b.test.ts" },
+      ],
       rules: ["doc1.a.one", "doc1.a.three"],
     });
     expect(() => selectionFrom({ "rerun-failed": join(dir, "nope") })).toThrow(/^--rerun-failed: no summary\.json in /);

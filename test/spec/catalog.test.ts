@@ -1,6 +1,6 @@
-import { describe, it, expect } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { describe, expect, it } from "vitest";
 import { allRules, checkCatalog, ruleById, rulesOf } from "../../lib/spec/catalog.js";
 import type { Rule, SpecDoc } from "../../lib/spec/types.js";
 
@@ -65,11 +65,20 @@ describe("rule catalog", () => {
       "doc1.names.unique-in-namespace",
       "doc1.names.reuse-after-delete",
       "doc2.event.reason-max-128",
-    ]) expect(ruleById.has(id), id).toBe(true);
+    ])
+      expect(ruleById.has(id), id).toBe(true);
   });
 
   it("covers every cell of the list resourceVersion table", () => {
-    const rows = ["nomatch-limit-unset", "nomatch-limit-no-continue", "nomatch-limit-continue", "exact-limit-unset", "exact-limit-no-continue", "notolderthan-limit-unset", "notolderthan-limit-no-continue"];
+    const rows = [
+      "nomatch-limit-unset",
+      "nomatch-limit-no-continue",
+      "nomatch-limit-continue",
+      "exact-limit-unset",
+      "exact-limit-no-continue",
+      "notolderthan-limit-unset",
+      "notolderthan-limit-no-continue",
+    ];
     for (const row of rows) {
       for (const rv of ["rv-unset", "rv-0", "rv-other"]) {
         const prefix = `doc1.list-rv.${row}-${rv}-`;
@@ -93,7 +102,10 @@ describe("checkCatalog", () => {
   it("reports ids that do not match the pattern", () => {
     for (const id of ["doc1", "doc1.Names.x", "doc1.names..x", "doc1.names.x-", "doc4.names.x", "doc1.names.a_b", "doc1.names.a--b"]) {
       const problems = checkCatalog([{ ...good, id }]);
-      expect(problems.some((p) => /does not match/.test(p)), id).toBe(true);
+      expect(
+        problems.some((p) => /does not match/.test(p)),
+        id,
+      ).toBe(true);
     }
   });
 
@@ -135,7 +147,10 @@ describe("checkCatalog", () => {
     ];
     const problems = checkCatalog(bad);
     for (const pattern of [/duplicate id/, /does not match/, /prefix/, /gated without gate/, /gate set but level/, /empty title/]) {
-      expect(problems.some((p) => pattern.test(p)), String(pattern)).toBe(true);
+      expect(
+        problems.some((p) => pattern.test(p)),
+        String(pattern),
+      ).toBe(true);
     }
   });
 });
@@ -144,26 +159,56 @@ describe("catalog against the spec documents", () => {
   for (const doc of ["doc1", "doc2", "doc3"] as const) {
     itWithSpec(`every ${doc} rule's section is a heading of ${DOC_FILES[doc]}`, () => {
       const headings = headingsOf(doc);
-      const missing = rulesOf(doc).filter((r) => !headings.has(r.section)).map((r) => `${r.id}: ${r.section}`);
+      const missing = rulesOf(doc)
+        .filter((r) => !headings.has(r.section))
+        .map((r) => `${r.id}: ${r.section}`);
       expect(missing).toEqual([]);
     });
   }
 
   const normative: Record<SpecDoc, string[]> = {
     doc1: [
-      "What the service does", "Object names", "Verbs", "Common fields", "Watch event", "Table representation",
-      "Partial metadata representation", "Binary envelope (Protobuf)", "Delete options", "States and transitions",
-      "Path shapes", "Query parameters", "Headers", "Media types and negotiation", "Patch content types",
-      "Updates with PUT", "Resource version semantics for get", "Resource version semantics for list",
-      "Resource version semantics for watch", "Streaming the initial state", "Chunked lists",
-      "Metadata-only and table lists", "Authentication", "Events", "Errors", "Field validation behaviour",
-      "Dry-run behaviour", "Limits", "Versioning",
+      "What the service does",
+      "Object names",
+      "Verbs",
+      "Common fields",
+      "Watch event",
+      "Table representation",
+      "Partial metadata representation",
+      "Binary envelope (Protobuf)",
+      "Delete options",
+      "States and transitions",
+      "Path shapes",
+      "Query parameters",
+      "Headers",
+      "Media types and negotiation",
+      "Patch content types",
+      "Updates with PUT",
+      "Resource version semantics for get",
+      "Resource version semantics for list",
+      "Resource version semantics for watch",
+      "Streaming the initial state",
+      "Chunked lists",
+      "Metadata-only and table lists",
+      "Authentication",
+      "Events",
+      "Errors",
+      "Field validation behaviour",
+      "Dry-run behaviour",
+      "Limits",
+      "Versioning",
     ],
     doc2: ["What the service does", "Event", "EventList", "Endpoints"],
     doc3: [
-      "What the service does", "Controller manager options: serving, authentication, general",
-      "Controller manager options: controller behaviour", "Controller manager options: certificate signing",
-      "Node agent options", "Endpoints", "Authentication", "Limits", "Versioning",
+      "What the service does",
+      "Controller manager options: serving, authentication, general",
+      "Controller manager options: controller behaviour",
+      "Controller manager options: certificate signing",
+      "Node agent options",
+      "Endpoints",
+      "Authentication",
+      "Limits",
+      "Versioning",
     ],
   };
   for (const doc of ["doc1", "doc2", "doc3"] as const) {

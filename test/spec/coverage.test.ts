@@ -30,7 +30,10 @@ describe("rule coverage scan: only the rules in test metadata count", () => {
     const { declarations, problems } = declarationsIn(src, "x.test.ts", "check");
     expect(problems).toEqual([]);
     expect(declarations.map((d) => [d.rules, d.needs])).toEqual([
-      [["doc1.s.one", "doc1.s.two"], ["cbor", "!authentication"]],
+      [
+        ["doc1.s.one", "doc1.s.two"],
+        ["cbor", "!authentication"],
+      ],
       [["doc1.s.three", "doc1.s.one"], []],
     ]);
   });

@@ -25,14 +25,26 @@ const ownProfile = (id: string): boolean => {
 
 describe("profiles agree with the tests' needs", () => {
   it("authentication: exactly the rules every test of which needs authentication (gated rules keep their gate's profile)", () => {
-    const byNeeds = [...needsOf].filter(([id, all]) => !ownProfile(id) && all.every((n) => n.includes("authentication"))).map(([id]) => id).sort();
-    const byProfile = allRules.filter((r) => profileOf(r) === "authentication").map((r) => r.id).sort();
+    const byNeeds = [...needsOf]
+      .filter(([id, all]) => !ownProfile(id) && all.every((n) => n.includes("authentication")))
+      .map(([id]) => id)
+      .sort();
+    const byProfile = allRules
+      .filter((r) => profileOf(r) === "authentication")
+      .map((r) => r.id)
+      .sort();
     expect(byProfile).toEqual(byNeeds);
   });
 
   it("admin: exactly the rules every test of which needs a target set up for testing", () => {
-    const byNeeds = [...needsOf].filter(([id, all]) => !ownProfile(id) && all.every((n) => n.some((x) => TEST_SETUP.includes(x)))).map(([id]) => id).sort();
-    const byProfile = allRules.filter((r) => profileOf(r) === "admin").map((r) => r.id).sort();
+    const byNeeds = [...needsOf]
+      .filter(([id, all]) => !ownProfile(id) && all.every((n) => n.some((x) => TEST_SETUP.includes(x))))
+      .map(([id]) => id)
+      .sort();
+    const byProfile = allRules
+      .filter((r) => profileOf(r) === "admin")
+      .map((r) => r.id)
+      .sort();
     expect(byProfile).toEqual(byNeeds);
   });
 

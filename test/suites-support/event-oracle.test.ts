@@ -39,7 +39,8 @@ describe("Event validation oracle", () => {
 
   it("reportingController is required and a qualified name", () => {
     expect(rules({ reportingController: "" })).toEqual(["doc2.event.reporting-controller-required"]);
-    for (const bad of ["a/b/c", "Upper.Domain/x", "x/-bad-", "/x", "x/", "x".repeat(64)]) expect(rules({ reportingController: bad }), bad).toEqual(["doc2.event.reporting-controller-form"]);
+    for (const bad of ["a/b/c", "Upper.Domain/x", "x/-bad-", "/x", "x/", "x".repeat(64)])
+      expect(rules({ reportingController: bad }), bad).toEqual(["doc2.event.reporting-controller-form"]);
     for (const good of ["kubelet", "example.com/my-controller", "a/B.c_d-1"]) expect(isQualifiedName(good), good).toBe(true);
   });
 
@@ -71,7 +72,14 @@ describe("Event validation oracle", () => {
   });
 
   it("the deprecated fields must be unset, under their core names", () => {
-    expect(fields({ deprecatedFirstTimestamp: "2026-01-01T00:00:00Z", deprecatedLastTimestamp: "2026-01-01T00:00:00Z", deprecatedCount: 3, deprecatedSource: { host: "h" } })).toEqual(["count", "firstTimestamp", "lastTimestamp", "source"]);
+    expect(
+      fields({
+        deprecatedFirstTimestamp: "2026-01-01T00:00:00Z",
+        deprecatedLastTimestamp: "2026-01-01T00:00:00Z",
+        deprecatedCount: 3,
+        deprecatedSource: { host: "h" },
+      }),
+    ).toEqual(["count", "firstTimestamp", "lastTimestamp", "source"]);
     expect(fields({ deprecatedCount: 0, deprecatedSource: {} })).toEqual([]);
   });
 

@@ -25,7 +25,9 @@ const list = (items: unknown[]): Record<string, unknown> => ({ kind: "EventList"
 describe("Event schemas", () => {
   it("accept a valid Event, an old one with eventTime null, and EventLists with and without items", () => {
     expect(eventSchemaErrors(valid())).toEqual([]);
-    expect(eventSchemaErrors({ ...valid(), eventTime: null, series: undefined, deprecatedCount: 3, deprecatedFirstTimestamp: "2025-12-31T23:00:00Z" })).toEqual([]);
+    expect(eventSchemaErrors({ ...valid(), eventTime: null, series: undefined, deprecatedCount: 3, deprecatedFirstTimestamp: "2025-12-31T23:00:00Z" })).toEqual(
+      [],
+    );
     expect(eventListSchemaErrors(list([valid()]))).toEqual([]);
     expect(eventListSchemaErrors({ ...list([]), metadata: { resourceVersion: "9", continue: "abc", remainingItemCount: 4 } })).toEqual([]);
   });
@@ -38,8 +40,12 @@ describe("Event schemas", () => {
   });
 
   it("reject a series with count as a string, beyond int32, or without lastObservedTime", () => {
-    expect(eventSchemaErrors({ ...valid(), series: { count: "2", lastObservedTime: "2026-01-01T00:00:01.000000Z" } }).join("\n")).toMatch(/\/series\/count must be integer/);
-    expect(eventSchemaErrors({ ...valid(), series: { count: 2 ** 31, lastObservedTime: "2026-01-01T00:00:01.000000Z" } }).join("\n")).toMatch(/\/series\/count/);
+    expect(eventSchemaErrors({ ...valid(), series: { count: "2", lastObservedTime: "2026-01-01T00:00:01.000000Z" } }).join("\n")).toMatch(
+      /\/series\/count must be integer/,
+    );
+    expect(eventSchemaErrors({ ...valid(), series: { count: 2 ** 31, lastObservedTime: "2026-01-01T00:00:01.000000Z" } }).join("\n")).toMatch(
+      /\/series\/count/,
+    );
     expect(eventSchemaErrors({ ...valid(), series: { count: 2 } }).join("\n")).toMatch(/lastObservedTime/);
   });
 

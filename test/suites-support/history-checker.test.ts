@@ -12,8 +12,18 @@ function sound(): History {
   h.recordWrite("update", "ns/a", "12");
   h.recordWrite("delete", "ns/a");
   h.recordWrite("create", "ns/b", "14");
-  w0.events.push({ type: "ADDED", key: "ns/a", rv: "11" }, { type: "MODIFIED", key: "ns/a", rv: "12" }, { type: "DELETED", key: "ns/a", rv: "13" }, { type: "ADDED", key: "ns/b", rv: "14" });
-  w1.events.push({ type: "MODIFIED", key: "ns/a", rv: "12" }, { type: "BOOKMARK", key: "/", rv: "12" }, { type: "DELETED", key: "ns/a", rv: "13" }, { type: "ADDED", key: "ns/b", rv: "14" });
+  w0.events.push(
+    { type: "ADDED", key: "ns/a", rv: "11" },
+    { type: "MODIFIED", key: "ns/a", rv: "12" },
+    { type: "DELETED", key: "ns/a", rv: "13" },
+    { type: "ADDED", key: "ns/b", rv: "14" },
+  );
+  w1.events.push(
+    { type: "MODIFIED", key: "ns/a", rv: "12" },
+    { type: "BOOKMARK", key: "/", rv: "12" },
+    { type: "DELETED", key: "ns/a", rv: "13" },
+    { type: "ADDED", key: "ns/b", rv: "14" },
+  );
   return h;
 }
 
@@ -87,19 +97,25 @@ describe("history checker", () => {
 });
 
 describe("history checker and non-decimal versions", () => {
-  clientDuty({ title: "never guesses an order for non-decimal versions, but still matches them by equality across watchers", rules: ["doc1.versioning.rv-non-decimal-equality"] }, () => {
-    const h = new History();
-    const w0 = h.startWatcher("s0");
-    const w1 = h.startWatcher("s0");
-    h.recordWrite("create", "ns/a", "x-b");
-    h.recordWrite("create", "ns/b", "x-a");
-    w0.events.push({ type: "ADDED", key: "ns/a", rv: "x-b" }, { type: "ADDED", key: "ns/b", rv: "x-a" });
-    w1.events.push({ type: "ADDED", key: "ns/a", rv: "x-b" }, { type: "ADDED", key: "ns/c", rv: "x-a" });
-    const problems = checkHistory(h).join("\n");
-    // A lexical order would accept "x-a" after "s0"; instead no ordered comparison succeeds…
-    expect(problems).toMatch(/ADDED ns\/a@x-b is not newer than the start version/);
-    expect(problems).toMatch(/ADDED ns\/b@x-a is not newer than event 0 ADDED ns\/a@x-b/);
-    // …while equality still finds two watchers that disagree on one version.
-    expect(problems).toMatch(/disagree on version x-a/);
-  });
+  clientDuty(
+    {
+      title: "never guesses an order for non-decimal versions, but still matches them by equality across watchers",
+      rules: ["doc1.versioning.rv-non-decimal-equality"],
+    },
+    () => {
+      const h = new History();
+      const w0 = h.startWatcher("s0");
+      const w1 = h.startWatcher("s0");
+      h.recordWrite("create", "ns/a", "x-b");
+      h.recordWrite("create", "ns/b", "x-a");
+      w0.events.push({ type: "ADDED", key: "ns/a", rv: "x-b" }, { type: "ADDED", key: "ns/b", rv: "x-a" });
+      w1.events.push({ type: "ADDED", key: "ns/a", rv: "x-b" }, { type: "ADDED", key: "ns/c", rv: "x-a" });
+      const problems = checkHistory(h).join("\n");
+      // A lexical order would accept "x-a" after "s0"; instead no ordered comparison succeeds…
+      expect(problems).toMatch(/ADDED ns\/a@x-b is not newer than the start version/);
+      expect(problems).toMatch(/ADDED ns\/b@x-a is not newer than event 0 ADDED ns\/a@x-b/);
+      // …while equality still finds two watchers that disagree on one version.
+      expect(problems).toMatch(/disagree on version x-a/);
+    },
+  );
 });

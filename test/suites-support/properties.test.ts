@@ -14,8 +14,16 @@ describe("property failures", () => {
     );
     const e = propertyFailure(details, 1234);
     expect(e).toBeInstanceOf(PropertyFailure);
-    expect(e.property).toMatchObject({ seed: 1234, counterexample: "[10]", path: details.counterexamplePath, runs: details.numRuns, shrinks: details.numShrinks });
-    expect(e.message.split("\n")[0]).toMatch(/^property failed after \d+ run\(s\), shrunk \d+ time\(s\); seed 1234 \(repeat with --seed 1234, path [0-9:]+\): expected 10 to be below 10$/);
+    expect(e.property).toMatchObject({
+      seed: 1234,
+      counterexample: "[10]",
+      path: details.counterexamplePath,
+      runs: details.numRuns,
+      shrinks: details.numShrinks,
+    });
+    expect(e.message.split("\n")[0]).toMatch(
+      /^property failed after \d+ run\(s\), shrunk \d+ time\(s\); seed 1234 \(repeat with --seed 1234, path [0-9:]+\): expected 10 to be below 10$/,
+    );
     expect(e.message).toContain("\ncounterexample: [10]\n");
   });
 });

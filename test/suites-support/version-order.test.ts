@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { versionOrderProblems, type VersionedWrite } from "../../suites/support/version-order.js";
+import { type VersionedWrite, versionOrderProblems } from "../../suites/support/version-order.js";
 import { clientDuty } from "../support/client-duty.js";
 
 const w = (type: string, rv: string, what: string): VersionedWrite => ({ type, rv, what });

@@ -1,14 +1,7 @@
 import { Encoder, Tag } from "cbor-x";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  CborDecodeError,
-  CborSeqReader,
-  decodeCbor,
-  encodeCbor,
-  encodeCborSeq,
-  encodeWatchEventCbor,
-} from "../../lib/wire/cbor.js";
+import { CborDecodeError, CborSeqReader, decodeCbor, encodeCbor, encodeCborSeq, encodeWatchEventCbor } from "../../lib/wire/cbor.js";
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 const bytes = (h: string): Uint8Array => new Uint8Array(Buffer.from(h.replace(/\s+/g, ""), "hex"));
@@ -255,7 +248,10 @@ describe("application/cbor-seq watch streams", () => {
   });
 
   it("decodes a sequence written by another encoder (text strings, no inner tag)", () => {
-    const other = Buffer.concat([textEncoder.encode({ type: "ADDED", object: { a: 1 } }), textEncoder.encode({ type: "DELETED", object: new Tag({ a: 2 }, 55799) })]);
+    const other = Buffer.concat([
+      textEncoder.encode({ type: "ADDED", object: { a: 1 } }),
+      textEncoder.encode({ type: "DELETED", object: new Tag({ a: 2 }, 55799) }),
+    ]);
     expect(new CborSeqReader().push(new Uint8Array(other))).toEqual([
       { type: "ADDED", object: { a: 1 } },
       { type: "DELETED", object: { a: 2 } },

@@ -134,7 +134,11 @@ describe("parseJsonStrict: malformed input", () => {
 
   it("property: whatever JSON.parse rejects, parseJsonStrict rejects with a position inside the text", () => {
     const nearJson = fc
-      .tuple(fc.jsonValue().map((v) => JSON.stringify(v)), fc.nat(), fc.constantFrom("", ",", "}", "]", "{", '"', ":", "x", "\u0001", " ", "0"))
+      .tuple(
+        fc.jsonValue().map((v) => JSON.stringify(v)),
+        fc.nat(),
+        fc.constantFrom("", ",", "}", "]", "{", '"', ":", "x", "\u0001", " ", "0"),
+      )
       .map(([t, at, junk]) => {
         const i = at % (t.length + 1);
         return t.slice(0, i) + junk + t.slice(i + 1);

@@ -1,18 +1,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  type AcceptEntry,
   formatMediaType,
   isCbor,
   isCborSeq,
   isJson,
   isProtobuf,
   isYaml,
+  type MediaType,
   negotiate,
+  type Offer,
   parseAccept,
   parseMediaType,
-  type AcceptEntry,
-  type MediaType,
-  type Offer,
 } from "../../lib/wire/media-type.js";
 
 // kubectl 1.32.4's real Accept headers (wire-facts §6.1, kubectl-1.32-traces).
@@ -55,12 +55,22 @@ describe("parseMediaType / formatMediaType", () => {
     expect(parseMediaType(s)).toEqual(expected);
   });
 
-  it.each(["", "application", "application/", "/json", "*/json", "application/json;x", "application/json;x=", 'a/b;x="unterminated', "a/b;x=1;x=2", "a/b, c/d", "a b/c", "a/b;x=y z"])(
-    "rejects %j",
-    (s) => {
-      expect(parseMediaType(s)).toBeUndefined();
-    },
-  );
+  it.each([
+    "",
+    "application",
+    "application/",
+    "/json",
+    "*/json",
+    "application/json;x",
+    "application/json;x=",
+    'a/b;x="unterminated',
+    "a/b;x=1;x=2",
+    "a/b, c/d",
+    "a b/c",
+    "a/b;x=y z",
+  ])("rejects %j", (s) => {
+    expect(parseMediaType(s)).toBeUndefined();
+  });
 
   it("formats without spaces, as the server's Content-Type", () => {
     expect(formatMediaType(TABLE_V1)).toBe("application/json;as=Table;g=meta.k8s.io;v=v1");
@@ -150,7 +160,12 @@ describe("negotiate", () => {
     ["type/* beats */*", "*/*;q=0.5, application/*;q=0.5", [mt("text/plain"), YAML_OFFER], YAML_OFFER],
     ["unknown type: 406", "application/cbor", SERVER_OFFERS, undefined],
     ["charset on the range is fine", "application/json;charset=utf-8", SERVER_OFFERS, JSON_OFFER],
-    ["offer's stream=watch is fine", "application/vnd.kubernetes.protobuf", [mt("application/vnd.kubernetes.protobuf;stream=watch")], mt("application/vnd.kubernetes.protobuf;stream=watch")],
+    [
+      "offer's stream=watch is fine",
+      "application/vnd.kubernetes.protobuf",
+      [mt("application/vnd.kubernetes.protobuf;stream=watch")],
+      mt("application/vnd.kubernetes.protobuf;stream=watch"),
+    ],
     ["conflicting parameter value", "application/vnd.kubernetes.protobuf;stream=other", [mt("application/vnd.kubernetes.protobuf;stream=watch")], undefined],
     ["empty accept list", "garbage", SERVER_OFFERS, undefined],
   ];

@@ -32,9 +32,18 @@ describe("resourceVersion form and order (doc1 Versioning)", () => {
 });
 
 describe("non-decimal resourceVersions", () => {
-  clientDuty({ title: "tollgate refuses to order a version that is not a decimal, so only equality is ever tested", rules: ["doc1.versioning.rv-non-decimal-equality"] }, () => {
-    for (const [a, b] of [["abc", "abd"], ["1", "x"], ["0", "1"], ["01", "2"], ["10", "9.5"]] as const) {
-      expect(() => compareResourceVersions(a, b), `${a} vs ${b}`).toThrow(RangeError);
-    }
-  });
+  clientDuty(
+    { title: "tollgate refuses to order a version that is not a decimal, so only equality is ever tested", rules: ["doc1.versioning.rv-non-decimal-equality"] },
+    () => {
+      for (const [a, b] of [
+        ["abc", "abd"],
+        ["1", "x"],
+        ["0", "1"],
+        ["01", "2"],
+        ["10", "9.5"],
+      ] as const) {
+        expect(() => compareResourceVersions(a, b), `${a} vs ${b}`).toThrow(RangeError);
+      }
+    },
+  );
 });

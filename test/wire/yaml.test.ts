@@ -6,7 +6,11 @@ import { compareYamlKeys, formatGoFloat, fromYaml, toYaml, YamlDecodeError } fro
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const GOLDEN = resolve(ROOT, "../shared/reference/k8s-api-testdata/v1.35.0");
-const goldenPairs = existsSync(GOLDEN) ? readdirSync(GOLDEN).filter((f) => f.endsWith(".yaml")).sort() : [];
+const goldenPairs = existsSync(GOLDEN)
+  ? readdirSync(GOLDEN)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort()
+  : [];
 if (goldenPairs.length === 0) console.log(`yaml.test: golden files not found at ${GOLDEN}; the golden comparisons are skipped`);
 
 describe("toYaml against the real serializer's golden files (k8s-api-testdata v1.35.0)", () => {
@@ -25,7 +29,21 @@ describe("toYaml against the real serializer's golden files (k8s-api-testdata v1
 describe("toYaml", () => {
   it("sorts keys at every level, block style, sequences at the key's column", () => {
     expect(toYaml({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: "demo", labels: { b: "2", a: "1" } }, items: [{ z: 1, y: [1, 2] }] })).toBe(
-      ["apiVersion: v1", "items:", "- \"y\":", "  - 1", "  - 2", "  z: 1", "kind: ConfigMap", "metadata:", "  labels:", '    a: "1"', '    b: "2"', "  name: demo", ""].join("\n"),
+      [
+        "apiVersion: v1",
+        "items:",
+        '- "y":',
+        "  - 1",
+        "  - 2",
+        "  z: 1",
+        "kind: ConfigMap",
+        "metadata:",
+        "  labels:",
+        '    a: "1"',
+        '    b: "2"',
+        "  name: demo",
+        "",
+      ].join("\n"),
     );
   });
 
@@ -101,14 +119,38 @@ describe("toYaml", () => {
 describe("compareYamlKeys (the server's natural key order)", () => {
   const sorted = (keys: string[]): string[] => [...keys].sort(compareYamlKeys);
   it.each([
-    [["b", "a", "c"], ["a", "b", "c"]],
-    [["k10", "k9", "k1"], ["k1", "k9", "k10"]],
-    [["a10", "a2", "a1"], ["a1", "a2", "a10"]],
-    [["a01", "a1"], ["a1", "a01"]],
-    [["ab", "a-b", "a_b"], ["a-b", "a_b", "ab"]],
-    [["aZ", "a_"], ["a_", "aZ"]],
-    [["Name", "name", "apiVersion"], ["Name", "apiVersion", "name"]],
-    [["metadata", "meta"], ["meta", "metadata"]],
+    [
+      ["b", "a", "c"],
+      ["a", "b", "c"],
+    ],
+    [
+      ["k10", "k9", "k1"],
+      ["k1", "k9", "k10"],
+    ],
+    [
+      ["a10", "a2", "a1"],
+      ["a1", "a2", "a10"],
+    ],
+    [
+      ["a01", "a1"],
+      ["a1", "a01"],
+    ],
+    [
+      ["ab", "a-b", "a_b"],
+      ["a-b", "a_b", "ab"],
+    ],
+    [
+      ["aZ", "a_"],
+      ["a_", "aZ"],
+    ],
+    [
+      ["Name", "name", "apiVersion"],
+      ["Name", "apiVersion", "name"],
+    ],
+    [
+      ["metadata", "meta"],
+      ["meta", "metadata"],
+    ],
   ])("orders %j as %j", (input, expected) => {
     expect(sorted(input)).toEqual(expected);
   });

@@ -55,11 +55,7 @@ export const CONTROLLERS: readonly string[] = [
 ];
 
 /** "Disabled by default" (3): `*` does not start them; name them to enable them. */
-export const CONTROLLERS_DISABLED_BY_DEFAULT: readonly string[] = [
-  "bootstrap-signer-controller",
-  "selinux-warning-controller",
-  "token-cleaner-controller",
-];
+export const CONTROLLERS_DISABLED_BY_DEFAULT: readonly string[] = ["bootstrap-signer-controller", "selinux-warning-controller", "token-cleaner-controller"];
 
 /**
  * Names from before the controllers were renamed (1.28), which a real controller manager

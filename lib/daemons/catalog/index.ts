@@ -2,14 +2,14 @@
 import { controllerManagerTables } from "./controller-manager.js";
 import { gates } from "./gates.js";
 import { nodeAgentTables } from "./node-agent.js";
-import { realGateName, realOptionName, type Daemon, type GateSpec, type OptionSpec, type OptionTable } from "./types.js";
+import { type Daemon, type GateSpec, type OptionSpec, type OptionTable, realGateName, realOptionName } from "./types.js";
 
-export * from "./types.js";
-export { controllerManagerTables } from "./controller-manager.js";
-export { nodeAgentTables } from "./node-agent.js";
-export { ALPHA_GATES, BETA_OFF_GATES, BETA_ON_GATES, META_GATES, gates } from "./gates.js";
 export { INSECURE_CIPHER_SUITES, PREFERRED_CIPHER_SUITES } from "./ciphers.js";
+export { controllerManagerTables } from "./controller-manager.js";
 export { CONTROLLERS, CONTROLLERS_DISABLED_BY_DEFAULT, LEGACY_CONTROLLER_ALIASES } from "./controllers.js";
+export { ALPHA_GATES, BETA_OFF_GATES, BETA_ON_GATES, gates, META_GATES } from "./gates.js";
+export { nodeAgentTables } from "./node-agent.js";
+export * from "./types.js";
 
 export interface CatalogEntry {
   readonly spec: OptionSpec;

@@ -15,11 +15,19 @@ export function checkTls(view: OptionView, r: Report): void {
     r.error(lacks, pairRule, `${has} is given without ${lacks}: the certificate and its private key go together`);
   }
   if (cert && key && view.given("--cert-dir")) {
-    r.note("--cert-dir", cm ? "doc3.cm-general.cert-dir-ignored-with-files" : "doc3.agent-options.cert-dir-ignored-with-files", "--cert-dir is ignored because --tls-cert-file and --tls-private-key-file are given");
+    r.note(
+      "--cert-dir",
+      cm ? "doc3.cm-general.cert-dir-ignored-with-files" : "doc3.agent-options.cert-dir-ignored-with-files",
+      "--cert-dir is ignored because --tls-cert-file and --tls-private-key-file are given",
+    );
   }
   const min = view.raw("--tls-min-version");
   if (min === "VersionTLS10" || min === "VersionTLS11") {
-    r.warning("--tls-min-version", cm ? "doc3.cm-general.tls-min-version-legacy" : "doc3.agent-options.tls-min-version-legacy", `${min} admits TLS ${min === "VersionTLS10" ? "1.0" : "1.1"}, older than TLS 1.2: use VersionTLS12 or VersionTLS13`);
+    r.warning(
+      "--tls-min-version",
+      cm ? "doc3.cm-general.tls-min-version-legacy" : "doc3.agent-options.tls-min-version-legacy",
+      `${min} admits TLS ${min === "VersionTLS10" ? "1.0" : "1.1"}, older than TLS 1.2: use VersionTLS12 or VersionTLS13`,
+    );
   }
   for (const suite of view.list("--tls-cipher-suites") ?? []) {
     if (INSECURE_CIPHER_SUITES.includes(suite)) r.warning("--tls-cipher-suites", "doc3.tls.insecure-suites", `${suite} is on doc3's insecure list`);
@@ -32,7 +40,11 @@ export function checkVersionFlag(view: OptionView, r: Report): void {
   if (!view.given("--version") || v === undefined) return;
   const off = parseGoBool(v);
   if (off.ok && !off.value) return;
-  r.warning("--version", "doc3.versioning.version-flag", v.startsWith("v")
-    ? `--version=${v} sets the version the daemon reports`
-    : `--version${v === "true" ? "" : `=${v}`} prints the version and exits: the ${DAEMON_NAMES[view.line.daemon]} will not run`);
+  r.warning(
+    "--version",
+    "doc3.versioning.version-flag",
+    v.startsWith("v")
+      ? `--version=${v} sets the version the daemon reports`
+      : `--version${v === "true" ? "" : `=${v}`} prints the version and exits: the ${DAEMON_NAMES[view.line.daemon]} will not run`,
+  );
 }

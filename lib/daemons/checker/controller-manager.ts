@@ -4,7 +4,7 @@ import type { OptionView } from "../options/view.js";
 import { parseCidrList } from "../values/addresses.js";
 import { closest } from "../values/closest.js";
 import { formatDuration } from "../values/durations.js";
-import { compareMajorMinor, formatMajorMinor, parseMajorMinor, parseVersionSelectors, type MajorMinor } from "../values/versions.js";
+import { compareMajorMinor, formatMajorMinor, type MajorMinor, parseMajorMinor, parseVersionSelectors } from "../values/versions.js";
 import type { CheckOptions, Report } from "./check.js";
 import { checkVersionFlag } from "./common-options.js";
 
@@ -37,30 +37,54 @@ function checkCmGeneral(view: OptionView, r: Report): void {
   const renew = view.duration("--leader-elect-renew-deadline");
   if (lease !== undefined && renew !== undefined && renew >= lease) {
     const on = view.bool("--leader-elect") !== false;
-    r.add(on ? "error" : "warning", "--leader-elect-renew-deadline", "doc3.cm-general.renew-deadline-below-lease",
-      `renew deadline ${formatDuration(renew)} must be below the lease duration ${formatDuration(lease)}${on ? "" : " (harmless only while --leader-elect=false)"}`);
+    r.add(
+      on ? "error" : "warning",
+      "--leader-elect-renew-deadline",
+      "doc3.cm-general.renew-deadline-below-lease",
+      `renew deadline ${formatDuration(renew)} must be below the lease duration ${formatDuration(lease)}${on ? "" : " (harmless only while --leader-elect=false)"}`,
+    );
   }
 
   const securePort = view.int("--secure-port");
   if (securePort === 0) {
-    r.note("--secure-port", "doc3.cm-general.secure-port-zero-disables", "--secure-port=0 turns HTTPS off: /healthz, /readyz, /livez and metrics are not served");
+    r.note(
+      "--secure-port",
+      "doc3.cm-general.secure-port-zero-disables",
+      "--secure-port=0 turns HTTPS off: /healthz, /readyz, /livez and metrics are not served",
+    );
   }
   const serving = securePort !== 0;
   if (serving && !view.set("--tls-cert-file") && !view.set("--tls-private-key-file")) {
-    r.note("--tls-cert-file", "doc3.cm-general.self-signed-without-cert", "no --tls-cert-file/--tls-private-key-file: a self-signed pair is generated and saved in --cert-dir");
+    r.note(
+      "--tls-cert-file",
+      "doc3.cm-general.self-signed-without-cert",
+      "no --tls-cert-file/--tls-private-key-file: a self-signed pair is generated and saved in --cert-dir",
+    );
   }
   if (view.given("--http2-max-streams-per-connection") && view.int("--http2-max-streams-per-connection") === 0) {
     r.note("--http2-max-streams-per-connection", "doc3.cm-general.http2-max-streams-zero-default", "0 means the Go HTTP/2 server's own limit, not unlimited");
   }
   if (serving && !view.set("--authentication-kubeconfig")) {
-    r.note("--authentication-kubeconfig", "doc3.cm-general.authn-kubeconfig-empty-anonymous", "no --authentication-kubeconfig: every token request is anonymous and no client CA is looked up");
+    r.note(
+      "--authentication-kubeconfig",
+      "doc3.cm-general.authn-kubeconfig-empty-anonymous",
+      "no --authentication-kubeconfig: every token request is anonymous and no client CA is looked up",
+    );
   }
   if (serving && !view.set("--authorization-kubeconfig")) {
     const paths = (view.list("--authorization-always-allow-paths") ?? []).join(",");
-    r.note("--authorization-kubeconfig", "doc3.cm-general.authz-kubeconfig-empty-forbidden", `no --authorization-kubeconfig: every request outside the always-allow paths (${paths || "none"}) is forbidden`);
+    r.note(
+      "--authorization-kubeconfig",
+      "doc3.cm-general.authz-kubeconfig-empty-forbidden",
+      `no --authorization-kubeconfig: every request outside the always-allow paths (${paths || "none"}) is forbidden`,
+    );
   }
   if (view.set("--requestheader-client-ca-file") && (view.list("--requestheader-allowed-names") ?? []).length === 0) {
-    r.warning("--requestheader-allowed-names", "doc3.cm-general.requestheader-allowed-names-empty-any", "empty: any client certificate validated by --requestheader-client-ca-file may assert an identity through the request headers");
+    r.warning(
+      "--requestheader-allowed-names",
+      "doc3.cm-general.requestheader-allowed-names-empty-any",
+      "empty: any client certificate validated by --requestheader-client-ca-file may assert an identity through the request headers",
+    );
   }
   if (view.set("--master") && view.set("--kubeconfig")) {
     r.note("--master", "doc3.cm-general.master-overrides-kubeconfig", "--master overrides the server address in --kubeconfig");
@@ -93,13 +117,19 @@ function checkControllers(view: OptionView, r: Report): void {
       const c = closest(name, CONTROLLERS);
       r.error("--controllers", "doc3.cm-general.controllers-known-names", `unknown controller "${name}"${c ? ` (did you mean ${c}?)` : ""}`);
     } else if (disabledByDefault.has(name)) {
-      r.note("--controllers", "doc3.cm-general.controllers-disabled-by-default", e.startsWith("-")
-        ? `${name} is already disabled by default`
-        : `${name} is disabled by default; naming it enables it`);
+      r.note(
+        "--controllers",
+        "doc3.cm-general.controllers-disabled-by-default",
+        e.startsWith("-") ? `${name} is already disabled by default` : `${name} is disabled by default; naming it enables it`,
+      );
     }
   }
   if (!entries.includes("*")) {
-    r.warning("--controllers", "doc3.cm-general.controllers-syntax", "no \"*\": only the controllers named here run; write \"*,-name\" to keep the on-by-default ones");
+    r.warning(
+      "--controllers",
+      "doc3.cm-general.controllers-syntax",
+      'no "*": only the controllers named here run; write "*,-name" to keep the on-by-default ones',
+    );
   }
 }
 
@@ -130,7 +160,11 @@ function checkCmVersions(view: OptionView, r: Report): void {
   if (view.given("--min-compatibility-version")) {
     const min = kubeVersion(view, "--min-compatibility-version", r, "doc3.cm-general.min-compat-range");
     if (min && compareMajorMinor(min, emulated) > 0) {
-      r.error("--min-compatibility-version", "doc3.cm-general.min-compat-not-above-emulated", `kube=${formatMajorMinor(min)} is above the emulated version ${formatMajorMinor(emulated)}`);
+      r.error(
+        "--min-compatibility-version",
+        "doc3.cm-general.min-compat-not-above-emulated",
+        `kube=${formatMajorMinor(min)} is above the emulated version ${formatMajorMinor(emulated)}`,
+      );
     }
   }
   const hidden = view.raw("--show-hidden-metrics-for-version");
@@ -138,7 +172,11 @@ function checkCmVersions(view: OptionView, r: Report): void {
     const p = parseMajorMinor(hidden);
     const previous = { major: emulated.major, minor: emulated.minor - 1 };
     if (p.ok && compareMajorMinor(p.value, previous) !== 0) {
-      r.error("--show-hidden-metrics-for-version", "doc3.cm-general.show-hidden-metrics-previous-minor", `${hidden} is not the previous minor version: with version ${formatMajorMinor(emulated)} only ${formatMajorMinor(previous)} is accepted`);
+      r.error(
+        "--show-hidden-metrics-for-version",
+        "doc3.cm-general.show-hidden-metrics-previous-minor",
+        `${hidden} is not the previous minor version: with version ${formatMajorMinor(emulated)} only ${formatMajorMinor(previous)} is accepted`,
+      );
     }
   }
 }
@@ -160,18 +198,31 @@ function checkCmBehaviour(view: OptionView, r: Report, options: CheckOptions): v
     const rule = "doc3.cm-behaviour.node-cidr-mask-default-by-family";
     const single = view.int("--node-cidr-mask-size");
     if (cidrs.value.length === 2 && view.given("--node-cidr-mask-size")) {
-      r.warning("--node-cidr-mask-size", rule, "applies to a single-stack --cluster-cidr; a dual-stack one uses --node-cidr-mask-size-ipv4 and --node-cidr-mask-size-ipv6");
+      r.warning(
+        "--node-cidr-mask-size",
+        rule,
+        "applies to a single-stack --cluster-cidr; a dual-stack one uses --node-cidr-mask-size-ipv4 and --node-cidr-mask-size-ipv6",
+      );
     } else if (cidrs.value.length === 1) {
       const family = cidrs.value[0]?.family;
-      if (single === undefined) r.note("--node-cidr-mask-size", rule, `not given: the IPv${family} --cluster-cidr gets the default mask ${family === 4 ? 24 : 64}`);
+      if (single === undefined)
+        r.note("--node-cidr-mask-size", rule, `not given: the IPv${family} --cluster-cidr gets the default mask ${family === 4 ? 24 : 64}`);
       else if (family === 4 && single > 32) r.error("--node-cidr-mask-size", rule, `${single} is no IPv4 mask size, and --cluster-cidr is IPv4`);
     }
   }
   if (view.bool("--enable-garbage-collector") === false) {
-    r.warning("--enable-garbage-collector", "doc3.cm-behaviour.gc-matches-apiserver", "false: the API server must be started with garbage collection off as well");
+    r.warning(
+      "--enable-garbage-collector",
+      "doc3.cm-behaviour.gc-matches-apiserver",
+      "false: the API server must be started with garbage collection off as well",
+    );
   }
   if (view.bool("--enable-hostpath-provisioner") === true) {
-    r.warning("--enable-hostpath-provisioner", "doc3.cm-behaviour.hostpath-provisioner-test-only", "host-path provisioning is for testing only, not for a real cluster");
+    r.warning(
+      "--enable-hostpath-provisioner",
+      "doc3.cm-behaviour.hostpath-provisioner-test-only",
+      "host-path provisioning is for testing only, not for a real cluster",
+    );
   }
   for (const [name] of view.line.byName) {
     if (view.entry(name).spec.purpose === "development") {
@@ -184,27 +235,47 @@ function checkCmBehaviour(view: OptionView, r: Report, options: CheckOptions): v
   }
   const grace = view.duration("--node-monitor-grace-period");
   if (grace !== undefined && grace <= HTTP2_PING_PLUS_READ_IDLE) {
-    r.warning("--node-monitor-grace-period", "doc3.cm-behaviour.node-monitor-grace-above-http2", `${formatDuration(grace)} must exceed the HTTP/2 ping plus read-idle timeouts (${formatDuration(HTTP2_PING_PLUS_READ_IDLE)} with the client defaults)`);
+    r.warning(
+      "--node-monitor-grace-period",
+      "doc3.cm-behaviour.node-monitor-grace-above-http2",
+      `${formatDuration(grace)} must exceed the HTTP/2 ping plus read-idle timeouts (${formatDuration(HTTP2_PING_PLUS_READ_IDLE)} with the client defaults)`,
+    );
   }
   if (!options.peer && view.given("--node-monitor-grace-period") && grace !== undefined && grace % AGENT_DEFAULT_STATUS_UPDATE_FREQUENCY !== 0n) {
-    r.warning("--node-monitor-grace-period", "doc3.cm-behaviour.node-monitor-grace-multiple", `${formatDuration(grace)} is not a multiple of the node agent's default --node-status-update-frequency (${formatDuration(AGENT_DEFAULT_STATUS_UPDATE_FREQUENCY)}); check both command lines together to compare the real values`);
+    r.warning(
+      "--node-monitor-grace-period",
+      "doc3.cm-behaviour.node-monitor-grace-multiple",
+      `${formatDuration(grace)} is not a multiple of the node agent's default --node-status-update-frequency (${formatDuration(AGENT_DEFAULT_STATUS_UPDATE_FREQUENCY)}); check both command lines together to compare the real values`,
+    );
   }
   const secondary = view.float("--secondary-node-eviction-rate");
   if (view.given("--secondary-node-eviction-rate") && secondary !== undefined && secondary > 0) {
-    r.note("--secondary-node-eviction-rate", "doc3.cm-behaviour.secondary-eviction-small-clusters", `applies only above --large-cluster-size-threshold (${view.int("--large-cluster-size-threshold") ?? "?"} nodes); smaller clusters use 0`);
+    r.note(
+      "--secondary-node-eviction-rate",
+      "doc3.cm-behaviour.secondary-eviction-small-clusters",
+      `applies only above --large-cluster-size-threshold (${view.int("--large-cluster-size-threshold") ?? "?"} nodes); smaller clusters use 0`,
+    );
   }
   if (view.given("--large-cluster-size-threshold")) {
     r.note("--large-cluster-size-threshold", "doc3.cm-behaviour.large-cluster-per-zone", "counts nodes per zone in a multi-zone cluster");
   }
   if (view.given("--unhealthy-zone-threshold")) {
-    r.note("--unhealthy-zone-threshold", "doc3.cm-behaviour.unhealthy-zone-min-3", "a zone counts as unhealthy only with at least 3 not-Ready nodes, whatever the fraction");
+    r.note(
+      "--unhealthy-zone-threshold",
+      "doc3.cm-behaviour.unhealthy-zone-min-3",
+      "a zone counts as unhealthy only with at least 3 not-Ready nodes, whatever the fraction",
+    );
   }
   const gcThreshold = view.int("--terminated-pod-gc-threshold");
   if (gcThreshold !== undefined && gcThreshold <= 0) {
     r.note("--terminated-pod-gc-threshold", "doc3.cm-behaviour.terminated-pod-gc-nonpositive-disables", `${gcThreshold} turns terminated-pod collection off`);
   }
   if (view.bool("--disable-force-detach-on-timeout") === true) {
-    r.warning("--disable-force-detach-on-timeout", "doc3.cm-behaviour.force-detach-needs-graceful-shutdown", "volumes are no longer force-detached on timeout: node failures must be handled by graceful node shutdown");
+    r.warning(
+      "--disable-force-detach-on-timeout",
+      "doc3.cm-behaviour.force-detach-needs-graceful-shutdown",
+      "volumes are no longer force-detached on timeout: node failures must be handled by graceful node shutdown",
+    );
   }
 }
 
@@ -216,8 +287,16 @@ interface SigningPair {
 
 const SIGNING_PAIRS: readonly SigningPair[] = [
   { cert: "--cluster-signing-cert-file", key: "--cluster-signing-key-file" },
-  { cert: "--cluster-signing-kube-apiserver-client-cert-file", key: "--cluster-signing-kube-apiserver-client-key-file", signer: `${SIGNER_DOMAIN}/kube-apiserver-client` },
-  { cert: "--cluster-signing-kubelet-client-cert-file", key: "--cluster-signing-kubelet-client-key-file", signer: `${SIGNER_DOMAIN}/kube-apiserver-client-kubelet` },
+  {
+    cert: "--cluster-signing-kube-apiserver-client-cert-file",
+    key: "--cluster-signing-kube-apiserver-client-key-file",
+    signer: `${SIGNER_DOMAIN}/kube-apiserver-client`,
+  },
+  {
+    cert: "--cluster-signing-kubelet-client-cert-file",
+    key: "--cluster-signing-kubelet-client-key-file",
+    signer: `${SIGNER_DOMAIN}/kube-apiserver-client-kubelet`,
+  },
   { cert: "--cluster-signing-kubelet-serving-cert-file", key: "--cluster-signing-kubelet-serving-key-file", signer: `${SIGNER_DOMAIN}/kubelet-serving` },
   { cert: "--cluster-signing-legacy-unknown-cert-file", key: "--cluster-signing-legacy-unknown-key-file", signer: `${SIGNER_DOMAIN}/legacy-unknown` },
 ];
@@ -238,7 +317,12 @@ function checkCmSigning(view: OptionView, r: Report): void {
   if (view.set(generic.cert) || view.set(generic.key)) {
     for (const pair of specific) {
       for (const name of [pair.cert, pair.key]) {
-        if (view.set(name)) r.error(name, "doc3.cm-signing.generic-excludes-specific", `cannot be combined with ${generic.cert}/${generic.key}: set either the generic pair or the signer-specific ones`);
+        if (view.set(name))
+          r.error(
+            name,
+            "doc3.cm-signing.generic-excludes-specific",
+            `cannot be combined with ${generic.cert}/${generic.key}: set either the generic pair or the signer-specific ones`,
+          );
       }
     }
   }

@@ -3,10 +3,11 @@
  * daemon is first checked on its own (without the comparisons against the other's doc3
  * defaults, which the real values replace here).
  */
-import { analyze, type Analysis } from "./index.js";
+
 import type { Daemon } from "../catalog/index.js";
-import { sortFindings, type Finding } from "./findings.js";
 import { formatDuration } from "../values/durations.js";
+import { type Finding, sortFindings } from "./findings.js";
+import { type Analysis, analyze } from "./index.js";
 
 export interface DaemonFinding extends Finding {
   /** The command line the finding is about; "both" for the rules across the two. */

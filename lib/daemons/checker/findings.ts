@@ -16,9 +16,7 @@ export interface Finding {
 /** Severity first, then option, then rule: the order of both output forms, independent of the order of checks. */
 export function sortFindings<T extends Finding>(findings: readonly T[]): T[] {
   const rank = (s: Severity): number => SEVERITIES.indexOf(s);
-  return [...findings].sort(
-    (a, b) => rank(a.severity) - rank(b.severity) || cmp(a.option, b.option) || cmp(a.rule, b.rule) || cmp(a.message, b.message),
-  );
+  return [...findings].sort((a, b) => rank(a.severity) - rank(b.severity) || cmp(a.option, b.option) || cmp(a.rule, b.rule) || cmp(a.message, b.message));
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

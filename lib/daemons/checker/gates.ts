@@ -1,5 +1,5 @@
 /** Feature gates: the entries of --feature-gates, each with its rule and what it means, and the options a gate must be on for. */
-import { gatesByName, realGateName, type GateEntry } from "../catalog/index.js";
+import { type GateEntry, gatesByName, realGateName } from "../catalog/index.js";
 import { readGateEntries } from "../options/gate-entries.js";
 import type { OptionView } from "../options/view.js";
 import { parseQuantity } from "../values/quantities.js";
@@ -65,13 +65,16 @@ export function readGates(view: OptionView, gates: GateView, r: Report): void {
 function noteGate(entry: GateEntry, value: boolean, r: Report): void {
   const { spec, realName } = entry;
   if (spec.list === "meta") {
-    if (realName === "AllAlpha" && value) r.warning("--feature-gates", "doc3.versioning.alpha-gate-enabled", "AllAlpha=true turns on every alpha gate not set by name");
-    else if (realName === "AllBeta") r.note("--feature-gates", "doc3.versioning.all-beta-meta-gate", `AllBeta=${value} sets every beta gate not set by name to ${value}`);
+    if (realName === "AllAlpha" && value)
+      r.warning("--feature-gates", "doc3.versioning.alpha-gate-enabled", "AllAlpha=true turns on every alpha gate not set by name");
+    else if (realName === "AllBeta")
+      r.note("--feature-gates", "doc3.versioning.all-beta-meta-gate", `AllBeta=${value} sets every beta gate not set by name to ${value}`);
     else r.note("--feature-gates", "doc3.versioning.all-alpha-meta-gate", "AllAlpha=false is the default");
     return;
   }
   if (spec.stage === "alpha") {
-    if (value) r.warning("--feature-gates", "doc3.versioning.alpha-gate-enabled", `${realName} is an alpha gate: ${realName}=true turns on an alpha-stage feature`);
+    if (value)
+      r.warning("--feature-gates", "doc3.versioning.alpha-gate-enabled", `${realName} is an alpha gate: ${realName}=true turns on an alpha-stage feature`);
     else r.note("--feature-gates", "doc3.versioning.alpha-default-false", `${realName}=false is the default (alpha gates are off)`);
     return;
   }

@@ -6,12 +6,12 @@
  * names the doc3 rule it comes from.
  */
 import type { Daemon } from "../catalog/index.js";
-import { readCommandLine, type CommandLine } from "../options/command-line.js";
+import { type CommandLine, readCommandLine } from "../options/command-line.js";
 import { OptionView } from "../options/view.js";
-import { Report, type CheckOptions } from "./check.js";
+import { type CheckOptions, Report } from "./check.js";
 import { checkTls } from "./common-options.js";
 import { checkControllerManager } from "./controller-manager.js";
-import { sortFindings, type Finding } from "./findings.js";
+import { type Finding, sortFindings } from "./findings.js";
 import { checkGatedOptions, GateView, readGates } from "./gates.js";
 import { checkNodeAgent } from "./node-agent.js";
 import { checkDefaults, checkValues } from "./values.js";

@@ -1,6 +1,7 @@
 /** The node agent's rules: deprecated flags and --config, modes, serving, resources, limits, the credential provider directory. */
-import type { OptionView } from "../options/view.js";
+
 import { credentialConfigMergePlan, readDirEntries } from "../credential-config.js";
+import type { OptionView } from "../options/view.js";
 import { parseCidr } from "../values/addresses.js";
 import { formatDuration } from "../values/durations.js";
 import { formatNano, parseQuantity, parseReservedMemory } from "../values/quantities.js";
@@ -65,7 +66,11 @@ function checkAgentDeprecation(view: OptionView, r: Report): void {
   for (const [name] of view.line.byName) {
     const { spec } = view.entry(name);
     if (spec.removal) {
-      r.warning(name, "doc3.agent-options.removal-scheduled", `deprecated and scheduled for removal in ${spec.removal}; this is 1.35, so it may be gone already`);
+      r.warning(
+        name,
+        "doc3.agent-options.removal-scheduled",
+        `deprecated and scheduled for removal in ${spec.removal}; this is 1.35, so it may be gone already`,
+      );
     } else if (spec.replacedBy) {
       r.warning(name, "doc3.agent-options.gc-flags-use-eviction", `deprecated: use the ${spec.replacedBy} (--eviction-hard, --eviction-soft) instead`);
     } else if (!spec.notDeprecated) {
@@ -74,13 +79,21 @@ function checkAgentDeprecation(view: OptionView, r: Report): void {
     if (!spec.notDeprecated) deprecatedGiven.push(name);
   }
   if (view.given("--config") && deprecatedGiven.length > 0) {
-    r.note("--config", "doc3.service.agent-flags-override-config", `${deprecatedGiven.join(", ")} override${deprecatedGiven.length === 1 ? "s" : ""} the value in the --config file`);
+    r.note(
+      "--config",
+      "doc3.service.agent-flags-override-config",
+      `${deprecatedGiven.join(", ")} override${deprecatedGiven.length === 1 ? "s" : ""} the value in the --config file`,
+    );
   }
   if (!view.given("--config")) {
     r.note("--config", "doc3.agent-options.config-flags-override", "no --config: built-in defaults apply wherever no flag is given");
   }
   if (view.given("--config-dir")) {
-    r.note("--config-dir", "doc3.agent-options.config-dir-overrides", "drop-ins in --config-dir override the defaults and the --config file; flags still override both");
+    r.note(
+      "--config-dir",
+      "doc3.agent-options.config-dir-overrides",
+      "drop-ins in --config-dir override the defaults and the --config file; flags still override both",
+    );
   }
 }
 
@@ -90,7 +103,7 @@ function checkAgentModes(view: OptionView, r: Report): void {
     r.note("--kubeconfig", "doc3.agent-options.kubeconfig-mode", "no --kubeconfig: the node agent runs standalone, with pods only from files or URLs");
   }
   if (view.raw("--node-ip") === "::") {
-    r.note("--node-ip", "doc3.agent-options.node-ip-family", "\"::\" picks the default IPv6 address, falling back to IPv4");
+    r.note("--node-ip", "doc3.agent-options.node-ip-family", '"::" picks the default IPv6 address, falling back to IPv4');
   }
   const labels = view.pairs("--node-labels");
   for (const key of labels?.keys() ?? []) {
@@ -105,7 +118,12 @@ function checkAgentModes(view: OptionView, r: Report): void {
   }
   const podCidr = view.raw("--pod-cidr");
   if (podCidr) {
-    if (apiServerMode) r.warning("--pod-cidr", "doc3.agent-options.pod-cidr-standalone", "used only in standalone mode; with --kubeconfig the pod CIDR comes from the node object");
+    if (apiServerMode)
+      r.warning(
+        "--pod-cidr",
+        "doc3.agent-options.pod-cidr-standalone",
+        "used only in standalone mode; with --kubeconfig the pod CIDR comes from the node object",
+      );
     const c = parseCidr(podCidr);
     if (c.ok && c.value.family === 6 && c.value.prefix < 112) {
       r.note("--pod-cidr", "doc3.agent-options.pod-cidr-standalone", `an IPv6 pod CIDR yields at most 65536 addresses, however large /${c.value.prefix} is`);
@@ -133,13 +151,25 @@ function checkAgentServing(view: OptionView, r: Report): void {
     r.note("--healthz-port", "doc3.agent-options.healthz-port-zero-disables", "0 turns the local health server off");
   }
   if (view.bool("--enable-server") !== false && view.bool("--anonymous-auth") === true && view.raw("--authorization-mode") === "AlwaysAllow") {
-    r.warning("--anonymous-auth", "doc3.auth.agent-anonymous-always-allow", "anonymous requests with --authorization-mode=AlwaysAllow: anyone who reaches the main port may do anything there; use --anonymous-auth=false and --authorization-mode=Webhook");
+    r.warning(
+      "--anonymous-auth",
+      "doc3.auth.agent-anonymous-always-allow",
+      "anonymous requests with --authorization-mode=AlwaysAllow: anyone who reaches the main port may do anything there; use --anonymous-auth=false and --authorization-mode=Webhook",
+    );
   }
   const idle = view.duration("--streaming-connection-idle-timeout");
   if (idle === 0n) {
-    r.note("--streaming-connection-idle-timeout", "doc3.agent-options.streaming-idle-zero-none", "0 means no idle timeout (connections still end after 4 hours)");
+    r.note(
+      "--streaming-connection-idle-timeout",
+      "doc3.agent-options.streaming-idle-zero-none",
+      "0 means no idle timeout (connections still end after 4 hours)",
+    );
   } else if (idle !== undefined && idle > 4n * 3_600_000_000_000n) {
-    r.warning("--streaming-connection-idle-timeout", "doc3.limits.agent-connection-max-4h", `${formatDuration(idle)} has no effect beyond 4h0m0s: every connection to the node agent ends after 4 hours`);
+    r.warning(
+      "--streaming-connection-idle-timeout",
+      "doc3.limits.agent-connection-max-4h",
+      `${formatDuration(idle)} has no effect beyond 4h0m0s: every connection to the node agent ends after 4 hours`,
+    );
   }
   for (const name of ["--container-runtime-endpoint", "--image-service-endpoint"]) {
     const v = view.raw(name);
@@ -162,9 +192,16 @@ function checkAgentResources(view: OptionView, r: Report): void {
   const enforce = view.list("--enforce-node-allocatable");
   if (enforce) {
     if (enforce.includes("none") && enforce.length > 1) {
-      r.error("--enforce-node-allocatable", "doc3.agent-options.enforce-allocatable-none-alone", `"none" must stand alone, not with ${enforce.filter((e) => e !== "none").join(", ")}`);
+      r.error(
+        "--enforce-node-allocatable",
+        "doc3.agent-options.enforce-allocatable-none-alone",
+        `"none" must stand alone, not with ${enforce.filter((e) => e !== "none").join(", ")}`,
+      );
     }
-    for (const [variant, cgroup] of [["system-reserved", "--system-reserved-cgroup"], ["kube-reserved", "--kube-reserved-cgroup"]] as const) {
+    for (const [variant, cgroup] of [
+      ["system-reserved", "--system-reserved-cgroup"],
+      ["kube-reserved", "--kube-reserved-cgroup"],
+    ] as const) {
       const asked = enforce.filter((e) => e === variant || e === `${variant}-compressible`);
       if (asked.length > 0 && view.known(cgroup) && !view.set(cgroup)) {
         r.error("--enforce-node-allocatable", "doc3.agent-options.enforce-allocatable-needs-cgroups", `${asked.join(", ")} needs ${cgroup}`);
@@ -196,7 +233,11 @@ function checkAgentResources(view: OptionView, r: Report): void {
   }
   for (const entry of view.list("--allowed-unsafe-sysctls") ?? []) {
     if (entry === "" || entry.slice(0, -1).includes("*")) {
-      r.error("--allowed-unsafe-sysctls", "doc3.agent-options.unsafe-sysctls-patterns", `"${entry}": entries are sysctl names or patterns with one * at the end`);
+      r.error(
+        "--allowed-unsafe-sysctls",
+        "doc3.agent-options.unsafe-sysctls-patterns",
+        `"${entry}": entries are sysctl names or patterns with one * at the end`,
+      );
     }
   }
   const stats = view.duration("--volume-stats-agg-period");
@@ -228,13 +269,22 @@ function checkReservedMemory(view: OptionView, r: Report, kube: Map<string, stri
   if (expected === reserved) return;
   const detail = `--reserved-memory reserves ${formatNano(reserved)} of memory, but --kube-reserved (${formatNano(parts[0] as bigint)}) + --system-reserved (${formatNano(parts[1] as bigint)}) + the hard eviction threshold (${formatNano(parts[2] as bigint)}) make ${formatNano(expected)}`;
   if (view.given("--eviction-hard")) r.error("--reserved-memory", "doc3.agent-options.reserved-memory-sums", detail);
-  else r.warning("--reserved-memory", "doc3.agent-options.reserved-memory-sums", `${detail}; doc3 gives --eviction-hard no default, but a real node agent defaults to memory.available<100Mi: give --eviction-hard explicitly`);
+  else
+    r.warning(
+      "--reserved-memory",
+      "doc3.agent-options.reserved-memory-sums",
+      `${detail}; doc3 gives --eviction-hard no default, but a real node agent defaults to memory.available<100Mi: give --eviction-hard explicitly`,
+    );
 }
 
 function checkAgentLimits(view: OptionView, r: Report, options: CheckOptions): void {
   const freq = view.duration("--node-status-update-frequency");
   if (!options.peer && view.given("--node-status-update-frequency") && freq !== undefined && freq > 0n && CM_DEFAULT_NODE_MONITOR_GRACE % freq !== 0n) {
-    r.warning("--node-status-update-frequency", "doc3.agent-options.status-frequency-vs-grace", `${formatDuration(freq)} does not divide the controller manager's default --node-monitor-grace-period (${formatDuration(CM_DEFAULT_NODE_MONITOR_GRACE)}); check both command lines together to compare the real values`);
+    r.warning(
+      "--node-status-update-frequency",
+      "doc3.agent-options.status-frequency-vs-grace",
+      `${formatDuration(freq)} does not divide the controller manager's default --node-monitor-grace-period (${formatDuration(CM_DEFAULT_NODE_MONITOR_GRACE)}); check both command lines together to compare the real values`,
+    );
   }
   if (view.given("--node-status-max-images") && view.int("--node-status-max-images") === -1) {
     r.note("--node-status-max-images", "doc3.agent-options.node-status-max-images", "-1: every image is reported in the node status");

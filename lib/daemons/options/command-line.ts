@@ -7,7 +7,7 @@
  * problem; this reader goes on, to report them all. It says what is wrong, not which doc3
  * rule that breaks: that is the checker's word.
  */
-import { catalogs, DAEMON_NAMES, type CatalogEntry, type Daemon, type DaemonCatalog } from "../catalog/index.js";
+import { type CatalogEntry, catalogs, DAEMON_NAMES, type Daemon, type DaemonCatalog } from "../catalog/index.js";
 import { closest } from "../values/closest.js";
 import { parseGoBool } from "../values/go-scalars.js";
 import { parseProblem } from "./parse-value.js";

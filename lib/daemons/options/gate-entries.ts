@@ -4,9 +4,9 @@
  * knows by its real name; a real daemon refuses to start on any other entry. The checker
  * gives each kind of problem its doc3 rule; the emulated daemons only need to know there is one.
  */
-import { gatesByDoc3Name, gatesByName, type Daemon, type GateEntry } from "../catalog/index.js";
+import { type Daemon, type GateEntry, gatesByDoc3Name, gatesByName } from "../catalog/index.js";
 import { closest } from "../values/closest.js";
-import { parseGateEntry, type GateProblem, type GateSetting } from "../values/gates.js";
+import { type GateProblem, type GateSetting, parseGateEntry } from "../values/gates.js";
 
 export type GateEntryProblem = GateProblem | "unknown-component" | "doc3-name" | "unknown-gate";
 

@@ -12,9 +12,9 @@ import { parseTaints } from "../values/cluster-names.js";
 import { parseDuration } from "../values/durations.js";
 import { parseGoBool, parseGoFloat, parseGoInt } from "../values/go-scalars.js";
 import { parseCpuList, parseHeaders, parsePairs, parseVmodule, splitCsv } from "../values/lists.js";
+import type { Parse } from "../values/parse.js";
 import { parseQuantity, parseReservedMemory } from "../values/quantities.js";
 import { parseSniCertKey } from "../values/tls.js";
-import type { Parse } from "../values/parse.js";
 import { parseMajorMinor, parseVersionSelectors } from "../values/versions.js";
 import { readGateEntries } from "./gate-entries.js";
 

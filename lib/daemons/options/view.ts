@@ -11,7 +11,7 @@ import type { CatalogEntry, Daemon } from "../catalog/index.js";
 import { parseDuration } from "../values/durations.js";
 import { parseGoBool, parseGoFloat, parseGoInt } from "../values/go-scalars.js";
 import { parsePairs, splitCsv } from "../values/lists.js";
-import { readCommandLine, type CommandLine, type Occurrence } from "./command-line.js";
+import { type CommandLine, type Occurrence, readCommandLine } from "./command-line.js";
 
 /** What the values a node agent leaves to its --config file read as: unknown, or doc3's defaults. */
 export type ConfigFileValues = "unknown" | "doc3-defaults";

@@ -5,7 +5,8 @@ const QUALIFIED_NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 
 /** Kubernetes' DNS-1123 subdomain: a label key's prefix, a Node's name. */
-export const isDns1123Subdomain = (s: string): boolean => s.length > 0 && s.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(s);
+export const isDns1123Subdomain = (s: string): boolean =>
+  s.length > 0 && s.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(s);
 
 /** A label or taint key: `[prefix/]name`, prefix a DNS subdomain of at most 253, name at most 63. */
 export function checkQualifiedName(key: string): string | undefined {
@@ -23,7 +24,8 @@ export function checkQualifiedName(key: string): string | undefined {
 }
 
 export function checkLabelValue(value: string): string | undefined {
-  if (value.length > 63 || !LABEL_VALUE.test(value)) return `"${value}" is not a label value (at most 63 characters, alphanumeric at both ends, with -, _ or . inside)`;
+  if (value.length > 63 || !LABEL_VALUE.test(value))
+    return `"${value}" is not a label value (at most 63 characters, alphanumeric at both ends, with -, _ or . inside)`;
   return undefined;
 }
 

@@ -70,6 +70,6 @@ function fraction(v: bigint, size: bigint): string {
   const whole = v / size;
   const rem = v % size;
   if (rem === 0n) return `${whole}`;
-  const digits = (size.toString().length - 1);
+  const digits = size.toString().length - 1;
   return `${whole}.${rem.toString().padStart(digits, "0").replace(/0+$/, "")}`;
 }

@@ -29,7 +29,11 @@ export function parseGateEntry(text: string, withComponents: boolean): { ok: tru
   const colon = name.indexOf(":");
   let component: string | undefined;
   if (colon >= 0 && !withComponents) {
-    return { ok: false, problem: "component", error: `"${text}": gates are written Name=<bool> here, without a component (${name.slice(colon + 1)}=${valueText})` };
+    return {
+      ok: false,
+      problem: "component",
+      error: `"${text}": gates are written Name=<bool> here, without a component (${name.slice(colon + 1)}=${valueText})`,
+    };
   }
   if (withComponents) {
     component = colon < 0 ? "kube" : name.slice(0, colon).trim();

@@ -1,6 +1,7 @@
 /** Go integers, floats and booleans, as strconv reads them for pflag's int, float and bool flags. */
-import { fail, ok, type Parse } from "./parse.js";
+
 import { parseGoBool as goBool } from "../../wire/go-strconv.js";
+import { fail, ok, type Parse } from "./parse.js";
 
 /**
  * strconv.ParseInt(s, 0, bits), which pflag uses for int and int32 flags: decimal, `0x` hex,

@@ -62,7 +62,10 @@ export function formatNano(nano: bigint): string {
 /** `--reserved-memory 0:memory=1Gi,hugepages-1M=2Gi`, several NUMA nodes separated by `;` or given as repeated options. */
 export function parseReservedMemory(v: string): Parse<Map<number, Map<string, bigint>>> {
   const out = new Map<number, Map<string, bigint>>();
-  for (const part of v.split(";").map((x) => x.trim()).filter((x) => x !== "")) {
+  for (const part of v
+    .split(";")
+    .map((x) => x.trim())
+    .filter((x) => x !== "")) {
     const m = /^(\d+):(.+)$/.exec(part);
     if (!m) return fail(`"${part}": expected <NUMA node>:<resource>=<quantity>,...`);
     const pairs = parsePairs(m[2] as string);

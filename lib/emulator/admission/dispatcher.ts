@@ -23,16 +23,17 @@
  * request's user is a fixed administrator (the emulator does not authenticate); no audit
  * annotations; the request's own deadline is not passed on.
  */
-import jsonpatch from "fast-json-patch";
+
 import type { Operation as PatchOperation } from "fast-json-patch";
-import { StatusError, badRequest, internalError } from "../apimachinery/api-errors.js";
+import jsonpatch from "fast-json-patch";
+import { makeStatus, type StatusDetails } from "../../wire/status.js";
+import { badRequest, internalError, StatusError } from "../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../apimachinery/go-json-errors.js";
 import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject } from "../apimachinery/json.js";
 import { asKubeObject } from "../apimachinery/object-meta.js";
-import { makeStatus, type StatusDetails } from "../../wire/status.js";
 import { DecodeError, decodeObject, type StructShape } from "../apimachinery/typed-json.js";
-import { isExempt, webhookApplies, type MatchAttributes } from "./matching.js";
-import { InvalidReviewResponse, readReviewResponse, reviewRequest, reviewVersionFor, type ReviewAttributes, type ReviewResponse } from "./review.js";
+import { isExempt, type MatchAttributes, webhookApplies } from "./matching.js";
+import { InvalidReviewResponse, type ReviewAttributes, type ReviewResponse, readReviewResponse, reviewRequest, reviewVersionFor } from "./review.js";
 import { CallFailure, postWebhook, unexpectedStatusText, type WebhookPoster } from "./webhook-client.js";
 import type { Webhook, WebhookSource } from "./webhooks.js";
 
@@ -44,7 +45,10 @@ export interface AdmissionAttributes extends ReviewAttributes, MatchAttributes {
 
 /** ErrCallingWebhook: a failure the failurePolicy decides about. */
 class CallingWebhookError extends Error {
-  constructor(readonly hook: Webhook, reason: string) {
+  constructor(
+    readonly hook: Webhook,
+    reason: string,
+  ) {
     super(`failed calling webhook ${JSON.stringify(hook.name)}: ${reason}`);
     this.name = "CallingWebhookError";
   }
@@ -87,7 +91,8 @@ export class AdmissionDispatcher {
       if (hook.sideEffects !== "None" && hook.sideEffects !== "NoneOnDryRun") throw dryRunUnsupported(hook.name);
     }
     const version = reviewVersionFor(hook.admissionReviewVersions);
-    if (!version) throw new CallingWebhookError(hook, "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)");
+    if (!version)
+      throw new CallingWebhookError(hook, "could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)");
     const sent = reviewRequest(version, a);
     let answer: Awaited<ReturnType<typeof this.post>>;
     try {
@@ -118,15 +123,20 @@ export class AdmissionDispatcher {
     } catch (e) {
       throw new CallingWebhookError(hook, `received undecodable patch in webhook response: ${goJsonSyntaxError(response.patch.toString("utf8"), e)}`);
     }
-    if (!Array.isArray(ops)) throw new CallingWebhookError(hook, "received undecodable patch in webhook response: json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    if (!Array.isArray(ops))
+      throw new CallingWebhookError(
+        hook,
+        "received undecodable patch in webhook response: json: cannot unmarshal object into Go value of type jsonpatch.Patch",
+      );
     if (ops.length === 0) return undefined;
-    if (!object) throw internalError(`admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`);
+    if (!object)
+      throw internalError(`admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`);
     if (response.patchType !== "JSONPatch") throw new CallingWebhookError(hook, `unsupported patch type ${JSON.stringify(response.patchType)}`);
     let patched: Json;
     try {
       patched = jsonpatch.applyPatch(cloneJson(object), ops as unknown as PatchOperation[], true, false).newDocument as Json;
     } catch (e) {
-      throw internalError(e instanceof Error ? e.message.split("\n")[0] ?? e.message : String(e));
+      throw internalError(e instanceof Error ? (e.message.split("\n")[0] ?? e.message) : String(e));
     }
     if (!isJsonObject(patched) || !isJsonObject(patched["metadata"])) throw internalError("Object 'metadata' is missing or invalid after the webhook's patch");
     let decoded: KubeObject;

@@ -112,10 +112,11 @@ export function selectorMatches(selector: JsonObject, labels: Readonly<Record<st
   return true;
 }
 
-const isEmptySelector = (s: JsonObject): boolean => Object.keys(s).every((k) => {
-  const v = s[k];
-  return v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : isJsonObject(v) && Object.keys(v).length === 0);
-});
+const isEmptySelector = (s: JsonObject): boolean =>
+  Object.keys(s).every((k) => {
+    const v = s[k];
+    return v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : isJsonObject(v) && Object.keys(v).length === 0);
+  });
 
 /**
  * Whether the webhook applies to the request. `namespaceLabels` gives the labels of a stored

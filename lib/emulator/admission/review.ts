@@ -124,10 +124,16 @@ export function readReviewResponse(text: string, sent: ReviewRequest, mutating: 
   } catch (e) {
     throw decodeFail(`couldn't get version/kind; json parse error: ${goJsonSyntaxError(text, e)}`);
   }
-  if (!isJsonObject(parsed)) throw decodeFail(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(parsed)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  if (!isJsonObject(parsed))
+    throw decodeFail(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(parsed)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
   const response = parsed["response"];
   if (response === undefined || response === null) throw verifyFail("webhook response was absent");
-  if (!isJsonObject(response)) throw decodeFail(`json: cannot unmarshal ${jsonTypeName(response)} into Go struct field AdmissionReview.response of type ${sent.version}.AdmissionResponse`);
+  if (!isJsonObject(response))
+    throw decodeFail(
+      `json: cannot unmarshal ${jsonTypeName(response)} into Go struct field AdmissionReview.response of type ${sent.version}.AdmissionResponse`,
+    );
   const field = (name: string): string => `AdmissionReview.response.${name}`;
   const uid = typed(response["uid"], isString, field("uid"), "types.UID") ?? "";
   const allowed = typed(response["allowed"], isBool, field("allowed"), "bool") ?? false;
@@ -140,12 +146,21 @@ export function readReviewResponse(text: string, sent: ReviewRequest, mutating: 
   }
   let patch: Buffer | undefined;
   if (patchText !== undefined) {
-    if (/[^A-Za-z0-9+/=]/.test(patchText) || patchText.length % 4 !== 0) throw decodeFail(`illegal base64 data at input byte ${patchText.search(/[^A-Za-z0-9+/=]/) >= 0 ? patchText.search(/[^A-Za-z0-9+/=]/) : patchText.length}`);
+    if (/[^A-Za-z0-9+/=]/.test(patchText) || patchText.length % 4 !== 0)
+      throw decodeFail(
+        `illegal base64 data at input byte ${patchText.search(/[^A-Za-z0-9+/=]/) >= 0 ? patchText.search(/[^A-Za-z0-9+/=]/) : patchText.length}`,
+      );
     patch = Buffer.from(patchText, "base64");
     if (patch.length === 0) patch = undefined;
   }
   if (sent.version === "v1beta1") {
-    return { allowed, patch: mutating ? patch : undefined, patchType: mutating && patch ? "JSONPatch" : "", result: isJsonObject(result) ? result : undefined, warnings };
+    return {
+      allowed,
+      patch: mutating ? patch : undefined,
+      patchType: mutating && patch ? "JSONPatch" : "",
+      result: isJsonObject(result) ? result : undefined,
+      warnings,
+    };
   }
   if (uid !== sent.uid) throw verifyFail(`expected response.uid=${JSON.stringify(sent.uid)}, got ${JSON.stringify(uid)}`);
   const apiVersion = typeof parsed["apiVersion"] === "string" ? parsed["apiVersion"] : "";

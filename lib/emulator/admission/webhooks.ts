@@ -6,11 +6,11 @@
  * The model takes any sideEffects value (Some and Unknown too, which v1 objects cannot hold),
  * so that the dispatcher's dry-run refusal can be exercised on configurations given directly.
  */
-import { isJsonObject, obj, str, stringList, type JsonObject } from "../apimachinery/json.js";
+import { isJsonObject, type JsonObject, obj, str, stringList } from "../apimachinery/json.js";
 import { nameOf } from "../apimachinery/object-meta.js";
-import type { ObjectStorage } from "../storage/object-storage.js";
-import type { ResourceStrategy } from "../registry/generic/strategy.js";
 import { webhooksOf } from "../registry/admissionregistration/strategy.js";
+import type { ResourceStrategy } from "../registry/generic/strategy.js";
+import type { ObjectStorage } from "../storage/object-storage.js";
 
 export interface WebhookRule {
   readonly operations: readonly string[];

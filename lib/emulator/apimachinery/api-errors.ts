@@ -70,9 +70,7 @@ export function methodNotAllowed(): StatusError {
 }
 
 export function alreadyExists(qr: QualifiedResource, name: string): StatusError {
-  return new StatusError(
-    failure(409, "AlreadyExists", `${qualifiedResourceString(qr)} "${name}" already exists`, resourceDetails(qr, name)),
-  );
+  return new StatusError(failure(409, "AlreadyExists", `${qualifiedResourceString(qr)} "${name}" already exists`, resourceDetails(qr, name)));
 }
 
 export function conflict(qr: QualifiedResource, name: string, cause: string): StatusError {
@@ -81,8 +79,7 @@ export function conflict(qr: QualifiedResource, name: string, cause: string): St
   );
 }
 
-export const OPTIMISTIC_LOCK_MESSAGE =
-  "the object has been modified; please apply your changes to the latest version and try again";
+export const OPTIMISTIC_LOCK_MESSAGE = "the object has been modified; please apply your changes to the latest version and try again";
 
 export function invalidError(qk: QualifiedKind, name: string, errors: readonly FieldError[]): StatusError {
   const causes: StatusCause[] = errors.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field }));
@@ -98,9 +95,7 @@ export function invalidError(qk: QualifiedKind, name: string, errors: readonly F
 
 export function forbiddenError(qr: QualifiedResource, name: string, cause: string, causes?: StatusCause[]): StatusError {
   const subject = name ? `${qualifiedResourceString(qr)} "${name}"` : qualifiedResourceString(qr);
-  return new StatusError(
-    failure(403, "Forbidden", `${subject} is forbidden: ${cause}`, details({ name, group: qr.group, kind: qr.resource, causes })),
-  );
+  return new StatusError(failure(403, "Forbidden", `${subject} is forbidden: ${cause}`, details({ name, group: qr.group, kind: qr.resource, causes })));
 }
 
 export function notAcceptable(accepted: readonly string[]): StatusError {
@@ -114,11 +109,7 @@ export function notAcceptableMessage(message: string): StatusError {
 
 export function unsupportedMediaType(accepted: readonly string[]): StatusError {
   return new StatusError(
-    failure(
-      415,
-      "UnsupportedMediaType",
-      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
-    ),
+    failure(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`),
   );
 }
 
@@ -131,8 +122,5 @@ export function expired(message: string, metadata?: Status["metadata"]): StatusE
 }
 
 export function internalError(cause: string): StatusError {
-  return new StatusError(
-    failure(500, "InternalError", `Internal error occurred: ${cause}`, details({ causes: [{ message: cause }] })),
-  );
+  return new StatusError(failure(500, "InternalError", `Internal error occurred: ${cause}`, details({ causes: [{ message: cause }] })));
 }
-

@@ -118,8 +118,15 @@ export function parseApiTime(text: string, micro: boolean): ParsedTime {
   date.setUTCFullYear(f.year, f.month - 1, f.day);
   date.setUTCHours(f.hour, f.minute, f.second - f.offsetSeconds, 0);
   // Go's zero time (0001-01-01T00:00:00Z) is the zero value, which is written as null.
-  if (date.getUTCFullYear() === 1 && date.getUTCMonth() === 0 && date.getUTCDate() === 1 && date.getUTCHours() === 0 &&
-    date.getUTCMinutes() === 0 && date.getUTCSeconds() === 0 && f.micros === 0) {
+  if (
+    date.getUTCFullYear() === 1 &&
+    date.getUTCMonth() === 0 &&
+    date.getUTCDate() === 1 &&
+    date.getUTCHours() === 0 &&
+    date.getUTCMinutes() === 0 &&
+    date.getUTCSeconds() === 0 &&
+    f.micros === 0
+  ) {
     return { ok: true, text: null };
   }
   const base =

@@ -63,7 +63,8 @@ export function parseFeatureGates(text: string): Record<string, boolean> {
     const raw = pair.slice(eq + 1).trim();
     if (!isKnown(name)) throw new FeatureGateError(`unrecognized feature gate: ${name} (known: ${KNOWN_FEATURE_GATES.join(", ")})`);
     const value = parseGoBool(raw);
-    if (value === undefined) throw new FeatureGateError(`invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+    if (value === undefined)
+      throw new FeatureGateError(`invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
     out[name] = value;
   }
   return out;

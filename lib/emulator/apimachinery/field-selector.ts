@@ -76,7 +76,6 @@ export function parseFieldSelector(input: string, allowedFields: readonly string
   return {
     requirements,
     empty: requirements.length === 0,
-    matches: (fields) =>
-      requirements.every((r) => ((fields[r.field] ?? "") === r.value) === (r.operator === "=")),
+    matches: (fields) => requirements.every((r) => ((fields[r.field] ?? "") === r.value) === (r.operator === "=")),
   };
 }

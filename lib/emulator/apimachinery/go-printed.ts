@@ -9,10 +9,11 @@
  * FieldError as a marker object, and `invalidObject` (used by the generic registry for every
  * validation failure) writes it out verbatim in the message and the causes.
  */
-import { StatusError, details, qualifiedKindString, type QualifiedKind } from "./api-errors.js";
-import { errorBody, goQuote, type FieldError } from "./field-errors.js";
-import { isJsonObject, type Json, type JsonObject } from "./json.js";
+
 import { failure, type StatusCause } from "../../wire/status.js";
+import { details, type QualifiedKind, qualifiedKindString, StatusError } from "./api-errors.js";
+import { errorBody, type FieldError, goQuote } from "./field-errors.js";
+import { isJsonObject, type Json, type JsonObject } from "./json.js";
 
 /** The marker key: no API field name starts with a NUL, so no real bad value can look like it. */
 const GO_PRINTED = "\u0000goPrinted";
@@ -48,7 +49,9 @@ export function invalidObject(qk: QualifiedKind, name: string, errors: readonly 
   const causes: StatusCause[] = errors.map((e) => ({ reason: e.type, message: goErrorBody(e), field: e.field }));
   const messages = [...new Set(errors.map(goErrorString))];
   const aggregate = messages.length === 1 ? (messages[0] ?? "") : `[${messages.join(", ")}]`;
-  return new StatusError(failure(422, "Invalid", `${qualifiedKindString(qk)} "${name}" is invalid: ${aggregate}`, details({ name, group: qk.group, kind: qk.kind, causes })));
+  return new StatusError(
+    failure(422, "Invalid", `${qualifiedKindString(qk)} "${name}" is invalid: ${aggregate}`, details({ name, group: qk.group, kind: qk.kind, causes })),
+  );
 }
 
 /** Go's %#v of a struct whose fields are all strings: `pkg.Type{Field:"value", …}`. */

@@ -16,8 +16,7 @@ const QUALIFIED_NAME_RE = whole(QUALIFIED_NAME);
 const LABEL_VALUE_RE = whole(LABEL_VALUE);
 const CONFIG_KEY_RE = whole(CONFIG_KEY);
 
-const QUALIFIED_NAME_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 /** The "(e.g. 'a',  or 'b', regex used for validation is '…')" suffix, double spaces included. */
 function regexError(msg: string, fmt: string, ...examples: string[]): string {
@@ -129,9 +128,7 @@ export function configMapKey(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLen(253));
   if (!CONFIG_KEY_RE.test(value)) {
-    errs.push(
-      regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_KEY, "key.name", "KEY_NAME", "key-name"),
-    );
+    errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_KEY, "key.name", "KEY_NAME", "key-name"));
   }
   if (value === ".") errs.push("must not be '.'");
   else if (value === "..") errs.push("must not be '..'");

@@ -2,10 +2,10 @@
  * ObjectMeta: its shape (field order from the golden fixtures), accessors, and the generic
  * metadata validation every type runs on create and update.
  */
-import { forbidden, goQuote, invalid, required, tooLong, type FieldError } from "./field-errors.js";
-import { obj, str, stringList, stringMap, type Json, type JsonObject, type KubeObject } from "./json.js";
+import { type FieldError, forbidden, goQuote, invalid, required, tooLong } from "./field-errors.js";
+import { type Json, type JsonObject, type KubeObject, obj, str, stringList, stringMap } from "./json.js";
 import { asNamePrefix, dns1123Label, labelValue, qualifiedName } from "./name-validation.js";
-import { ANY, BOOL, field, INT64, listOf, mapOf, STRING, struct, TIME, type FieldSpec, type StructShape } from "./typed-json.js";
+import { ANY, BOOL, type FieldSpec, field, INT64, listOf, mapOf, STRING, type StructShape, struct, TIME } from "./typed-json.js";
 
 const OWNER_REFERENCE = struct("v1", "OwnerReference", [
   field("apiVersion", STRING, "always"),

@@ -256,5 +256,12 @@ export function yamlStrictErrors(text: string, value: Json, shape: StructShape, 
 
 /** The Warning texts of strict errors: a yaml.v2 error gives one per line (parseYAMLWarnings). */
 export function strictWarnings(errors: readonly string[]): string[] {
-  return errors.flatMap((e) => (e.startsWith(YAML_UNMARSHAL_ERRORS) ? e.slice(YAML_UNMARSHAL_ERRORS.length).split("\n").map((s) => s.trim()) : [e]));
+  return errors.flatMap((e) =>
+    e.startsWith(YAML_UNMARSHAL_ERRORS)
+      ? e
+          .slice(YAML_UNMARSHAL_ERRORS.length)
+          .split("\n")
+          .map((s) => s.trim())
+      : [e],
+  );
 }

@@ -167,7 +167,7 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
         const v = value[key];
         if (v === undefined) continue;
         // encoding/json stores null map values as the zero value.
-        out[key] = v === null ? zeroValue(shape.values) ?? null : decodeValue(v, shape.values, { ...ctx, path: `${ctx.path}[${key}]` });
+        out[key] = v === null ? (zeroValue(shape.values) ?? null) : decodeValue(v, shape.values, { ...ctx, path: `${ctx.path}[${key}]` });
       }
       return out;
     }
@@ -176,9 +176,7 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
         if (shape.lenient) return value;
         throw typeError(value, shape, ctx);
       }
-      return value.map((item, i) =>
-        item === null ? zeroValue(shape.items) ?? null : decodeValue(item, shape.items, { ...ctx, path: `${ctx.path}[${i}]` }),
-      );
+      return value.map((item, i) => (item === null ? (zeroValue(shape.items) ?? null) : decodeValue(item, shape.items, { ...ctx, path: `${ctx.path}[${i}]` })));
     }
     case "struct":
       if (!isJsonObject(value)) {
@@ -215,7 +213,11 @@ function decodeFields(input: JsonObject, shape: StructShape, ctx: Ctx): JsonObje
     const v = input[key];
     if (v !== undefined) out[key] = v;
   }
-  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k] as Json]));
+  return Object.fromEntries(
+    Object.keys(out)
+      .sort()
+      .map((k) => [k, out[k] as Json]),
+  );
 }
 
 function isEmpty(value: Json): boolean {

@@ -12,17 +12,18 @@
  * the permissions it grants, or the `escalate`/`bind` verb), and the second authorization an
  * unsafe force delete needs (`unsafe-delete-ignore-read-errors`).
  */
-import { StatusError, forbiddenError } from "../apimachinery/api-errors.js";
+
 import { failure } from "../../wire/status.js";
+import { forbiddenError, StatusError } from "../apimachinery/api-errors.js";
 import type { KubeObject } from "../apimachinery/json.js";
 import { nameOf } from "../apimachinery/object-meta.js";
+import { MASTERS_GROUP, type User } from "../apimachinery/user.js";
+import type { RequestAttributes, ResourceAttributes } from "../registry/authorization/authorizer.js";
 import type { TypeIdentity } from "../registry/generic/strategy.js";
-import { RBAC_GROUP, rbacKindOf, referencedRole, roleRefOf, rulesOf, type PolicyRule } from "../registry/rbac/strategy.js";
+import { type PolicyRule, RBAC_GROUP, rbacKindOf, referencedRole, roleRefOf, rulesOf } from "../registry/rbac/strategy.js";
 import type { Authenticator } from "./authenticator.js";
 import type { RbacAuthorizer } from "./rbac-authorizer.js";
 import { requestAttributes } from "./request-attributes.js";
-import type { RequestAttributes, ResourceAttributes } from "../registry/authorization/authorizer.js";
-import { MASTERS_GROUP, type User } from "../apimachinery/user.js";
 
 const UNSAFE_DELETE_VERB = "unsafe-delete-ignore-read-errors";
 
@@ -133,10 +134,23 @@ export class AccessControl {
    */
   admitUnsafeDelete(user: User | undefined, strategy: TypeIdentity, namespace: string, name: string): void {
     if (!user) return;
-    const a: ResourceAttributes = { kind: "resource", verb: UNSAFE_DELETE_VERB, group: strategy.group, version: strategy.version, resource: strategy.resource, subresource: "", namespace, name };
+    const a: ResourceAttributes = {
+      kind: "resource",
+      verb: UNSAFE_DELETE_VERB,
+      group: strategy.group,
+      version: strategy.version,
+      resource: strategy.resource,
+      subresource: "",
+      namespace,
+      name,
+    };
     const decision = this.authorizer.authorize(user, a);
     if (!decision.allowed) {
-      throw forbiddenError({ group: strategy.group, resource: strategy.resource }, name, `not permitted to do "${UNSAFE_DELETE_VERB}", reason: ${decision.reason}`);
+      throw forbiddenError(
+        { group: strategy.group, resource: strategy.resource },
+        name,
+        `not permitted to do "${UNSAFE_DELETE_VERB}", reason: ${decision.reason}`,
+      );
     }
   }
 
@@ -149,7 +163,16 @@ export class AccessControl {
     if (!user || user.groups.includes(MASTERS_GROUP)) return;
     const rbacKind = rbacKindOf(strategy);
     if (!rbacKind) return;
-    const attr = (verb: string, resource: string, name: string): ResourceAttributes => ({ kind: "resource", verb, group: RBAC_GROUP, version: "v1", resource, subresource: "", namespace, name });
+    const attr = (verb: string, resource: string, name: string): ResourceAttributes => ({
+      kind: "resource",
+      verb,
+      group: RBAC_GROUP,
+      version: "v1",
+      resource,
+      subresource: "",
+      namespace,
+      name,
+    });
     let granted: PolicyRule[];
     if (rbacKind === "role") {
       if (this.allowed(user, attr("escalate", strategy.resource, nameOf(object)))) return;

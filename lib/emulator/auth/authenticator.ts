@@ -7,12 +7,12 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { EmulatorClock } from "../apimachinery/clock.js";
-import type { ObjectStorage } from "../storage/object-storage.js";
 import { uidOf } from "../apimachinery/object-meta.js";
+import { ADMIN_USER, ANONYMOUS, serviceAccountUser, type User } from "../apimachinery/user.js";
+import type { TokenReviewer } from "../registry/authorization/reviews.js";
 import { serviceAccountStrategy } from "../registry/core/serviceaccount/strategy.js";
 import type { TokenIssuer } from "../registry/core/serviceaccount/token-request.js";
-import type { TokenReviewer } from "../registry/authorization/reviews.js";
-import { ADMIN_USER, ANONYMOUS, serviceAccountUser, type User } from "../apimachinery/user.js";
+import type { ObjectStorage } from "../storage/object-storage.js";
 
 interface IssuedToken {
   readonly namespace: string;

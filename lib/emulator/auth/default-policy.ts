@@ -8,8 +8,8 @@
  * serves, where a real cluster aggregates them (aggregationRule) over every built-in type.
  */
 import type { JsonObject, KubeObject } from "../apimachinery/json.js";
-import { RBAC_GROUP } from "../registry/rbac/strategy.js";
 import { AUTHENTICATED_GROUP, MASTERS_GROUP, UNAUTHENTICATED_GROUP } from "../apimachinery/user.js";
+import { RBAC_GROUP } from "../registry/rbac/strategy.js";
 
 const READ = ["get", "list", "watch"];
 const WRITE = ["create", "delete", "deletecollection", "patch", "update"];
@@ -62,7 +62,9 @@ export function defaultClusterRoles(): KubeObject[] {
     clusterRole("admin", ADMIN_RULES),
     clusterRole("edit", EDIT_RULES),
     clusterRole("view", VIEW_RULES),
-    clusterRole("system:discovery", [urls(["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"], ["get"])]),
+    clusterRole("system:discovery", [
+      urls(["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"], ["get"]),
+    ]),
     clusterRole("system:public-info-viewer", [urls(["/healthz", "/livez", "/readyz", "/version", "/version/"], ["get"])]),
     clusterRole("system:basic-user", [
       rule([AUTHORIZATION], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"], ["create"]),

@@ -6,19 +6,19 @@
  * auth off none of this exists.
  */
 import type { EmulatorClock } from "../apimachinery/clock.js";
+import { AUTHORIZER } from "../registry/authorization/authorizer.js";
+import { TOKEN_REVIEWER } from "../registry/authorization/reviews.js";
+import { TOKEN_ISSUER } from "../registry/core/serviceaccount/token-request.js";
+import type { Capabilities } from "../registry/generic/capabilities.js";
 import type { GenericRegistry } from "../registry/generic/registry.js";
-import type { ObjectStorage } from "../storage/object-storage.js";
 import type { ResourceRegistry } from "../registry/generic/strategy.js";
-import { clusterRoleBindingStrategy, clusterRoleStrategy } from "../registry/rbac/strategy.js";
 import { authStrategies } from "../registry/index.js";
+import { clusterRoleBindingStrategy, clusterRoleStrategy } from "../registry/rbac/strategy.js";
+import type { ObjectStorage } from "../storage/object-storage.js";
 import { AccessControl } from "./access-control.js";
 import { Authenticator } from "./authenticator.js";
 import { defaultClusterRoleBindings, defaultClusterRoles } from "./default-policy.js";
 import { RbacAuthorizer } from "./rbac-authorizer.js";
-import { TOKEN_REVIEWER } from "../registry/authorization/reviews.js";
-import { AUTHORIZER } from "../registry/authorization/authorizer.js";
-import type { Capabilities } from "../registry/generic/capabilities.js";
-import { TOKEN_ISSUER } from "../registry/core/serviceaccount/token-request.js";
 
 export function enableAuth(
   registry: ResourceRegistry,

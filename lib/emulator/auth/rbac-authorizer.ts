@@ -6,13 +6,24 @@
  * prefix `…*`). The reasons are the real ones: `RBAC: allowed by RoleBinding "b/ns" of Role "r"
  * to ServiceAccount "sa/ns"`; a denial carries none, unless a referenced role is missing.
  */
-import type { ObjectStorage } from "../storage/object-storage.js";
+
 import type { KubeObject } from "../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../apimachinery/object-meta.js";
-import type { ResourceStrategy } from "../registry/generic/strategy.js";
-import { clusterRoleBindingStrategy, RBAC_GROUP, referencedRole, roleBindingStrategy, roleRefOf, rulesOf, subjectsOf, type PolicyRule, type Subject } from "../registry/rbac/strategy.js";
-import type { Authorizer, Decision, RequestAttributes } from "../registry/authorization/authorizer.js";
 import { MASTERS_GROUP, serviceAccountUsername, type User } from "../apimachinery/user.js";
+import type { Authorizer, Decision, RequestAttributes } from "../registry/authorization/authorizer.js";
+import type { ResourceStrategy } from "../registry/generic/strategy.js";
+import {
+  clusterRoleBindingStrategy,
+  type PolicyRule,
+  RBAC_GROUP,
+  referencedRole,
+  roleBindingStrategy,
+  roleRefOf,
+  rulesOf,
+  type Subject,
+  subjectsOf,
+} from "../registry/rbac/strategy.js";
+import type { ObjectStorage } from "../storage/object-storage.js";
 
 function has(list: readonly string[], value: string): boolean {
   return list.includes("*") || list.includes(value);

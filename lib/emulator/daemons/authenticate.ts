@@ -12,7 +12,7 @@
 import type { X509Certificate } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
-import { ANONYMOUS_GROUP, ANONYMOUS_USER, bearerToken, reviewToken, type DaemonAccess } from "./access.js";
+import { ANONYMOUS_GROUP, ANONYMOUS_USER, bearerToken, type DaemonAccess, reviewToken } from "./access.js";
 import { commonName, issuedBy, subjectValues } from "./certificates.js";
 
 /** doc3: --requestheader-*; the headers as configured, matched case-insensitively. */

@@ -10,7 +10,7 @@
  * emulated one runs with: that is for `tollgate flags check` to report.
  */
 import { DAEMON_NAMES, type Daemon } from "../../daemons/catalog/index.js";
-import { readCommandLine, refusals, withoutProgramName, type OptionProblem } from "../../daemons/options/command-line.js";
+import { type OptionProblem, readCommandLine, refusals, withoutProgramName } from "../../daemons/options/command-line.js";
 import { OptionView } from "../../daemons/options/view.js";
 
 /** A command line a real daemon would not start with. The message is one line: the first problem and how many more. */

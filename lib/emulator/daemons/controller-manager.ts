@@ -42,13 +42,13 @@
  * --bind-address is not emulated: the caller chooses the host (loopback by default).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { reviewAccess, type DaemonAccess } from "./access.js";
-import { authenticate, type Authentication, type AuthenticationFault } from "./authenticate.js";
-import { readBundle, type ReadFile } from "./certificates.js";
-import { present } from "./command-line.js";
-import type { OptionView } from "../../daemons/options/view.js";
 import { CORE_CONTROL_LOOPS, controllerManagerHealthChecks } from "../../daemons/controllers.js";
-import { json, notFound, pathOf, text, verbOf, type Handler } from "./http.js";
+import type { OptionView } from "../../daemons/options/view.js";
+import { type DaemonAccess, reviewAccess } from "./access.js";
+import { type Authentication, type AuthenticationFault, authenticate } from "./authenticate.js";
+import { type ReadFile, readBundle } from "./certificates.js";
+import { present } from "./command-line.js";
+import { type Handler, json, notFound, pathOf, text, verbOf } from "./http.js";
 
 /** Test-only misbehaviours, so that the probes can be shown to fail against a wrong daemon. */
 export type ControllerManagerFault =
@@ -64,7 +64,15 @@ export type ControllerManagerFault =
   | "core-loops-unchecked"
   | AuthenticationFault;
 
-export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = ["metrics-open", "health-protected", "pprof-missing", "sni-first-match", "core-loops-unchecked", "any-client-cert", "headers-from-any-cert"];
+export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = [
+  "metrics-open",
+  "health-protected",
+  "pprof-missing",
+  "sni-first-match",
+  "core-loops-unchecked",
+  "any-client-cert",
+  "headers-from-any-cert",
+];
 
 /** What the emulated controller manager takes from its command line. */
 export interface ControllerManagerConfig {
@@ -113,7 +121,11 @@ export function controllerManagerConfig(view: OptionView): ControllerManagerConf
 const nonEmpty = (list: string[] | undefined): string[] => (list ?? []).filter((v) => v !== "");
 
 /** The authenticators the command line configures, with the CA files read. */
-export function controllerManagerAuthentication(config: ControllerManagerConfig, readFile: ReadFile, faults: ReadonlySet<ControllerManagerFault> = new Set()): Authentication {
+export function controllerManagerAuthentication(
+  config: ControllerManagerConfig,
+  readFile: ReadFile,
+  faults: ReadonlySet<ControllerManagerFault> = new Set(),
+): Authentication {
   const rh = config.requestHeader;
   return {
     faults: new Set([...faults].filter((f): f is AuthenticationFault => f === "any-client-cert" || f === "headers-from-any-cert")),
@@ -145,7 +157,11 @@ function healthz(res: ServerResponse, checks: readonly string[], query: URLSearc
     if (excluded.delete(name)) out += `[+]${name} excluded: ok\n`;
     else out += `[+]${name} ok\n`;
   }
-  if (excluded.size > 0) out += `warn: some health checks cannot be excluded: no matches for ${[...excluded].sort().map((n) => JSON.stringify(n)).join(",")}\n`;
+  if (excluded.size > 0)
+    out += `warn: some health checks cannot be excluded: no matches for ${[...excluded]
+      .sort()
+      .map((n) => JSON.stringify(n))
+      .join(",")}\n`;
   res.setHeader("X-Content-Type-Options", "nosniff");
   text(res, 200, query.has("verbose") ? `${out}healthz check passed\n` : "ok");
 }
@@ -166,10 +182,14 @@ const METRICS = [
   "",
 ].join("\n");
 
-export function controllerManagerHandler(config: ControllerManagerConfig, authn: Authentication, access: DaemonAccess, faults: ReadonlySet<ControllerManagerFault>): Handler {
+export function controllerManagerHandler(
+  config: ControllerManagerConfig,
+  authn: Authentication,
+  access: DaemonAccess,
+  faults: ReadonlySet<ControllerManagerFault>,
+): Handler {
   const checks = faults.has("core-loops-unchecked") ? config.healthChecks.filter((c) => !CORE_CONTROL_LOOPS.includes(c)) : config.healthChecks;
-  const isProtectedRoute = (path: string): boolean =>
-    path === "/metrics" || path === "/configz" || (config.profiling && path.startsWith("/debug/pprof/"));
+  const isProtectedRoute = (path: string): boolean => path === "/metrics" || path === "/configz" || (config.profiling && path.startsWith("/debug/pprof/"));
 
   const route = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "405 method not allowed\n");
@@ -186,7 +206,12 @@ export function controllerManagerHandler(config: ControllerManagerConfig, authn:
       });
     }
     if (config.profiling && !faults.has("pprof-missing") && path.startsWith("/debug/pprof/")) {
-      return text(res, 200, "<html><head><title>/debug/pprof/</title></head><body>/debug/pprof/<br>\nno profiles: this is an emulated daemon\n</body></html>\n", "text/html; charset=utf-8");
+      return text(
+        res,
+        200,
+        "<html><head><title>/debug/pprof/</title></head><body>/debug/pprof/<br>\nno profiles: this is an emulated daemon\n</body></html>\n",
+        "text/html; charset=utf-8",
+      );
     }
     return notFound(res);
   };

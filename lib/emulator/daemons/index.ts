@@ -11,32 +11,38 @@
  * reads them; `readFile` can stand in for the file system.
  */
 import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import { NO_ACCESS, type DaemonAccess } from "./access.js";
-import { readDaemonCommandLine } from "./command-line.js";
-import { controllerManagerAuthentication, controllerManagerConfig, controllerManagerHandler, type ControllerManagerConfig, type ControllerManagerFault } from "./controller-manager.js";
-import { clientCaHints, wantsClientCertificate, type Authentication } from "./authenticate.js";
+import { hostname } from "node:os";
+import { type DaemonAccess, NO_ACCESS } from "./access.js";
+import { type Authentication, clientCaHints, wantsClientCertificate } from "./authenticate.js";
 import type { ReadFile } from "./certificates.js";
-import { sniCallback, sniEntries } from "./sni.js";
-import type { NodePods } from "./pod-views.js";
-import { fetchManifestUrl, nodeNameOf, readManifestPath } from "./static-pods.js";
-import { capConnectionLifetime, closeServer, listen, serve, type AnyServer } from "./http.js";
+import { readDaemonCommandLine } from "./command-line.js";
+import {
+  type ControllerManagerConfig,
+  type ControllerManagerFault,
+  controllerManagerAuthentication,
+  controllerManagerConfig,
+  controllerManagerHandler,
+} from "./controller-manager.js";
+import { type AnyServer, capConnectionLifetime, closeServer, listen, serve } from "./http.js";
 import {
   NODE_AGENT_MAX_CONNECTION_MS,
+  type NodeAgentConfig,
+  type NodeAgentFault,
   nodeAgentAuthentication,
   nodeAgentConfig,
   nodeAgentHealthzHandler,
   nodeAgentMainHandler,
   nodeAgentReadOnlyHandler,
-  type NodeAgentConfig,
-  type NodeAgentFault,
 } from "./node-agent.js";
+import type { NodePods } from "./pod-views.js";
+import { sniCallback, sniEntries } from "./sni.js";
+import { fetchManifestUrl, nodeNameOf, readManifestPath } from "./static-pods.js";
 
-export { ANONYMOUS_GROUP, ANONYMOUS_USER, NO_ACCESS, type DaemonAccess } from "./access.js";
-export { DaemonCommandLineError } from "./command-line.js";
+export { ANONYMOUS_GROUP, ANONYMOUS_USER, type DaemonAccess, NO_ACCESS } from "./access.js";
 export { DaemonFileError } from "./certificates.js";
+export { DaemonCommandLineError } from "./command-line.js";
 export { CONTROLLER_MANAGER_FAULTS, type ControllerManagerConfig, type ControllerManagerFault } from "./controller-manager.js";
 export { NODE_AGENT_FAULTS, NODE_AGENT_MAX_CONNECTION_MS, type NodeAgentConfig, type NodeAgentFault } from "./node-agent.js";
 
@@ -131,7 +137,10 @@ export interface RunningEmulatedDaemons {
 }
 
 /** HTTPS options: ask for a client certificate only when an authenticator reads one, and verify it there, not in the handshake. */
-function httpsOptions(tls: DaemonTls, authn: Authentication): { cert: string | Buffer; key: string | Buffer; requestCert: boolean; rejectUnauthorized: boolean; ca?: string[] } {
+function httpsOptions(
+  tls: DaemonTls,
+  authn: Authentication,
+): { cert: string | Buffer; key: string | Buffer; requestCert: boolean; rejectUnauthorized: boolean; ca?: string[] } {
   if (!wantsClientCertificate(authn)) return { cert: tls.cert, key: tls.key, requestCert: false, rejectUnauthorized: false };
   return { cert: tls.cert, key: tls.key, requestCert: true, rejectUnauthorized: false, ca: clientCaHints(authn) };
 }
@@ -172,7 +181,9 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
       let url: string | undefined;
       if (config.securePort !== 0) {
         const https = httpsOptions(opts.tls, cmAuthn);
-        const server = createHttpsServer(cmSni.length > 0 ? { ...https, SNICallback: sniCallback(cmSni, https.ca ?? [], cmFaults.has("sni-first-match")) } : https);
+        const server = createHttpsServer(
+          cmSni.length > 0 ? { ...https, SNICallback: sniCallback(cmSni, https.ca ?? [], cmFaults.has("sni-first-match")) } : https,
+        );
         serve(server, controllerManagerHandler(config, cmAuthn, access, cmFaults));
         url = await start(server, "https", opts.controllerManager.port ?? config.securePort);
       }

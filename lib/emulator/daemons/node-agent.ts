@@ -30,13 +30,13 @@
  * the idle settings; NODE_AGENT_MAX_CONNECTION_MS is applied to all three servers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { reviewAccess, type DaemonAccess } from "./access.js";
-import { authenticate, type Authentication } from "./authenticate.js";
-import { readBundle, type ReadFile } from "./certificates.js";
-import { present } from "./command-line.js";
 import type { OptionView } from "../../daemons/options/view.js";
-import { json, notFound, pathOf, text, type Handler } from "./http.js";
-import { podListOf, runningPodsOf, statsSummaryOf, type NodePods } from "./pod-views.js";
+import { type DaemonAccess, reviewAccess } from "./access.js";
+import { type Authentication, authenticate } from "./authenticate.js";
+import { type ReadFile, readBundle } from "./certificates.js";
+import { present } from "./command-line.js";
+import { type Handler, json, notFound, pathOf, text } from "./http.js";
+import { type NodePods, podListOf, runningPodsOf, statsSummaryOf } from "./pod-views.js";
 
 /** doc3 "Limits": 4 hours. */
 export const NODE_AGENT_MAX_CONNECTION_MS = 4 * 60 * 60 * 1000;
@@ -56,7 +56,14 @@ export type NodeAgentFault =
   /** The first static pod's first container is not running, yet /pods reports it running and ready. */
   | "stopped-container";
 
-export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = ["read-only-auth", "healthz-not-ok", "any-client-cert", "foreign-container", "wrong-node-name", "stopped-container"];
+export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = [
+  "read-only-auth",
+  "healthz-not-ok",
+  "any-client-cert",
+  "foreign-container",
+  "wrong-node-name",
+  "stopped-container",
+];
 
 /** What the emulated node agent takes from its command line. */
 export interface NodeAgentConfig {

@@ -10,9 +10,9 @@
  */
 import type { X509Certificate } from "node:crypto";
 import { createSecureContext, type SecureContext } from "node:tls";
-import { DaemonFileError, parseBundle, type ReadFile } from "./certificates.js";
 import { extractedNames } from "../../daemons/sni.js";
 import { parseSniCertKey } from "../../daemons/values/tls.js";
+import { DaemonFileError, parseBundle, type ReadFile } from "./certificates.js";
 
 export interface SniEntry {
   readonly certFile: string;
@@ -71,7 +71,11 @@ function sniLookup(byName: ReadonlyMap<string, number>, serverName: string): num
 }
 
 /** Node's SNICallback over the entries; `ca` keeps the client-certificate request the same on every certificate. */
-export function sniCallback(entries: readonly SniEntry[], ca: readonly string[], firstMatch = false): (name: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void {
+export function sniCallback(
+  entries: readonly SniEntry[],
+  ca: readonly string[],
+  firstMatch = false,
+): (name: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void {
   // Test-only: no precedence, the first entry that matches in any way.
   const byName = firstMatch ? firstMatchMap(entries) : sniNameMap(entries);
   const contexts = entries.map((e) => createSecureContext({ cert: e.cert, key: e.key, ...(ca.length > 0 ? { ca: [...ca] } : {}) }));

@@ -71,7 +71,10 @@ function podOf(doc: unknown, source: PodSource, origin: string, nodeName: string
     containers.push({ name: c["name"], image: c["image"], id: "" });
   }
   const namespace = typeof metadata["namespace"] === "string" && metadata["namespace"] !== "" ? metadata["namespace"] : "default";
-  const uid = typeof metadata["uid"] === "string" && metadata["uid"] !== "" ? metadata["uid"] : hash(JSON.stringify(doc), source === "file" ? `host:${nodeName}` : "", origin);
+  const uid =
+    typeof metadata["uid"] === "string" && metadata["uid"] !== ""
+      ? metadata["uid"]
+      : hash(JSON.stringify(doc), source === "file" ? `host:${nodeName}` : "", origin);
   const labels: Record<string, string> = {};
   if (isRecord(metadata["labels"])) for (const [k, v] of Object.entries(metadata["labels"])) if (typeof v === "string") labels[k] = v;
   return {

@@ -20,10 +20,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { badRequest, methodNotAllowed, notFound, pathNotFound } from "../apimachinery/api-errors.js";
 import { ClockRangeError } from "../apimachinery/clock.js";
-import type { EmulatorParts } from "./handlers/context.js";
-import { readBody, writeJson } from "./http-io.js";
 import { isJsonObject, type JsonObject } from "../apimachinery/json.js";
 import { qualifiedResourceOf } from "../registry/generic/strategy.js";
+import type { EmulatorParts } from "./handlers/context.js";
+import { readBody, writeJson } from "./http-io.js";
 import { route } from "./router.js";
 
 export const ADMIN_PATH = "/tollgate/admin";

@@ -38,7 +38,14 @@ function groupEntry(registry: ResourceRegistry, group: string): Record<string, u
 }
 
 function namedGroups(registry: ResourceRegistry): string[] {
-  return [...new Set(registry.groupVersions().map((gv) => gv.group).filter((g) => g !== ""))];
+  return [
+    ...new Set(
+      registry
+        .groupVersions()
+        .map((gv) => gv.group)
+        .filter((g) => g !== ""),
+    ),
+  ];
 }
 
 /** `/apis`: the named groups. */

@@ -3,12 +3,13 @@
  * watch switches. Malformed values are 400 BadRequest, as the server's parameter decoding
  * reports them.
  */
-import { badRequest, invalidError } from "../apimachinery/api-errors.js";
-import { forbidden, notSupported, type FieldError } from "../apimachinery/field-errors.js";
-import { parseFieldSelector, type FieldSelector } from "../apimachinery/field-selector.js";
-import type { KubeObject } from "../apimachinery/json.js";
-import { parseLabelSelector, SelectorError, type LabelSelector } from "../apimachinery/label-selector.js";
+
 import { parseGoBool } from "../../wire/go-strconv.js";
+import { badRequest, invalidError } from "../apimachinery/api-errors.js";
+import { type FieldError, forbidden, notSupported } from "../apimachinery/field-errors.js";
+import { type FieldSelector, parseFieldSelector } from "../apimachinery/field-selector.js";
+import type { KubeObject } from "../apimachinery/json.js";
+import { type LabelSelector, parseLabelSelector, SelectorError } from "../apimachinery/label-selector.js";
 import { labelsOf } from "../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../registry/generic/strategy.js";
 
@@ -80,8 +81,7 @@ export function objectFilter(options: ListOptions, strategy: ResourceStrategy): 
   const empty = options.labelSelector.empty && options.fieldSelector.empty;
   return {
     empty,
-    matches: (obj) =>
-      empty || (options.labelSelector.matches(labelsOf(obj)) && options.fieldSelector.matches(strategy.selectableFields(obj))),
+    matches: (obj) => empty || (options.labelSelector.matches(labelsOf(obj)) && options.fieldSelector.matches(strategy.selectableFields(obj))),
   };
 }
 

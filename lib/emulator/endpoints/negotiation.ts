@@ -29,12 +29,11 @@
  * lacks (charset=utf-8) still matches.
  */
 import type { IncomingMessage } from "node:http";
-import { isCbor, isJson, isProtobuf, isYaml, negotiate, parseAccept, parseMediaType, type MediaType, type Offer } from "../../wire/media-type.js";
+import { parseGoBool } from "../../wire/go-strconv.js";
+import { isCbor, isJson, isProtobuf, isYaml, type MediaType, negotiate, type Offer, parseAccept, parseMediaType } from "../../wire/media-type.js";
 import { PROTOBUF_CONTENT_TYPE } from "../../wire/protobuf/index.js";
 import { notAcceptable, unsupportedMediaType } from "../apimachinery/api-errors.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
-import { parseGoBool } from "../../wire/go-strconv.js";
-
 
 export type Encoding = "json" | "yaml" | "protobuf" | "cbor";
 
@@ -137,7 +136,13 @@ function offers(gates: FeatureGates, transforms: boolean, objectProtobuf: boolea
 }
 
 /** The negotiated encoding and representation for this Accept header, or undefined (406). */
-export function negotiateAccept(accept: string | undefined, gates: FeatureGates, transforms = true, objectProtobuf = true, tables = true): Negotiated | undefined {
+export function negotiateAccept(
+  accept: string | undefined,
+  gates: FeatureGates,
+  transforms = true,
+  objectProtobuf = true,
+  tables = true,
+): Negotiated | undefined {
   // An absent header means the server's first serializer (NegotiateMediaTypeOptions).
   if (accept === undefined || accept === "") return { encoding: "json", representation: OBJECT };
   return negotiate(parseAccept(accept), offers(gates, transforms, objectProtobuf, tables))?.negotiated;

@@ -5,20 +5,29 @@
  * (what still lies outside, such as protobuf messages and the default roles, is listed in
  * lib/emulator/README.md).
  */
-import type { ResourceStrategy } from "./generic/strategy.js";
-import { configMapStrategy } from "./core/configmap/strategy.js";
-import { coreEventStrategy } from "./events/core-view.js";
-import { crdStrategy } from "./apiextensions/crd-strategy.js";
-import { eventStrategy } from "./events/strategy.js";
-import { namespaceStrategy } from "./core/namespace/strategy.js";
+
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "./admissionregistration/strategy.js";
-import { serviceAccountStrategy } from "./core/serviceaccount/strategy.js";
+import { crdStrategy } from "./apiextensions/crd-strategy.js";
 import { REVIEW_STRATEGIES } from "./authorization/reviews.js";
+import { configMapStrategy } from "./core/configmap/strategy.js";
+import { namespaceStrategy } from "./core/namespace/strategy.js";
+import { serviceAccountStrategy } from "./core/serviceaccount/strategy.js";
+import { coreEventStrategy } from "./events/core-view.js";
+import { eventStrategy } from "./events/strategy.js";
+import type { ResourceStrategy } from "./generic/strategy.js";
 import { RBAC_STRATEGIES } from "./rbac/strategy.js";
 
 /** The types every server serves. */
 export function defaultStrategies(): ResourceStrategy[] {
-  return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy, crdStrategy];
+  return [
+    namespaceStrategy,
+    configMapStrategy,
+    coreEventStrategy,
+    eventStrategy,
+    mutatingWebhookConfigurationStrategy,
+    validatingWebhookConfigurationStrategy,
+    crdStrategy,
+  ];
 }
 
 /** The types served only with authentication on (auth/index.ts adds them): core first, then the groups in the order a real server lists them. */
@@ -26,4 +35,12 @@ export function authStrategies(): ResourceStrategy[] {
   return [serviceAccountStrategy, ...REVIEW_STRATEGIES, ...RBAC_STRATEGIES];
 }
 
-export { configMapStrategy, coreEventStrategy, crdStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, namespaceStrategy, validatingWebhookConfigurationStrategy };
+export {
+  configMapStrategy,
+  coreEventStrategy,
+  crdStrategy,
+  eventStrategy,
+  mutatingWebhookConfigurationStrategy,
+  namespaceStrategy,
+  validatingWebhookConfigurationStrategy,
+};

@@ -44,7 +44,10 @@ export class ContinueTokenSigner {
 
   private mac(rv: number, start: string, issuedAt: number): Buffer {
     // A JSON array keeps the three values apart whatever characters start holds.
-    return createHmac("sha256", this.key).update(JSON.stringify([rv, start, issuedAt])).digest().subarray(0, MAC_BYTES);
+    return createHmac("sha256", this.key)
+      .update(JSON.stringify([rv, start, issuedAt]))
+      .digest()
+      .subarray(0, MAC_BYTES);
   }
 }
 
@@ -64,9 +67,7 @@ export function encodeContinue(lastKey: string, keyPrefix: string, rv: number, s
 /** Token that resumes at startKey itself (a decoded position, as the 410's fresh token does). */
 export function encodeContinueFrom(startKey: string, keyPrefix: string, rv: number, stamp?: ContinueStamp): string {
   const start = startKey.slice(keyPrefix.length);
-  const stamped = stamp
-    ? `,"issued":${stamp.issuedAt},"sig":${JSON.stringify(stamp.signer.sign(rv, start, stamp.issuedAt))}`
-    : "";
+  const stamped = stamp ? `,"issued":${stamp.issuedAt},"sig":${JSON.stringify(stamp.signer.sign(rv, start, stamp.issuedAt))}` : "";
   const json = `{"v":${JSON.stringify(VERSION)},"rv":${rv},"start":${JSON.stringify(start)}${stamped}}`;
   return Buffer.from(json, "utf8").toString("base64url");
 }

@@ -15,7 +15,7 @@
  * An expiry is a delete conditional on the revision seen: a write that races it wins and starts
  * a new lifetime. A TTL of 0 means no expiry, as the storage attaches no lease for a zero TTL.
  */
-import { StoreError, type ChangeEvent, type MemoryStore } from "./store.js";
+import { type ChangeEvent, type MemoryStore, StoreError } from "./store.js";
 
 /** kube-apiserver --event-ttl default. */
 export const DEFAULT_EVENT_TTL_MS = 60 * 60 * 1000;

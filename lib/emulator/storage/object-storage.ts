@@ -20,9 +20,9 @@
  * controller and watches still read the marked value, and a DELETED event carries its last state.
  */
 import { internalError } from "../apimachinery/api-errors.js";
-import { parseStored, type KubeObject } from "../apimachinery/json.js";
+import { type KubeObject, parseStored } from "../apimachinery/json.js";
 import { asKubeObject, setMeta } from "../apimachinery/object-meta.js";
-import { ViewedEntries, type StorageView } from "./storage-views.js";
+import { type StorageView, ViewedEntries } from "./storage-views.js";
 import type { ChangeEvent, DeleteResult, KeyValue, MemoryStore, PutResult, RangeOptions, RangeResult, WatchListener, WriteOptions } from "./store.js";
 
 /** What the object layer needs of a served type: where its entries live and how they read. */

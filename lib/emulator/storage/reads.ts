@@ -10,10 +10,10 @@
  * server's token lifetime is a side effect of etcd compaction every 5 minutes, which the
  * emulator's retention-based compaction does not give (continue-token.ts).
  */
-import { decodeContinue, encodeContinue, encodeContinueFrom, type ContinuePosition, type ContinueTokenSigner } from "./continue-token.js";
+import { type ContinuePosition, type ContinueTokenSigner, decodeContinue, encodeContinue, encodeContinueFrom } from "./continue-token.js";
 import type { ObjectStorage, StoredType } from "./object-storage.js";
 import { ContinueExpired, ContinueWithResourceVersion, ResourceVersionTooLarge, ResourceVersionTooOld } from "./read-errors.js";
-import { StoreError, type ChangeEvent, type KeyValue } from "./store.js";
+import { type ChangeEvent, type KeyValue, StoreError } from "./store.js";
 
 /** How this emulator issues and ages its continue tokens. */
 export interface ContinueTokens {
@@ -165,7 +165,13 @@ export function startWatch(storage: ObjectStorage, read: WatchRead): WatchStart 
  * still holds (none when from is the current revision). Throws ResourceVersionTooOld when the
  * history no longer reaches back to from.
  */
-export function replayChanges(storage: ObjectStorage, type: StoredType, namespace: string | undefined, from: number, listener: (change: ChangeEvent) => void): void {
+export function replayChanges(
+  storage: ObjectStorage,
+  type: StoredType,
+  namespace: string | undefined,
+  from: number,
+  listener: (change: ChangeEvent) => void,
+): void {
   let stop: () => void;
   try {
     stop = storage.watch(type, namespace, from, listener);

@@ -152,7 +152,12 @@ export class MemoryStore {
     this.checkExpectation(key, prevKv, options.expectModRevision);
     const revision = ++this.rev;
     const kv: KeyValue = { key, value, createRevision: prevKv?.createRevision ?? revision, modRevision: revision };
-    if (!prevKv) this.keys.splice(lowerBound(this.keys, key, (k) => k), 0, key);
+    if (!prevKv)
+      this.keys.splice(
+        lowerBound(this.keys, key, (k) => k),
+        0,
+        key,
+      );
     this.entries.set(key, kv);
     this.record({ type: "put", key, revision, kv, prevKv, at: this.now() });
     return { revision, kv, prevKv };
@@ -164,7 +169,10 @@ export class MemoryStore {
     this.checkExpectation(key, prevKv, options.expectModRevision);
     const revision = ++this.rev;
     this.entries.delete(key);
-    this.keys.splice(lowerBound(this.keys, key, (k) => k), 1);
+    this.keys.splice(
+      lowerBound(this.keys, key, (k) => k),
+      1,
+    );
     this.record({ type: "delete", key, revision, prevKv, at: this.now() });
     return { revision, prevKv };
   }

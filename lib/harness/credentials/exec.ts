@@ -12,10 +12,10 @@
  * run the command by hand to see why it fails); and it must finish within a time limit.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
-import { isatty } from "node:tty";
 import { createPrivateKey, X509Certificate } from "node:crypto";
+import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, sep } from "node:path";
+import { isatty } from "node:tty";
 import { load } from "js-yaml";
 import { CredentialError, oneLine } from "./errors.js";
 
@@ -91,7 +91,11 @@ function execInteractive(mode: InteractiveMode, isTerminal: () => boolean): fals
 function sortedKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedKeys);
   if (typeof v === "object" && v !== null) {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedKeys((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortedKeys((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
@@ -207,12 +211,14 @@ function parseExecOutput(text: string, apiVersion: string): ExecCredentials {
   if (gotVersion !== apiVersion) fail(`exec plugin is configured to use API version ${apiVersion}, plugin returned version ${gotVersion}`);
   const status = obj.status;
   if (status === undefined || status === null) fail("exec plugin didn't return a status field");
-  if (typeof status !== "object" || Array.isArray(status)) fail(`decoding stdout: json: cannot unmarshal ${GO_TYPE(status)} into Go struct field ExecCredential.status of type ExecCredentialStatus`);
+  if (typeof status !== "object" || Array.isArray(status))
+    fail(`decoding stdout: json: cannot unmarshal ${GO_TYPE(status)} into Go struct field ExecCredential.status of type ExecCredentialStatus`);
   const s = status as Record<string, unknown>;
   const field = (name: string): string => {
     const v = s[name];
     if (v === undefined || v === null) return "";
-    if (typeof v !== "string") fail(`decoding stdout: json: cannot unmarshal ${GO_TYPE(v)} into Go struct field ExecCredentialStatus.status.${name} of type string`);
+    if (typeof v !== "string")
+      fail(`decoding stdout: json: cannot unmarshal ${GO_TYPE(v)} into Go struct field ExecCredentialStatus.status.${name} of type string`);
     return v as string;
   };
   const token = field("token");
@@ -308,7 +314,8 @@ export class ExecAuthenticator {
 
   /** Valid credentials: the cached ones, or the plugin's next answer (a run under way, after a 401, is waited for). */
   async credentials(): Promise<ExecCredentials> {
-    const valid = (c: ExecCredentials | undefined): c is ExecCredentials => c !== undefined && !(c.expiry !== undefined && (this.opts.now ?? Date.now)() > c.expiry);
+    const valid = (c: ExecCredentials | undefined): c is ExecCredentials =>
+      c !== undefined && !(c.expiry !== undefined && (this.opts.now ?? Date.now)() > c.expiry);
     if (this.running) {
       try {
         return await this.running;

@@ -5,9 +5,10 @@
  * (when it does not load, client-go only logs it and uses no CA; so does tollgate, with a
  * warning). Only ever used when asked for (`tollgate run --in-cluster`).
  */
+
+import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { X509Certificate } from "node:crypto";
 import type { Target } from "../target-model.js";
 import { goFileError } from "./errors.js";
 

@@ -11,10 +11,10 @@
  */
 import { Agent, Dispatcher, ProxyAgent } from "undici";
 import type { Target } from "../target.js";
-import { execAuthenticator, type ExecAuthenticator } from "./exec.js";
-import { impersonationHeaders, type Impersonation } from "./impersonation.js";
+import { type ExecAuthenticator, execAuthenticator } from "./exec.js";
+import { type Impersonation, impersonationHeaders } from "./impersonation.js";
 import { oidcToken } from "./oidc.js";
-import { fileTokenSource, type FileTokenSource } from "./token-file.js";
+import { type FileTokenSource, fileTokenSource } from "./token-file.js";
 
 export interface ClientCertificate {
   cert?: string;
@@ -114,18 +114,19 @@ class CredentialDispatcher extends Dispatcher {
       : new Agent({ keepAliveTimeout: 10_000, connect: tls });
     const onUnauthorized = s.onUnauthorized;
     if (!onUnauthorized) return base;
-    return base.compose((dispatch) => (opts, handler) =>
-      dispatch(opts, {
-        onRequestStart: (c, ctx) => handler.onRequestStart?.(c, ctx),
-        onRequestUpgrade: (c, code, h, socket) => handler.onRequestUpgrade?.(c, code, h, socket),
-        onResponseStart: (c, code, h, message) => {
-          if (code === 401) onUnauthorized(headerValue(opts.headers, "authorization"));
-          return handler.onResponseStart?.(c, code, h, message);
-        },
-        onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
-        onResponseEnd: (c, trailers) => handler.onResponseEnd?.(c, trailers),
-        onResponseError: (c, err) => handler.onResponseError?.(c, err),
-      }),
+    return base.compose(
+      (dispatch) => (opts, handler) =>
+        dispatch(opts, {
+          onRequestStart: (c, ctx) => handler.onRequestStart?.(c, ctx),
+          onRequestUpgrade: (c, code, h, socket) => handler.onRequestUpgrade?.(c, code, h, socket),
+          onResponseStart: (c, code, h, message) => {
+            if (code === 401) onUnauthorized(headerValue(opts.headers, "authorization"));
+            return handler.onResponseStart?.(c, code, h, message);
+          },
+          onResponseData: (c, chunk) => handler.onResponseData?.(c, chunk),
+          onResponseEnd: (c, trailers) => handler.onResponseEnd?.(c, trailers),
+          onResponseError: (c, err) => handler.onResponseError?.(c, err),
+        }),
     );
   }
 

@@ -10,15 +10,16 @@
  * these rules, but its Writer (varints, int64, fork/ldelim lengths) and Reader do the byte
  * mechanics well, so they are used for exactly that.
  */
-import protobuf from "protobufjs";
+
 import type { Long, Reader, Writer } from "protobufjs";
+import protobuf from "protobufjs";
+import { concatBytes } from "../bytes.js";
 import type { FieldDesc, MessageDesc, ScalarKind } from "./descriptors.js";
 import { messageDesc } from "./descriptors.js";
 import { ProtobufFormatError } from "./errors.js";
-import { lookupKind, type KindEntry } from "./registry.js";
+import { type KindEntry, lookupKind } from "./registry.js";
 import { RUNTIME_PACKAGE } from "./schema.js";
 import { formatTime, isZeroTime, normaliseTimestamp, parseTime, type Timestamp } from "./time.js";
-import { concatBytes } from "../bytes.js";
 
 /** "k8s" + 0x00 ("an Unknown follows"). */
 export const MAGIC: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
@@ -515,9 +516,7 @@ export function parseEnvelope(bytes: Uint8Array): Envelope {
   if (!(bytes instanceof Uint8Array)) throw new ProtobufFormatError("a protobuf body must be a Uint8Array");
   if (!hasMagic(bytes)) {
     const got = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, "0")).join(" ");
-    throw new ProtobufFormatError(
-      `provided data does not appear to be a protobuf message, expected prefix 6b 38 73 00 ("k8s\\0"), got ${got || "no bytes"}`,
-    );
+    throw new ProtobufFormatError(`provided data does not appear to be a protobuf message, expected prefix 6b 38 73 00 ("k8s\\0"), got ${got || "no bytes"}`);
   }
   const fields = readFields(UNKNOWN, bytes.subarray(4), "Unknown");
   const str = (m: Map<number, Occurrence[]>, n: number): string => {

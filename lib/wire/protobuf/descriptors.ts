@@ -20,10 +20,7 @@ export type SpecialMessage = "time" | "microTime" | "fieldsV1" | "rawExtension";
  */
 export type JsonMode = "always" | "omitempty" | "omitzero";
 
-export type FieldType =
-  | { kind: "scalar"; scalar: ScalarKind }
-  | { kind: "message"; message: MessageDesc }
-  | { kind: "map"; value: "string" | "bytes" };
+export type FieldType = { kind: "scalar"; scalar: ScalarKind } | { kind: "message"; message: MessageDesc } | { kind: "map"; value: "string" | "bytes" };
 
 export interface FieldDesc {
   /** The JSON key; also the proto field name (Kubernetes protos use the JSON names). */

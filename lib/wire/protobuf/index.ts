@@ -8,13 +8,13 @@
  * (MicroTime with 6 fractional digits), zero times as null, bytes as base64, int64 as a number
  * (a bigint only beyond 2^53). Facts: ../shared/docs/wire-facts.md §1, §2.
  */
-import { decodeEnveloped, encodeEnveloped, isPlainObject, MAGIC, parseEnvelope, type Envelope } from "./codec.js";
+import { decodeEnveloped, type Envelope, encodeEnveloped, isPlainObject, MAGIC, parseEnvelope } from "./codec.js";
 import { ProtobufFormatError } from "./errors.js";
 import { lookupKind } from "./registry.js";
 
-export { ProtobufFormatError } from "./errors.js";
-export { encodeWatchFrame, WatchFrameReader, type WatchFrameEvent, type WatchFrameReaderOptions } from "./watch.js";
 export type { Envelope } from "./codec.js";
+export { ProtobufFormatError } from "./errors.js";
+export { encodeWatchFrame, type WatchFrameEvent, WatchFrameReader, type WatchFrameReaderOptions } from "./watch.js";
 
 /** 6b 38 73 00: "k8s" and 0x00, meaning a runtime.Unknown follows. */
 export const PROTOBUF_MAGIC: Uint8Array = MAGIC.slice();

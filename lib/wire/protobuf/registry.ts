@@ -3,7 +3,7 @@
  * listed (Table, custom resources, kinds the emulator does not serve) has none: encoding it
  * throws ProtobufFormatError, which the server answers with 406 (wire-facts §1.0, §1.5).
  */
-import { messageDesc, type MessageDesc } from "./descriptors.js";
+import { type MessageDesc, messageDesc } from "./descriptors.js";
 import { COORDINATION_PACKAGE, CORE_PACKAGE, EVENTS_PACKAGE, META_PACKAGE } from "./schema.js";
 
 export interface KindEntry {

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { connect } from "node:tls";
 import { afterAll, describe, expect, it } from "vitest";
 import { PKI, PROXY_ALLOWED_NAME, readPair } from "../../../fixtures/daemons/pki.js";
-import { DaemonFileError, startEmulatedDaemons, type DaemonAccess, type RunningEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
+import { type DaemonAccess, DaemonFileError, type RunningEmulatedDaemons, startEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
 import { ALLOWED_TOKEN, bearer, get, TLS } from "./support.js";
 
 const CLIENT = readPair(PKI.client);
@@ -65,8 +65,12 @@ describe("emulated controller manager: client certificates", () => {
   });
 
   it("a file that cannot be read stops the daemon before it listens", async () => {
-    await expect(startEmulatedDaemons({ tls: TLS, controllerManager: { args: ["--client-ca-file=/nonexistent/ca.pem"], port: 0 } })).rejects.toThrow(DaemonFileError);
-    await expect(startEmulatedDaemons({ tls: TLS, nodeAgent: { args: [`--client-ca-file=${PKI.client.key}`], port: 0, readOnlyPort: 0, healthzPort: 0 } })).rejects.toThrow(/no PEM certificate/);
+    await expect(startEmulatedDaemons({ tls: TLS, controllerManager: { args: ["--client-ca-file=/nonexistent/ca.pem"], port: 0 } })).rejects.toThrow(
+      DaemonFileError,
+    );
+    await expect(
+      startEmulatedDaemons({ tls: TLS, nodeAgent: { args: [`--client-ca-file=${PKI.client.key}`], port: 0, readOnlyPort: 0, healthzPort: 0 } }),
+    ).rejects.toThrow(/no PEM certificate/);
   });
 });
 
@@ -140,7 +144,9 @@ describe("emulated controller manager: --tls-sni-cert-key", () => {
   });
 
   it("a missing certificate file stops the daemon", async () => {
-    await expect(startEmulatedDaemons({ tls: TLS, controllerManager: { args: ["--tls-sni-cert-key=/nonexistent.pem,/nonexistent.key"], port: 0 } })).rejects.toThrow(DaemonFileError);
+    await expect(
+      startEmulatedDaemons({ tls: TLS, controllerManager: { args: ["--tls-sni-cert-key=/nonexistent.pem,/nonexistent.key"], port: 0 } }),
+    ).rejects.toThrow(DaemonFileError);
   });
 });
 

@@ -3,11 +3,11 @@ import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseEmulatorArgs, parseEmulatorCommand } from "../../../lib/cli/emulator.js";
 import { PKI } from "../../../fixtures/daemons/pki.js";
+import { parseEmulatorArgs, parseEmulatorCommand } from "../../../lib/cli/emulator.js";
 import { daemonEnvironment } from "../../../lib/cli/run.js";
-import { DaemonSettingsError, daemonSettingsFromEnv } from "../../../lib/runner/settings.js";
 import { UsageError } from "../../../lib/cli/usage.js";
+import { DaemonSettingsError, daemonSettingsFromEnv } from "../../../lib/runner/settings.js";
 import { get } from "./support.js";
 
 const BIN = resolve(import.meta.dirname, "../../../bin/tollgate.js");
@@ -21,10 +21,14 @@ describe("tollgate emulator: daemon flags", () => {
 
   it("reads ports and shell-quoted command lines, a daemon for each flag family given", () => {
     const c = parseEmulatorCommand([
-      "--controller-manager-port", "10257",
-      "--node-agent-args", "--anonymous-auth=false --authorization-mode='Webhook'",
-      "--node-agent-healthz-port", "0",
-      "--daemon-token", "-starts-with-a-dash",
+      "--controller-manager-port",
+      "10257",
+      "--node-agent-args",
+      "--anonymous-auth=false --authorization-mode='Webhook'",
+      "--node-agent-healthz-port",
+      "0",
+      "--daemon-token",
+      "-starts-with-a-dash",
     ]);
     expect(c.daemons?.controllerManager).toEqual({ port: 10257 });
     expect(c.daemons?.nodeAgent).toEqual({ healthzPort: 0, args: ["--anonymous-auth=false", "--authorization-mode=Webhook"] });
@@ -34,9 +38,16 @@ describe("tollgate emulator: daemon flags", () => {
   });
 
   it("pass certificate files as absolute paths, and the global setup reads them in pairs", () => {
-    const env = daemonEnvironment({ "controller-manager": "https://127.0.0.1:10257", "daemon-client-cert": PKI.client.cert, "daemon-client-key": PKI.client.key });
+    const env = daemonEnvironment({
+      "controller-manager": "https://127.0.0.1:10257",
+      "daemon-client-cert": PKI.client.cert,
+      "daemon-client-key": PKI.client.key,
+    });
     expect(env).toMatchObject({ TOLLGATE_DAEMON_CLIENT_CERT: PKI.client.cert, TOLLGATE_DAEMON_CLIENT_KEY: PKI.client.key });
-    const settings = daemonSettingsFromEnv({ ...env, TOLLGATE_DAEMON_PROXY_CERT: PKI.proxy.cert, TOLLGATE_DAEMON_PROXY_KEY: PKI.proxy.key }, (p) => `read ${p}`);
+    const settings = daemonSettingsFromEnv(
+      { ...env, TOLLGATE_DAEMON_PROXY_CERT: PKI.proxy.cert, TOLLGATE_DAEMON_PROXY_KEY: PKI.proxy.key },
+      (p) => `read ${p}`,
+    );
     expect(settings?.clientCert).toEqual({ cert: `read ${PKI.client.cert}`, key: `read ${PKI.client.key}` });
     expect(settings?.proxyCert).toEqual({ cert: `read ${PKI.proxy.cert}`, key: `read ${PKI.proxy.key}` });
     expect(settings?.unlistedProxyCert).toBeUndefined();
@@ -58,7 +69,22 @@ describe("tollgate emulator: daemon flags", () => {
   it("prints one listening line per daemon server, serves there, and stops on SIGTERM", async () => {
     const child = spawn(
       process.execPath,
-      [BIN, "emulator", "--port", "0", "--controller-manager-port", "0", "--node-agent-port", "0", "--node-agent-read-only-port", "0", "--node-agent-healthz-port", "0", "--daemon-token", "tok"],
+      [
+        BIN,
+        "emulator",
+        "--port",
+        "0",
+        "--controller-manager-port",
+        "0",
+        "--node-agent-port",
+        "0",
+        "--node-agent-read-only-port",
+        "0",
+        "--node-agent-healthz-port",
+        "0",
+        "--daemon-token",
+        "tok",
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";
@@ -115,9 +141,16 @@ describe("tollgate run: daemon flags", () => {
   });
 
   it("pass certificate files as absolute paths, and the global setup reads them in pairs", () => {
-    const env = daemonEnvironment({ "controller-manager": "https://127.0.0.1:10257", "daemon-client-cert": PKI.client.cert, "daemon-client-key": PKI.client.key });
+    const env = daemonEnvironment({
+      "controller-manager": "https://127.0.0.1:10257",
+      "daemon-client-cert": PKI.client.cert,
+      "daemon-client-key": PKI.client.key,
+    });
     expect(env).toMatchObject({ TOLLGATE_DAEMON_CLIENT_CERT: PKI.client.cert, TOLLGATE_DAEMON_CLIENT_KEY: PKI.client.key });
-    const settings = daemonSettingsFromEnv({ ...env, TOLLGATE_DAEMON_PROXY_CERT: PKI.proxy.cert, TOLLGATE_DAEMON_PROXY_KEY: PKI.proxy.key }, (p) => `read ${p}`);
+    const settings = daemonSettingsFromEnv(
+      { ...env, TOLLGATE_DAEMON_PROXY_CERT: PKI.proxy.cert, TOLLGATE_DAEMON_PROXY_KEY: PKI.proxy.key },
+      (p) => `read ${p}`,
+    );
     expect(settings?.clientCert).toEqual({ cert: `read ${PKI.client.cert}`, key: `read ${PKI.client.key}` });
     expect(settings?.proxyCert).toEqual({ cert: `read ${PKI.proxy.cert}`, key: `read ${PKI.proxy.key}` });
     expect(settings?.unlistedProxyCert).toBeUndefined();

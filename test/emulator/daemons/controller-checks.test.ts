@@ -4,8 +4,8 @@
  * lib/daemons/probes.ts passes against it and fails against the `core-loops-unchecked` fault.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { readOptionView } from "../../../lib/daemons/options/view.js";
 import { controllerManagerHealthChecks } from "../../../lib/daemons/controllers.js";
+import { readOptionView } from "../../../lib/daemons/options/view.js";
 import { checkControlLoops } from "../../../lib/daemons/probes.js";
 import type { EmulatedControllerManagerOptions } from "../../../lib/emulator/daemons/index.js";
 import { ALLOWED_TOKEN, bearer, controllerManagers, get, WITH_FILES } from "./support.js";
@@ -21,15 +21,34 @@ describe("which checks a command line gives", () => {
   it("by default: leaderElection first, then the on-by-default controllers that apply, no ping", () => {
     const c = checks([]);
     expect(c[0]).toBe("leaderElection");
-    expect(c).toEqual(expect.arrayContaining(["namespace-controller", "replicationcontroller-controller", "endpoints-controller", "serviceaccount-controller", "garbage-collector-controller"]));
+    expect(c).toEqual(
+      expect.arrayContaining([
+        "namespace-controller",
+        "replicationcontroller-controller",
+        "endpoints-controller",
+        "serviceaccount-controller",
+        "garbage-collector-controller",
+      ]),
+    );
     // Disabled by default, needing a key file or --allocate-node-cidrs, or a cloud provider.
-    for (const absent of ["ping", "bootstrap-signer-controller", "token-cleaner-controller", "serviceaccount-token-controller", "node-ipam-controller", "service-lb-controller", "node-route-controller", "cloud-node-lifecycle-controller"]) {
+    for (const absent of [
+      "ping",
+      "bootstrap-signer-controller",
+      "token-cleaner-controller",
+      "serviceaccount-token-controller",
+      "node-ipam-controller",
+      "service-lb-controller",
+      "node-route-controller",
+      "cloud-node-lifecycle-controller",
+    ]) {
       expect(c, absent).not.toContain(absent);
     }
   });
 
   it("follows --controllers: -name, pre-1.28 names, naming the disabled-by-default ones, no *", () => {
-    expect(checks(["--controllers=*,-namespace-controller,-endpoint,bootstrapsigner"])).toEqual(expect.not.arrayContaining(["namespace-controller", "endpoints-controller"]));
+    expect(checks(["--controllers=*,-namespace-controller,-endpoint,bootstrapsigner"])).toEqual(
+      expect.not.arrayContaining(["namespace-controller", "endpoints-controller"]),
+    );
     expect(checks(["--controllers=*,bootstrapsigner"])).toContain("bootstrap-signer-controller");
     expect(checks(["--controllers=namespace-controller", "--leader-elect=false"])).toEqual(["namespace-controller"]);
     // The first entry naming a controller decides.
@@ -86,7 +105,8 @@ describe("the control-loops probe against the emulated controller manager", () =
     const url = await start({ args, faults });
     return checkControlLoops(told, `${url}/healthz?verbose`, await get(`${url}/healthz?verbose`));
   };
-  const failedOf = (p: Awaited<ReturnType<typeof probe>>): string[] => (p.kind === "results" ? p.results.filter((r) => !r.ok).map((r) => r.expected) : [`skipped: ${p.checks.join(",")}`]);
+  const failedOf = (p: Awaited<ReturnType<typeof probe>>): string[] =>
+    p.kind === "results" ? p.results.filter((r) => !r.ok).map((r) => r.expected) : [`skipped: ${p.checks.join(",")}`];
 
   it("passes when the daemon runs what its command line says", async () => {
     const args = [...WITH_FILES, "--controllers=*,-namespace-controller,-ttl-controller"];

@@ -2,7 +2,7 @@
 import type { X509Certificate } from "node:crypto";
 import { connect } from "node:tls";
 import { afterAll, describe, expect, it } from "vitest";
-import { controllerManagerTarget, probeControllerManager, type ProbeResult } from "../../../lib/daemons/probes.js";
+import { controllerManagerTarget, type ProbeResult, probeControllerManager } from "../../../lib/daemons/probes.js";
 import { startEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
 import { ALLOWED_TOKEN, bearer, client, controllerManagers, DENIED_TOKEN, get, TLS, WITH_FILES } from "./support.js";
 
@@ -39,7 +39,12 @@ describe("emulated controller manager", () => {
     for (const path of ["/metrics", "/configz", "/debug/pprof/"]) {
       const anonymous = await get(`${url}${path}`);
       expect(anonymous.status, path).toBe(403);
-      expect(JSON.parse(anonymous.body)).toMatchObject({ kind: "Status", reason: "Forbidden", code: 403, message: `forbidden: User "system:anonymous" cannot get path "${path}"` });
+      expect(JSON.parse(anonymous.body)).toMatchObject({
+        kind: "Status",
+        reason: "Forbidden",
+        code: 403,
+        message: `forbidden: User "system:anonymous" cannot get path "${path}"`,
+      });
       const unknown = await get(`${url}${path}`, bearer("nobody-has-this"));
       expect(unknown.status, path).toBe(401);
       expect(JSON.parse(unknown.body)).toMatchObject({ kind: "Status", reason: "Unauthorized", code: 401 });
@@ -96,7 +101,10 @@ describe("emulated controller manager", () => {
   });
 
   it("drops a leading program name", async () => {
-    const d = await startEmulatedDaemons({ tls: TLS, controllerManager: { args: ["/usr/local/bin/kube-controller-manager", ...WITH_FILES, "--profiling=false"], port: 0 } });
+    const d = await startEmulatedDaemons({
+      tls: TLS,
+      controllerManager: { args: ["/usr/local/bin/kube-controller-manager", ...WITH_FILES, "--profiling=false"], port: 0 },
+    });
     managers.track(d);
     expect(d.controllerManager?.args).toEqual([...WITH_FILES, "--profiling=false"]);
     expect(d.controllerManager?.config.profiling).toBe(false);
@@ -107,7 +115,9 @@ describe("emulated controller manager", () => {
     const target = { ...controllerManagerTarget("127.0.0.1", WITH_FILES)!, baseUrl: url };
     const rs = await probeControllerManager(client, target, { authorizedHeaders: bearer(ALLOWED_TOKEN) });
     expect(failed(rs)).toEqual([]);
-    expect(new Set(rs.map((r) => r.rule))).toEqual(new Set(["doc3.endpoints.cm-health-paths-always-allowed", "doc3.endpoints.cm-https-secure-port", "doc3.endpoints.cm-pprof"]));
+    expect(new Set(rs.map((r) => r.rule))).toEqual(
+      new Set(["doc3.endpoints.cm-health-paths-always-allowed", "doc3.endpoints.cm-https-secure-port", "doc3.endpoints.cm-pprof"]),
+    );
   });
 });
 
@@ -118,13 +128,21 @@ describe("emulated controller manager, wrong on purpose: the probes report the f
     const url = await start({ args: WITH_FILES, faults: ["metrics-open"] });
     expect((await get(`${url}/metrics`)).status).toBe(200);
     const rs = await probeControllerManager(client, target(url));
-    expect(failed(rs)).toEqual(["doc3.endpoints.cm-https-secure-port /metrics", "doc3.endpoints.cm-https-secure-port /configz", "doc3.endpoints.cm-https-secure-port /debug/pprof/"]);
+    expect(failed(rs)).toEqual([
+      "doc3.endpoints.cm-https-secure-port /metrics",
+      "doc3.endpoints.cm-https-secure-port /configz",
+      "doc3.endpoints.cm-https-secure-port /debug/pprof/",
+    ]);
   });
 
   it("health-protected: the always-allow paths ask for authorization", async () => {
     const url = await start({ args: WITH_FILES, faults: ["health-protected"] });
     const rs = await probeControllerManager(client, target(url));
-    expect(failed(rs)).toEqual(["doc3.endpoints.cm-health-paths-always-allowed /healthz", "doc3.endpoints.cm-health-paths-always-allowed /readyz", "doc3.endpoints.cm-health-paths-always-allowed /livez"]);
+    expect(failed(rs)).toEqual([
+      "doc3.endpoints.cm-health-paths-always-allowed /healthz",
+      "doc3.endpoints.cm-health-paths-always-allowed /readyz",
+      "doc3.endpoints.cm-health-paths-always-allowed /livez",
+    ]);
     expect((await get(`${url}/healthz`, bearer(ALLOWED_TOKEN))).status).toBe(200);
   });
 

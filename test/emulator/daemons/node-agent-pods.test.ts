@@ -10,8 +10,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { STATIC_POD_DIR, STATIC_PODS } from "../../../fixtures/daemons/static-pods.js";
-import { checkNoForeignContainers, checkPodSources, checkPodsRunning, checkRegisteredNode, parseAgentPods, parseRuntimePods, type ProbeResult } from "../../../lib/daemons/probes.js";
-import { startEmulatedDaemons, type EmulatedNodeAgentOptions, type RunningEmulatedDaemons, type RunningNodeAgent } from "../../../lib/emulator/daemons/index.js";
+import {
+  checkNoForeignContainers,
+  checkPodSources,
+  checkPodsRunning,
+  checkRegisteredNode,
+  type ProbeResult,
+  parseAgentPods,
+  parseRuntimePods,
+} from "../../../lib/daemons/probes.js";
+import {
+  type EmulatedNodeAgentOptions,
+  type RunningEmulatedDaemons,
+  type RunningNodeAgent,
+  startEmulatedDaemons,
+} from "../../../lib/emulator/daemons/index.js";
 import { ACCESS, get, TLS } from "./support.js";
 
 const running: RunningEmulatedDaemons[] = [];
@@ -69,7 +82,8 @@ describe("emulated node agent: static pods", () => {
       expect(p.phase).toBe("Running");
       expect(p.containers.every((c) => c.running && c.ready)).toBe(true);
     }
-    const item = (JSON.parse(x.pods.body) as { items: { metadata: { uid: string; annotations: Record<string, string> }; spec: { tolerations: unknown[] } }[] }).items[0];
+    const item = (JSON.parse(x.pods.body) as { items: { metadata: { uid: string; annotations: Record<string, string> }; spec: { tolerations: unknown[] } }[] })
+      .items[0];
     expect(item?.metadata.annotations["kubernetes.io/config.hash"]).toBe(item?.metadata.uid);
     expect(item?.metadata.annotations["kubernetes.io/config.seen"]).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(item?.spec.tolerations).toContainEqual({ operator: "Exists", effect: "NoExecute" });
@@ -117,7 +131,10 @@ describe("emulated node agent: static pods", () => {
     const x = await answers(a);
     const pods = parseAgentPods(x.pods);
     if (typeof pods === "string") throw new Error(pods);
-    expect(pods.map((p) => [p.namespace, p.name, p.source])).toEqual([["default", "one-n1", "file"], ["feeds", "feed-n1", "http"]]);
+    expect(pods.map((p) => [p.namespace, p.name, p.source])).toEqual([
+      ["default", "one-n1", "file"],
+      ["feeds", "feed-n1", "http"],
+    ]);
     expect(failedRules(checks(a.args, x))).toEqual([]);
   });
 
@@ -147,6 +164,8 @@ describe("emulated node agent, wrong on purpose: the pod checks report the failu
 
   it("a node agent told another --hostname-override than it was started with", async () => {
     const a = await start({ args: FIXTURE_ARGS });
-    expect(failedRules(checks([`--pod-manifest-path=${STATIC_POD_DIR}`, "--hostname-override=other-node"], await answers(a)))).toEqual(["doc3.service.agent-registers-node"]);
+    expect(failedRules(checks([`--pod-manifest-path=${STATIC_POD_DIR}`, "--hostname-override=other-node"], await answers(a)))).toEqual([
+      "doc3.service.agent-registers-node",
+    ]);
   });
 });

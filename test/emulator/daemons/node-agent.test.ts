@@ -2,14 +2,14 @@
 import { createServer } from "node:http";
 import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { nodeAgentTargets, probeNodeAgent, type NodeAgentTargets, type ProbeResult } from "../../../lib/daemons/probes.js";
+import { type NodeAgentTargets, nodeAgentTargets, type ProbeResult, probeNodeAgent } from "../../../lib/daemons/probes.js";
 import { capConnectionLifetime } from "../../../lib/emulator/daemons/http.js";
 import {
-  NODE_AGENT_MAX_CONNECTION_MS,
-  startEmulatedDaemons,
   type EmulatedNodeAgentOptions,
-  type RunningNodeAgent,
+  NODE_AGENT_MAX_CONNECTION_MS,
   type RunningEmulatedDaemons,
+  type RunningNodeAgent,
+  startEmulatedDaemons,
 } from "../../../lib/emulator/daemons/index.js";
 import { ACCESS, ALLOWED_TOKEN, bearer, client, DENIED_TOKEN, get, TLS } from "./support.js";
 
@@ -29,7 +29,12 @@ async function start(nodeAgent: EmulatedNodeAgentOptions): Promise<RunningNodeAg
 }
 
 /** The probes' targets: behaviour from the command line, servers where the emulation put them. */
-const targetsOf = (a: RunningNodeAgent): NodeAgentTargets => ({ ...nodeAgentTargets("127.0.0.1", a.args), mainUrl: a.url, readOnlyUrl: a.readOnlyUrl, healthzUrl: a.healthzUrl });
+const targetsOf = (a: RunningNodeAgent): NodeAgentTargets => ({
+  ...nodeAgentTargets("127.0.0.1", a.args),
+  mainUrl: a.url,
+  readOnlyUrl: a.readOnlyUrl,
+  healthzUrl: a.healthzUrl,
+});
 const failed = (rs: ProbeResult[]): string[] => rs.filter((r) => !r.ok).map((r) => r.rule);
 
 describe("emulated node agent", () => {
@@ -67,9 +72,15 @@ describe("emulated node agent", () => {
   it("Webhook with the token webhook: allowed 200, not allowed 403, unknown token 401, anonymous 403 as system:anonymous", async () => {
     const a = await start({ args: WEBHOOK });
     expect((await get(`${a.url}/pods`, bearer(ALLOWED_TOKEN))).status).toBe(200);
-    expect(await get(`${a.url}/pods`, bearer(DENIED_TOKEN))).toMatchObject({ status: 403, body: "Forbidden (user=bob, verb=get, resource=nodes, subresource=proxy)" });
+    expect(await get(`${a.url}/pods`, bearer(DENIED_TOKEN))).toMatchObject({
+      status: 403,
+      body: "Forbidden (user=bob, verb=get, resource=nodes, subresource=proxy)",
+    });
     expect((await get(`${a.url}/pods`, bearer("nobody-has-this"))).status).toBe(401);
-    expect(await get(`${a.url}/metrics`)).toMatchObject({ status: 403, body: "Forbidden (user=system:anonymous, verb=get, resource=nodes, subresource=metrics)" });
+    expect(await get(`${a.url}/metrics`)).toMatchObject({
+      status: 403,
+      body: "Forbidden (user=system:anonymous, verb=get, resource=nodes, subresource=metrics)",
+    });
     expect((await get(`${a.readOnlyUrl}/pods`)).status).toBe(200);
   });
 

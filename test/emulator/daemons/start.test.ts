@@ -2,8 +2,9 @@
  * startEmulatedDaemons refuses what a real daemon's flag parsing refuses (read by the option
  * model, not the checker), and leaves nothing listening when it does.
  */
-import { createServer, type Server } from "node:net";
+
 import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:net";
 import { describe, expect, it } from "vitest";
 import { DaemonCommandLineError, startEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
 import { TLS } from "./support.js";
@@ -29,10 +30,15 @@ function occupy(port: number): Promise<Server> {
 
 describe("startEmulatedDaemons", () => {
   it("rejects a controller manager command line with a value its flag cannot read, in one line naming it", async () => {
-    const p = startEmulatedDaemons({ tls: TLS, controllerManager: { args: ["--leader-elect-renew-deadline=20", "--leader-elect-lease-duration=10s"], port: 0 } });
+    const p = startEmulatedDaemons({
+      tls: TLS,
+      controllerManager: { args: ["--leader-elect-renew-deadline=20", "--leader-elect-lease-duration=10s"], port: 0 },
+    });
     await expect(p).rejects.toBeInstanceOf(DaemonCommandLineError);
     const e = (await p.catch((x: unknown) => x)) as DaemonCommandLineError;
-    expect(e.message).toBe('emulated controller manager refuses its command line: --leader-elect-renew-deadline: --leader-elect-renew-deadline=20: "20" is not a Go duration (forms like 10s, 1m0s, 1h30m, 100ms)');
+    expect(e.message).toBe(
+      'emulated controller manager refuses its command line: --leader-elect-renew-deadline: --leader-elect-renew-deadline=20: "20" is not a Go duration (forms like 10s, 1m0s, 1h30m, 100ms)',
+    );
     expect(e.problems.map((p) => [p.kind, p.option])).toEqual([["value", "--leader-elect-renew-deadline"]]);
   });
 
@@ -46,7 +52,10 @@ describe("startEmulatedDaemons", () => {
   it("runs with what only the checker objects to: a real daemon's flag parsing accepts it", async () => {
     // A real controller manager refuses this later, when it validates its leader election settings;
     // `tollgate flags check` reports it (doc3.cm-general.renew-deadline-below-lease), the emulation does not.
-    const d = await startEmulatedDaemons({ tls: TLS, controllerManager: { args: ["--leader-elect-renew-deadline=20s", "--leader-elect-lease-duration=10s"], port: 0 } });
+    const d = await startEmulatedDaemons({
+      tls: TLS,
+      controllerManager: { args: ["--leader-elect-renew-deadline=20s", "--leader-elect-lease-duration=10s"], port: 0 },
+    });
     try {
       expect(d.controllerManager?.url).toMatch(/^https:/);
     } finally {

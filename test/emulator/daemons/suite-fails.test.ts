@@ -11,18 +11,21 @@ import { PKI } from "../../../fixtures/daemons/pki.js";
 import { STATIC_POD_DIR } from "../../../fixtures/daemons/static-pods.js";
 import { DAEMON_TLS_CERT_FILE } from "../../../fixtures/daemons/tls.js";
 import {
-  startEmulatedDaemons,
   type ControllerManagerFault,
   type EmulatedDaemonsOptions,
   type NodeAgentFault,
   type RunningEmulatedDaemons,
+  startEmulatedDaemons,
 } from "../../../lib/emulator/daemons/index.js";
-import { EMBEDDED_CONTROLLER_MANAGER_ARGS, EMBEDDED_NODE_AGENT_ARGS } from "../../../lib/runner/global-setup.js";
 import type { Summary } from "../../../lib/report/summary.js";
+import { EMBEDDED_CONTROLLER_MANAGER_ARGS, EMBEDDED_NODE_AGENT_ARGS } from "../../../lib/runner/global-setup.js";
 import { runViaCli } from "../../support/run-suite.js";
 import { ACCESS, ALLOWED_TOKEN, DENIED_TOKEN, TLS } from "./support.js";
 
-const WITH_FILES = ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf", "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"];
+const WITH_FILES = [
+  "--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf",
+  "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf",
+];
 const FREE = { port: 0, readOnlyPort: 0, healthzPort: 0 };
 /** A node agent that runs the fixture static pods and authorizes tokens by Webhook. */
 const PODS_ARGS = [`--pod-manifest-path=${STATIC_POD_DIR}`, "--hostname-override=Tollgate-Node-1"];
@@ -42,21 +45,42 @@ interface Told {
 }
 
 /** Starts the daemons as `actual`, and runs the suite against them told they were started with `told`. */
-async function runAgainst(actual: Omit<EmulatedDaemonsOptions, "tls" | "access">, told: Told): Promise<{ code: number | null; summary: Summary; output: string }> {
+async function runAgainst(
+  actual: Omit<EmulatedDaemonsOptions, "tls" | "access">,
+  told: Told,
+): Promise<{ code: number | null; summary: Summary; output: string }> {
   daemons = await startEmulatedDaemons({ tls: TLS, access: ACCESS, ...actual });
   const cm = daemons.controllerManager;
   const agent = daemons.nodeAgent;
   if (!cm?.url || !agent?.url || !agent.readOnlyUrl || !agent.healthzUrl) throw new Error("a daemon server did not start");
   return runViaCli([
-    "--suite", "suites/daemons/probes",
-    "--controller-manager", cm.url, "--controller-manager-args", told.controllerManagerArgs,
-    "--node-agent", agent.url, "--node-agent-read-only", agent.readOnlyUrl, "--node-agent-healthz", agent.healthzUrl,
-    "--node-agent-args", told.nodeAgentArgs,
-    "--daemon-token", ALLOWED_TOKEN, "--daemon-denied-token", DENIED_TOKEN, ...(told.trust === "insecure" ? ["--daemon-insecure"] : ["--daemon-ca", fileURLToPath(DAEMON_TLS_CERT_FILE)]),
+    "--suite",
+    "suites/daemons/probes",
+    "--controller-manager",
+    cm.url,
+    "--controller-manager-args",
+    told.controllerManagerArgs,
+    "--node-agent",
+    agent.url,
+    "--node-agent-read-only",
+    agent.readOnlyUrl,
+    "--node-agent-healthz",
+    agent.healthzUrl,
+    "--node-agent-args",
+    told.nodeAgentArgs,
+    "--daemon-token",
+    ALLOWED_TOKEN,
+    "--daemon-denied-token",
+    DENIED_TOKEN,
+    ...(told.trust === "insecure" ? ["--daemon-insecure"] : ["--daemon-ca", fileURLToPath(DAEMON_TLS_CERT_FILE)]),
   ]);
 }
 
-const withStatus = (s: Summary, status: string): string[] => s.rules.filter((r) => r.id.startsWith("doc3.") && r.status === status).map((r) => r.id).sort();
+const withStatus = (s: Summary, status: string): string[] =>
+  s.rules
+    .filter((r) => r.id.startsWith("doc3.") && r.status === status)
+    .map((r) => r.id)
+    .sort();
 
 describe("the daemon probe suite against daemons", () => {
   it("passes against emulated daemons that behave as their command lines say", { timeout: 90_000 }, async () => {
@@ -78,7 +102,9 @@ describe("the daemon probe suite against daemons", () => {
     expect(code, output).toBe(0);
   });
 
-  it("fails on open metrics, protected health paths, missing profiling, a bad health server, an authenticating read-only server, and auth settings other than told", { timeout: 90_000 }, async () => {
+  it("fails on open metrics, protected health paths, missing profiling, a bad health server, an authenticating read-only server, and auth settings other than told", {
+    timeout: 90_000,
+  }, async () => {
     const { code, summary, output } = await runAgainst(
       {
         controllerManager: { args: WITH_FILES, port: 0, faults: ["metrics-open", "health-protected", "pprof-missing"] },
@@ -110,7 +136,9 @@ describe("the daemon probe suite against daemons", () => {
     expect(code, output).toBe(1);
   });
 
-  it("fails when the controller manager has connection files it is said not to have and no checks of the core loops, and the node agent authorizes by Webhook and has no debugging handlers", { timeout: 90_000 }, async () => {
+  it("fails when the controller manager has connection files it is said not to have and no checks of the core loops, and the node agent authorizes by Webhook and has no debugging handlers", {
+    timeout: 90_000,
+  }, async () => {
     const { code, summary, output } = await runAgainst(
       {
         controllerManager: { args: WITH_FILES, port: 0, faults: ["core-loops-unchecked"] },
@@ -133,7 +161,9 @@ describe("the daemon probe suite against daemons", () => {
 
 /** The node agent's "What the service does" rules, each broken by its own fault, in one run. */
 describe("the daemon probe suite against a node agent that mismanages its pods", () => {
-  it("fails on a foreign container, a wrong node name, a stopped container reported running, and static pods from a path it is said not to have", { timeout: 90_000 }, async () => {
+  it("fails on a foreign container, a wrong node name, a stopped container reported running, and static pods from a path it is said not to have", {
+    timeout: 90_000,
+  }, async () => {
     const { code, summary, output } = await runAgainst(
       {
         controllerManager: { args: WITH_FILES, port: 0 },
@@ -154,12 +184,25 @@ describe("the daemon probe suite against a node agent that mismanages its pods",
 /** The certificate suite (suites/daemons/certificates.test.ts) against emulated daemons that take certificates wrongly. */
 describe("the daemon certificate suite against daemons", () => {
   const certFlags = [
-    "--daemon-client-cert", PKI.client.cert, "--daemon-client-key", PKI.client.key,
-    "--daemon-proxy-cert", PKI.proxy.cert, "--daemon-proxy-key", PKI.proxy.key,
-    "--daemon-unlisted-proxy-cert", PKI.proxyUnlisted.cert, "--daemon-unlisted-proxy-key", PKI.proxyUnlisted.key,
+    "--daemon-client-cert",
+    PKI.client.cert,
+    "--daemon-client-key",
+    PKI.client.key,
+    "--daemon-proxy-cert",
+    PKI.proxy.cert,
+    "--daemon-proxy-key",
+    PKI.proxy.key,
+    "--daemon-unlisted-proxy-cert",
+    PKI.proxyUnlisted.cert,
+    "--daemon-unlisted-proxy-key",
+    PKI.proxyUnlisted.key,
   ];
 
-  async function runCertificates(cmFaults: ControllerManagerFault[], agentFaults: NodeAgentFault[], toldCm: readonly string[] = EMBEDDED_CONTROLLER_MANAGER_ARGS): Promise<{ code: number | null; summary: Summary; output: string }> {
+  async function runCertificates(
+    cmFaults: ControllerManagerFault[],
+    agentFaults: NodeAgentFault[],
+    toldCm: readonly string[] = EMBEDDED_CONTROLLER_MANAGER_ARGS,
+  ): Promise<{ code: number | null; summary: Summary; output: string }> {
     daemons = await startEmulatedDaemons({
       tls: TLS,
       access: ACCESS,
@@ -170,10 +213,19 @@ describe("the daemon certificate suite against daemons", () => {
     const agent = daemons.nodeAgent?.url;
     if (!cm || !agent) throw new Error("a daemon server did not start");
     return runViaCli([
-      "--suite", "suites/daemons/certificates",
-      "--controller-manager", cm, "--controller-manager-args", shellQuote(toldCm),
-      "--node-agent", agent, "--node-agent-args", shellQuote(EMBEDDED_NODE_AGENT_ARGS),
-      "--daemon-ca", fileURLToPath(DAEMON_TLS_CERT_FILE), ...certFlags,
+      "--suite",
+      "suites/daemons/certificates",
+      "--controller-manager",
+      cm,
+      "--controller-manager-args",
+      shellQuote(toldCm),
+      "--node-agent",
+      agent,
+      "--node-agent-args",
+      shellQuote(EMBEDDED_NODE_AGENT_ARGS),
+      "--daemon-ca",
+      fileURLToPath(DAEMON_TLS_CERT_FILE),
+      ...certFlags,
     ]);
   }
 

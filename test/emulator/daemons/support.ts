@@ -2,8 +2,13 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { daemonTls } from "../../../fixtures/daemons/tls.js";
-import { startEmulatedDaemons, type DaemonAccess, type EmulatedControllerManagerOptions, type RunningEmulatedDaemons } from "../../../lib/emulator/daemons/index.js";
 import type { HttpClient, ProbeResponse } from "../../../lib/daemons/probes.js";
+import {
+  type DaemonAccess,
+  type EmulatedControllerManagerOptions,
+  type RunningEmulatedDaemons,
+  startEmulatedDaemons,
+} from "../../../lib/emulator/daemons/index.js";
 
 export const TLS = daemonTls();
 
@@ -27,7 +32,10 @@ export function get(url: string, headers: Record<string, string> = {}, cert?: { 
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
       res.on("error", reject);
     };
-    const req = u.protocol === "https:" ? httpsRequest(u, { headers, agent: false, ca: TLS.cert, ...cert }, onResponse) : httpRequest(u, { headers, agent: false }, onResponse);
+    const req =
+      u.protocol === "https:"
+        ? httpsRequest(u, { headers, agent: false, ca: TLS.cert, ...cert }, onResponse)
+        : httpRequest(u, { headers, agent: false }, onResponse);
     req.on("error", reject);
     req.end();
   });
@@ -37,7 +45,10 @@ export function get(url: string, headers: Record<string, string> = {}, cert?: { 
 export const client: HttpClient = ({ url, headers }) => get(url, { ...headers });
 
 /** Credential files a controller manager command line names (so it authenticates and authorizes by them). */
-export const WITH_FILES = ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf", "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"];
+export const WITH_FILES = [
+  "--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf",
+  "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf",
+];
 
 /**
  * Starts emulated controller managers on free ports for one test file; `closeAll` goes in

@@ -31,9 +31,7 @@ const nonZeroInt64 = int64.filter((n) => n !== 0);
 const seconds = fc.integer({ min: -62135596800 + 1, max: 253402300799 });
 const isoSeconds = (s: number): string => new Date(s * 1000).toISOString().slice(0, 19);
 export const time = seconds.map((s) => `${isoSeconds(s)}Z`);
-export const microTime = fc
-  .tuple(seconds, fc.integer({ min: 0, max: 999_999 }))
-  .map(([s, us]) => `${isoSeconds(s)}.${String(us).padStart(6, "0")}Z`);
+export const microTime = fc.tuple(seconds, fc.integer({ min: 0, max: 999_999 })).map(([s, us]) => `${isoSeconds(s)}.${String(us).padStart(6, "0")}Z`);
 
 function byUtf8(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
@@ -41,15 +39,13 @@ function byUtf8(a: string, b: string): number {
 
 /** A non-empty map with keys in Go's order (set with defineProperty: a key may be "__proto__"). */
 function map<T>(value: fc.Arbitrary<T>): fc.Arbitrary<Obj> {
-  return fc
-    .uniqueArray(fc.tuple(text, value), { minLength: 1, maxLength: 4, selector: ([k]) => k })
-    .map((entries) => {
-      const out: Obj = {};
-      for (const [k, v] of [...entries].sort((a, b) => byUtf8(a[0], b[0]))) {
-        Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-      }
-      return out;
-    });
+  return fc.uniqueArray(fc.tuple(text, value), { minLength: 1, maxLength: 4, selector: ([k]) => k }).map((entries) => {
+    const out: Obj = {};
+    for (const [k, v] of [...entries].sort((a, b) => byUtf8(a[0], b[0]))) {
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  });
 }
 
 const base64 = fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b).toString("base64"));

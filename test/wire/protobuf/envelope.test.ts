@@ -6,14 +6,7 @@
 import fc from "fast-check";
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
-import {
-  decodeEnvelope,
-  decodeObject,
-  encodeObject,
-  PROTOBUF_MAGIC,
-  ProtobufFormatError,
-  supportsProtobuf,
-} from "../../../lib/wire/protobuf/index.js";
+import { decodeEnvelope, decodeObject, encodeObject, PROTOBUF_MAGIC, ProtobufFormatError, supportsProtobuf } from "../../../lib/wire/protobuf/index.js";
 import { anyObject } from "./arbitraries.js";
 
 const hex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ""), "hex"));
@@ -91,11 +84,24 @@ describe("protobuf envelope and prefix", () => {
 
   it("knows the kinds of the brief", () => {
     const kinds: [string, string][] = [
-      ["events.k8s.io/v1", "Event"], ["events.k8s.io/v1", "EventList"], ["events.k8s.io/v1beta1", "Event"],
-      ["v1", "Event"], ["v1", "EventList"], ["v1", "Namespace"], ["v1", "NamespaceList"], ["v1", "ConfigMap"],
-      ["v1", "ConfigMapList"], ["coordination.k8s.io/v1", "Lease"], ["coordination.k8s.io/v1", "LeaseList"],
-      ["v1", "Status"], ["meta.k8s.io/v1", "WatchEvent"], ["v1", "WatchEvent"], ["v1", "APIGroup"], ["v1", "APIVersions"],
-      ["meta.k8s.io/v1", "PartialObjectMetadata"], ["meta.k8s.io/v1", "PartialObjectMetadataList"],
+      ["events.k8s.io/v1", "Event"],
+      ["events.k8s.io/v1", "EventList"],
+      ["events.k8s.io/v1beta1", "Event"],
+      ["v1", "Event"],
+      ["v1", "EventList"],
+      ["v1", "Namespace"],
+      ["v1", "NamespaceList"],
+      ["v1", "ConfigMap"],
+      ["v1", "ConfigMapList"],
+      ["coordination.k8s.io/v1", "Lease"],
+      ["coordination.k8s.io/v1", "LeaseList"],
+      ["v1", "Status"],
+      ["meta.k8s.io/v1", "WatchEvent"],
+      ["v1", "WatchEvent"],
+      ["v1", "APIGroup"],
+      ["v1", "APIVersions"],
+      ["meta.k8s.io/v1", "PartialObjectMetadata"],
+      ["meta.k8s.io/v1", "PartialObjectMetadataList"],
     ];
     for (const o of ["DeleteOptions", "ListOptions", "GetOptions", "CreateOptions", "UpdateOptions", "PatchOptions"]) {
       kinds.push(["v1", o], ["meta.k8s.io/v1", o]);
@@ -121,11 +127,24 @@ describe("protobuf emission rules (wire-facts §1.0)", () => {
     expect(rawOf(obj)).toBe(
       EMPTY_OBJECT_META + // 1 metadata
         "1200" + // 2 eventTime: zero MicroTime = empty message
-        "2200" + "2a00" + "3200" + "3a00" + // 4-7 strings
-        "420e" + "0a00" + "1200" + "1a00" + "2200" + "2a00" + "3200" + "3a00" + // 8 regarding: 7 empty strings, 16 bytes
-        "5200" + "5a00" + // 10 note, 11 type
-        "6204" + "0a001200" + // 12 deprecatedSource
-        "6a00" + "7200" + // 13, 14 zero Times
+        "2200" +
+        "2a00" +
+        "3200" +
+        "3a00" + // 4-7 strings
+        "420e" +
+        "0a00" +
+        "1200" +
+        "1a00" +
+        "2200" +
+        "2a00" +
+        "3200" +
+        "3a00" + // 8 regarding: 7 empty strings, 16 bytes
+        "5200" +
+        "5a00" + // 10 note, 11 type
+        "6204" +
+        "0a001200" + // 12 deprecatedSource
+        "6a00" +
+        "7200" + // 13, 14 zero Times
         "7800", // 15 deprecatedCount 0
     );
     // The JSON form: the bookmark shape of wire-facts §2.
@@ -151,7 +170,11 @@ describe("protobuf emission rules (wire-facts §1.0)", () => {
 
   it("fields go out in ascending number order, whatever the JSON order", () => {
     // OwnerReference: JSON apiVersion(5) first; wire 1, 3, 4, 5.
-    const raw = rawOf({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: { ownerReferences: [{ apiVersion: "a", kind: "k", name: "n", uid: "u" }] } });
+    const raw = rawOf({
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: { ownerReferences: [{ apiVersion: "a", kind: "k", name: "n", uid: "u" }] },
+    });
     expect(raw).toContain("6a0c" + "0a016b" + "1a016e" + "220175" + "2a0161");
     // ConfigMap: JSON immutable(4) first; wire 1, 2, 3, 4.
     expect(rawOf({ kind: "ConfigMap", apiVersion: "v1", immutable: true, data: { k: "v" }, binaryData: { b: "AQ==" } })).toBe(

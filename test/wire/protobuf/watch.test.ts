@@ -7,13 +7,7 @@ import path from "node:path";
 import fc from "fast-check";
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
-import {
-  decodeEnvelope,
-  encodeObject,
-  encodeWatchFrame,
-  ProtobufFormatError,
-  WatchFrameReader,
-} from "../../../lib/wire/protobuf/index.js";
+import { decodeEnvelope, encodeObject, encodeWatchFrame, ProtobufFormatError, WatchFrameReader } from "../../../lib/wire/protobuf/index.js";
 import { anyObject, configMap, status } from "./arbitraries.js";
 import { GOLDEN_AVAILABLE, GOLDEN_ROOT, warnIfMissing } from "./golden-files.js";
 
@@ -82,7 +76,10 @@ describe("protobuf watch frames", () => {
   });
 
   it("byte-at-a-time feeding and an empty chunk work", () => {
-    const frames = [encodeWatchFrame("ADDED", { kind: "Namespace", apiVersion: "v1", metadata: { name: "n" } }), encodeWatchFrame("DELETED", { kind: "Namespace", apiVersion: "v1", metadata: { name: "n" } })];
+    const frames = [
+      encodeWatchFrame("ADDED", { kind: "Namespace", apiVersion: "v1", metadata: { name: "n" } }),
+      encodeWatchFrame("DELETED", { kind: "Namespace", apiVersion: "v1", metadata: { name: "n" } }),
+    ];
     const reader = new WatchFrameReader();
     const got = [new Uint8Array(0), ...concat(frames)].flatMap((b) => reader.push(typeof b === "number" ? Uint8Array.of(b) : b));
     expect(got.map((e) => e.type)).toEqual(["ADDED", "DELETED"]);

@@ -32,11 +32,12 @@
  * (lastAppliedManager/lastAppliedUpdater) and the cap of ten Update managers merged into
  * `ancient-changes`.
  */
-import { StatusError } from "../api-errors.js";
+
 import { failure, type StatusCause } from "../../../wire/status.js";
+import { StatusError } from "../api-errors.js";
 import { goQuote } from "../field-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../json.js";
-import { fieldElement, FieldSet, FieldSetDecodeError, pathString, type Path } from "./field-set.js";
+import { FieldSet, FieldSetDecodeError, fieldElement, type Path, pathString } from "./field-set.js";
 import type { SchemaNode } from "./schema.js";
 import { compare, deepEqual, fieldSetOf, merge, removePath } from "./typed-values.js";
 

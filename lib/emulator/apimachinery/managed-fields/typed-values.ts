@@ -9,7 +9,7 @@
  * struct items (`k:`). A null is a value like any other scalar.
  */
 import { isJsonObject, type Json, type JsonObject } from "../json.js";
-import { fieldElement, FieldSet, keyElement, valueElement, type Path } from "./field-set.js";
+import { FieldSet, fieldElement, keyElement, type Path, valueElement } from "./field-set.js";
 import { childOf, isAtomic, type SchemaNode } from "./schema.js";
 
 export function deepEqual(a: Json | undefined, b: Json | undefined): boolean {
@@ -96,8 +96,7 @@ export function compare(lhs: Json | undefined, rhs: Json | undefined, node: Sche
   const walk = (l: Json | undefined, r: Json | undefined, n: SchemaNode, path: string[]): void => {
     if (l === undefined && r === undefined) return;
     if (isAtomic(n)) return leaf(l, r, path);
-    const container = (v: Json | undefined): boolean =>
-      v === undefined || v === null || (n.type === "list" ? Array.isArray(v) : isJsonObject(v));
+    const container = (v: Json | undefined): boolean => v === undefined || v === null || (n.type === "list" ? Array.isArray(v) : isJsonObject(v));
     if (!container(l) || !container(r) || (isEmptyContainer(l) && isEmptyContainer(r))) return leaf(l, r, path);
     const lv = l === null ? undefined : l;
     const rv = r === null ? undefined : r;

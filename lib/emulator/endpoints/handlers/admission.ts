@@ -17,16 +17,17 @@
  * is answered 409 Conflict (a real server retries an unconditional update from the new state);
  * the namespace controller's deletions do not go through webhooks.
  */
-import { conflict, notFound, OPTIMISTIC_LOCK_MESSAGE, badRequest } from "../../apimachinery/api-errors.js";
+
 import type { AdmissionAttributes } from "../../admission/dispatcher.js";
 import type { Operation } from "../../admission/matching.js";
 import type { UserInfo } from "../../admission/review.js";
-import { checkDeletePreconditions, type AdmissionPoint } from "../../registry/generic/registry.js";
-import type { DeleteOptions, WriteOptions } from "../../registry/generic/options.js";
+import { badRequest, conflict, notFound, OPTIMISTIC_LOCK_MESSAGE } from "../../apimachinery/api-errors.js";
 import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
+import type { DeleteOptions, WriteOptions } from "../../registry/generic/options.js";
+import { type AdmissionPoint, checkDeletePreconditions } from "../../registry/generic/registry.js";
+import { type ObjectSchema, qualifiedResourceOf, type ResourceStrategy, type TypeIdentity } from "../../registry/generic/strategy.js";
 import type { StoredObject } from "../../storage/object-storage.js";
-import { qualifiedResourceOf, type ObjectSchema, type ResourceStrategy, type TypeIdentity } from "../../registry/generic/strategy.js";
 import { StoreError } from "../../storage/store.js";
 import type { RequestContext } from "./context.js";
 
@@ -80,7 +81,15 @@ export interface AdmittedWrites {
 export function admittedWrites(ctx: RequestContext, warnings: string[]): AdmittedWrites {
   const { admission, generic } = ctx.parts;
 
-  const attributes = (strategy: TypeIdentity & ObjectSchema, operation: Operation, name: string, object: KubeObject | undefined, old: KubeObject | undefined, options: JsonObject, dryRun: boolean): AdmissionAttributes => ({
+  const attributes = (
+    strategy: TypeIdentity & ObjectSchema,
+    operation: Operation,
+    name: string,
+    object: KubeObject | undefined,
+    old: KubeObject | undefined,
+    options: JsonObject,
+    dryRun: boolean,
+  ): AdmissionAttributes => ({
     operation,
     group: strategy.group,
     version: strategy.version,

@@ -1,18 +1,18 @@
 /** What every resource handler gets: the emulator's parts and the parsed request. */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AdmissionDispatcher } from "../../admission/dispatcher.js";
-import type { AccessControl } from "../../auth/access-control.js";
-import type { CapabilityLookup } from "../../registry/generic/capabilities.js";
-import type { User } from "../../apimachinery/user.js";
 import type { EmulatorClock } from "../../apimachinery/clock.js";
+import type { User } from "../../apimachinery/user.js";
+import type { AccessControl } from "../../auth/access-control.js";
+import type { EmulatorSettings } from "../../options.js";
+import type { NamespaceLifecycle } from "../../registry/core/namespace/lifecycle.js";
+import type { CapabilityLookup } from "../../registry/generic/capabilities.js";
+import type { GenericRegistry } from "../../registry/generic/registry.js";
+import type { ResourceRegistry } from "../../registry/generic/strategy.js";
 import type { ContinueTokenSigner } from "../../storage/continue-token.js";
 import type { EventTtl } from "../../storage/event-ttl.js";
-import type { GenericRegistry } from "../../registry/generic/registry.js";
-import type { NamespaceLifecycle } from "../../registry/core/namespace/lifecycle.js";
 import type { ObjectStorage } from "../../storage/object-storage.js";
 import type { Negotiated } from "../negotiation.js";
-import type { EmulatorSettings } from "../../options.js";
-import type { ResourceRegistry } from "../../registry/generic/strategy.js";
 import type { ResourceRoute } from "../router.js";
 
 /** Closers of open watches, so close() can end them all. */

@@ -4,12 +4,13 @@
  * listed for deletion, as the generic registry returns it. Each delete goes the way a single
  * DELETE's does (delete.ts: the type's delete override, else the generic delete).
  */
-import type { ListOptions } from "../list-options.js";
+
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
+import type { ListOptions } from "../list-options.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
-import { parseDeleteOptions } from "./delete-options.js";
 import { deleteAdmitted } from "./delete.js";
+import { parseDeleteOptions } from "./delete-options.js";
 import { pageItems, readPage, writeList } from "./list.js";
 
 export async function handleDeleteCollection(ctx: RequestContext, options: ListOptions, body: Buffer): Promise<void> {

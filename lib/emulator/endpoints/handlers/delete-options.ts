@@ -9,14 +9,15 @@
  * gracePeriodSeconds, orphanDependents, preconditions and propagationPolicy set alongside it is
  * an Invalid cause of its own (apimachinery ValidateDeleteOptions).
  */
-import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
-import { forbidden, invalid as invalidField, notSupported, type FieldError } from "../../apimachinery/field-errors.js";
-import type { DeleteOptions } from "../../registry/generic/options.js";
-import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
-import { isJsonObject, obj, type Json } from "../../apimachinery/json.js";
+
 import { parseGoBool } from "../../../wire/go-strconv.js";
-import { requestBodyEncoding } from "../negotiation.js";
+import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
+import { type FieldError, forbidden, invalid as invalidField, notSupported } from "../../apimachinery/field-errors.js";
+import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
+import { isJsonObject, type Json, obj } from "../../apimachinery/json.js";
 import { BOOL, DecodeError, decodeObject, field, INT64, jsonTypeName, listOf, STRING, struct } from "../../apimachinery/typed-json.js";
+import type { DeleteOptions } from "../../registry/generic/options.js";
+import { requestBodyEncoding } from "../negotiation.js";
 import type { RequestContext } from "./context.js";
 import { bodyJsonForm } from "./request-body.js";
 import { dryRunOf } from "./write-options.js";
@@ -63,7 +64,9 @@ function mergeBody(draft: Draft, body: Buffer): void {
   const text = body.toString("utf8");
   if (text.trim() === "") return;
   const unrecognized = (detail: string): Error =>
-    badRequest(`the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: ${detail} (${summarizeBody(body)})`);
+    badRequest(
+      `the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: ${detail} (${summarizeBody(body)})`,
+    );
   let parsed: Json;
   try {
     parsed = JSON.parse(text) as Json;

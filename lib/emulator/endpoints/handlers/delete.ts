@@ -11,13 +11,14 @@
  * meant to delete corrupt objects…") and changes nothing; only a corrupt entry is removed, with
  * finalizers and preconditions ignored, answering 200 with a Success Status.
  */
-import { nameOf, uidOf } from "../../apimachinery/object-meta.js";
+
+import { makeStatus } from "../../../wire/status.js";
 import { details, invalidError, notFound } from "../../apimachinery/api-errors.js";
 import { invalid as invalidField } from "../../apimachinery/field-errors.js";
-import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
+import { nameOf, uidOf } from "../../apimachinery/object-meta.js";
 import type { DeleteOptions, DeleteOutcome } from "../../registry/generic/options.js";
+import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
 import type { StoredObject } from "../../storage/object-storage.js";
-import { makeStatus } from "../../../wire/status.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { FORCE_OPTION, parseDeleteOptions } from "./delete-options.js";
@@ -61,7 +62,11 @@ function forceDelete(ctx: RequestContext, name: string): Promise<void> {
   if (!kv) throw notFound(qualifiedResourceOf(strategy), name);
   if (!storage.isCorrupt(kv)) {
     throw invalidError({ group: strategy.group, kind: strategy.resource }, name, [
-      invalidField(FORCE_OPTION, true, "is exclusively meant to delete corrupt objects with unreadable data from the storage, but this object has readable data"),
+      invalidField(
+        FORCE_OPTION,
+        true,
+        "is exclusively meant to delete corrupt objects with unreadable data from the storage, but this object has readable data",
+      ),
     ]);
   }
   storage.delete(strategy, key, { expectModRevision: kv.modRevision });

@@ -4,23 +4,24 @@
  * PATCH checks its Content-Type (415) before output negotiation, as the real patch handler
  * does it first of all.
  */
+
+import { supportsProtobuf } from "../../../wire/protobuf/index.js";
 import { methodNotAllowed, notAcceptableMessage } from "../../apimachinery/api-errors.js";
+import { groupVersionOf } from "../../registry/generic/strategy.js";
 import { readBody } from "../http-io.js";
 import { parseListOptions, validateListOptions } from "../list-options.js";
 import { negotiateOutput, wantsGzip } from "../negotiation.js";
+import { patchTypeOf } from "../patch/media-types.js";
 import type { RequestContext, ResourceRequest } from "./context.js";
 import { handleCreate, handleCreateOverride } from "./create.js";
-import { handleDeleteCollection } from "./delete-collection.js";
 import { handleDelete } from "./delete.js";
+import { handleDeleteCollection } from "./delete-collection.js";
 import { handleGet } from "./get.js";
 import { handleList } from "./list.js";
 import { handlePatch } from "./patch.js";
 import { handleSubresource } from "./subresource.js";
-import { patchTypeOf } from "../patch/media-types.js";
 import { handleUpdate } from "./update.js";
 import { handleWatch } from "./watch.js";
-import { supportsProtobuf } from "../../../wire/protobuf/index.js";
-import { groupVersionOf } from "../../registry/generic/strategy.js";
 
 /**
  * Custom resources have no protobuf form: the real server negotiates protobuf, then fails to

@@ -6,10 +6,10 @@
  * in JSON and protobuf, so a large list costs memory per chunk written, not per list (respond.ts).
  */
 import type { KubeObject } from "../../apimachinery/json.js";
-import { readList, type ListPage } from "../../storage/reads.js";
-import { objectFilter, parseResourceVersionParam, type ListOptions } from "../list-options.js";
+import { type ListPage, readList } from "../../storage/reads.js";
+import { type ListOptions, objectFilter, parseResourceVersionParam } from "../list-options.js";
 import type { RequestContext } from "./context.js";
-import { writeList as writeListResponse, type ListSource } from "./respond.js";
+import { type ListSource, writeList as writeListResponse } from "./respond.js";
 import { readError } from "./storage-errors.js";
 
 /** Reads one page of the collection the route names. */

@@ -27,29 +27,33 @@
  */
 import { badRequest, conflict, notFound } from "../../apimachinery/api-errors.js";
 import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import {
+  applyConfiguration,
+  type FieldManagerContext,
+  managedFieldsAfterUpdate,
+  withoutManagedFields,
+} from "../../apimachinery/managed-fields/managed-fields.js";
 import { asKubeObject, nameOf, setMeta, uidOf } from "../../apimachinery/object-meta.js";
-import type { StoredObject } from "../../storage/object-storage.js";
-import { groupVersionOf, qualifiedResourceOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../../apimachinery/typed-json.js";
+import { fieldManagerContext, writeManager, zeroObject } from "../../registry/generic/ownership.js";
+import { groupVersionOf, qualifiedResourceOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
+import { findSubresource } from "../../registry/generic/subresources.js";
+import type { StoredObject } from "../../storage/object-storage.js";
 import { checkApplyConfig, gvkString, readApplyBody } from "../patch/apply-body.js";
-import { inputError, patchInvalid, PatchInputError } from "../patch/errors.js";
+import { inputError, PatchInputError, patchInvalid } from "../patch/errors.js";
 import { goMarshalSorted } from "../patch/go-format.js";
 import { applyJsonPatch, type PatchResult } from "../patch/json-patch.js";
-import { applyConfiguration, managedFieldsAfterUpdate, withoutManagedFields, type FieldManagerContext } from "../../apimachinery/managed-fields/managed-fields.js";
 import { isApply, type PatchType } from "../patch/media-types.js";
 import { applyMergePatch } from "../patch/merge-patch.js";
-import { patchOptionsOf, type PatchOptions } from "../patch/options.js";
-import { fieldManagerContext, writeManager, zeroObject } from "../../registry/generic/ownership.js";
+import { type PatchOptions, patchOptionsOf } from "../patch/options.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge.js";
 import { admittedWrites } from "./admission.js";
-import { findSubresource } from "../../registry/generic/subresources.js";
 import type { RequestContext } from "./context.js";
 import { reconcileCreateNamespace } from "./create.js";
 import { writeObject } from "./respond.js";
 import { warningHeaders } from "./write-options.js";
 
-const TYPE_META_STRUCT =
-  'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /** The internal Go type a decode error names (`*core.ConfigMap`). */
 function internalTypeName(strategy: ResourceStrategy): string {
@@ -63,7 +67,10 @@ function internalTypeName(strategy: ResourceStrategy): string {
  */
 function decodePatched(strategy: ResourceStrategy, patched: Json, text: () => string): { object: KubeObject; unknownFields: string[] } {
   if (!isJsonObject(patched)) {
-    throw patchInvalid(text(), `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(patched)} into Go value of type ${TYPE_META_STRUCT}`);
+    throw patchInvalid(
+      text(),
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeName(patched)} into Go value of type ${TYPE_META_STRUCT}`,
+    );
   }
   const kind = typeof patched["kind"] === "string" && patched["kind"] ? patched["kind"] : strategy.kind;
   const apiVersion = typeof patched["apiVersion"] === "string" && patched["apiVersion"] ? patched["apiVersion"] : groupVersionOf(strategy);
@@ -184,11 +191,7 @@ export async function handlePatch(ctx: RequestContext, name: string, patchType: 
   if (!stored) {
     // An apply that creates: a uid in the configuration names an object that is not there.
     if (uidOf(object)) {
-      throw conflict(
-        qualifiedResourceOf(strategy),
-        name,
-        `uid mismatch: the provided object specified uid ${uidOf(object)}, and no existing object was found`,
-      );
+      throw conflict(qualifiedResourceOf(strategy), name, `uid mismatch: the provided object specified uid ${uidOf(object)}, and no existing object was found`);
     }
     lifecycle.admitCreate(strategy, namespace, name);
     // Creation through the update path prepares the object for storage, dropping any version.

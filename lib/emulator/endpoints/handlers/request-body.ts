@@ -13,23 +13,23 @@
  *
  * The bodies REST overrides take are read as plain JSON objects (decodeJsonObject).
  */
-import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
-import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
-import { notSupported } from "../../apimachinery/field-errors.js";
-import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+
 import { CborDecodeError, decodeCbor } from "../../../wire/cbor.js";
 import { parseJsonStrict } from "../../../wire/json-strict.js";
 import { decodeObject as decodeProtobuf, ProtobufFormatError } from "../../../wire/protobuf/index.js";
 import { fromYaml, YamlDecodeError } from "../../../wire/yaml.js";
-import { requestBodyEncoding, type Encoding } from "../negotiation.js";
+import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
+import { notSupported } from "../../apimachinery/field-errors.js";
+import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
+import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { asKubeObject } from "../../apimachinery/object-meta.js";
-import { groupVersionOf, type ObjectSchema, type TypeIdentity, type UnstructuredInfo } from "../../registry/generic/strategy.js";
 import { jsonStrictErrors, strictWarnings, unknownFieldMessage, yamlStrictErrors } from "../../apimachinery/strict-decoding.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../../apimachinery/typed-json.js";
+import { groupVersionOf, type ObjectSchema, type TypeIdentity, type UnstructuredInfo } from "../../registry/generic/strategy.js";
+import { type Encoding, requestBodyEncoding } from "../negotiation.js";
 import type { RequestContext } from "./context.js";
 
-const TYPE_META_STRUCT =
-  'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+const TYPE_META_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /** Kinds a real server has registered, so a mismatch is a conversion error rather than "no kind". */
 const REGISTERED_KINDS: Record<string, readonly string[]> = {
@@ -80,7 +80,9 @@ function checkUnstructuredTypeMeta(strategy: TypeIdentity, info: UnstructuredInf
   const kind = typeof parsed["kind"] === "string" ? parsed["kind"] : "";
   const apiVersion = typeof parsed["apiVersion"] === "string" ? parsed["apiVersion"] : "";
   if (!kind) {
-    throw badRequest(`the object provided is unrecognized (must be of type ${strategy.kind}): Object 'Kind' is missing in '${JSON.stringify(parsed)}' (${summarizeBody(body)})`);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${strategy.kind}): Object 'Kind' is missing in '${JSON.stringify(parsed)}' (${summarizeBody(body)})`,
+    );
   }
   if (!apiVersion) {
     throw badRequest(`${kind} in version "" cannot be handled as a ${strategy.kind}: Object 'apiVersion' is missing in '${JSON.stringify(parsed)}'`);
@@ -89,7 +91,9 @@ function checkUnstructuredTypeMeta(strategy: TypeIdentity, info: UnstructuredInf
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${groupVersionOf(strategy)})`);
   }
   if (kind !== strategy.kind) {
-    throw badRequest(`${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}: the kind in the data (${kind}) does not match the expected kind (${strategy.kind})`);
+    throw badRequest(
+      `${kind} in version "${versionPart(apiVersion)}" cannot be handled as a ${strategy.kind}: the kind in the data (${kind}) does not match the expected kind (${strategy.kind})`,
+    );
   }
 }
 
@@ -186,7 +190,9 @@ export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidat
   if (strategy.unstructured && encoding === "protobuf") {
     // The protobuf decoder cannot fill an unstructured object (errNotMarshalable), a decode error.
     const v = strategy.version;
-    throw badRequest(`${strategy.kind} in version "${v}" cannot be handled as a ${strategy.kind}: object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`);
+    throw badRequest(
+      `${strategy.kind} in version "${v}" cannot be handled as a ${strategy.kind}: object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message`,
+    );
   }
   const unrecognized = (detail: string): Error =>
     badRequest(

@@ -17,13 +17,13 @@ import { encodeObject, ProtobufFormatError } from "../../../wire/protobuf/index.
 import { isStatus, type Status } from "../../../wire/status.js";
 import { toYaml } from "../../../wire/yaml.js";
 import { badRequest, notAcceptableMessage } from "../../apimachinery/api-errors.js";
-import { invalid as invalidField, errorString } from "../../apimachinery/field-errors.js";
-import { writeBody, type BodyPiece } from "../http-io.js";
-import { collectionJsonPieces, compactJson, prettyJson, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
-import { contentTypeOf, META_GROUP, type Encoding, type MetaVersion, type Representation } from "../negotiation.js";
-import { protobufListPieces } from "../protobuf-list.js";
+import { errorString, invalid as invalidField } from "../../apimachinery/field-errors.js";
+import { collectionJsonPieces, compactJson, type Json, type JsonObject, type KubeObject, prettyJson } from "../../apimachinery/json.js";
 import { groupVersionOf, type TableConvertor, type TypeIdentity } from "../../registry/generic/strategy.js";
-import { buildTable, partialObjectMetadata, printerOf, type IncludeObject, type ListMetaInit, type TableOptions } from "../../registry/generic/table.js";
+import { buildTable, type IncludeObject, type ListMetaInit, partialObjectMetadata, printerOf, type TableOptions } from "../../registry/generic/table.js";
+import { type BodyPiece, writeBody } from "../http-io.js";
+import { contentTypeOf, type Encoding, META_GROUP, type MetaVersion, type Representation } from "../negotiation.js";
+import { protobufListPieces } from "../protobuf-list.js";
 import type { RequestContext } from "./context.js";
 
 /** `meta.k8s.io/v1` (or v1beta1): the apiVersion of Tables and PartialObjectMetadata. */
@@ -85,7 +85,13 @@ function internalTypeName(strategy: Pick<TypeIdentity, "internalKind">, list: bo
  * One object (not a Status) in the requested representation. `now` is the server clock, for
  * the Table's time cells.
  */
-function transformObject(strategy: Pick<TypeIdentity, "internalKind"> & TableConvertor, o: KubeObject, representation: Representation, tableOptions: TableOptions | undefined, nowMs: number): JsonObject {
+function transformObject(
+  strategy: Pick<TypeIdentity, "internalKind"> & TableConvertor,
+  o: KubeObject,
+  representation: Representation,
+  tableOptions: TableOptions | undefined,
+  nowMs: number,
+): JsonObject {
   switch (representation.as) {
     case "object":
       return o;
@@ -94,7 +100,14 @@ function transformObject(strategy: Pick<TypeIdentity, "internalKind"> & TableCon
     case "PartialObjectMetadataList":
       throw notAcceptableMessage(`you requested PartialObjectMetadataList, but the requested object is not a list (${internalTypeName(strategy, false)})`);
     case "Table":
-      return buildTable(printerOf(strategy), [o], undefined, metaApiVersion(representation.version), tableOptions ?? { includeObject: "Metadata", noHeaders: false }, nowMs);
+      return buildTable(
+        printerOf(strategy),
+        [o],
+        undefined,
+        metaApiVersion(representation.version),
+        tableOptions ?? { includeObject: "Metadata", noHeaders: false },
+        nowMs,
+      );
   }
 }
 
@@ -156,8 +169,7 @@ export function writeList(ctx: RequestContext, source: ListSource): Promise<void
   const { strategy } = ctx.route;
   const { encoding, representation } = ctx.negotiated;
   const metadata = listMetadata(source.list);
-  const write = (pieces: Iterable<BodyPiece>): Promise<void> =>
-    writeBody(ctx.res, 200, pieces, { contentType: contentTypeOf(encoding), gzip: ctx.gzip });
+  const write = (pieces: Iterable<BodyPiece>): Promise<void> => writeBody(ctx.res, 200, pieces, { contentType: contentTypeOf(encoding), gzip: ctx.gzip });
 
   switch (representation.as) {
     case "object": {
@@ -174,7 +186,15 @@ export function writeList(ctx: RequestContext, source: ListSource): Promise<void
       // Upstream appends each item to a list whose Items start nil, so no items is `null`.
       const first = partials()[Symbol.iterator]().next();
       if (first.done) return write([encodeBody(encoding, { ...head, items: null }, ctx.pretty)]);
-      if (encoding === "json") return write(collectionJsonPieces(head, "items", mapIterable(partials(), (p) => JSON.stringify(p)), ctx.pretty));
+      if (encoding === "json")
+        return write(
+          collectionJsonPieces(
+            head,
+            "items",
+            mapIterable(partials(), (p) => JSON.stringify(p)),
+            ctx.pretty,
+          ),
+        );
       if (encoding === "protobuf") return write(protobufListPieces(head, partials));
       return write([encodeBody(encoding, { ...head, items: [...partials()] as Json[] }, ctx.pretty)]);
     }

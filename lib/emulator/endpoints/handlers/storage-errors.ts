@@ -7,14 +7,8 @@
  * back with a token for the rest of the list (§9). A too-large version is the same 504 for all.
  */
 import { failure } from "../../../wire/status.js";
-import { StatusError, badRequest, details, expired } from "../../apimachinery/api-errors.js";
-import {
-  ContinueExpired,
-  ContinueWithResourceVersion,
-  InvalidContinue,
-  ResourceVersionTooLarge,
-  ResourceVersionTooOld,
-} from "../../storage/read-errors.js";
+import { badRequest, details, expired, StatusError } from "../../apimachinery/api-errors.js";
+import { ContinueExpired, ContinueWithResourceVersion, InvalidContinue, ResourceVersionTooLarge, ResourceVersionTooOld } from "../../storage/read-errors.js";
 
 /** What of the type decides the wording: whether the real server serves it from the watch cache. */
 export interface ReadPath {

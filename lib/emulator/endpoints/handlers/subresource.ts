@@ -15,10 +15,10 @@
  *    convertor cannot answer as a Table (406 when nothing else is acceptable).
  */
 import { methodNotAllowed, pathNotFound } from "../../apimachinery/api-errors.js";
+import { findSubresource, subresourceServes, subresourceWriteStrategy } from "../../registry/generic/subresources.js";
 import { readBody } from "../http-io.js";
 import { negotiateOutput, wantsGzip } from "../negotiation.js";
 import { patchTypeOf } from "../patch/media-types.js";
-import { findSubresource, subresourceServes, subresourceWriteStrategy } from "../../registry/generic/subresources.js";
 import type { RequestContext, ResourceRequest } from "./context.js";
 import { handleCreateOverride } from "./create.js";
 import { handleGet } from "./get.js";

@@ -4,11 +4,11 @@
  * stream's own events (history replay) and by watch-groups.ts for the live fan-out.
  */
 import type { Status } from "../../../wire/status.js";
-import { watchEventLine, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
-import type { ObjectFilter } from "../list-options.js";
+import { type JsonObject, type KubeObject, watchEventLine } from "../../apimachinery/json.js";
 import type { ObjectStorage } from "../../storage/object-storage.js";
 import type { ChangeEvent } from "../../storage/store.js";
-import { encodeWatchEvent, watchObject, type WatchFormat } from "./watch-format.js";
+import type { ObjectFilter } from "../list-options.js";
+import { encodeWatchEvent, type WatchFormat, watchObject } from "./watch-format.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 

@@ -20,11 +20,11 @@
 import { encodeWatchEventCbor } from "../../../wire/cbor.js";
 import { encodeWatchFrame } from "../../../wire/protobuf/index.js";
 import { isStatus, type Status } from "../../../wire/status.js";
-import { compactJson, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
-import { negotiateWatch, watchContentTypeOf, type Encoding, type Negotiated, type Representation } from "../negotiation.js";
 import type { FeatureGates } from "../../apimachinery/feature-gates.js";
+import { compactJson, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import type { ResourceStrategy } from "../../registry/generic/strategy.js";
 import { buildTable, partialObjectMetadata, printerOf, type TableOptions, type TablePrinter } from "../../registry/generic/table.js";
+import { type Encoding, type Negotiated, negotiateWatch, type Representation, watchContentTypeOf } from "../negotiation.js";
 import { asBuffer, metaApiVersion, tableOptionsOf } from "./respond.js";
 
 export interface WatchFormat {
@@ -73,7 +73,14 @@ export function watchObject(format: WatchFormat, object: KubeObject | JsonObject
     case "PartialObjectMetadata":
       return partialObjectMetadata(o, metaApiVersion(rep.version));
     case "Table":
-      return buildTable(format.printer, [o], undefined, metaApiVersion(rep.version), { includeObject: format.tableOptions?.includeObject ?? "Metadata", noHeaders: !headers }, nowMs);
+      return buildTable(
+        format.printer,
+        [o],
+        undefined,
+        metaApiVersion(rep.version),
+        { includeObject: format.tableOptions?.includeObject ?? "Metadata", noHeaders: !headers },
+        nowMs,
+      );
   }
 }
 

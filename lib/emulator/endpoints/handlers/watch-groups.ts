@@ -14,10 +14,10 @@
  * or listed what came before, in the same synchronous step, so nothing falls between the two.
  */
 import type { EmulatorClock } from "../../apimachinery/clock.js";
-import type { ObjectFilter } from "../list-options.js";
-import type { ObjectStorage } from "../../storage/object-storage.js";
 import type { ResourceStrategy } from "../../registry/generic/strategy.js";
+import type { ObjectStorage } from "../../storage/object-storage.js";
 import type { ChangeEvent } from "../../storage/store.js";
+import type { ObjectFilter } from "../list-options.js";
 import { viewOf } from "./watch-change.js";
 import type { WatchFormat } from "./watch-format.js";
 

@@ -17,17 +17,17 @@
  * each stream's pending lines in one socket write per flush. A Table stream's first event (with
  * column definitions) is its own variant.
  */
-import { watchEventLine, type JsonObject } from "../../apimachinery/json.js";
-import { objectFilter, parseResourceVersionParam, type ListOptions } from "../list-options.js";
+import { type JsonObject, watchEventLine } from "../../apimachinery/json.js";
+import { zeroValue } from "../../apimachinery/typed-json.js";
 import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
 import { replayChanges, startWatch } from "../../storage/reads.js";
-import { zeroValue } from "../../apimachinery/typed-json.js";
+import { type ListOptions, objectFilter, parseResourceVersionParam } from "../list-options.js";
 import type { RequestContext } from "./context.js";
+import { readError } from "./storage-errors.js";
 import { viewOf, type WatchEvent } from "./watch-change.js";
 import { encodeWatchEvent, watchFormatOf, watchObject } from "./watch-format.js";
 import { joinWatchGroup } from "./watch-groups.js";
 import { watchOutbox } from "./watch-outbox.js";
-import { readError } from "./storage-errors.js";
 
 /** Annotation of the BOOKMARK that ends the initial events (wire-facts §2). */
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
@@ -88,7 +88,12 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     if (!closed) sendLine(encodeWatchEvent(format, event.type, watchObject(format, event.object, takeHeaders(), clock.now())));
   };
 
-  const { initial, from } = startWatch(storage, { type: strategy, namespace: collection, resourceVersion: startRv, sendInitialEvents: options.sendInitialEvents });
+  const { initial, from } = startWatch(storage, {
+    type: strategy,
+    namespace: collection,
+    resourceVersion: startRv,
+    sendInitialEvents: options.sendInitialEvents,
+  });
   if (initial) {
     for (const kv of initial) {
       if (filter.empty && format.plainJson) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
@@ -134,7 +139,10 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     }),
   );
   if (options.allowWatchBookmarks && settings.bookmarkIntervalMs > 0) {
-    const timer = setInterval(() => send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(storage.store.revision, from)) }), settings.bookmarkIntervalMs);
+    const timer = setInterval(
+      () => send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(storage.store.revision, from)) }),
+      settings.bookmarkIntervalMs,
+    );
     addCleanup(() => clearInterval(timer));
   }
   if (options.timeoutSeconds !== undefined) {

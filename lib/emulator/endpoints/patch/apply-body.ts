@@ -16,18 +16,19 @@
  *  - duplicate YAML keys are tolerated by the decode, then (fieldValidation Warn/Strict)
  *    reported by a strict one: a Warning, or under Strict 400 `error strict decoding patch: …`.
  */
+
+import { CborDecodeError, decodeCbor } from "../../../wire/cbor.js";
+import { fromYaml, YamlDecodeError } from "../../../wire/yaml.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goQuote } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
-import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
+import { fieldElement, pathString } from "../../apimachinery/managed-fields/field-set.js";
+import type { SchemaNode } from "../../apimachinery/managed-fields/schema.js";
+import { itemElement } from "../../apimachinery/managed-fields/typed-values.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../../apimachinery/typed-json.js";
-import { CborDecodeError, decodeCbor } from "../../../wire/cbor.js";
-import { fromYaml, YamlDecodeError } from "../../../wire/yaml.js";
+import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
 import type { PatchType } from "./media-types.js";
 import type { FieldValidation } from "./options.js";
-import type { SchemaNode } from "../../apimachinery/managed-fields/schema.js";
-import { fieldElement, pathString } from "../../apimachinery/managed-fields/field-set.js";
-import { itemElement } from "../../apimachinery/managed-fields/typed-values.js";
 
 export interface ApplyBody {
   readonly config: JsonObject;
@@ -119,7 +120,9 @@ function listErrors(value: Json, node: SchemaNode, path: string[], out: string[]
       if (node.listType === "map") {
         const missing = node.keys.find((k) => !isJsonObject(item) || !(k in item));
         if (missing !== undefined) {
-          out.push(`${pathString(path)}: element ${i}: associative list with keys has an element that omits key field ${goQuote(missing)} (and doesn't have default value)`);
+          out.push(
+            `${pathString(path)}: element ${i}: associative list with keys has an element that omits key field ${goQuote(missing)} (and doesn't have default value)`,
+          );
           return;
         }
       }

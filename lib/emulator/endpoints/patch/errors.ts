@@ -6,9 +6,10 @@
  * fit the schema), the emulator answers 400 BadRequest with the same text, since tollgate's
  * rule is that bad input never gets a 500 (README).
  */
-import { StatusError, badRequest, invalidError } from "../../apimachinery/api-errors.js";
-import { invalid as invalidField } from "../../apimachinery/field-errors.js";
+
 import { failure } from "../../../wire/status.js";
+import { badRequest, invalidError, StatusError } from "../../apimachinery/api-errors.js";
+import { invalid as invalidField } from "../../apimachinery/field-errors.js";
 
 /** A client mistake the real server reports as a bare error (500); 400 here, same text. */
 export class PatchInputError extends Error {

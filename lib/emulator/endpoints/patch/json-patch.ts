@@ -20,13 +20,14 @@
  *
  * Nothing is changed on failure: the operations run on a copy.
  */
-import jsonpatch from "fast-json-patch";
+
 import type { Operation } from "fast-json-patch";
+import jsonpatch from "fast-json-patch";
+import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../../apimachinery/go-json-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
 import { jsonTypeName } from "../../apimachinery/typed-json.js";
-import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
 import { patchRejected, tooManyOperations } from "./errors.js";
 import type { FieldValidation } from "./options.js";
 

@@ -11,11 +11,11 @@
  *    (the caller's decode then refuses it).
  */
 import jsonMergePatch from "json-merge-patch";
+import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../../apimachinery/go-json-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
 import { jsonTypeName } from "../../apimachinery/typed-json.js";
-import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
 import type { PatchResult } from "./json-patch.js";
 import type { FieldValidation } from "./options.js";
 

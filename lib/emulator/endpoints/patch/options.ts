@@ -14,7 +14,7 @@
  * non-apply write records when the request names none.
  */
 import { invalidError } from "../../apimachinery/api-errors.js";
-import { forbidden, invalid as invalidField, notSupported, required, tooLong, type FieldError } from "../../apimachinery/field-errors.js";
+import { type FieldError, forbidden, invalid as invalidField, notSupported, required, tooLong } from "../../apimachinery/field-errors.js";
 import { FIELD_MANAGER_MAX_LENGTH, isPrintableRune } from "../../apimachinery/managed-fields/manager-name.js";
 import { isApply, type PatchType } from "./media-types.js";
 

@@ -28,16 +28,17 @@
  * the plain errors (unknown `$patch`, missing merge key, …) that the real server lets become
  * 500 are 400 here (errors.ts).
  */
+
+import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../../apimachinery/go-json-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
+import type { SchemaNode } from "../../apimachinery/managed-fields/schema.js";
 import { jsonTypeName } from "../../apimachinery/typed-json.js";
-import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
-import { patchRejected, PatchInputError } from "./errors.js";
+import { PatchInputError, patchRejected } from "./errors.js";
 import { goValue } from "./go-format.js";
 import type { PatchResult } from "./json-patch.js";
 import type { FieldValidation } from "./options.js";
-import type { SchemaNode } from "../../apimachinery/managed-fields/schema.js";
 
 const DIRECTIVE = "$patch";
 const RETAIN_KEYS = "$retainKeys";
@@ -106,8 +107,7 @@ function extractKey(key: string, prefix: string): string {
   return key.slice(slash + 1);
 }
 
-const noMergeKey = (m: Json, key: string): PatchInputError =>
-  new PatchInputError(`map: ${goValue(m)} does not contain declared merge key: ${key}`);
+const noMergeKey = (m: Json, key: string): PatchInputError => new PatchInputError(`map: ${goValue(m)} does not contain declared merge key: ${key}`);
 
 /** sliceElementType: the one kind of every element of the lists. */
 function sliceElementKind(...lists: Json[][]): Kind {
@@ -194,7 +194,14 @@ function mergeSortedSlice(left: readonly Json[], right: readonly Json[], serverO
   return out;
 }
 
-function normalizeElementOrder(patch: Json[], serverOnly: Json[], patchOrder: readonly Json[], serverOrder: readonly Json[], mergeKey: string, kind: Kind): Json[] {
+function normalizeElementOrder(
+  patch: Json[],
+  serverOnly: Json[],
+  patchOrder: readonly Json[],
+  serverOrder: readonly Json[],
+  mergeKey: string,
+  kind: Kind,
+): Json[] {
   const p = normalizeSliceOrder(patch, patchOrder, mergeKey, kind);
   const s = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind);
   return mergeSortedSlice(s, p, serverOrder, mergeKey, kind);

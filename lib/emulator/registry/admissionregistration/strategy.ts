@@ -9,30 +9,33 @@
  */
 import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { nameOf, objectHead, setMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
+import { BYTES, field, INT32, listOf, mapOf, STRING, type StructShape, struct } from "../../apimachinery/typed-json.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
 import { WEBHOOK_CONFIGURATION_PRINTER } from "./printer.js";
-import { BYTES, field, INT32, listOf, mapOf, STRING, struct, type StructShape } from "../../apimachinery/typed-json.js";
 import { validateWebhookConfiguration } from "./validation.js";
 
 const ADMISSION_REGISTRATION_GROUP = "admissionregistration.k8s.io";
 
 const LABEL_SELECTOR = struct("v1", "LabelSelector", [
   field("matchLabels", mapOf(STRING)),
-  field("matchExpressions", listOf(struct("v1", "LabelSelectorRequirement", [
-    field("key", STRING, "always"),
-    field("operator", STRING, "always"),
-    field("values", listOf(STRING)),
-  ]))),
+  field(
+    "matchExpressions",
+    listOf(struct("v1", "LabelSelectorRequirement", [field("key", STRING, "always"), field("operator", STRING, "always"), field("values", listOf(STRING))])),
+  ),
 ]);
 
 const CLIENT_CONFIG = struct("v1", "WebhookClientConfig", [
   field("url", STRING, "pointer"),
-  field("service", struct("v1", "ServiceReference", [
-    field("namespace", STRING, "always"),
-    field("name", STRING, "always"),
-    field("path", STRING, "pointer"),
-    field("port", INT32, "pointer"),
-  ]), "pointer"),
+  field(
+    "service",
+    struct("v1", "ServiceReference", [
+      field("namespace", STRING, "always"),
+      field("name", STRING, "always"),
+      field("path", STRING, "pointer"),
+      field("port", INT32, "pointer"),
+    ]),
+    "pointer",
+  ),
   field("caBundle", BYTES),
 ]);
 

@@ -13,9 +13,9 @@
  * Known difference: matchConditions (CEL expressions) are refused with a Forbidden cause, since
  * the emulator cannot evaluate CEL; a real server compiles and evaluates them.
  */
-import { duplicate, forbidden, invalid, notSupported, required, type FieldError } from "../../apimachinery/field-errors.js";
+import { duplicate, type FieldError, forbidden, invalid, notSupported, required } from "../../apimachinery/field-errors.js";
 import { goPrinted } from "../../apimachinery/go-printed.js";
-import { isJsonObject, obj, str, stringList, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import { isJsonObject, type Json, type JsonObject, type KubeObject, obj, str, stringList } from "../../apimachinery/json.js";
 import { dns1035Label, dns1123Subdomain, labelValue, qualifiedName } from "../../apimachinery/name-validation.js";
 import { validateLabels, validateObjectMeta } from "../../apimachinery/object-meta.js";
 import { parseGoUrl } from "./go-url.js";
@@ -72,7 +72,8 @@ function validateResources(resources: string[], path: string): FieldError[] {
     if (res === "*") subWithWildcardRes.add(sub);
   });
   if (resources.length > 1 && doubleWildcard) errs.push(invalid(path, goSlice("string", resources), "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && withoutSub) errs.push(invalid(path, goSlice("string", resources), "if '*' is present, must not specify other resources without subresources"));
+  if (singleWildcard && withoutSub)
+    errs.push(invalid(path, goSlice("string", resources), "if '*' is present, must not specify other resources without subresources"));
   return errs;
 }
 
@@ -89,10 +90,12 @@ function validateRule(rule: JsonObject, path: string): FieldError[] {
   });
   const groups = strings(rule["apiGroups"]);
   if (groups.length === 0) errs.push(required(`${path}.apiGroups`));
-  if (groups.length > 1 && groups.includes("*")) errs.push(invalid(`${path}.apiGroups`, goSlice("string", groups), "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && groups.includes("*"))
+    errs.push(invalid(`${path}.apiGroups`, goSlice("string", groups), "if '*' is present, must not specify other API groups"));
   const versions = strings(rule["apiVersions"]);
   if (versions.length === 0) errs.push(required(`${path}.apiVersions`));
-  if (versions.length > 1 && versions.includes("*")) errs.push(invalid(`${path}.apiVersions`, goSlice("string", versions), "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && versions.includes("*"))
+    errs.push(invalid(`${path}.apiVersions`, goSlice("string", versions), "if '*' is present, must not specify other API versions"));
   versions.forEach((v, i) => {
     if (v === "") errs.push(required(`${path}.apiVersions[${i}]`));
   });
@@ -185,7 +188,8 @@ function validateWebhook(hook: JsonObject, mutating: boolean, opts: Options, pat
     if (isJsonObject(rule)) errs.push(...validateRule(rule, `${path}.rules[${i}]`));
   });
   const failurePolicy = hook["failurePolicy"];
-  if (typeof failurePolicy === "string" && !FAILURE_POLICIES.includes(failurePolicy)) errs.push(notSupported(`${path}.failurePolicy`, failurePolicy, FAILURE_POLICIES));
+  if (typeof failurePolicy === "string" && !FAILURE_POLICIES.includes(failurePolicy))
+    errs.push(notSupported(`${path}.failurePolicy`, failurePolicy, FAILURE_POLICIES));
   const matchPolicy = hook["matchPolicy"];
   if (typeof matchPolicy === "string" && !MATCH_POLICIES.includes(matchPolicy)) errs.push(notSupported(`${path}.matchPolicy`, matchPolicy, MATCH_POLICIES));
   const allowedSideEffects = opts.requireNoSideEffects ? NO_SIDE_EFFECTS : ALL_SIDE_EFFECTS;
@@ -193,7 +197,8 @@ function validateWebhook(hook: JsonObject, mutating: boolean, opts: Options, pat
   if (typeof sideEffects !== "string") errs.push(required(`${path}.sideEffects`, `must specify one of ${allowedSideEffects.join(", ")}`));
   else if (!allowedSideEffects.includes(sideEffects)) errs.push(notSupported(`${path}.sideEffects`, sideEffects, allowedSideEffects));
   const timeout = hook["timeoutSeconds"];
-  if (typeof timeout === "number" && (timeout > 30 || timeout < 1)) errs.push(invalid(`${path}.timeoutSeconds`, timeout, "the timeout value must be between 1 and 30 seconds"));
+  if (typeof timeout === "number" && (timeout > 30 || timeout < 1))
+    errs.push(invalid(`${path}.timeoutSeconds`, timeout, "the timeout value must be between 1 and 30 seconds"));
   const namespaceSelector = obj(hook, "namespaceSelector");
   if (namespaceSelector) errs.push(...validateLabelSelector(namespaceSelector, `${path}.namespaceSelector`));
   const objectSelector = obj(hook, "objectSelector");

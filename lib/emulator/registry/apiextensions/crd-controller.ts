@@ -17,15 +17,15 @@
  * definitions of the same group (a real server sets NamesAccepted False and does not serve
  * the conflicting one), and the Established condition is written at once.
  */
+
+import { formatTime } from "../../apimachinery/api-time.js";
 import { cloneJson, type KubeObject } from "../../apimachinery/json.js";
-import { finalizersOf, isTerminating, nameOf, setMeta } from "../../apimachinery/object-meta.js";
+import { asKubeObject, finalizersOf, isTerminating, nameOf, setMeta } from "../../apimachinery/object-meta.js";
+import { canonicalize } from "../../apimachinery/typed-json.js";
 import type { GenericRegistry } from "../generic/registry.js";
 import type { ResourceRegistry, ResourceStrategy } from "../generic/strategy.js";
-import { formatTime } from "../../apimachinery/api-time.js";
-import { canonicalize } from "../../apimachinery/typed-json.js";
-import { asKubeObject } from "../../apimachinery/object-meta.js";
 import { CRD_CLEANUP_FINALIZER, CRD_SHAPE, crdStrategy, namesOf, setCondition, specOf } from "./crd-strategy.js";
-import { customResourceTypes, type CustomResourceTypes } from "./custom-resource-strategy.js";
+import { type CustomResourceTypes, customResourceTypes } from "./custom-resource-strategy.js";
 
 const RETRY_MS = 20;
 
@@ -165,7 +165,10 @@ export class CrdController {
     if (remaining > 0) {
       // Instances held by their own finalizers: look again when they change.
       if (!this.instanceWatches.has(name)) {
-        this.instanceWatches.set(name, storage.watch(strategy, undefined, storage.store.revision, () => this.schedule(name)));
+        this.instanceWatches.set(
+          name,
+          storage.watch(strategy, undefined, storage.store.revision, () => this.schedule(name)),
+        );
       }
       return;
     }

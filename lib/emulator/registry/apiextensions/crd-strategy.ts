@@ -14,13 +14,13 @@
  * own fields; CEL rules (x-kubernetes-validations) are stored and not evaluated; webhook
  * conversion is accepted and never called (every version reads the same stored object).
  */
-import { invalid, notSupported, required, type FieldError } from "../../apimachinery/field-errors.js";
-import { cloneJson, isJsonObject, obj, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import { type FieldError, invalid, notSupported, required } from "../../apimachinery/field-errors.js";
+import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject, obj, str } from "../../apimachinery/json.js";
 import { dns1035Label, dns1123Subdomain } from "../../apimachinery/name-validation.js";
 import { finalizersOf, nameOf, objectHead, setMeta, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
-import type { ResourceStrategy } from "../generic/strategy.js";
+import { ANY, BOOL, BYTES, type FieldSpec, field, INT32, INT64, listOf, mapOf, STRING, type StructShape, struct, TIME } from "../../apimachinery/typed-json.js";
 import { statusSubresourceOf } from "../generic/status-subresource.js";
-import { ANY, BOOL, BYTES, field, INT32, INT64, listOf, mapOf, STRING, struct, TIME, type FieldSpec, type StructShape } from "../../apimachinery/typed-json.js";
+import type { ResourceStrategy } from "../generic/strategy.js";
 import { structuralErrors } from "./structural.js";
 
 const CRD_GROUP = "apiextensions.k8s.io";
@@ -203,7 +203,11 @@ const objects = (v: Json | undefined): JsonObject[] => (Array.isArray(v) ? v.fil
 export const specOf = (o: JsonObject): JsonObject => obj(o, "spec") ?? {};
 export const namesOf = (o: JsonObject): JsonObject => obj(specOf(o), "names") ?? {};
 export const versionsOf = (o: JsonObject): JsonObject[] => objects(specOf(o)["versions"]);
-export const storageVersionOf = (o: JsonObject): string => str(versionsOf(o).find((v) => v["storage"] === true), "name");
+export const storageVersionOf = (o: JsonObject): string =>
+  str(
+    versionsOf(o).find((v) => v["storage"] === true),
+    "name",
+  );
 
 function validateNames(names: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -214,7 +218,9 @@ function validateNames(names: JsonObject, path: string): FieldError[] {
   if (plural) for (const m of dns1035Label(plural)) errs.push(invalid(`${path}.plural`, plural, m));
   if (singular) for (const m of dns1035Label(singular)) errs.push(invalid(`${path}.singular`, singular, m));
   if (kind) for (const m of dns1035Label(kind.toLowerCase())) errs.push(invalid(`${path}.kind`, kind, `may have mixed case, but should otherwise match: ${m}`));
-  if (listKind) for (const m of dns1035Label(listKind.toLowerCase())) errs.push(invalid(`${path}.listKind`, listKind, `may have mixed case, but should otherwise match: ${m}`));
+  if (listKind)
+    for (const m of dns1035Label(listKind.toLowerCase()))
+      errs.push(invalid(`${path}.listKind`, listKind, `may have mixed case, but should otherwise match: ${m}`));
   const shortNames = Array.isArray(names["shortNames"]) ? names["shortNames"] : [];
   shortNames.forEach((s, i) => {
     if (typeof s === "string") for (const m of dns1035Label(s)) errs.push(invalid(`${path}.shortNames[${i}]`, s, m));
@@ -361,7 +367,8 @@ const crdMainStrategy: ResourceStrategy = {
   },
   canonicalize() {},
   // Holds the first DELETE: the object is marked, and prepareForDeletion adds the finalizer.
-  pendingFinalizers: (o) => (typeof o.metadata["deletionTimestamp"] === "string" || finalizersOf(o).includes(CRD_CLEANUP_FINALIZER) ? [] : [CRD_CLEANUP_FINALIZER]),
+  pendingFinalizers: (o) =>
+    typeof o.metadata["deletionTimestamp"] === "string" || finalizersOf(o).includes(CRD_CLEANUP_FINALIZER) ? [] : [CRD_CLEANUP_FINALIZER],
   prepareForDeletion(o) {
     if (!finalizersOf(o).includes(CRD_CLEANUP_FINALIZER)) setMeta(o, "finalizers", [...finalizersOf(o), CRD_CLEANUP_FINALIZER]);
     setMeta(o, "deletionGracePeriodSeconds", undefined);

@@ -16,14 +16,14 @@
  * selectors.
  */
 import { createHash } from "node:crypto";
-import { StatusError, details } from "../../apimachinery/api-errors.js";
 import { failure } from "../../../wire/status.js";
-import { cloneJson, isJsonObject, obj, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import { details, StatusError } from "../../apimachinery/api-errors.js";
+import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject, obj, str } from "../../apimachinery/json.js";
 import { dns1123Subdomain } from "../../apimachinery/name-validation.js";
 import { nameOf, namespaceOf, setMeta, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
-import type { ResourceStrategy } from "../generic/strategy.js";
 import type { StorageView } from "../../storage/storage-views.js";
 import { statusSubresourceOf } from "../generic/status-subresource.js";
+import type { ResourceStrategy } from "../generic/strategy.js";
 import { namesOf, specOf, storageVersionOf, versionsOf, withoutStandardFinalizerRule } from "./crd-strategy.js";
 import { customResourcePrinter } from "./printer.js";
 import { customResourceShape } from "./schema-shape.js";

@@ -11,16 +11,23 @@
  * filter `[?(@.k=="v")]` (the first match is printed). Known difference: other JSONPath forms
  * find nothing here (a real server would evaluate them or refuse the CRD).
  */
-import { isJsonObject, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
-import { CREATION_TIMESTAMP_DOC, NAME_COLUMN, timeMs, humanDuration, type TableCell, type TableColumnDefinition, type TablePrinter } from "../generic/table.js";
+import { isJsonObject, type Json, type JsonObject, type KubeObject, str } from "../../apimachinery/json.js";
+import { CREATION_TIMESTAMP_DOC, humanDuration, NAME_COLUMN, type TableCell, type TableColumnDefinition, type TablePrinter, timeMs } from "../generic/table.js";
 
-type Step = { readonly key: string } | { readonly index: number } | { readonly all: true } | { readonly filter: { readonly path: string[]; readonly value: string } };
+type Step =
+  | { readonly key: string }
+  | { readonly index: number }
+  | { readonly all: true }
+  | { readonly filter: { readonly path: string[]; readonly value: string } };
 
 /** The steps of a printer-column JSONPath, or undefined for forms not supported. */
 function parseJsonPath(path: string): Step[] | undefined {
   const steps: Step[] = [];
   let i = 0;
-  const text = path.trim().replace(/^\{(.*)\}$/, "$1").replace(/^\$/, "");
+  const text = path
+    .trim()
+    .replace(/^\{(.*)\}$/, "$1")
+    .replace(/^\$/, "");
   while (i < text.length) {
     if (text[i] === ".") {
       let j = i + 1;

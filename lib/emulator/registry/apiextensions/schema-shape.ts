@@ -14,7 +14,7 @@
  */
 import { isJsonObject, type JsonObject } from "../../apimachinery/json.js";
 import { OBJECT_META } from "../../apimachinery/object-meta.js";
-import { ANY, field, STRING, type FieldSpec, type Shape, type StructShape } from "../../apimachinery/typed-json.js";
+import { ANY, type FieldSpec, field, type Shape, STRING, type StructShape } from "../../apimachinery/typed-json.js";
 
 function structOf(goName: string, fields: FieldSpec[], preserveUnknownFields: boolean): StructShape {
   const sorted = [...fields].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -13,12 +13,26 @@
  * follow the same pattern without having been compared with a real server.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { invalid, notSupported, required, tooLong, type FieldError } from "../../apimachinery/field-errors.js";
+import { type FieldError, invalid, notSupported, required, tooLong } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
 
 const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, validateSchema: false });
 
-const DROPPED = new Set(["x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource", "x-kubernetes-list-map-keys", "x-kubernetes-list-type", "x-kubernetes-map-type", "x-kubernetes-validations", "id", "$schema", "$ref", "default", "example", "externalDocs", "format"]);
+const DROPPED = new Set([
+  "x-kubernetes-preserve-unknown-fields",
+  "x-kubernetes-embedded-resource",
+  "x-kubernetes-list-map-keys",
+  "x-kubernetes-list-type",
+  "x-kubernetes-map-type",
+  "x-kubernetes-validations",
+  "id",
+  "$schema",
+  "$ref",
+  "default",
+  "example",
+  "externalDocs",
+  "format",
+]);
 
 /** The schema in the form ajv reads. */
 function forAjv(schema: Json): Json {
@@ -112,7 +126,11 @@ function toFieldError(e: ErrorObject, root: JsonObject): FieldError | undefined 
     }
     case "enum": {
       const allowed = (params["allowedValues"] as Json[] | undefined) ?? [];
-      return notSupported(path, value ?? null, allowed.map((a) => (typeof a === "string" ? a : JSON.stringify(a))));
+      return notSupported(
+        path,
+        value ?? null,
+        allowed.map((a) => (typeof a === "string" ? a : JSON.stringify(a))),
+      );
     }
     case "maximum":
       return invalid(path, value ?? null, `${at(path)} should be less than or equal to ${num(params["limit"])}`);

@@ -7,11 +7,10 @@
  * Not checked here: the value-validation restrictions inside allOf/anyOf/oneOf/not, metadata
  * beyond name and generateName, defaults, and CEL rules.
  */
-import { forbidden, invalid, required, type FieldError } from "../../apimachinery/field-errors.js";
+import { type FieldError, forbidden, invalid, required } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type JsonObject } from "../../apimachinery/json.js";
 
-const hasTypeStandIn = (s: JsonObject): boolean =>
-  s["x-kubernetes-int-or-string"] === true || s["x-kubernetes-preserve-unknown-fields"] === true;
+const hasTypeStandIn = (s: JsonObject): boolean => s["x-kubernetes-int-or-string"] === true || s["x-kubernetes-preserve-unknown-fields"] === true;
 
 function walk(s: JsonObject, path: string, errs: FieldError[]): void {
   const properties = isJsonObject(s["properties"]) ? s["properties"] : undefined;

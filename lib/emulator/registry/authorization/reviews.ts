@@ -15,15 +15,15 @@
  */
 import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
 import { formatTime } from "../../apimachinery/api-time.js";
-import { invalid as invalidField, type FieldError } from "../../apimachinery/field-errors.js";
+import { type FieldError, invalid as invalidField } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { objectHead } from "../../apimachinery/object-meta.js";
-import type { ResourceStrategy, RestCreate, RestRequest, RestResult } from "../generic/strategy.js";
 import { ANY, field, struct } from "../../apimachinery/typed-json.js";
+import { type User, userInfoJson } from "../../apimachinery/user.js";
 import { API_AUDIENCE } from "../core/serviceaccount/token-request.js";
-import { userInfoJson, type User } from "../../apimachinery/user.js";
-import { AUTHORIZER, type Authorizer, type RequestAttributes } from "./authorizer.js";
 import { Capability } from "../generic/capabilities.js";
+import type { ResourceStrategy, RestCreate, RestRequest, RestResult } from "../generic/strategy.js";
+import { AUTHORIZER, type Authorizer, type RequestAttributes } from "./authorizer.js";
 
 const AUTHORIZATION = "authorization.k8s.io";
 const AUTHENTICATION = "authentication.k8s.io";
@@ -58,7 +58,16 @@ function attributesOf(spec: JsonObject): RequestAttributes {
   const ra = isJsonObject(spec["resourceAttributes"]) ? spec["resourceAttributes"] : undefined;
   if (ra) {
     const at = (k: string): string => text(ra, k);
-    return { kind: "resource", verb: at("verb"), group: at("group"), version: at("version"), resource: at("resource"), subresource: at("subresource"), namespace: at("namespace"), name: at("name") };
+    return {
+      kind: "resource",
+      verb: at("verb"),
+      group: at("group"),
+      version: at("version"),
+      resource: at("resource"),
+      subresource: at("subresource"),
+      namespace: at("namespace"),
+      name: at("name"),
+    };
   }
   const nra = isJsonObject(spec["nonResourceAttributes"]) ? spec["nonResourceAttributes"] : {};
   return { kind: "nonResource", verb: text(nra, "verb"), path: text(nra, "path") };
@@ -69,8 +78,10 @@ function validateAttributes(spec: JsonObject, local: boolean): FieldError[] {
   const hasRa = isJsonObject(spec["resourceAttributes"]);
   const hasNra = isJsonObject(spec["nonResourceAttributes"]);
   const errs: FieldError[] = [];
-  if (hasRa && hasNra) errs.push(invalidField("spec.nonResourceAttributes", spec["nonResourceAttributes"] ?? null, "cannot be specified in combination with resourceAttributes"));
-  if (!hasRa && !hasNra) errs.push(invalidField("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
+  if (hasRa && hasNra)
+    errs.push(invalidField("spec.nonResourceAttributes", spec["nonResourceAttributes"] ?? null, "cannot be specified in combination with resourceAttributes"));
+  if (!hasRa && !hasNra)
+    errs.push(invalidField("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
   if (local && hasNra) errs.push(invalidField("spec.nonResourceAttributes", spec["nonResourceAttributes"] ?? null, "disallowed on this kind of request"));
   return errs;
 }
@@ -140,7 +151,11 @@ function serveTokenReview(request: RestRequest): RestResult {
   const echoed: JsonObject = { token };
   if (audiences.length) echoed["audiences"] = audiences;
   const status: JsonObject = user
-    ? { authenticated: true, user: userInfoJson(user) as JsonObject, audiences: audiences.length ? audiences.filter((a) => a === API_AUDIENCE) : [API_AUDIENCE] }
+    ? {
+        authenticated: true,
+        user: userInfoJson(user) as JsonObject,
+        audiences: audiences.length ? audiences.filter((a) => a === API_AUDIENCE) : [API_AUDIENCE],
+      }
     : { user: {} };
   const out: KubeObject = { kind: "TokenReview", apiVersion: `${AUTHENTICATION}/v1`, metadata: {}, spec: echoed, status };
   return { code: 201, object: out };
@@ -192,8 +207,9 @@ export const REVIEW_STRATEGIES: readonly ResourceStrategy[] = [
   // A SelfSubjectReview says who asks; it needs no body.
   virtualType(AUTHENTICATION, "selfsubjectreviews", "SelfSubjectReview", false, { emptyBodyAllowed: true, create: serveSelfSubjectReview }),
   virtualType(AUTHENTICATION, "tokenreviews", "TokenReview", false, { create: serveTokenReview }),
-  virtualType(AUTHORIZATION, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, { create: (r) => serveAccessReview("LocalSubjectAccessReview", r) }),
+  virtualType(AUTHORIZATION, "localsubjectaccessreviews", "LocalSubjectAccessReview", true, {
+    create: (r) => serveAccessReview("LocalSubjectAccessReview", r),
+  }),
   virtualType(AUTHORIZATION, "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, { create: (r) => serveAccessReview("SelfSubjectAccessReview", r) }),
   virtualType(AUTHORIZATION, "subjectaccessreviews", "SubjectAccessReview", false, { create: (r) => serveAccessReview("SubjectAccessReview", r) }),
 ];
-

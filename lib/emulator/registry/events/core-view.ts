@@ -15,12 +15,12 @@
  * to be a path segment. JSON follows the Go tags of api/core/v1 Event: reportingComponent and
  * reportingInstance are always written (even ""), the times are written as null when zero.
  */
-import { obj, parseStored, str, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import { type JsonObject, type KubeObject, obj, parseStored, str } from "../../apimachinery/json.js";
 import { asKubeObject, nameOf, namespaceOf, objectHead } from "../../apimachinery/object-meta.js";
+import { canonicalize, field, INT32, MICRO_TIME, STRING, struct, TIME } from "../../apimachinery/typed-json.js";
+import type { StorageView } from "../../storage/storage-views.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
 import { EVENT_PRINTER } from "./printer.js";
-import type { StorageView } from "../../storage/storage-views.js";
-import { canonicalize, field, INT32, MICRO_TIME, STRING, struct, TIME } from "../../apimachinery/typed-json.js";
 import { EVENT_SHAPE, EVENT_SOURCE, eventStrategy, OBJECT_REFERENCE, REGARDING_FIELDS } from "./strategy.js";
 import { validateEventCreate, validateEventUpdate } from "./validation.js";
 
@@ -119,15 +119,7 @@ export const coreEventStrategy: ResourceStrategy = {
   shape: CORE_EVENT_SHAPE,
   // Both hold the internal core.Event.
   sameTypeVersions: ["events.k8s.io/v1", "events.k8s.io/v1beta1"],
-  fieldLabels: [
-    "metadata.name",
-    "metadata.namespace",
-    ...REGARDING_FIELDS.map((f) => `involvedObject.${f}`),
-    "reason",
-    "reportingComponent",
-    "source",
-    "type",
-  ],
+  fieldLabels: ["metadata.name", "metadata.namespace", ...REGARDING_FIELDS.map((f) => `involvedObject.${f}`), "reason", "reportingComponent", "source", "type"],
   selectableFields,
   prepareForCreate() {},
   prepareForUpdate() {},

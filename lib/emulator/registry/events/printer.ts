@@ -4,8 +4,8 @@
  * core v1 and events.k8s.io/v1 are two versions, so the cells read the events.k8s.io/v1 field
  * names first and the core/v1 ones after.
  */
-import { obj, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
-import { column, NAME_COLUMN, timeMs, timestampSince, type TableCell, type TablePrinter } from "../generic/table.js";
+import { type Json, type JsonObject, type KubeObject, obj, str } from "../../apimachinery/json.js";
+import { column, NAME_COLUMN, type TableCell, type TablePrinter, timeMs, timestampSince } from "../generic/table.js";
 
 // The swagger doc of ObjectReference.fieldPath, as in the 1.35 OpenAPI.
 const OBJECT_REFERENCE_FIELD_PATH =
@@ -49,7 +49,10 @@ function eventCells(e: KubeObject, nowMs: number): TableCell[] {
     str(e, "reason"),
     name === "" ? kind : `${kind}/${name}`,
     str(regarding, "fieldPath"),
-    eventSource(firstString(source, "component") || firstString(e, "reportingController", "reportingComponent"), firstString(source, "host") || str(e, "reportingInstance")),
+    eventSource(
+      firstString(source, "component") || firstString(e, "reportingController", "reportingComponent"),
+      firstString(source, "host") || str(e, "reportingInstance"),
+    ),
     firstString(e, "note", "message").trim(),
     firstSeen,
     count,

@@ -4,11 +4,11 @@
  * events.k8s.io/v1 JSON; core v1 events are a view of the same entries (core-view.ts,
  * storage-views.ts). Every event expires a time after its last write (event-ttl.ts).
  */
-import { obj, str, type KubeObject } from "../../apimachinery/json.js";
+import { type KubeObject, obj, str } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf, objectHead } from "../../apimachinery/object-meta.js";
+import { field, INT32, MICRO_TIME, STRING, struct, TIME } from "../../apimachinery/typed-json.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
 import { EVENT_PRINTER } from "./printer.js";
-import { field, INT32, MICRO_TIME, STRING, struct, TIME } from "../../apimachinery/typed-json.js";
 import { validateEventCreate, validateEventUpdate } from "./validation.js";
 
 export const OBJECT_REFERENCE = struct("v1", "ObjectReference", [
@@ -77,15 +77,7 @@ export const eventStrategy: ResourceStrategy = {
   shape: EVENT_SHAPE,
   // Both hold the internal core.Event.
   sameTypeVersions: ["v1", "events.k8s.io/v1beta1"],
-  fieldLabels: [
-    "metadata.name",
-    "metadata.namespace",
-    "reason",
-    ...REGARDING_FIELDS.map((f) => `regarding.${f}`),
-    "reportingController",
-    "source",
-    "type",
-  ],
+  fieldLabels: ["metadata.name", "metadata.namespace", "reason", ...REGARDING_FIELDS.map((f) => `regarding.${f}`), "reportingController", "source", "type"],
   selectableFields,
   prepareForCreate() {},
   prepareForUpdate() {},

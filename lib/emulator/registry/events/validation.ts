@@ -11,10 +11,10 @@
  * (ObjectMeta update rules: identity fields, no new finalizers on a terminating object, labels…)
  * come first for both, as BeforeUpdate runs them before the strategy.
  */
-import { invalid, required, type FieldError } from "../../apimachinery/field-errors.js";
+import { type FieldError, invalid, required } from "../../apimachinery/field-errors.js";
 import { goPrinted, goStringStruct, goTimeString } from "../../apimachinery/go-printed.js";
-import { obj, str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
-import { dns1123Subdomain, qualifiedName, pathSegmentName } from "../../apimachinery/name-validation.js";
+import { type Json, type JsonObject, type KubeObject, obj, str } from "../../apimachinery/json.js";
+import { dns1123Subdomain, pathSegmentName, qualifiedName } from "../../apimachinery/name-validation.js";
 import { namespaceOf, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
 
 const REPORTING_INSTANCE_LIMIT = 128;
@@ -114,7 +114,10 @@ const OBJECT_REFERENCE_FIELDS = [
 
 /** `core.ObjectReference{Kind:"…", …}`: how Go prints the internal ObjectReference (%#v). */
 function goObjectReference(ref: JsonObject | undefined): string {
-  return goStringStruct("core.ObjectReference", OBJECT_REFERENCE_FIELDS.map(([goName, json]) => [goName, str(ref, json)] as const));
+  return goStringStruct(
+    "core.ObjectReference",
+    OBJECT_REFERENCE_FIELDS.map(([goName, json]) => [goName, str(ref, json)] as const),
+  );
 }
 
 /**
@@ -145,9 +148,22 @@ function immutableRules(e: KubeObject, old: KubeObject): FieldError[] {
   stringField("message", "note");
   if (!same(e["deprecatedSource"], old["deprecatedSource"])) {
     const source = obj(e, "deprecatedSource");
-    errs.push(immutable("source", goPrinted(goStringStruct("core.EventSource", [["Component", str(source, "component")], ["Host", str(source, "host")]]))));
+    errs.push(
+      immutable(
+        "source",
+        goPrinted(
+          goStringStruct("core.EventSource", [
+            ["Component", str(source, "component")],
+            ["Host", str(source, "host")],
+          ]),
+        ),
+      ),
+    );
   }
-  for (const [path, key] of [["firstTimestamp", "deprecatedFirstTimestamp"], ["lastTimestamp", "deprecatedLastTimestamp"]] as const) {
+  for (const [path, key] of [
+    ["firstTimestamp", "deprecatedFirstTimestamp"],
+    ["lastTimestamp", "deprecatedLastTimestamp"],
+  ] as const) {
     if (!same(e[key], old[key])) errs.push(immutable(path, goPrinted(goTimeString(e[key]))));
   }
   const count = (o: KubeObject): number => (typeof o["deprecatedCount"] === "number" ? o["deprecatedCount"] : 0);

@@ -8,15 +8,16 @@
  * with the fieldManager or the User-Agent's program name, before admission and the strategy).
  * PATCH uses the same logic through managedFieldsAfterUpdate.
  */
-import type { Json, JsonObject, KubeObject } from "../../apimachinery/json.js";
-import { asKubeObject } from "../../apimachinery/object-meta.js";
-import { groupVersionOf, type ObjectSchema, type SubresourceStrategy, type TypeIdentity, type WriteStrategy } from "./strategy.js";
-import { canonicalize } from "../../apimachinery/typed-json.js";
+
 import { formatTime } from "../../apimachinery/api-time.js";
+import type { Json, JsonObject, KubeObject } from "../../apimachinery/json.js";
 import { fieldElement, type Path } from "../../apimachinery/managed-fields/field-set.js";
-import { managedFieldsAfterUpdate, type FieldManagerContext } from "../../apimachinery/managed-fields/managed-fields.js";
+import { type FieldManagerContext, managedFieldsAfterUpdate } from "../../apimachinery/managed-fields/managed-fields.js";
 import { managerFromUserAgent } from "../../apimachinery/managed-fields/manager-name.js";
 import { schemaOf } from "../../apimachinery/managed-fields/schema.js";
+import { asKubeObject } from "../../apimachinery/object-meta.js";
+import { canonicalize } from "../../apimachinery/typed-json.js";
+import { groupVersionOf, type ObjectSchema, type SubresourceStrategy, type TypeIdentity, type WriteStrategy } from "./strategy.js";
 
 /** What the field manager reads of a type: its group-version, kind and shape, its reset fields, its decode defaults. */
 export type OwnedType = Pick<TypeIdentity, "group" | "version" | "kind"> & Pick<ObjectSchema, "shape" | "decodeDefaults"> & Pick<WriteStrategy, "resetFields">;
@@ -51,13 +52,7 @@ export function writeManager(fieldManager: string | null | undefined, userAgent:
  * over `live` (undefined for a create). `next` carries the managedFields the request sent, if
  * any (a reset is `[]` or `[{}]`). Returns undefined when no manager owns anything.
  */
-export function managedFieldsAfterWrite(
-  strategy: OwnedType,
-  live: JsonObject | undefined,
-  next: JsonObject,
-  manager: string,
-  now: Date,
-): Json[] | undefined {
+export function managedFieldsAfterWrite(strategy: OwnedType, live: JsonObject | undefined, next: JsonObject, manager: string, now: Date): Json[] | undefined {
   const seen = strategy.decodeDefaults ? strategy.decodeDefaults(next) : next;
   return managedFieldsAfterUpdate(fieldManagerContext(strategy, now), live ?? zeroObject(strategy), seen, manager);
 }

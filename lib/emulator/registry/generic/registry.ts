@@ -8,17 +8,17 @@
  * (go-printed.ts: the Event immutable-field errors).
  */
 import { randomInt, randomUUID } from "node:crypto";
-import { alreadyExists, conflict, invalidError, notFound, OPTIMISTIC_LOCK_MESSAGE, badRequest } from "../../apimachinery/api-errors.js";
+import { alreadyExists, badRequest, conflict, invalidError, notFound, OPTIMISTIC_LOCK_MESSAGE } from "../../apimachinery/api-errors.js";
 import { formatTime } from "../../apimachinery/api-time.js";
 import { invalid as invalidField } from "../../apimachinery/field-errors.js";
 import { invalidObject } from "../../apimachinery/go-printed.js";
-import { cloneJson, str, type KubeObject } from "../../apimachinery/json.js";
+import { cloneJson, type KubeObject, str } from "../../apimachinery/json.js";
 import { asKubeObject, finalizersOf, isTerminating, nameOf, resourceVersionOf, setMeta, uidOf } from "../../apimachinery/object-meta.js";
+import { canonicalize } from "../../apimachinery/typed-json.js";
 import type { ObjectStorage, StoredObject } from "../../storage/object-storage.js";
-import { qualifiedResourceOf, type ResourceStrategy, type TypeIdentity } from "./strategy.js";
 import { StoreError } from "../../storage/store.js";
 import type { DeleteOptions, DeleteOutcome, Preconditions, WriteOptions } from "./options.js";
-import { canonicalize } from "../../apimachinery/typed-json.js";
+import { qualifiedResourceOf, type ResourceStrategy, type TypeIdentity } from "./strategy.js";
 
 const NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const NAME_SUFFIX_LENGTH = 5;
@@ -119,7 +119,13 @@ export class GenericRegistry {
   }
 
   /** update, with validating admission on the object about to be stored (admission/). */
-  updateAdmitted(strategy: ResourceStrategy, existing: StoredObject, input: KubeObject, options: WriteOptions, admit: ValidatingAdmission): Promise<KubeObject> {
+  updateAdmitted(
+    strategy: ResourceStrategy,
+    existing: StoredObject,
+    input: KubeObject,
+    options: WriteOptions,
+    admit: ValidatingAdmission,
+  ): Promise<KubeObject> {
     return runAdmittedSteps(this.updateSteps(strategy, existing, input, options), admit);
   }
 

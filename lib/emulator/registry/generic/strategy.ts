@@ -9,13 +9,13 @@
 import type { QualifiedKind, QualifiedResource } from "../../apimachinery/api-errors.js";
 import type { FieldError } from "../../apimachinery/field-errors.js";
 import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
-import type { StorageView } from "../../storage/storage-views.js";
+import type { StructShape } from "../../apimachinery/typed-json.js";
 import type { User } from "../../apimachinery/user.js";
+import type { StorageView } from "../../storage/storage-views.js";
 import type { KeyValue } from "../../storage/store.js";
 import type { CapabilityLookup } from "./capabilities.js";
 import type { DeleteOptions, DeleteOutcome } from "./options.js";
 import type { TablePrinter } from "./table.js";
-import type { StructShape } from "../../apimachinery/typed-json.js";
 
 export type Verb = "create" | "delete" | "deletecollection" | "get" | "list" | "patch" | "update" | "watch";
 

@@ -9,7 +9,7 @@
  * The server always generates the wide table (k/k pkg/printers/storage: GenerateOptions{Wide:
  * true}): every column, whatever its priority. Time cells are computed on the emulator's clock.
  */
-import { str, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import { type Json, type JsonObject, type KubeObject, str } from "../../apimachinery/json.js";
 
 export interface TableColumnDefinition {
   readonly name: string;

@@ -11,12 +11,12 @@
  * Known differences: ClusterRole aggregationRule is stored but never aggregated; there is no
  * protobuf form (lib/wire has no rbac messages), so JSON answers.
  */
-import { invalid, notSupported, required, type FieldError } from "../../apimachinery/field-errors.js";
+import { type FieldError, invalid, notSupported, required } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
 import { dns1123Subdomain, pathSegmentName } from "../../apimachinery/name-validation.js";
 import { nameOf, namespaceOf, objectHead, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
+import { field, listOf, mapOf, STRING, type StructShape, struct } from "../../apimachinery/typed-json.js";
 import type { ResourceStrategy, TypeIdentity, Verb } from "../generic/strategy.js";
-import { field, listOf, mapOf, STRING, struct, type StructShape } from "../../apimachinery/typed-json.js";
 
 export const RBAC_GROUP = "rbac.authorization.k8s.io";
 const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -35,13 +35,26 @@ const LABEL_SELECTOR_REQUIREMENT = struct("v1", "LabelSelectorRequirement", [
 ]);
 const LABEL_SELECTOR = struct("v1", "LabelSelector", [field("matchLabels", mapOf(STRING)), field("matchExpressions", listOf(LABEL_SELECTOR_REQUIREMENT))]);
 const AGGREGATION_RULE = struct("v1", "AggregationRule", [field("clusterRoleSelectors", listOf(LABEL_SELECTOR))]);
-const SUBJECT = struct("v1", "Subject", [field("kind", STRING, "always"), field("apiGroup", STRING), field("name", STRING, "always"), field("namespace", STRING)]);
+const SUBJECT = struct("v1", "Subject", [
+  field("kind", STRING, "always"),
+  field("apiGroup", STRING),
+  field("name", STRING, "always"),
+  field("namespace", STRING),
+]);
 const ROLE_REF = struct("v1", "RoleRef", [field("apiGroup", STRING, "always"), field("kind", STRING, "always"), field("name", STRING, "always")]);
 
 const ROLE_SHAPE = struct("v1", "Role", [...objectHead(), field("rules", listOf(POLICY_RULE), "always")]);
-const CLUSTER_ROLE_SHAPE = struct("v1", "ClusterRole", [...objectHead(), field("rules", listOf(POLICY_RULE), "always"), field("aggregationRule", AGGREGATION_RULE, "pointer")]);
+const CLUSTER_ROLE_SHAPE = struct("v1", "ClusterRole", [
+  ...objectHead(),
+  field("rules", listOf(POLICY_RULE), "always"),
+  field("aggregationRule", AGGREGATION_RULE, "pointer"),
+]);
 const ROLE_BINDING_SHAPE = struct("v1", "RoleBinding", [...objectHead(), field("subjects", listOf(SUBJECT)), field("roleRef", ROLE_REF, "always")]);
-const CLUSTER_ROLE_BINDING_SHAPE = struct("v1", "ClusterRoleBinding", [...objectHead(), field("subjects", listOf(SUBJECT)), field("roleRef", ROLE_REF, "always")]);
+const CLUSTER_ROLE_BINDING_SHAPE = struct("v1", "ClusterRoleBinding", [
+  ...objectHead(),
+  field("subjects", listOf(SUBJECT)),
+  field("roleRef", ROLE_REF, "always"),
+]);
 
 const list = (v: Json | undefined): Json[] => (Array.isArray(v) ? v : []);
 const strings = (v: Json | undefined): string[] => list(v).filter((x): x is string => typeof x === "string");
@@ -82,7 +95,12 @@ export interface RoleRef {
 export function subjectsOf(o: KubeObject): Subject[] {
   return list(o["subjects"])
     .filter(isJsonObject)
-    .map((s) => ({ kind: String(s["kind"] ?? ""), apiGroup: String(s["apiGroup"] ?? ""), name: String(s["name"] ?? ""), namespace: String(s["namespace"] ?? "") }));
+    .map((s) => ({
+      kind: String(s["kind"] ?? ""),
+      apiGroup: String(s["apiGroup"] ?? ""),
+      name: String(s["name"] ?? ""),
+      namespace: String(s["namespace"] ?? ""),
+    }));
 }
 
 export function roleRefOf(o: KubeObject): RoleRef {
@@ -152,14 +170,7 @@ function defaultSubjects(o: KubeObject): void {
   }
 }
 
-function rbacStrategy(init: {
-  resource: string;
-  kind: string;
-  namespaced: boolean;
-  hash: string;
-  shape: StructShape;
-  binding: boolean;
-}): ResourceStrategy {
+function rbacStrategy(init: { resource: string; kind: string; namespaced: boolean; hash: string; shape: StructShape; binding: boolean }): ResourceStrategy {
   const { namespaced, binding } = init;
   const validate = (o: KubeObject): FieldError[] => (binding ? validateBinding(o, namespaced) : validateRole(o, namespaced));
   return {
@@ -180,7 +191,8 @@ function rbacStrategy(init: {
     internalKind: { group: RBAC_GROUP, kind: init.kind },
     shape: init.shape,
     fieldLabels: namespaced ? ["metadata.name", "metadata.namespace"] : ["metadata.name"],
-    selectableFields: (o): Record<string, string> => (namespaced ? { "metadata.name": nameOf(o), "metadata.namespace": namespaceOf(o) } : { "metadata.name": nameOf(o) }),
+    selectableFields: (o): Record<string, string> =>
+      namespaced ? { "metadata.name": nameOf(o), "metadata.namespace": namespaceOf(o) } : { "metadata.name": nameOf(o) },
     prepareForCreate: (o) => {
       if (binding) defaultSubjects(o);
     },
@@ -201,8 +213,22 @@ function rbacStrategy(init: {
 }
 
 const roleStrategy = rbacStrategy({ resource: "roles", kind: "Role", namespaced: true, hash: "7FuwZcIIItM=", shape: ROLE_SHAPE, binding: false });
-export const clusterRoleStrategy = rbacStrategy({ resource: "clusterroles", kind: "ClusterRole", namespaced: false, hash: "bYE5ZWDrJ44=", shape: CLUSTER_ROLE_SHAPE, binding: false });
-export const roleBindingStrategy = rbacStrategy({ resource: "rolebindings", kind: "RoleBinding", namespaced: true, hash: "eGsCzGH6b1g=", shape: ROLE_BINDING_SHAPE, binding: true });
+export const clusterRoleStrategy = rbacStrategy({
+  resource: "clusterroles",
+  kind: "ClusterRole",
+  namespaced: false,
+  hash: "bYE5ZWDrJ44=",
+  shape: CLUSTER_ROLE_SHAPE,
+  binding: false,
+});
+export const roleBindingStrategy = rbacStrategy({
+  resource: "rolebindings",
+  kind: "RoleBinding",
+  namespaced: true,
+  hash: "eGsCzGH6b1g=",
+  shape: ROLE_BINDING_SHAPE,
+  binding: true,
+});
 export const clusterRoleBindingStrategy = rbacStrategy({
   resource: "clusterrolebindings",
   kind: "ClusterRoleBinding",

@@ -1,6 +1,6 @@
 /** The ConfigMap printer (k/k pkg/printers/internalversion printConfigMap): name, the number of keys, age. */
-import { isJsonObject, str, type Json } from "../../../apimachinery/json.js";
-import { AGE_COLUMN, column, NAME_COLUMN, timestampSince, type TablePrinter } from "../../generic/table.js";
+import { isJsonObject, type Json, str } from "../../../apimachinery/json.js";
+import { AGE_COLUMN, column, NAME_COLUMN, type TablePrinter, timestampSince } from "../../generic/table.js";
 
 // The swagger doc of ConfigMap.data, as in the 1.35 OpenAPI.
 const CONFIG_MAP_DATA =

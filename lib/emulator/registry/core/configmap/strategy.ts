@@ -1,11 +1,11 @@
 /** core/v1 ConfigMap: namespaced; data keys are config keys; immutable ones keep their data. */
-import { forbidden, invalid, tooLong, type FieldError } from "../../../apimachinery/field-errors.js";
-import { obj, type JsonObject, type KubeObject } from "../../../apimachinery/json.js";
+import { type FieldError, forbidden, invalid, tooLong } from "../../../apimachinery/field-errors.js";
+import { type JsonObject, type KubeObject, obj } from "../../../apimachinery/json.js";
 import { configMapKey, dns1123Subdomain } from "../../../apimachinery/name-validation.js";
 import { nameOf, namespaceOf, objectHead, validateObjectMeta, validateObjectMetaUpdate } from "../../../apimachinery/object-meta.js";
+import { BOOL, BYTES, field, mapOf, STRING, struct } from "../../../apimachinery/typed-json.js";
 import type { ResourceStrategy } from "../../generic/strategy.js";
 import { CONFIG_MAP_PRINTER } from "./printer.js";
-import { BOOL, BYTES, field, mapOf, STRING, struct } from "../../../apimachinery/typed-json.js";
 
 /** Total bytes of data plus binaryData (v1.MaxSecretSize). */
 const MAX_SIZE = 1024 * 1024;
@@ -35,8 +35,7 @@ function validateConfigMap(o: KubeObject): FieldError[] {
   return errs;
 }
 
-const same = (a: JsonObject | undefined, b: JsonObject | undefined): boolean =>
-  JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
+const same = (a: JsonObject | undefined, b: JsonObject | undefined): boolean => JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
 
 export const configMapStrategy: ResourceStrategy = {
   group: "",

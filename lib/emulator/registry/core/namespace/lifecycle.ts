@@ -14,16 +14,16 @@
  */
 import { conflict, forbiddenError, notFound } from "../../../apimachinery/api-errors.js";
 import { formatTime } from "../../../apimachinery/api-time.js";
-import type { GenericRegistry } from "../../generic/registry.js";
-import type { DeleteOptions, DeleteOutcome } from "../../generic/options.js";
-import { cloneJson, obj, type KubeObject } from "../../../apimachinery/json.js";
+import { cloneJson, type KubeObject, obj } from "../../../apimachinery/json.js";
 import { asKubeObject, isTerminating, labelsOf, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
-import type { StoredObject } from "../../../storage/object-storage.js";
-import { managedFieldsAfterWrite } from "../../generic/ownership.js";
-import { qualifiedResourceOf, type ResourceRegistry, type TypeIdentity } from "../../generic/strategy.js";
-import { KUBERNETES_FINALIZER, namespaceStrategy, specFinalizersOf } from "./strategy.js";
-import type { NamespaceDeleter } from "./rest.js";
 import { canonicalize } from "../../../apimachinery/typed-json.js";
+import type { StoredObject } from "../../../storage/object-storage.js";
+import type { DeleteOptions, DeleteOutcome } from "../../generic/options.js";
+import { managedFieldsAfterWrite } from "../../generic/ownership.js";
+import type { GenericRegistry } from "../../generic/registry.js";
+import { qualifiedResourceOf, type ResourceRegistry, type TypeIdentity } from "../../generic/strategy.js";
+import type { NamespaceDeleter } from "./rest.js";
+import { KUBERNETES_FINALIZER, namespaceStrategy, specFinalizersOf } from "./strategy.js";
 
 /** Namespaces the server refuses to delete. */
 const IMMORTAL_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public"];
@@ -182,10 +182,6 @@ function checkStoragePreconditions(existing: StoredObject, options: DeleteOption
     detail = `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${resourceVersionOf(o)}`;
   }
   if (detail) {
-    throw conflict(
-      NAMESPACES,
-      nameOf(o),
-      `StorageError: invalid object, Code: 4, Key: ${existing.kv.key}, ResourceVersion: 0, AdditionalErrorMsg: ${detail}`,
-    );
+    throw conflict(NAMESPACES, nameOf(o), `StorageError: invalid object, Code: 4, Key: ${existing.kv.key}, ResourceVersion: 0, AdditionalErrorMsg: ${detail}`);
   }
 }

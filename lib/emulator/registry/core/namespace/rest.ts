@@ -6,8 +6,9 @@
  * as the NAMESPACE_DELETER capability: the strategy is shared by every server in the process,
  * its lifecycle is not.
  */
-import type { DeleteOptions, DeleteOutcome } from "../../generic/options.js";
+
 import { Capability } from "../../generic/capabilities.js";
+import type { DeleteOptions, DeleteOutcome } from "../../generic/options.js";
 import type { RestDelete, RestDeleteRequest } from "../../generic/strategy.js";
 
 /** What the override needs of a server's namespace lifecycle. */

@@ -11,8 +11,8 @@
  * convertor) writes spec.finalizers and metadata, keeping status. Both validate the ObjectMeta
  * update; status checks the phase against deletionTimestamp, finalize each finalizer name.
  */
-import { invalid, type FieldError } from "../../../apimachinery/field-errors.js";
-import { cloneJson, isJsonObject, obj, str, stringList, type JsonObject, type KubeObject } from "../../../apimachinery/json.js";
+import { type FieldError, invalid } from "../../../apimachinery/field-errors.js";
+import { cloneJson, isJsonObject, type JsonObject, type KubeObject, obj, str, stringList } from "../../../apimachinery/json.js";
 import { dns1123Label } from "../../../apimachinery/name-validation.js";
 import {
   isTerminating,
@@ -24,10 +24,10 @@ import {
   validateObjectMeta,
   validateObjectMetaUpdate,
 } from "../../../apimachinery/object-meta.js";
+import { field, listOf, STRING, struct, TIME } from "../../../apimachinery/typed-json.js";
 import type { ResourceStrategy, SubresourceStrategy } from "../../generic/strategy.js";
 import { NAMESPACE_PRINTER } from "./printer.js";
 import { NAMESPACE_DELETE } from "./rest.js";
-import { field, listOf, STRING, struct, TIME } from "../../../apimachinery/typed-json.js";
 
 export const KUBERNETES_FINALIZER = "kubernetes";
 const METADATA_NAME_LABEL = "kubernetes.io/metadata.name";

@@ -6,14 +6,15 @@
  * Known differences: no `default` ServiceAccount is made in each namespace (a real cluster's
  * controller does that); no legacy token Secrets.
  */
-import { serveTokenRequest } from "./token-request.js";
+
 import type { FieldError } from "../../../apimachinery/field-errors.js";
 import type { KubeObject } from "../../../apimachinery/json.js";
 import { dns1123Subdomain } from "../../../apimachinery/name-validation.js";
 import { nameOf, namespaceOf, objectHead, validateObjectMeta, validateObjectMetaUpdate } from "../../../apimachinery/object-meta.js";
-import type { ResourceStrategy, SubresourceStrategy } from "../../generic/strategy.js";
 import { BOOL, field, listOf, STRING, struct } from "../../../apimachinery/typed-json.js";
 import { OBJECT_REFERENCE } from "../../events/strategy.js";
+import type { ResourceStrategy, SubresourceStrategy } from "../../generic/strategy.js";
+import { serveTokenRequest } from "./token-request.js";
 
 const LOCAL_OBJECT_REFERENCE = struct("v1", "LocalObjectReference", [field("name", STRING)]);
 

@@ -9,7 +9,7 @@
  */
 import { badRequest, invalidError, notFound } from "../../../apimachinery/api-errors.js";
 import { formatTime } from "../../../apimachinery/api-time.js";
-import { invalid as invalidField, type FieldError } from "../../../apimachinery/field-errors.js";
+import { type FieldError, invalid as invalidField } from "../../../apimachinery/field-errors.js";
 import { isJsonObject, type KubeObject } from "../../../apimachinery/json.js";
 import { uidOf } from "../../../apimachinery/object-meta.js";
 import { Capability } from "../../generic/capabilities.js";
