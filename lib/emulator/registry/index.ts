@@ -15,10 +15,11 @@ import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStr
 import { serviceAccountStrategy } from "./core/serviceaccount/strategy.js";
 import { REVIEW_STRATEGIES } from "./authorization/reviews.js";
 import { RBAC_STRATEGIES } from "./rbac/strategy.js";
+import { leaseStrategy } from "./coordination/strategy.js";
 
 /** The types every server serves. */
 export function defaultStrategies(): ResourceStrategy[] {
-  return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy, crdStrategy];
+  return [namespaceStrategy, configMapStrategy, coreEventStrategy, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy, crdStrategy, leaseStrategy];
 }
 
 /** The types served only with authentication on (auth/index.ts adds them): core first, then the groups in the order a real server lists them. */
