@@ -68,7 +68,9 @@ function bare(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | n
 
 describe("tollgate run with an exec credential plugin", () => {
   // A whole CLI run of a suite: 11-19 s on a quiet machine, so the unit project's 20 s is too tight.
-  it("runs the crud suite with the plugin's token (exit 0), and neither the token nor the client key appears in the output or the report", { timeout: 90_000 }, async () => {
+  it("runs the crud suite with the plugin's token (exit 0), and neither the token nor the client key appears in the output or the report", {
+    timeout: 90_000,
+  }, async () => {
     const plugin = fakePlugin("get-token");
     plugin.respond({
       stdout: execCredential("client.authentication.k8s.io/v1", {
@@ -134,7 +136,9 @@ describe("tollgate run with an exec credential plugin", () => {
 
 describe("tollgate run --in-cluster", () => {
   // A whole CLI run of a suite: 11-19 s on a quiet machine, so the unit project's 20 s is too tight.
-  it("runs the crud suite as the pod's service account, over TLS with the pod's CA (exit 0), without the token in output or report", { timeout: 90_000 }, async () => {
+  it("runs the crud suite as the pod's service account, over TLS with the pod's CA (exit 0), without the token in output or report", {
+    timeout: 90_000,
+  }, async () => {
     const tls = daemonTls();
     // A TLS front for the emulator, as the API server's service is HTTPS.
     const front = createTlsServer({ cert: tls.cert, key: tls.key }, (sock) => {

@@ -153,6 +153,12 @@ describe("discovery and health", () => {
           versions: [{ groupVersion: "apiextensions.k8s.io/v1", version: "v1" }],
           preferredVersion: { groupVersion: "apiextensions.k8s.io/v1", version: "v1" },
         },
+        // After apiextensions.k8s.io, as on a real server.
+        {
+          name: "coordination.k8s.io",
+          versions: [{ groupVersion: "coordination.k8s.io/v1", version: "v1" }],
+          preferredVersion: { groupVersion: "coordination.k8s.io/v1", version: "v1" },
+        },
       ],
     });
     expect((await call("GET", "/apis/events.k8s.io")).json).toMatchObject({ kind: "APIGroup", apiVersion: "v1", name: "events.k8s.io" });

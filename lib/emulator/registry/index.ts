@@ -9,6 +9,7 @@
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "./admissionregistration/strategy.js";
 import { crdStrategy } from "./apiextensions/crd-strategy.js";
 import { REVIEW_STRATEGIES } from "./authorization/reviews.js";
+import { leaseStrategy } from "./coordination/strategy.js";
 import { configMapStrategy } from "./core/configmap/strategy.js";
 import { namespaceStrategy } from "./core/namespace/strategy.js";
 import { serviceAccountStrategy } from "./core/serviceaccount/strategy.js";
@@ -27,6 +28,7 @@ export function defaultStrategies(): ResourceStrategy[] {
     mutatingWebhookConfigurationStrategy,
     validatingWebhookConfigurationStrategy,
     crdStrategy,
+    leaseStrategy,
   ];
 }
 
