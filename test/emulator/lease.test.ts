@@ -212,6 +212,14 @@ describe("validation", () => {
     expect(bad.json.message).toBe(`the API version in the data (coordination.k8s.io/v1beta1) does not match the expected API version (${GV})`);
   });
 
+  it("refuses another registered kind, naming the internal type's package (coordination, not core)", async () => {
+    const bad = await call("POST", leases(), { apiVersion: "v1", kind: "ConfigMap", metadata: { name: uniq("cm") } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a Lease: converting (v1.ConfigMap) to (coordination.Lease): unknown conversion',
+    );
+  });
+
   // Unreachable over HTTP with the gate off (the fields are dropped first), so checked directly.
   it("has the gated strategy rules: the real spec.strategy.strategy path, qualified names, preferredHolder only with a strategy", () => {
     const spec = (s: JsonObject): KubeObject => ({ metadata: {}, spec: s });

@@ -66,7 +66,9 @@ function checkTypeMeta(strategy: TypeIdentity & ObjectSchema, kind: string, apiV
   }
   if (REGISTERED_KINDS[apiVersion]?.includes(kind)) {
     const pkg = apiVersion.includes("/") ? versionPart(apiVersion) : apiVersion;
-    throw badRequest(`${prefix}: converting (${pkg}.${kind}) to (core.${strategy.kind}): unknown conversion`);
+    // The internal type's Go package: core for the core group (events included), else the group's first label.
+    const internalPkg = strategy.internalKind.group === "" ? "core" : (strategy.internalKind.group.split(".")[0] ?? "core");
+    throw badRequest(`${prefix}: converting (${pkg}.${kind}) to (${internalPkg}.${strategy.kind}): unknown conversion`);
   }
   throw badRequest(`${prefix}: no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
 }
