@@ -90,6 +90,108 @@ describe("field selectors", () => {
     },
   );
 
+  /** Three Events differing in every selectable field but the namespace; c is written through core v1 to carry a source component. */
+  type SelEvent = { name: string; type: string; reason: string; controller: string; component: string; regarding: Record<string, string> };
+  const selEvents = (ns: string): SelEvent[] => [
+    {
+      name: "sel-a",
+      type: "Normal",
+      reason: "ReasonA",
+      controller: "tollgate.dev/sel-a",
+      component: "",
+      regarding: { apiVersion: "v1", kind: "Pod", namespace: "place-a", name: "web-a", uid: "uid-a", resourceVersion: "11", fieldPath: "spec.containers{a}" },
+    },
+    {
+      name: "sel-b",
+      type: "Warning",
+      reason: "ReasonB",
+      controller: "tollgate.dev/sel-b",
+      component: "",
+      regarding: {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        namespace: "place-b",
+        name: "web-b",
+        uid: "uid-b",
+        resourceVersion: "22",
+        fieldPath: "spec.template",
+      },
+    },
+    {
+      // eventTime unset (legacy rules only), so regarding.namespace must be the Event's own (rule L2).
+      name: "sel-c",
+      type: "Other",
+      reason: "ReasonC",
+      controller: "tollgate.dev/sel-c",
+      component: "kubelet-c",
+      regarding: { apiVersion: "batch/v1", kind: "Job", namespace: ns, name: "web-c", uid: "uid-c", resourceVersion: "33", fieldPath: "spec.template.c" },
+    },
+  ];
+  // The 13 labels of wire-facts §7, with what each reads from the model; `source` falls back to the reporting controller.
+  const labels: [string, (e: SelEvent) => string][] = [
+    ["metadata.name", (e) => e.name],
+    ["reason", (e) => e.reason],
+    ["type", (e) => e.type],
+    ["reportingController", (e) => e.controller],
+    ["source", (e) => e.component || e.controller],
+    ...["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"].map((f): [string, (e: SelEvent) => string] => [
+      `regarding.${f}`,
+      (e) => e.regarding[f] ?? "",
+    ]),
+  ];
+
+  check(
+    {
+      title: "Events select on each of the 13 accepted field labels, = and !=, with exactly the matching names returned",
+      rules: ["doc2.endpoints.list-field-selectors"],
+    },
+    async () => {
+      const { session } = suite;
+      const t = session.types.events;
+      const ns = await session.createNamespace("selectors");
+      const model = selEvents(ns);
+      for (const e of model) {
+        if (e.component) {
+          const res = await session.client.raw("POST", resourcePath(session.types.coreEvents, ns), {
+            body: {
+              apiVersion: "v1",
+              kind: "Event",
+              metadata: { name: e.name, namespace: ns },
+              involvedObject: e.regarding,
+              reason: e.reason,
+              message: "selector case",
+              type: e.type,
+              source: { component: e.component },
+              reportingComponent: e.controller,
+            },
+          });
+          expect(res.code, res.text.slice(0, 300)).toBe(201);
+        } else {
+          const { reportingController: _c, ...base } = event(session.types, ns, e.name);
+          await session.client.create(t, ns, { ...base, type: e.type, reason: e.reason, reportingController: e.controller, regarding: e.regarding });
+        }
+      }
+      for (const [label, read] of labels) {
+        for (const value of [...new Set(model.map(read)), "matches-nothing"]) {
+          const eq = model.filter((e) => read(e) === value).map((e) => e.name);
+          const ne = model.filter((e) => read(e) !== value).map((e) => e.name);
+          expect(names((await session.client.list(t, ns, { fieldSelector: `${label}=${value}` })).items), `${label}=${value}`).toEqual(eq.sort());
+          expect(names((await session.client.list(t, ns, { fieldSelector: `${label}!=${value}` })).items), `${label}!=${value}`).toEqual(ne.sort());
+        }
+      }
+      // metadata.namespace, on the all-namespaces path where other namespaces hold Events too.
+      const inNs = (sel: string) =>
+        session.client
+          .list(t, undefined, { fieldSelector: sel })
+          .then((l) => l.items.filter((i) => i.metadata.namespace === ns).map((i) => i.metadata.name ?? ""));
+      expect((await inNs(`metadata.namespace=${ns}`)).sort()).toEqual(model.map((e) => e.name).sort());
+      expect(await inNs(`metadata.namespace=${suite.ns}`)).toEqual([]);
+      const other = await session.client.list(t, undefined, { fieldSelector: `metadata.namespace=${suite.ns}` });
+      expect(names(other.items)).toEqual(names((await session.client.list(t, suite.ns)).items));
+      expect(names((await session.client.list(t, ns, { fieldSelector: `metadata.namespace!=${ns}` })).items)).toEqual([]);
+    },
+  );
+
   check(
     { title: "a watch with an Event field selector sees only matching events", rules: ["doc2.endpoints.list-field-selectors", "doc1.watch-events.added"] },
     async () => {

@@ -168,6 +168,14 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
   },
   {
     mutant: {
+      name: "ignores an Event field selector on regarding.uid and lists everything",
+      request: (method, path) => (method === "GET" && path.includes("/events") ? path.replace(/([?&])fieldSelector=regarding\.uid[^&]*&?/, "$1") : path),
+    },
+    suite: "suites/selectors",
+    rule: "doc2.endpoints.list-field-selectors",
+  },
+  {
+    mutant: {
       name: "answers every paged list of a namespace's configmaps with 410, so a retry never helps",
       response: (r) =>
         r.method === "GET" && r.code === 200 && /\/configmaps\?(.*&)?limit=/.test(r.path) && r.body.includes('"kind":"ConfigMapList"')
