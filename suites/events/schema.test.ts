@@ -34,6 +34,15 @@ function expectEvent(doc: unknown, where: string): void {
   expect(eventSchemaErrors(doc), `${where}: ${JSON.stringify(doc).slice(0, 400)}`).toEqual([]);
 }
 
+/** The schema allows an Event without regarding; the rule asks that the reference written is the one returned. */
+function expectReferences(doc: unknown, bodies: KubeObject[], where: string): void {
+  const got = doc as KubeObject;
+  const body = bodies.find((b) => b.metadata.name === got.metadata.name);
+  expect(body, `${where}: an Event that was not written: ${got.metadata.name}`).toBeDefined();
+  expect(got["regarding"], `${where}: regarding of ${got.metadata.name}`).toEqual(body?.["regarding"]);
+  expect(got["related"], `${where}: related of ${got.metadata.name}`).toEqual(body?.["related"]);
+}
+
 describe("Event and EventList schemas", () => {
   check(
     {
@@ -45,9 +54,11 @@ describe("Event and EventList schemas", () => {
       for (const body of samples(ns)) {
         const made = await session.client.create(t(), ns, body);
         expectEvent(made, "create");
+        expectReferences(made, [body], "create");
         const got = await session.client.raw("GET", resourcePath(t(), ns, made.metadata.name as string));
         expect(got.code).toBe(200);
         expectEvent(got.json, "get");
+        expectReferences(got.json, [body], "get");
         expect(got.json).toMatchObject({ kind: "Event", eventTime: body["eventTime"] });
       }
     },
@@ -68,8 +79,9 @@ describe("Event and EventList schemas", () => {
     async () => {
       const { session } = suite;
       const ns = await session.createNamespace("event-schema");
+      const bodies = samples(ns);
       const names: string[] = [];
-      for (const body of samples(ns)) names.push((await session.client.create(t(), ns, body)).metadata.name as string);
+      for (const body of bodies) names.push((await session.client.create(t(), ns, body)).metadata.name as string);
       const one = await session.client.raw("GET", resourcePath(t(), ns));
       const all = await session.client.raw("GET", resourcePath(t()), { query: { fieldSelector: `metadata.namespace=${ns}` } });
       const paged = await session.client.raw("GET", resourcePath(t(), ns), { query: { limit: 1 } });
@@ -83,7 +95,11 @@ describe("Event and EventList schemas", () => {
         expect(res.code, where).toBe(200);
         expect(eventListSchemaErrors(res.json), `${where}: ${res.text.slice(0, 400)}`).toEqual([]);
       }
-      for (const res of [one, all]) expect((res.json as { items: KubeObject[] }).items.map((i) => i.metadata.name).sort()).toEqual([...names].sort());
+      for (const res of [one, all]) {
+        const items = (res.json as { items: KubeObject[] }).items;
+        expect(items.map((i) => i.metadata.name).sort()).toEqual([...names].sort());
+        for (const i of items) expectReferences(i, bodies, "list");
+      }
       expect((paged.json as { metadata: { continue?: string } }).metadata.continue, "a paged list carries continue").toBeTruthy();
       expect((empty.json as { items: unknown[] }).items).toEqual([]);
     },
@@ -117,7 +133,10 @@ describe("Event and EventList schemas", () => {
             seen.map((e) => [e.type, e.object.metadata.name]),
             where,
           ).toEqual(bodies.map((b) => ["ADDED", b.metadata.name]));
-          for (const e of seen) expectEvent(e.object, where);
+          for (const e of seen) {
+            expectEvent(e.object, where);
+            expectReferences(e.object, bodies, where);
+          }
         }
       } finally {
         one.close();

@@ -44,11 +44,24 @@ function causeFields(res: ApiResponse): string[] {
   return [...new Set(causes.map((c) => c.field ?? ""))].sort();
 }
 
+/** JSON with sorted keys: a reference is the same whatever order the server writes its fields in. */
+const canon = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x,
+  );
+
 /** Posts an Event and checks the answer against the oracle; returns a description of any disagreement. */
 async function judge(event: Obj, ns: string): Promise<string | undefined> {
   const want = violatedFields(expectedCreateViolations(event, ns));
   const res = await post(event, ns);
-  if (want.length === 0) return res.code === 201 ? undefined : `valid Event refused with ${res.code}: ${res.text.slice(0, 300)}`;
+  if (want.length === 0) {
+    if (res.code !== 201) return `valid Event refused with ${res.code}: ${res.text.slice(0, 300)}`;
+    // An accepted Event must keep the references it was written with.
+    const made = res.json as Obj;
+    for (const k of ["regarding", "related"])
+      if (canon(made[k]) !== canon(event[k])) return `${k} written as ${JSON.stringify(event[k])}, returned as ${JSON.stringify(made[k])}`;
+    return undefined;
+  }
   if (res.code !== 422) return `invalid Event (${want.join(", ")}) answered ${res.code}: ${res.text.slice(0, 200)}`;
   const got = causeFields(res);
   const body = res.json as { kind?: string; reason?: string; details?: { kind?: string; group?: string } };
