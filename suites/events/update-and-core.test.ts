@@ -111,6 +111,49 @@ describe("Event updates", () => {
   );
 
   check(
+    {
+      title: "an invalid series stored through core v1 does not block an update that leaves it unchanged; changing it to another invalid series is refused",
+      rules: ["doc2.event.update-series-checked-if-changed"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("bad-series");
+      // core v1 runs only the legacy rules, so a series with count 1 (against C2) can be stored.
+      const res = await session.client.raw("POST", resourcePath(session.types.coreEvents, ns), {
+        body: {
+          apiVersion: "v1",
+          kind: "Event",
+          metadata: { name, namespace: ns },
+          involvedObject: { apiVersion: "v1", kind: "ConfigMap", namespace: ns, name: "subject" },
+          reason: "Stored",
+          message: "series stored through core",
+          type: "Normal",
+          eventTime: microTime(new Date()),
+          series: { count: 1, lastObservedTime: microTime(new Date()) },
+          action: "Check",
+          reportingComponent: "tollgate.dev/conformance",
+          reportingInstance: "tollgate-1",
+        },
+      });
+      expect(res.code, res.text.slice(0, 300)).toBe(201);
+      const e = await session.client.get(t(), ns, name);
+      expect((e.series as { count?: number } | undefined)?.count).toBe(1);
+      const path = resourcePath(t(), ns, name);
+      const same = await session.client.raw("PUT", path, { body: { ...e, metadata: { ...e.metadata, labels: { touched: "yes" } } } });
+      expect(same.code, `unchanged series count 1: ${same.text.slice(0, 300)}`).toBe(200);
+      const updated = same.json as KubeObject;
+      expect(updated.metadata.labels).toEqual({ touched: "yes" });
+      const changed = await session.client.raw("PUT", path, {
+        body: { ...updated, series: { count: 1, lastObservedTime: microTime(new Date(Date.now() + 1000)) } },
+      });
+      expect(changed.code, changed.text.slice(0, 300)).toBe(422);
+      const causes = (changed.json as { details?: { causes?: { field?: string }[] } }).details?.causes ?? [];
+      expect(causes.map((c) => c.field)).toEqual(["series.count"]);
+      expect(await session.client.get(t(), ns, name)).toEqual(updated);
+    },
+  );
+
+  check(
     { title: "the reporter sets the series cadence: back-to-back updates and any jump in count are accepted", rules: ["doc2.event.series-cadence-reporter"] },
     async () => {
       const { session, ns } = suite;
@@ -153,22 +196,115 @@ describe("Event updates", () => {
 });
 
 describe("the core v1 view of Events", () => {
-  check({ title: "an Event written in events.k8s.io reads back in core v1 with the core field names", rules: ["doc2.service.shared-with-core"] }, async () => {
-    const { session, ns } = suite;
-    const e = await fresh();
-    const core = await session.client.get(session.types.coreEvents, ns, e.metadata.name as string);
-    expect(core).toMatchObject({
-      kind: "Event",
-      apiVersion: "v1",
-      message: e.note,
-      reason: e.reason,
-      reportingComponent: e.reportingController,
-      reportingInstance: e.reportingInstance,
-      involvedObject: e.regarding,
-    });
-    expect(core.metadata.uid).toBe(e.metadata.uid);
-    expect(core.metadata.resourceVersion).toBe(e.metadata.resourceVersion);
-  });
+  check(
+    {
+      title: "every field written in events.k8s.io reads back in core v1 under its core name, and none under the events.k8s.io name",
+      rules: ["doc2.service.shared-with-core"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const written: KubeObject = {
+        ...event(session.types, ns, uniqueName("to-core")),
+        series: { count: 4, lastObservedTime: microTime(new Date()) },
+        related: { apiVersion: "v1", kind: "Pod", namespace: ns, name: "secondary", uid: "rel-uid", fieldPath: "spec" },
+        regarding: { apiVersion: "v1", kind: "ConfigMap", namespace: ns, name: "subject", uid: "reg-uid", resourceVersion: "7", fieldPath: "data" },
+      };
+      const e = await session.client.create(t(), ns, written);
+      const core = (await session.client.get(session.types.coreEvents, ns, e.metadata.name as string)) as Obj;
+      expect(core).toMatchObject({
+        kind: "Event",
+        apiVersion: "v1",
+        involvedObject: written["regarding"],
+        related: written["related"],
+        message: written["note"],
+        reportingComponent: written["reportingController"],
+        reportingInstance: written["reportingInstance"],
+        action: written["action"],
+        reason: written["reason"],
+        type: written["type"],
+        eventTime: written["eventTime"],
+        series: written["series"],
+      });
+      // The deprecated fields were empty, so their core names are empty too.
+      expect(core["source"] ?? {}).toEqual({});
+      expect(core["firstTimestamp"] ?? null).toBeNull();
+      expect(core["lastTimestamp"] ?? null).toBeNull();
+      expect(core["count"] ?? 0).toBe(0);
+      for (const k of [
+        "regarding",
+        "note",
+        "reportingController",
+        "deprecatedSource",
+        "deprecatedFirstTimestamp",
+        "deprecatedLastTimestamp",
+        "deprecatedCount",
+      ])
+        expect(core, k).not.toHaveProperty(k);
+      expect((core["metadata"] as Obj)["uid"]).toBe(e.metadata.uid);
+      expect((core["metadata"] as Obj)["resourceVersion"]).toBe(e.metadata.resourceVersion);
+    },
+  );
+
+  check(
+    {
+      title: "every field written in core v1 reads back in events.k8s.io under its events.k8s.io name, and none under the core name",
+      rules: ["doc2.service.shared-with-core"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("from-core");
+      const body = {
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { name, namespace: ns },
+        involvedObject: {
+          apiVersion: "v1",
+          kind: "Pod",
+          namespace: ns,
+          name: "web-0",
+          uid: "inv-uid",
+          resourceVersion: "9",
+          fieldPath: "spec.containers{web}",
+        },
+        related: { apiVersion: "v1", kind: "Node", name: "node-1" },
+        reason: "FromCore",
+        message: "written through core v1",
+        source: { component: "kubelet", host: "node-1" },
+        firstTimestamp: "2026-01-01T00:00:00Z",
+        lastTimestamp: "2026-01-02T00:00:00Z",
+        count: 5,
+        type: "Warning",
+        eventTime: microTime(new Date()),
+        series: { count: 3, lastObservedTime: microTime(new Date()) },
+        action: "Pulling",
+        reportingComponent: "tollgate.dev/core-writer",
+        reportingInstance: "core-1",
+      };
+      const res = await session.client.raw("POST", resourcePath(session.types.coreEvents, ns), { body });
+      expect(res.code, res.text.slice(0, 300)).toBe(201);
+      const got = (await session.client.get(t(), ns, name)) as Obj;
+      expect(got).toMatchObject({
+        kind: "Event",
+        regarding: body.involvedObject,
+        related: body.related,
+        note: body.message,
+        deprecatedSource: body.source,
+        deprecatedFirstTimestamp: body.firstTimestamp,
+        deprecatedLastTimestamp: body.lastTimestamp,
+        deprecatedCount: body.count,
+        reportingController: body.reportingComponent,
+        reportingInstance: body.reportingInstance,
+        action: body.action,
+        reason: body.reason,
+        type: body.type,
+        eventTime: body.eventTime,
+        series: body.series,
+      });
+      for (const k of ["involvedObject", "message", "source", "firstTimestamp", "lastTimestamp", "count", "reportingComponent"])
+        expect(got, k).not.toHaveProperty(k);
+      expect((got["metadata"] as Obj)["uid"]).toBe(((res.json as Obj)["metadata"] as Obj)["uid"]);
+    },
+  );
 
   check(
     { title: "a 64 kB message written through core v1 reads back whole as the note", rules: ["doc2.event.note-readers-64kb", "doc2.service.shared-with-core"] },
