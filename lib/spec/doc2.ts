@@ -287,7 +287,7 @@ export const doc2Rules = [
     section: EVENT,
     level: "required",
     title: "Form of the Event namespace (spec: not stated)",
-    realServer: `metadata.namespace must be a DNS-1123 subdomain, error path \`namespace\` (rule L10, ${WF7}). From outside the rule is not reached: the namespace comes from the URL and namespace admission answers 404 for a namespace that cannot exist; the suite checks that nothing is stored`,
+    realServer: `metadata.namespace must be a DNS-1123 subdomain, error path \`namespace\` (rule L10, ${WF7}). From outside the rule is not reached: a namespace in the URL that cannot exist gets 404 (namespaces "<ns>" not found) from namespace admission, one in the body that differs from the URL's gets 400 before validation (wire-facts §7, §20); the suite checks both answers and that nothing is stored`,
   },
   {
     id: "doc2.event.name-dns-subdomain",

@@ -198,9 +198,10 @@ describe("Event validation, case by case", () => {
 
 /**
  * The namespace rules (C1 required, L10 DNS-1123 subdomain) sit behind earlier layers on a real
- * server: the namespace always comes from the URL, a POST to the all-namespaces path is 405, and
- * a malformed namespace is refused by namespace admission (404) before validation runs. What a
- * client can observe is the outcome the rules exist for: no such Event is ever stored.
+ * server: the namespace always comes from the URL, a POST to the all-namespaces path is 405, a
+ * malformed namespace in the URL is refused by namespace admission (404) and one in the body that
+ * differs from the URL's is a 400, both before validation runs. A client checks those answers and
+ * the outcome the rules exist for: no such Event is ever stored.
  */
 describe("Event namespace", () => {
   check(
@@ -223,24 +224,37 @@ describe("Event namespace", () => {
   );
 
   check(
-    { title: "an Event in a namespace that is not a DNS-1123 subdomain is refused and nothing is stored", rules: ["doc2.event.namespace-dns-subdomain"] },
+    {
+      title:
+        "an Event whose namespace is not a DNS-1123 subdomain is refused whichever way it is sent (404 in the URL, 400 in the body), and nothing is stored",
+      rules: ["doc2.event.namespace-dns-subdomain"],
+    },
     async () => {
       const { session, ns } = suite;
+      const status = (res: ApiResponse) => res.json as { kind?: string; reason?: string; message?: string };
       for (const bad of ["Not_A_Subdomain", "UPPER", "dot.-dash"]) {
+        // In the URL: namespace admission runs first and finds no such namespace (wire-facts §20).
         const ev = base(ns);
-        const res = await post({ ...ev, metadata: { ...(ev.metadata as Obj), namespace: bad } }, bad);
-        expect(
-          [404, 422],
-          `${bad}: 404 from namespace admission, or 422 naming the namespace from validation; got ${res.code} ${res.text.slice(0, 200)}`,
-        ).toContain(res.code);
-        if (res.code === 422)
-          expect(
-            causeFields(res).some((f) => f === "namespace" || f === "metadata.namespace"),
-            bad,
-          ).toBe(true);
-        const all = await session.client.list(session.types.events, undefined, { fieldSelector: `metadata.name=${String((ev.metadata as Obj).name)}` });
+        const name = String((ev.metadata as Obj).name);
+        const inUrl = await post({ ...ev, metadata: { ...(ev.metadata as Obj), namespace: bad } }, bad);
+        expect(inUrl.code, `${bad} in the URL: ${inUrl.text.slice(0, 300)}`).toBe(404);
+        expect(status(inUrl)).toMatchObject({ kind: "Status", reason: "NotFound", message: `namespaces "${bad}" not found` });
+        // In the body, posted to a namespace that exists: refused as a mismatch before validation (wire-facts §7).
+        const inBody = await post({ ...ev, metadata: { ...(ev.metadata as Obj), namespace: bad } }, ns);
+        expect(inBody.code, `${bad} in the body: ${inBody.text.slice(0, 300)}`).toBe(400);
+        expect(status(inBody)).toMatchObject({
+          kind: "Status",
+          reason: "BadRequest",
+          message: "the namespace of the provided object does not match the namespace sent on the request",
+        });
+        const all = await session.client.list(session.types.events, undefined, { fieldSelector: `metadata.name=${name}` });
         expect(all.items, `${bad}: nothing stored`).toEqual([]);
       }
+      // The same Event with the namespace of its URL is stored: the refusals above are about the namespace alone.
+      const good = base(ns);
+      const ok = await post(good, ns);
+      expect(ok.code, ok.text.slice(0, 300)).toBe(201);
+      expect(ok.json).toMatchObject({ metadata: { namespace: ns } });
     },
   );
 });
