@@ -197,6 +197,34 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
   },
   {
     mutant: {
+      name: "accepts apply bodies that are no objects",
+      response: (r) =>
+        r.method === "PATCH" && r.code === 400 && r.body.includes("cannot unmarshal") ? { ...r, code: 201, body: JSON.stringify({ metadata: {} }) } : r,
+    },
+    suite: "suites/patch",
+    rule: "doc1.patch.ssa-objects-only",
+  },
+  {
+    mutant: {
+      name: "moves deletionTimestamp to each read's time and keeps finalizers in its own (sorted) order",
+      response: (r) => {
+        if (!/\/configmaps\/[^/?]+(\?|$)/.test(r.path) || r.code !== 200 || !r.body.includes('"finalizers"')) return r;
+        return {
+          ...r,
+          body: editJson(r.body, (o) => {
+            const meta = o.metadata as { deletionTimestamp?: string; finalizers?: string[] };
+            if (r.method === "GET" && meta.deletionTimestamp) meta.deletionTimestamp = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+            meta.finalizers?.sort();
+          }),
+        };
+      },
+    },
+    suite: "suites/deletion",
+    rule: "doc1.fields.deletion-timestamp",
+    alsoFailing: ["doc1.fields.finalizers-unordered"],
+  },
+  {
+    mutant: {
       name: "creates Events in a namespace that cannot exist",
       response: (r) => (r.method === "POST" && r.code === 404 && r.path.includes("/events") ? { ...r, code: 201, body: "{}" } : r),
     },
