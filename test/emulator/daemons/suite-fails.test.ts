@@ -239,6 +239,12 @@ describe("the daemon certificate suite against daemons", () => {
     ]);
     expect(code, output).toBe(1);
   });
+
+  it("fails on a node agent that takes a trusted certificate for someone other than its common name", { timeout: 90_000 }, async () => {
+    const { code, summary, output } = await runCertificates([], ["cert-user-not-cn"]);
+    expect(withStatus(summary, "failed"), output).toEqual(["doc3.auth.agent-client-cert-cn"]);
+    expect(code, output).toBe(1);
+  });
 });
 
 /** Words joined for --*-args (the fixture paths hold no quote or space that needs more). */
