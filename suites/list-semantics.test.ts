@@ -17,12 +17,17 @@ const suite = useSuite("list-semantics");
 let rvFirst = "";
 let rvLast = "";
 const NAMES = ["a-first", "b-second", "c-third"];
+/** The resourceVersion each object's create returned; nothing changes them afterwards. */
+const createdRv = new Map<string, string>();
+/** Each object carries its own data, so a list's items can be told from made-up ones. */
+const dataOf = (name: string): Record<string, string> => ({ name });
 
 beforeAll(async () => {
   const { session, ns } = suite;
   const t = session.types.configmaps;
   for (const name of NAMES) {
-    const o = await session.client.create(t, ns, configMap(session.types, ns, name));
+    const o = await session.client.create(t, ns, configMap(session.types, ns, name, dataOf(name)));
+    createdRv.set(name, o.metadata.resourceVersion ?? "");
     if (!rvFirst) rvFirst = o.metadata.resourceVersion ?? "";
     rvLast = o.metadata.resourceVersion ?? "";
   }
@@ -69,6 +74,27 @@ function expectNotOlderThanFirst(l: KubeList): void {
   expect(compareResourceVersions(rvOf(l), rvFirst)).toBeGreaterThanOrEqual(0);
 }
 
+/**
+ * Not older than, with the items: the data is a state at the collection's version (at least
+ * rvFirst), so it holds exactly the objects created by then (a-first always), each as created,
+ * with the version of its create (an item's version is when it last changed).
+ */
+function expectItemsNotOlderThanFirst(l: KubeList): void {
+  expectNotOlderThanFirst(l);
+  const at = rvOf(l);
+  const existing = NAMES.filter((n) => compareResourceVersions(createdRv.get(n) ?? "", at) <= 0);
+  expect(names(l), `the objects that existed at the list's version ${at}`).toEqual(existing);
+  expect(existing).toContain("a-first");
+  for (const item of l.items) {
+    const name = item.metadata.name ?? "";
+    expect({ name, data: item.data, resourceVersion: item.metadata.resourceVersion }).toEqual({
+      name,
+      data: dataOf(name),
+      resourceVersion: createdRv.get(name),
+    });
+  }
+}
+
 describe("list: resourceVersionMatch unset", () => {
   check(
     { title: "limit unset, resourceVersion unset: most recent", rules: ["doc1.list-rv.nomatch-limit-unset-rv-unset-most-recent", "doc1.list-rv.most-recent"] },
@@ -87,7 +113,7 @@ describe("list: resourceVersionMatch unset", () => {
       rules: ["doc1.list-rv.nomatch-limit-unset-rv-other-not-older-than", "doc1.list-rv.not-older-than", "doc1.list-rv.not-older-than-list-rv-only"],
     },
     async () => {
-      expectNotOlderThanFirst(asList(await list({ resourceVersion: rvFirst })));
+      expectItemsNotOlderThanFirst(asList(await list({ resourceVersion: rvFirst })));
     },
   );
   check(
@@ -204,7 +230,7 @@ describe("list: resourceVersionMatch=NotOlderThan", () => {
       rules: ["doc1.list-rv.notolderthan-limit-unset-rv-other-not-older-than", "doc1.query.rvm-values"],
     },
     async () => {
-      expectNotOlderThanFirst(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst })));
+      expectItemsNotOlderThanFirst(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst })));
     },
   );
   check(

@@ -171,7 +171,6 @@ describe("server-side apply", () => {
         "doc1.verbs.create-apply-absent",
         "doc1.media.apply-patch-yaml",
         "doc1.patch.ssa-managed-fields",
-        "doc1.patch.ssa-objects-only",
       ],
     },
     async () => {
@@ -188,6 +187,28 @@ describe("server-side apply", () => {
       const mine = entries.find((e) => e.manager === "tollgate-a");
       expect(mine).toMatchObject({ operation: "Apply", fieldsType: "FieldsV1" });
       expect(mine?.fieldsV1).toMatchObject({ "f:data": { "f:a": {}, "f:b": {} } });
+    },
+  );
+
+  check(
+    {
+      title: "apply of a body that is no object (a sequence, a string, a number) is refused with 400, creating or changing nothing",
+      rules: ["doc1.patch.ssa-objects-only"],
+    },
+    async () => {
+      const o = await fresh({ a: "1" });
+      const name = o.metadata.name as string;
+      const absent = uniqueName("ssa-none");
+      for (const body of ["- a\n- b\n", "[1, 2]", '"just text"', "42"]) {
+        for (const target of [name, absent]) {
+          const res = await apply(target, body, "tollgate-a");
+          expect(res.code, `${JSON.stringify(body)} on ${target}: ${res.text.slice(0, 300)}`).toBe(400);
+          expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "BadRequest", code: 400 });
+        }
+      }
+      expect((await current(name)).metadata.resourceVersion, "the refused applies changed nothing").toBe(o.metadata.resourceVersion);
+      const { session, ns } = suite;
+      expect((await session.client.raw("GET", resourcePath(session.types.configmaps, ns, absent))).code, "nor created anything").toBe(404);
     },
   );
 

@@ -295,6 +295,21 @@ export async function probeNodeAgent(client: HttpClient, targets: NodeAgentTarge
   return results;
 }
 
+/**
+ * The main server is the node agent's API, not merely some HTTPS server with a /healthz (a
+ * controller manager has one, and refuses /pods to anonymous callers just the same): to a
+ * client allowed everything, /pods is a PodList.
+ */
+export async function probeNodeAgentMainApi(client: HttpClient, mainUrl: string, credentials?: Readonly<Record<string, string>>): Promise<ProbeResult> {
+  return expectStatus(
+    client,
+    "doc3.endpoints.agent-main-server",
+    { url: join(mainUrl, "/pods"), headers: credentials },
+    "HTTP 200 with a PodList to an authorized client",
+    (r) => r.status === 200 && typeof parseAgentPods(r) !== "string",
+  );
+}
+
 // The node agent's "What the service does" rules, checked across /pods, /runningpods/ and /stats/summary.
 export {
   type AgentPod,

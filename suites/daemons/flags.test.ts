@@ -1365,6 +1365,15 @@ describe("node agent", () => {
         "--kube-reserved",
         "doc3.agent-options.kube-reserved-resources",
       );
+      // A name the option does not accept, as for --kube-reserved: not only a bad quantity.
+      caught(
+        AGENT,
+        ["--system-reserved=cpu=500m,gpu=1"],
+        ["--system-reserved=cpu=500m,memory=1Gi,pid=1000,ephemeral-storage=1Gi"],
+        "error",
+        "--system-reserved",
+        "doc3.agent-options.system-reserved-resources",
+      );
       caught(
         AGENT,
         ["--system-reserved=memory=lots"],

@@ -38,6 +38,7 @@ import {
   type ProbeResult,
   probeControllerManager,
   probeNodeAgent,
+  probeNodeAgentMainApi,
 } from "../../lib/daemons/probes.js";
 import {
   bearer,
@@ -317,6 +318,18 @@ describe("node agent", () => {
     expect(new URL(given(a.targets.mainUrl, "the main server")).protocol).toBe("https:");
     expectAllOk(await probeNodeAgent(a.client, mainOnly(a)), "doc3.endpoints.agent-main-server");
   });
+
+  check(
+    {
+      title: "the main server is the node agent's API: /pods to an authorized client is a PodList",
+      rules: ["doc3.endpoints.agent-main-server"],
+      needs: ["agent-main-server", "agent-authorized-client"],
+    },
+    async () => {
+      const a = nodeAgent();
+      expectAllOk([await probeNodeAgentMainApi(a.client, given(a.targets.mainUrl, "the main server"), authorized(a))], "doc3.endpoints.agent-main-server");
+    },
+  );
 
   check(
     {

@@ -13,6 +13,7 @@ import {
   type ProbeResult,
   probeControllerManager,
   probeNodeAgent,
+  probeNodeAgentMainApi,
   verboseHealthChecks,
 } from "../../lib/daemons/probes.js";
 
@@ -164,6 +165,19 @@ describe("node agent probes", () => {
   it("fail when the health server does not answer ok", async () => {
     const rs = failed(await probeNodeAgent(client, targets({ healthzUrl: mainWebhook })));
     expect(rs.map((r) => r.rule)).toEqual(["doc3.endpoints.agent-healthz-server"]);
+  });
+
+  it("the main server's API: /pods to an authorized client is a PodList; a controller manager's 404, a refusal or another body fails", async () => {
+    const podList = JSON.stringify({ kind: "PodList", apiVersion: "v1", metadata: {}, items: [] });
+    const agent = await serve((req, res) =>
+      req.url === "/pods" && req.headers.authorization === "Bearer allowed" ? reply(res, 200, podList) : reply(res, 403),
+    );
+    const ok = await probeNodeAgentMainApi(client, agent, { authorization: "Bearer allowed" });
+    expect(ok, JSON.stringify(ok)).toMatchObject({ rule: "doc3.endpoints.agent-main-server", ok: true });
+    expect((await probeNodeAgentMainApi(client, agent, { authorization: "Bearer other" })).ok).toBe(false);
+    const notAgent = await serve((req, res) => (req.url === "/healthz" ? reply(res, 200, "ok") : reply(res, 404, "404 page not found")));
+    expect((await probeNodeAgentMainApi(client, notAgent, { authorization: "Bearer allowed" })).ok).toBe(false);
+    expect((await probeNodeAgentMainApi(client, mainAnonymous, undefined)).ok, "a 200 that is no PodList").toBe(false);
   });
 
   it("fail when a server answers what no node agent answers (a 5xx, or a path it serves missing), whatever else it does", async () => {

@@ -30,7 +30,9 @@ export type AuthenticationFault =
   /** A client certificate is taken for its common name whoever issued it. */
   | "any-client-cert"
   /** Identity headers are taken from any client certificate, trusted or not, allowed name or not. */
-  | "headers-from-any-cert";
+  | "headers-from-any-cert"
+  /** A trusted client certificate is taken for its first organization, not its common name. */
+  | "cert-user-not-cn";
 
 export interface Authentication {
   readonly faults?: ReadonlySet<AuthenticationFault>;
@@ -88,10 +90,10 @@ function fromRequestHeaders(req: IncomingMessage, cert: X509Certificate | undefi
   return { name, groups, extra };
 }
 
-function fromClientCertificate(cert: X509Certificate | undefined, cas: readonly X509Certificate[], anyCert: boolean): Outcome {
+function fromClientCertificate(cert: X509Certificate | undefined, cas: readonly X509Certificate[], anyCert: boolean, notCn = false): Outcome {
   if (!cert) return "none";
   if (!anyCert && !issuedBy(cert, cas)) return "error";
-  const name = commonName(cert);
+  const name = notCn ? (subjectValues(cert, "O")[0] ?? "") : commonName(cert);
   // A certificate without a common name names nobody, which is not an error.
   return name === "" ? "none" : { name, groups: subjectValues(cert, "O"), extra: {} };
 }
@@ -117,7 +119,7 @@ export function authenticate(req: IncomingMessage, a: Authentication, access: Da
   }
   if (a.clientCas) {
     const cas = a.clientCas;
-    attempts.push(() => fromClientCertificate(cert, cas, a.faults?.has("any-client-cert") === true));
+    attempts.push(() => fromClientCertificate(cert, cas, a.faults?.has("any-client-cert") === true, a.faults?.has("cert-user-not-cn") === true));
   }
   if (a.tokens) attempts.push(() => fromToken(req, access));
 

@@ -49,6 +49,8 @@ export type NodeAgentFault =
   | "healthz-not-ok"
   /** A client certificate is taken for its common name whoever issued it. */
   | "any-client-cert"
+  /** A trusted client certificate is taken for its first organization, not its common name. */
+  | "cert-user-not-cn"
   /** /runningpods/ also lists a container the cluster did not create. */
   | "foreign-container"
   /** /stats/summary names another node than the one the pods are bound to. */
@@ -60,6 +62,7 @@ export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = [
   "read-only-auth",
   "healthz-not-ok",
   "any-client-cert",
+  "cert-user-not-cn",
   "foreign-container",
   "wrong-node-name",
   "stopped-container",
@@ -107,7 +110,7 @@ export function nodeAgentConfig(view: OptionView): NodeAgentConfig {
 /** The authenticators the command line configures, with the CA file read. */
 export function nodeAgentAuthentication(config: NodeAgentConfig, readFile: ReadFile, faults: ReadonlySet<NodeAgentFault> = new Set()): Authentication {
   return {
-    faults: faults.has("any-client-cert") ? new Set(["any-client-cert"] as const) : undefined,
+    faults: new Set((["any-client-cert", "cert-user-not-cn"] as const).filter((f) => faults.has(f))),
     clientCas: config.clientCaFile === undefined ? undefined : readBundle("node agent", "--client-ca-file", config.clientCaFile, readFile),
     tokens: config.tokenWebhook,
     anonymous: config.anonymousAuth,

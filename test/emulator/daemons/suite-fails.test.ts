@@ -121,6 +121,8 @@ describe("the daemon probe suite against daemons", () => {
       "doc3.auth.cm-token-review-cached",
       "doc3.endpoints.agent-debugging-handlers",
       "doc3.endpoints.agent-healthz-server",
+      // Its /pods refuses the token it is said to review (401), as below.
+      "doc3.endpoints.agent-main-server",
       "doc3.endpoints.agent-read-only-server",
       "doc3.endpoints.cm-health-paths-always-allowed",
       "doc3.endpoints.cm-https-secure-port",
@@ -237,6 +239,12 @@ describe("the daemon certificate suite against daemons", () => {
       "doc3.auth.cm-request-header-trust",
       "doc3.cm-general.sni-match-precedence",
     ]);
+    expect(code, output).toBe(1);
+  });
+
+  it("fails on a node agent that takes a trusted certificate for someone other than its common name", { timeout: 90_000 }, async () => {
+    const { code, summary, output } = await runCertificates([], ["cert-user-not-cn"]);
+    expect(withStatus(summary, "failed"), output).toEqual(["doc3.auth.agent-client-cert-cn"]);
     expect(code, output).toBe(1);
   });
 });
