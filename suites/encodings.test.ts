@@ -4,6 +4,7 @@
  * (on only behind its alpha gate: when the target lacks it, its "off" answers are checked).
  */
 import fc from "fast-check";
+import { load } from "js-yaml";
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
 import type { ApiResponse } from "../lib/harness/client.js";
@@ -185,6 +186,11 @@ describe("one object, every encoding", () => {
       const { session, ns } = suite;
       const res = await session.client.raw("GET", resourcePath(session.types.configmaps, ns), { accept: "application/yaml", query: { watch: "true" } });
       expect(res.code).toBe(406);
+      // Only the stream negotiation fails, so the Status itself may be written as YAML.
+      const status = (res.json ?? load(res.text)) as { kind?: string; reason?: string; code?: number; message?: string };
+      expect(status).toMatchObject({ kind: "Status", reason: "NotAcceptable", code: 406 });
+      expect(status.message).toMatch(/^only the following media types are accepted: application\/json/);
+      expect(status.message, "YAML is not offered for a watch").not.toContain("application/yaml");
     },
   );
 

@@ -7,7 +7,7 @@ import { configMap, event } from "../fixtures/objects.js";
 import type { ApiResponse, Query } from "../lib/harness/client.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { type ResourceType, resourcePath } from "../lib/harness/resources.js";
-import { check, useSuite } from "./support/conformance.js";
+import { check, expectNotAcceptable, useSuite } from "./support/conformance.js";
 
 const suite = useSuite("table");
 
@@ -125,7 +125,9 @@ describe("Table", () => {
       // Go writes an empty RawExtension as null (omitempty never drops a struct); wire-facts §8 says "omitted".
       expect(none.rows[0]?.object ?? null).toBeNull();
       const bad = await asTable(session.types.configmaps, ns, undefined, { includeObject: "Everything" });
-      expect(bad.code).toBe(400);
+      expect(bad.code, bad.text.slice(0, 300)).toBe(400);
+      expect(bad.json).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
+      expect((bad.json as { message?: string }).message).toMatch(/^Unable to convert to Table as requested: includeObject: .*"Everything"/);
     },
   );
 
@@ -174,9 +176,10 @@ describe("Table", () => {
         undefined,
         `application/vnd.${vendor}.protobuf;as=Table;v=v1;g=meta.${groupDomain}`,
       );
-      expect(onlyPb.code).toBe(406);
+      expectNotAcceptable(onlyPb);
       const wrongGv = await asTable(session.types.configmaps, ns, undefined, undefined, `application/json;as=Table;v=v7;g=meta.${groupDomain}`);
-      expect(wrongGv.code).toBe(406);
+      // Negotiation refuses a Table of any other group version before asTable could say "no Table exists".
+      expectNotAcceptable(wrongGv);
       const fallback = await asTable(
         session.types.configmaps,
         ns,

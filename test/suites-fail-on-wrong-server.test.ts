@@ -345,6 +345,20 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     rule: "doc1.verbs.most-types-all-methods",
     alsoFailing: ["doc1.service.release-1-35"],
   },
+  // ── Right status codes with the wrong Status bodies (#14) ──
+  {
+    mutant: {
+      name: "writes 406 Status bodies compact and words a bad includeObject freely",
+      response: (r) => {
+        if (r.code === 406 && r.body.startsWith("{")) return { ...r, body: JSON.stringify(JSON.parse(r.body)) };
+        if (r.code === 400) return { ...r, body: editJson(r.body, (o) => (o.message = "bad includeObject")) };
+        return r;
+      },
+    },
+    suite: "suites/table",
+    rule: "doc1.errors.406-not-acceptable",
+    alsoFailing: ["doc1.media.rule3-as-only-406", "doc1.table.row-object"],
+  },
 ];
 
 /** The name a suite file gives useSuite(): what its client puts in the User-Agent. */

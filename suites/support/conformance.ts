@@ -109,6 +109,17 @@ export function expectListOptionsInvalid(res: ApiResponse, field: string): void 
   expect(fields).toContain(field);
 }
 
+/**
+ * A refused media type: 406 NotAcceptable (by default `only the following media types are accepted: …`),
+ * the body pretty JSON with 2-space indent as no type the client accepts is left to write it in (wire-facts §4).
+ */
+export function expectNotAcceptable(res: ApiResponse, message = /^only the following media types are accepted: application\/json, /): void {
+  expect(res.code, res.text.slice(0, 300)).toBe(406);
+  expect(res.text, "a 406 body is pretty-printed JSON").toMatch(/^\{\n {2}"kind": "Status",\n/);
+  expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "NotAcceptable", code: 406 });
+  expect((res.json as { message?: string }).message).toMatch(message);
+}
+
 /** Warning header items: `299 - "text"`, comma-separated when folded into one header. */
 export function warnings(res: ApiResponse): string[] {
   const raw = res.headers.warning ?? "";
