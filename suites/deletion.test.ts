@@ -1,6 +1,7 @@
 /** doc1 "States and transitions" and "Delete options": finalizers, preconditions, namespace cascade. */
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
+import type { ApiResponse } from "../lib/harness/client.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { check, expectFailure, uniqueName, useSuite } from "./support/conformance.js";
@@ -101,8 +102,21 @@ describe("deletion", () => {
       const name = made.metadata.name as string;
       const del = (options: unknown) =>
         session.client.raw("DELETE", resourcePath(t, ns, name), { body: { kind: "DeleteOptions", apiVersion: "v1", ...(options as object) } });
-      expect((await del({ preconditions: { uid: "00000000-0000-0000-0000-000000000000" } })).code).toBe(409);
-      expect((await del({ preconditions: { resourceVersion: "1" } })).code).toBe(409);
+      // The early check of rest.BeforeDelete names the resource by its kind.
+      const conflict = (res: ApiResponse, message: string) => {
+        expect(res.code, res.text.slice(0, 300)).toBe(409);
+        expect(res.json).toMatchObject({ kind: "Status", reason: "Conflict", code: 409, details: { name, kind: "ConfigMap" } });
+        expect((res.json as { message?: string }).message).toBe(`Operation cannot be fulfilled on ConfigMap "${name}": ${message}`);
+      };
+      const zero = "00000000-0000-0000-0000-000000000000";
+      conflict(
+        await del({ preconditions: { uid: zero } }),
+        `the UID in the precondition (${zero}) does not match the UID in record (${made.metadata.uid}). The object might have been deleted and then recreated`,
+      );
+      conflict(
+        await del({ preconditions: { resourceVersion: "1" } }),
+        `the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${made.metadata.resourceVersion}). The object might have been modified`,
+      );
       expect((await session.client.raw("GET", resourcePath(t, ns, name))).code, "the failed deletes changed nothing").toBe(200);
       const ok = await del({
         preconditions: { uid: made.metadata.uid, resourceVersion: made.metadata.resourceVersion },

@@ -348,6 +348,17 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
   // ── Right status codes with the wrong Status bodies (#14) ──
   {
     mutant: {
+      name: "answers a failed delete precondition with the stale-update Conflict",
+      response: (r) =>
+        r.method === "DELETE" && r.code === 409
+          ? { ...r, body: editJson(r.body, (o) => (o.message = String(o.message).replace(/: the .*$/, ": the object has been modified"))) }
+          : r,
+    },
+    suite: "suites/deletion",
+    rule: "doc1.delete-options.standard-fields",
+  },
+  {
+    mutant: {
       name: "writes 406 Status bodies compact and words a bad includeObject freely",
       response: (r) => {
         if (r.code === 406 && r.body.startsWith("{")) return { ...r, body: JSON.stringify(JSON.parse(r.body)) };
