@@ -76,6 +76,14 @@ describe("updates", () => {
       const name = uniqueName("absent");
       const res = await session.client.raw("PUT", resourcePath(session.types.configmaps, ns, name), { body: configMap(session.types, ns, name) });
       expect(res.code).toBe(404);
+      expect(res.json).toMatchObject({
+        kind: "Status",
+        reason: "NotFound",
+        code: 404,
+        message: `configmaps "${name}" not found`,
+        details: { name, kind: "configmaps" },
+      });
+      expect((await session.client.raw("GET", resourcePath(session.types.configmaps, ns, name))).code, "nothing was created").toBe(404);
     },
   );
 
@@ -86,5 +94,11 @@ describe("updates", () => {
       body: { ...o, metadata: { ...o.metadata, name: "someone-else" } },
     });
     expect(res.code).toBe(400);
+    expect(res.json).toMatchObject({
+      kind: "Status",
+      reason: "BadRequest",
+      code: 400,
+      message: `the name of the object (someone-else) does not match the name on the URL (${o.metadata.name})`,
+    });
   });
 });

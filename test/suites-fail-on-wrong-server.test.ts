@@ -348,6 +348,20 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
   // ── Right status codes with the wrong Status bodies (#14) ──
   {
     mutant: {
+      name: "answers a failed PUT with a Status that names no object",
+      response: (r) => {
+        if (r.method !== "PUT") return r;
+        if (r.code === 404) return { ...r, body: STATUS_404 };
+        if (r.code === 400) return { ...r, body: editJson(r.body, (o) => (o.message = "bad request")) };
+        return r;
+      },
+    },
+    suite: "suites/updates",
+    rule: "doc1.paths.replace-put-resource",
+    alsoFailing: ["doc1.verbs.create-put-absent"],
+  },
+  {
+    mutant: {
       name: "answers a failed delete precondition with the stale-update Conflict",
       response: (r) =>
         r.method === "DELETE" && r.code === 409
