@@ -140,9 +140,21 @@ describe("patch types", () => {
       await patch(name, { data: { a: "moved-on" } }, "application/merge-patch+json");
       const stale = await patch(name, { metadata: { resourceVersion: o.metadata.resourceVersion }, data: { a: "late" } }, "application/merge-patch+json");
       expect(stale.code).toBe(409);
+      expect(stale.json).toMatchObject({
+        reason: "Conflict",
+        message: `Operation cannot be fulfilled on configmaps "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        details: { name, kind: "configmaps" },
+      });
       expect((await current(name)).data).toMatchObject({ a: "moved-on" });
       const invalid = await patch(name, { data: { "bad key!": "x" } }, "application/merge-patch+json");
       expect(invalid.code).toBe(422);
+      expect(invalid.json).toMatchObject({
+        reason: "Invalid",
+        details: { name, kind: "ConfigMap", causes: [{ reason: "FieldValueInvalid", field: "data[bad key!]" }] },
+      });
+      expect((invalid.json as { message?: string }).message).toMatch(
+        new RegExp(`^ConfigMap "${name}" is invalid: data\\[bad key!\\]: Invalid value: "bad key!": `),
+      );
     },
   );
 

@@ -384,6 +384,17 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     rule: "doc1.errors.406-not-acceptable",
     alsoFailing: ["doc1.media.rule3-as-only-406", "doc1.table.row-object"],
   },
+  {
+    mutant: {
+      name: "answers an invalid patch with 422 Invalid but no causes",
+      response: (r) =>
+        r.method === "PATCH" && r.code === 422 && r.body.includes('"FieldValueInvalid"')
+          ? { ...r, body: editJson(r.body, (o) => delete (o.details as { causes?: unknown }).causes) }
+          : r,
+    },
+    suite: "suites/patch",
+    rule: "doc1.errors.422-invalid",
+  },
 ];
 
 /** The name a suite file gives useSuite(): what its client puts in the User-Agent. */
