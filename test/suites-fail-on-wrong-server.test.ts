@@ -395,6 +395,15 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     suite: "suites/patch",
     rule: "doc1.errors.422-invalid",
   },
+  {
+    mutant: {
+      name: "answers a force on a merge patch with a bare 422",
+      response: (r) =>
+        r.method === "PATCH" && r.code === 422 && r.body.includes('"PatchOptions"') ? { ...r, body: editJson(r.body, (o) => delete o.details) } : r,
+    },
+    suite: "suites/events/update-and-core",
+    rule: "doc2.endpoints.patch-params",
+  },
 ];
 
 /** The name a suite file gives useSuite(): what its client puts in the User-Agent. */

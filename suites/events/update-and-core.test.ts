@@ -187,7 +187,13 @@ describe("Event updates", () => {
       const dry = await mp({ dryRun: "All", pretty: "true" });
       expect(dry.code).toBe(200);
       expect((await session.client.get(t(), ns, e.metadata.name as string)).metadata.labels).toBeUndefined();
-      expect((await mp({ force: "true" })).code).toBe(422);
+      const forced = await mp({ force: "true" });
+      expect(forced.code).toBe(422);
+      expect(forced.json).toMatchObject({
+        reason: "Invalid",
+        message: 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+        details: { group: "meta.k8s.io", kind: "PatchOptions", causes: [{ reason: "FieldValueForbidden", field: "force" }] },
+      });
       const res = await mp();
       expect(res.code).toBe(200);
       expect((res.json as KubeObject).metadata.labels).toEqual({ patched: "yes" });
