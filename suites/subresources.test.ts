@@ -95,5 +95,7 @@ describe("namespace subresources", () => {
   check({ title: "an unknown subresource of a namespace is 404", rules: ["doc1.terms.subresource-single-resource", "doc1.errors.404-not-found"] }, async () => {
     const res = await suite.session.client.raw("GET", nsPath("no-such-subresource"));
     expect(res.code).toBe(404);
+    // An unknown path names no object (wire-facts §4).
+    expect(res.json).toMatchObject({ kind: "Status", reason: "NotFound", code: 404, message: "the server could not find the requested resource", details: {} });
   });
 });

@@ -404,6 +404,17 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     suite: "suites/events/update-and-core",
     rule: "doc2.endpoints.patch-params",
   },
+  {
+    mutant: {
+      name: "answers an unknown subresource as if the namespace were missing",
+      response: (r) =>
+        r.method === "GET" && r.code === 404 && r.path.endsWith("/no-such-subresource")
+          ? { ...r, body: editJson(r.body, (o) => (o.message = 'namespaces "x" not found')) }
+          : r,
+    },
+    suite: "suites/subresources",
+    rule: "doc1.errors.404-not-found",
+  },
 ];
 
 /** The name a suite file gives useSuite(): what its client puts in the User-Agent. */
