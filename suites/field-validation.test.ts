@@ -108,6 +108,13 @@ describe("field validation", () => {
   check({ title: "an unknown fieldValidation value is refused with 422 on the request options", rules: ["doc1.query.field-validation-values"] }, async () => {
     const res = await post(body(uniqueName("bad"), suite.ns), "Loose");
     expect(res.code).toBe(422);
-    expect(res.json).toMatchObject({ kind: "Status", reason: "Invalid", details: { kind: "CreateOptions", group: "meta.k8s.io" } });
+    expect(res.json).toMatchObject({
+      kind: "Status",
+      reason: "Invalid",
+      details: { kind: "CreateOptions", group: "meta.k8s.io", causes: [{ reason: "FieldValueNotSupported", field: "fieldValidation" }] },
+    });
+    const message = (res.json as { message?: string }).message ?? "";
+    expect(message).toMatch(/^CreateOptions\.meta\.k8s\.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: /);
+    for (const v of ["Ignore", "Strict", "Warn"]) expect(message).toContain(`"${v}"`);
   });
 });

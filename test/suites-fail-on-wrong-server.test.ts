@@ -415,6 +415,17 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
     suite: "suites/subresources",
     rule: "doc1.errors.404-not-found",
   },
+  {
+    mutant: {
+      name: "refuses an unknown fieldValidation value without saying which option or why",
+      response: (r) =>
+        r.method === "POST" && r.code === 422 && r.body.includes('"CreateOptions"')
+          ? { ...r, body: editJson(r.body, (o) => (o.message = 'CreateOptions.meta.k8s.io "" is invalid')) }
+          : r,
+    },
+    suite: "suites/field-validation",
+    rule: "doc1.query.field-validation-values",
+  },
 ];
 
 /** The name a suite file gives useSuite(): what its client puts in the User-Agent. */
