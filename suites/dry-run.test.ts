@@ -136,7 +136,14 @@ describe("dry run", () => {
         query: { dryRun: "Some" },
       });
       expect(res.code).toBe(422);
-      expect(res.json).toMatchObject({ reason: "Invalid", details: { kind: "CreateOptions", group: "meta.k8s.io" } });
+      expect(res.json).toMatchObject({
+        reason: "Invalid",
+        details: { kind: "CreateOptions", group: "meta.k8s.io", causes: [{ reason: "FieldValueNotSupported", field: "dryRun" }] },
+      });
+      // How the refused list is quoted is left open; the one supported value is not.
+      expect((res.json as { message?: string }).message).toMatch(
+        /^CreateOptions\.meta\.k8s\.io "" is invalid: dryRun: Unsupported value: .*Some.*: supported values: "All"$/,
+      );
     },
   );
 });
