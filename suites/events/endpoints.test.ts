@@ -131,6 +131,7 @@ describe("Event endpoints", () => {
       const labelled = { ...made, metadata: { ...made.metadata, labels: { seen: "1" } } };
       const dry = await session.client.raw("PUT", resourcePath(t(), ns, name), { body: labelled, query: { dryRun: "All" } });
       expect(dry.code).toBe(200);
+      expect((dry.json as KubeObject).metadata, "a dry run answers with the Event as it would be").toMatchObject({ name, labels: { seen: "1" } });
       expect((await session.client.get(t(), ns, name)).metadata.labels).toBeUndefined();
       const { resourceVersion: _rv, ...metaWithoutRv } = labelled.metadata;
       const res = await session.client.raw("PUT", resourcePath(t(), ns, name), { body: { ...labelled, metadata: metaWithoutRv } });
@@ -139,6 +140,7 @@ describe("Event endpoints", () => {
       const fresh = uniqueName("put");
       const created = await session.client.raw("PUT", resourcePath(t(), ns, fresh), { body: event(session.types, ns, fresh) });
       expect(created.code).toBe(201);
+      expect(created.json).toMatchObject({ kind: "Event", metadata: { name: fresh, namespace: ns } });
     },
   );
 
@@ -230,6 +232,7 @@ describe("Event endpoints", () => {
         for (const [method, path, b, ct] of calls) {
           const res = await stranger.raw(method, path, { body: b, contentType: ct });
           expect(res.code, `${method} ${path}`).toBe(401);
+          expect(res.json, `${method} ${path}`).toMatchObject({ kind: "Status", status: "Failure", reason: "Unauthorized", code: 401 });
         }
       } finally {
         await stranger.close();
