@@ -96,6 +96,7 @@ describe("errors", () => {
     const body = configMap(session.types, ns, name, { blob: "x".repeat(4 * 1024 * 1024) });
     const res = await session.client.raw("POST", resourcePath(session.types.configmaps, ns), { body });
     expect(res.code, res.text.slice(0, 200)).toBe(413);
+    expect(res.json).toMatchObject({ kind: "Status", reason: "RequestEntityTooLarge", code: 413, message: "Request entity too large: limit is 3145728" });
     expect((await session.client.raw("GET", resourcePath(session.types.configmaps, ns, name))).code).toBe(404);
   });
 
