@@ -17,63 +17,137 @@ async function make(ns = suite.ns, name = uniqueName("ep")): Promise<KubeObject>
 }
 
 describe("Event endpoints", () => {
+  // One Event for the get tests, made on first use.
+  let gotten: Promise<KubeObject> | undefined;
+  const oneEvent = (): Promise<KubeObject> => (gotten ??= make());
+
   check(
     {
-      title: "get: 200 with the Event, and pretty=true indents it",
-      rules: [
-        "doc2.endpoints.get-path",
-        "doc2.endpoints.get-params",
-        "doc2.endpoints.get-200",
-        "doc2.endpoints.pretty-string",
-        "doc2.service.api-version-kind",
-        "doc2.service.namespaced",
-      ],
+      title: "get: a GET of /apis/events.<domain>/v1/namespaces/<namespace>/events/<name> answers 200 with that Event, and only in its namespace",
+      rules: ["doc2.endpoints.get-path", "doc2.endpoints.get-params", "doc2.endpoints.get-200"],
     },
     async () => {
       const { session, ns } = suite;
-      const made = await make();
+      const made = await oneEvent();
       const name = made.metadata.name as string;
-      expect(resourcePath(t(), ns, name)).toBe(`/apis/${group()}/v1/namespaces/${ns}/events/${name}`);
-      const res = await session.client.raw("GET", resourcePath(t(), ns, name));
+      const res = await session.client.raw("GET", `/apis/${group()}/v1/namespaces/${ns}/events/${name}`);
       expect(res.code).toBe(200);
       expect(res.json).toEqual(made);
-      const pretty = await session.client.raw("GET", resourcePath(t(), ns, name), { query: { pretty: "true" } });
+      // The namespace is part of what names the Event: the same name elsewhere is not found.
+      const other = await session.client.raw("GET", `/apis/${group()}/v1/namespaces/default/events/${name}`);
+      expect(other.code).toBe(404);
+      expect(other.json).toMatchObject({ kind: "Status", reason: "NotFound", message: `events.${group()} "${name}" not found`, details: { kind: "events" } });
+    },
+  );
+
+  check(
+    { title: "pretty=true indents the Event with two spaces and no trailing newline; pretty=false does not", rules: ["doc2.endpoints.pretty-string"] },
+    async () => {
+      const { session, ns } = suite;
+      const made = await oneEvent();
+      const path = resourcePath(t(), ns, made.metadata.name as string);
+      const pretty = await session.client.raw("GET", path, { query: { pretty: "true" } });
       expect(pretty.text).toMatch(/^\{\n {2}"kind": "Event",\n/);
+      expect(pretty.text.endsWith("}"), "no trailing newline").toBe(true);
       expect(JSON.parse(pretty.text)).toEqual(made);
+      const plain = await session.client.raw("GET", path, { query: { pretty: "false" } });
+      expect(plain.text).not.toMatch(/\n {2}"/);
+      expect(plain.json).toEqual(made);
     },
   );
 
   check(
     {
-      title: "list in one namespace and across namespaces: 200 with an EventList, paged with limit and continue",
-      rules: [
-        "doc2.endpoints.list-ns-path",
-        "doc2.endpoints.list-ns-params",
-        "doc2.endpoints.list-ns-200",
-        "doc2.endpoints.list-all-path",
-        "doc2.endpoints.list-all-params",
-        "doc2.endpoints.list-all-200",
-        "doc2.service.list-kind",
-        "doc2.list.items-required",
-        "doc2.list.standard-metadata",
-      ],
+      title: "Events are namespaced, served as apiVersion events.<domain>/v1 kind Event, as discovery says too",
+      rules: ["doc2.service.api-version-kind", "doc2.service.namespaced"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const made = await oneEvent();
+      expect(made).toMatchObject({ apiVersion: `${group()}/v1`, kind: "Event", metadata: { namespace: ns } });
+      const disco = await session.client.raw("GET", `/apis/${group()}/v1`);
+      expect(disco.code).toBe(200);
+      const events = (disco.json as { resources?: { name: string }[] }).resources?.find((r) => r.name === "events");
+      expect(events).toMatchObject({ kind: "Event", namespaced: true, singularName: "event", shortNames: ["ev"] });
+    },
+  );
+
+  // A namespace of its own holding the Events a, b and c, for the list tests; made on first use.
+  const names = ["a", "b", "c"];
+  let listNs: Promise<string> | undefined;
+  const withThree = (): Promise<string> =>
+    (listNs ??= (async () => {
+      const ns = await suite.session.createNamespace("event-endpoints");
+      for (const n of names) await make(ns, n);
+      return ns;
+    })());
+  const itemNames = (res: ApiResponse): string[] => (res.json as KubeList).items.map((i) => i.metadata.name ?? "");
+
+  check(
+    {
+      title:
+        "namespaced list: GET /apis/events.<domain>/v1/namespaces/<namespace>/events answers 200 with that namespace's Events, paged by limit and continue",
+      rules: ["doc2.endpoints.list-ns-path", "doc2.endpoints.list-ns-params", "doc2.endpoints.list-ns-200"],
     },
     async () => {
       const { session } = suite;
-      const ns = await session.createNamespace("event-endpoints");
-      const names = ["a", "b", "c"];
-      for (const n of names) await make(ns, n);
-      const first = await session.client.list(t(), ns, { limit: 2 });
-      expect(first.kind).toBe("EventList");
-      expect(first.items.map((i) => i.metadata.name)).toEqual(["a", "b"]);
-      expect(first.metadata.resourceVersion).toMatch(/^[1-9]\d*$/);
-      const rest = await session.client.list(t(), ns, { limit: 2, continue: first.metadata.continue, pretty: "false" });
-      expect(rest.items.map((i) => i.metadata.name)).toEqual(["c"]);
-      const empty = await session.client.list(t(), await session.createNamespace("event-endpoints"));
-      expect(empty.items, "items is always present").toEqual([]);
-      const all = await session.client.list(t(), undefined, { fieldSelector: `metadata.namespace=${ns}`, limit: 500 });
-      expect(all.kind).toBe("EventList");
-      expect(all.items.map((i) => i.metadata.name)).toEqual(names);
+      const ns = await withThree();
+      const path = `/apis/${group()}/v1/namespaces/${ns}/events`;
+      const whole = await session.client.raw("GET", path);
+      expect(whole.code).toBe(200);
+      expect(whole.json).toMatchObject({ kind: "EventList" });
+      expect(itemNames(whole)).toEqual(names);
+      const first = await session.client.raw("GET", path, { query: { limit: 2 } });
+      expect(itemNames(first)).toEqual(["a", "b"]);
+      const rest = await session.client.raw("GET", path, { query: { limit: 2, continue: (first.json as KubeList).metadata.continue ?? "", pretty: "false" } });
+      expect(rest.code).toBe(200);
+      expect(itemNames(rest)).toEqual(["c"]);
+    },
+  );
+
+  check(
+    {
+      title: "all-namespaces list: GET /apis/events.<domain>/v1/events answers 200 with the Events of every namespace, paged by limit and continue",
+      rules: ["doc2.endpoints.list-all-path", "doc2.endpoints.list-all-params", "doc2.endpoints.list-all-200"],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await withThree();
+      const elsewhere = await oneEvent();
+      const path = `/apis/${group()}/v1/events`;
+      const all = await session.client.raw("GET", path, { query: { limit: 500 } });
+      expect(all.code).toBe(200);
+      expect(all.json).toMatchObject({ kind: "EventList" });
+      const keys = (all.json as KubeList).items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
+      expect(keys).toEqual(expect.arrayContaining([...names.map((n) => `${ns}/${n}`), `${suite.ns}/${elsewhere.metadata.name}`]));
+      // Paged, narrowed to the list namespace: limit and continue apply across namespaces too.
+      const first = await session.client.raw("GET", path, { query: { fieldSelector: `metadata.namespace=${ns}`, limit: 2 } });
+      expect(itemNames(first)).toEqual(["a", "b"]);
+      const rest = await session.client.raw("GET", path, {
+        query: { fieldSelector: `metadata.namespace=${ns}`, limit: 2, continue: (first.json as KubeList).metadata.continue ?? "" },
+      });
+      expect(rest.code).toBe(200);
+      expect(itemNames(rest)).toEqual(["c"]);
+    },
+  );
+
+  check(
+    {
+      title: "an EventList: kind EventList, the collection metadata of doc1, and items always there, [] when empty",
+      rules: ["doc2.service.list-kind", "doc2.list.items-required", "doc2.list.standard-metadata"],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await withThree();
+      const paged = await session.client.list(t(), ns, { limit: 2 });
+      expect(paged).toMatchObject({ kind: "EventList", apiVersion: `${group()}/v1` });
+      expect(paged.metadata.resourceVersion).toMatch(/^[1-9]\d*$/);
+      expect(paged.metadata.continue, "a paged list carries continue").toBeTruthy();
+      expect(paged.metadata.remainingItemCount).toBe(1);
+      // Items are Events (list items carry no kind of their own): this namespace's, with the Event fields.
+      for (const i of paged.items) expect(i).toMatchObject({ metadata: { namespace: ns }, reportingController: "tollgate.dev/conformance", action: "Check" });
+      const empty = await session.client.raw("GET", resourcePath(t(), await session.createNamespace("event-endpoints")));
+      expect(empty.json).toMatchObject({ kind: "EventList", items: [] });
     },
   );
 
