@@ -186,35 +186,61 @@ describe("Event endpoints", () => {
     },
   );
 
+  // One Event for the update tests, made on first use.
+  let updated: Promise<KubeObject> | undefined;
+  const toUpdate = (): Promise<KubeObject> => (updated ??= make());
+
   check(
     {
-      title: "update: 200; a PUT without resourceVersion is accepted; a PUT to a missing name creates it (201); dryRun stores nothing",
-      rules: [
-        "doc2.endpoints.update-path",
-        "doc2.endpoints.update-params",
-        "doc2.endpoints.update-success",
-        "doc2.endpoints.update-unconditional",
-        "doc2.endpoints.update-creates-missing",
-        "doc2.event.update-mutable-fields",
-      ],
+      title: "update: a PUT of the Event to its path answers 200 with it; dryRun=All answers alike and stores nothing",
+      rules: ["doc2.endpoints.update-path", "doc2.endpoints.update-params", "doc2.endpoints.update-success"],
     },
     async () => {
       const { session, ns } = suite;
-      const made = await make();
+      const made = await toUpdate();
       const name = made.metadata.name as string;
+      const path = `/apis/${group()}/v1/namespaces/${ns}/events/${name}`;
       const labelled = { ...made, metadata: { ...made.metadata, labels: { seen: "1" } } };
-      const dry = await session.client.raw("PUT", resourcePath(t(), ns, name), { body: labelled, query: { dryRun: "All" } });
+      const dry = await session.client.raw("PUT", path, { body: labelled, query: { dryRun: "All" } });
       expect(dry.code).toBe(200);
-      expect((await session.client.get(t(), ns, name)).metadata.labels).toBeUndefined();
-      const { resourceVersion: _rv, ...metaWithoutRv } = labelled.metadata;
-      const res = await session.client.raw("PUT", resourcePath(t(), ns, name), { body: { ...labelled, metadata: metaWithoutRv } });
+      expect((dry.json as KubeObject).metadata.labels).toEqual({ seen: "1" });
+      expect(await session.client.get(t(), ns, name)).toEqual(made);
+      const res = await session.client.raw("PUT", path, { body: labelled, query: { pretty: "true" } });
       expect(res.code).toBe(200);
-      expect((res.json as KubeObject).metadata.labels).toEqual({ seen: "1" });
-      const fresh = uniqueName("put");
-      const created = await session.client.raw("PUT", resourcePath(t(), ns, fresh), { body: event(session.types, ns, fresh) });
-      expect(created.code).toBe(201);
+      expect(res.json).toMatchObject({ kind: "Event", metadata: { name, uid: made.metadata.uid, labels: { seen: "1" } } });
+      expect(await session.client.get(t(), ns, name)).toEqual(res.json);
     },
   );
+
+  check(
+    { title: "a PUT without resourceVersion is an unconditional update: it applies over a change made since", rules: ["doc2.endpoints.update-unconditional"] },
+    async () => {
+      const { session, ns } = suite;
+      const made = await toUpdate();
+      const name = made.metadata.name as string;
+      const stale = await session.client.get(t(), ns, name);
+      await session.client.patch(t(), ns, name, { metadata: { annotations: { between: "yes" } } });
+      const path = resourcePath(t(), ns, name);
+      const body = { ...stale, metadata: { ...stale.metadata, labels: { unconditional: "yes" } } };
+      // With the stale version the PUT conflicts; without one it is applied.
+      expect((await session.client.raw("PUT", path, { body })).code).toBe(409);
+      const { resourceVersion: _rv, ...metaWithoutRv } = body.metadata;
+      const res = await session.client.raw("PUT", path, { body: { ...body, metadata: metaWithoutRv } });
+      expect(res.code, res.text.slice(0, 300)).toBe(200);
+      expect((res.json as KubeObject).metadata.labels).toEqual({ unconditional: "yes" });
+      expect((await session.client.get(t(), ns, name)).metadata.labels).toEqual({ unconditional: "yes" });
+    },
+  );
+
+  check({ title: "a PUT to a missing Event name creates it: 201, and it is stored", rules: ["doc2.endpoints.update-creates-missing"] }, async () => {
+    const { session, ns } = suite;
+    const fresh = uniqueName("put");
+    const created = await session.client.raw("PUT", resourcePath(t(), ns, fresh), { body: event(session.types, ns, fresh) });
+    expect(created.code, created.text.slice(0, 300)).toBe(201);
+    const body = created.json as KubeObject;
+    expect(body).toMatchObject({ kind: "Event", metadata: { name: fresh, namespace: ns } });
+    expect(await session.client.get(t(), ns, fresh)).toEqual(body);
+  });
 
   check(
     {
