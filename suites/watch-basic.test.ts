@@ -165,13 +165,7 @@ describe("watch", () => {
   check(
     {
       title: "watch events carry full objects of the watched kind",
-      rules: [
-        "doc1.watch-event.object-kind",
-        "doc1.watch-event.type-and-object",
-        "doc1.watch-events.stream-documents",
-        "doc1.verbs.watch-param",
-        "doc1.query.watch-list-path",
-      ],
+      rules: ["doc1.watch-event.object-kind", "doc1.watch-event.type-and-object", "doc1.watch-events.stream-documents"],
     },
     async () => {
       const { session, ns } = suite;
@@ -186,6 +180,29 @@ describe("watch", () => {
         expect(ev?.type).toBe("ADDED");
         expect(ev?.object).toMatchObject({ kind: "Event", apiVersion: `events.${session.settings.spec.groupDomain}/v1`, note: "watched" });
         expect(w.contentType).toMatch(/^application\/json/);
+      } finally {
+        w.close();
+      }
+    },
+  );
+
+  check(
+    {
+      title: "a GET of the collection path with watch=true is a watch; the same GET without it is a list",
+      rules: ["doc1.verbs.watch-param", "doc1.query.watch-list-path"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const plain = await session.client.raw("GET", resourcePath(t, ns));
+      expect(plain.json).toMatchObject({ kind: "ConfigMapList" });
+      const rv = (plain.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      const w = await openWatch(session.client, resourcePath(t, ns), { watch: "true", resourceVersion: rv });
+      try {
+        const name = uniqueName("param");
+        await session.client.create(t, ns, configMap(session.types, ns, name));
+        const ev = await w.next(10_000);
+        expect([ev?.type, ev?.object.metadata.name]).toEqual(["ADDED", name]);
       } finally {
         w.close();
       }
