@@ -50,17 +50,9 @@ describe("watch", () => {
 
   check(
     {
-      title: "a watch from a version sees create, update and delete after it, in order",
-      rules: [
-        "doc1.service.watch",
-        "doc1.watch-event.type-values",
-        "doc1.watch-events.added",
-        "doc1.watch-events.modified",
-        "doc1.watch-events.deleted-type",
-        "doc1.watch-rv.other-start-exact",
-        "doc1.watch-rv.exact-no-initial",
-        "doc1.watch-events.reports-all-outcomes",
-      ],
+      title:
+        "a watch from a version reports create, update and delete after it, in order: ADDED and MODIFIED with the full object, DELETED with its last state",
+      rules: ["doc1.watch-events.reports-all-outcomes", "doc1.watch-events.added", "doc1.watch-events.modified", "doc1.watch-events.deleted-type"],
     },
     async () => {
       const { session, ns } = suite;
@@ -72,18 +64,50 @@ describe("watch", () => {
         const created = await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
         const updated = await session.client.update(t, ns, { ...created, data: { a: "2" } });
         await session.client.delete(t, ns, name);
-        const events = (await w.take(3)).map((e) => ({ type: e.type, name: e.object.metadata.name, rv: e.object.metadata.resourceVersion ?? "" }));
-        expect(events.map((e) => [e.type, e.name])).toEqual([
+        const events = await w.take(3);
+        expect(events.map((e) => [e.type, e.object.metadata.name])).toEqual([
           ["ADDED", name],
           ["MODIFIED", name],
           ["DELETED", name],
         ]);
-        expect(events[0]?.rv).toBe(created.metadata.resourceVersion);
-        expect(events[1]?.rv).toBe(updated.metadata.resourceVersion);
+        expect(events[0]?.object, "ADDED carries the object as created").toEqual(created);
+        expect(events[1]?.object, "MODIFIED carries the object as updated").toEqual(updated);
+        // DELETED: the last state (same uid and data) at the deletion's new version (wire-facts §2, §5).
+        const deleted = events[2]?.object;
+        expect(deleted?.metadata.uid).toBe(created.metadata.uid);
+        expect(deleted?.data).toEqual({ a: "2" });
         expect(
-          compareResourceVersions(events[2]?.rv ?? "", updated.metadata.resourceVersion ?? ""),
+          compareResourceVersions(deleted?.metadata.resourceVersion ?? "", updated.metadata.resourceVersion ?? ""),
           "DELETED carries the deletion's new version",
         ).toBeGreaterThan(0);
+      } finally {
+        w.close();
+      }
+    },
+  );
+
+  check(
+    {
+      title: "watching one object (by name) is a stream that stays open and notifies each change with a known event type",
+      rules: ["doc1.service.watch", "doc1.watch-event.type-values"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const name = uniqueName("one");
+      const start = (await session.client.list(t, ns)).metadata.resourceVersion;
+      const w = await openWatch(session.client, resourcePath(t, ns), { watch: "1", resourceVersion: start, fieldSelector: `metadata.name=${name}` });
+      try {
+        expect(w.contentType).toMatch(/^application\/json/);
+        await session.client.create(t, ns, configMap(session.types, ns, uniqueName("other")));
+        const created = await session.client.create(t, ns, configMap(session.types, ns, name, { a: "1" }));
+        const first = await w.next(10_000);
+        await session.client.update(t, ns, { ...created, data: { a: "2" } });
+        const second = await w.next(10_000);
+        expect([first?.type, second?.type], "only this object's changes, typed").toEqual(["ADDED", "MODIFIED"]);
+        for (const e of [first, second]) expect(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]).toContain(e?.type);
+        expect(second?.object.data).toEqual({ a: "2" });
+        expect(w.ended, "the stream is still open").toBe(false);
       } finally {
         w.close();
       }
@@ -119,7 +143,7 @@ describe("watch", () => {
   check(
     {
       title: "a watch from the current version sends no synthetic events",
-      rules: ["doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial", "doc1.watch-events.reports-all-outcomes"],
+      rules: ["doc1.watch-rv.other-start-exact", "doc1.watch-rv.exact-no-initial"],
     },
     async () => {
       const { session, ns } = suite;
@@ -141,13 +165,7 @@ describe("watch", () => {
   check(
     {
       title: "watch events carry full objects of the watched kind",
-      rules: [
-        "doc1.watch-event.object-kind",
-        "doc1.watch-event.type-and-object",
-        "doc1.watch-events.stream-documents",
-        "doc1.verbs.watch-param",
-        "doc1.query.watch-list-path",
-      ],
+      rules: ["doc1.watch-event.object-kind", "doc1.watch-event.type-and-object", "doc1.watch-events.stream-documents"],
     },
     async () => {
       const { session, ns } = suite;
@@ -162,6 +180,29 @@ describe("watch", () => {
         expect(ev?.type).toBe("ADDED");
         expect(ev?.object).toMatchObject({ kind: "Event", apiVersion: `events.${session.settings.spec.groupDomain}/v1`, note: "watched" });
         expect(w.contentType).toMatch(/^application\/json/);
+      } finally {
+        w.close();
+      }
+    },
+  );
+
+  check(
+    {
+      title: "a GET of the collection path with watch=true is a watch; the same GET without it is a list",
+      rules: ["doc1.verbs.watch-param", "doc1.query.watch-list-path"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const plain = await session.client.raw("GET", resourcePath(t, ns));
+      expect(plain.json).toMatchObject({ kind: "ConfigMapList" });
+      const rv = (plain.json as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      const w = await openWatch(session.client, resourcePath(t, ns), { watch: "true", resourceVersion: rv });
+      try {
+        const name = uniqueName("param");
+        await session.client.create(t, ns, configMap(session.types, ns, name));
+        const ev = await w.next(10_000);
+        expect([ev?.type, ev?.object.metadata.name]).toEqual(["ADDED", name]);
       } finally {
         w.close();
       }

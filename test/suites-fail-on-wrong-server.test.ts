@@ -123,6 +123,14 @@ const cases: { mutant: Mutant; suite: string; rule: string; alsoFailing?: string
   // ── Required rules ──
   {
     mutant: {
+      name: "leaves items out of an empty list",
+      response: (r) => (r.method === "GET" && /"items":\[\]/.test(r.body) ? { ...r, body: editJson(r.body, (o) => delete o.items) } : r),
+    },
+    suite: "suites/crud",
+    rule: "doc1.fields.items-array",
+  },
+  {
+    mutant: {
       name: "accepts a duplicate name",
       response: (r) => (r.method === "POST" && r.code === 409 ? { ...r, code: 201, body: "{}" } : r),
     },

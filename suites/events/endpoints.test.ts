@@ -16,64 +16,150 @@ async function make(ns = suite.ns, name = uniqueName("ep")): Promise<KubeObject>
   return suite.session.client.create(t(), ns, event(suite.session.types, ns, name));
 }
 
+/** Each Event operation, and the rule that it answers 401 to an unauthenticated caller. */
+const UNAUTHENTICATED = [
+  { op: "get", rule: "doc2.endpoints.get-401" },
+  { op: "namespaced list", rule: "doc2.endpoints.list-ns-401" },
+  { op: "all-namespaces list", rule: "doc2.endpoints.list-all-401" },
+  { op: "create", rule: "doc2.endpoints.create-401" },
+  { op: "update", rule: "doc2.endpoints.update-401" },
+  { op: "patch", rule: "doc2.endpoints.patch-401" },
+  { op: "delete", rule: "doc2.endpoints.delete-401" },
+  { op: "deletecollection", rule: "doc2.endpoints.deletecollection-401" },
+] as const;
+
 describe("Event endpoints", () => {
+  // One Event for the get tests, made on first use.
+  let gotten: Promise<KubeObject> | undefined;
+  const oneEvent = (): Promise<KubeObject> => (gotten ??= make());
+
   check(
     {
-      title: "get: 200 with the Event, and pretty=true indents it",
-      rules: [
-        "doc2.endpoints.get-path",
-        "doc2.endpoints.get-params",
-        "doc2.endpoints.get-200",
-        "doc2.endpoints.pretty-string",
-        "doc2.service.api-version-kind",
-        "doc2.service.namespaced",
-      ],
+      title: "get: a GET of /apis/events.<domain>/v1/namespaces/<namespace>/events/<name> answers 200 with that Event, and only in its namespace",
+      rules: ["doc2.endpoints.get-path", "doc2.endpoints.get-params", "doc2.endpoints.get-200"],
     },
     async () => {
       const { session, ns } = suite;
-      const made = await make();
+      const made = await oneEvent();
       const name = made.metadata.name as string;
-      expect(resourcePath(t(), ns, name)).toBe(`/apis/${group()}/v1/namespaces/${ns}/events/${name}`);
-      const res = await session.client.raw("GET", resourcePath(t(), ns, name));
+      const res = await session.client.raw("GET", `/apis/${group()}/v1/namespaces/${ns}/events/${name}`);
       expect(res.code).toBe(200);
       expect(res.json).toEqual(made);
-      const pretty = await session.client.raw("GET", resourcePath(t(), ns, name), { query: { pretty: "true" } });
+      // The namespace is part of what names the Event: the same name elsewhere is not found.
+      const other = await session.client.raw("GET", `/apis/${group()}/v1/namespaces/default/events/${name}`);
+      expect(other.code).toBe(404);
+      expect(other.json).toMatchObject({ kind: "Status", reason: "NotFound", message: `events.${group()} "${name}" not found`, details: { kind: "events" } });
+    },
+  );
+
+  check(
+    { title: "pretty=true indents the Event with two spaces and no trailing newline; pretty=false does not", rules: ["doc2.endpoints.pretty-string"] },
+    async () => {
+      const { session, ns } = suite;
+      const made = await oneEvent();
+      const path = resourcePath(t(), ns, made.metadata.name as string);
+      const pretty = await session.client.raw("GET", path, { query: { pretty: "true" } });
       expect(pretty.text).toMatch(/^\{\n {2}"kind": "Event",\n/);
+      expect(pretty.text.endsWith("}"), "no trailing newline").toBe(true);
       expect(JSON.parse(pretty.text)).toEqual(made);
+      const plain = await session.client.raw("GET", path, { query: { pretty: "false" } });
+      expect(plain.text).not.toMatch(/\n {2}"/);
+      expect(plain.json).toEqual(made);
     },
   );
 
   check(
     {
-      title: "list in one namespace and across namespaces: 200 with an EventList, paged with limit and continue",
-      rules: [
-        "doc2.endpoints.list-ns-path",
-        "doc2.endpoints.list-ns-params",
-        "doc2.endpoints.list-ns-200",
-        "doc2.endpoints.list-all-path",
-        "doc2.endpoints.list-all-params",
-        "doc2.endpoints.list-all-200",
-        "doc2.service.list-kind",
-        "doc2.list.items-required",
-        "doc2.list.standard-metadata",
-      ],
+      title: "Events are namespaced, served as apiVersion events.<domain>/v1 kind Event, as discovery says too",
+      rules: ["doc2.service.api-version-kind", "doc2.service.namespaced"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const made = await oneEvent();
+      expect(made).toMatchObject({ apiVersion: `${group()}/v1`, kind: "Event", metadata: { namespace: ns } });
+      const disco = await session.client.raw("GET", `/apis/${group()}/v1`);
+      expect(disco.code).toBe(200);
+      const events = (disco.json as { resources?: { name: string }[] }).resources?.find((r) => r.name === "events");
+      expect(events).toMatchObject({ kind: "Event", namespaced: true, singularName: "event", shortNames: ["ev"] });
+    },
+  );
+
+  // A namespace of its own holding the Events a, b and c, for the list tests; made on first use.
+  const names = ["a", "b", "c"];
+  let listNs: Promise<string> | undefined;
+  const withThree = (): Promise<string> =>
+    (listNs ??= (async () => {
+      const ns = await suite.session.createNamespace("event-endpoints");
+      for (const n of names) await make(ns, n);
+      return ns;
+    })());
+  const itemNames = (res: ApiResponse): string[] => (res.json as KubeList).items.map((i) => i.metadata.name ?? "");
+
+  check(
+    {
+      title:
+        "namespaced list: GET /apis/events.<domain>/v1/namespaces/<namespace>/events answers 200 with that namespace's Events, paged by limit and continue",
+      rules: ["doc2.endpoints.list-ns-path", "doc2.endpoints.list-ns-params", "doc2.endpoints.list-ns-200"],
     },
     async () => {
       const { session } = suite;
-      const ns = await session.createNamespace("event-endpoints");
-      const names = ["a", "b", "c"];
-      for (const n of names) await make(ns, n);
-      const first = await session.client.list(t(), ns, { limit: 2 });
-      expect(first.kind).toBe("EventList");
-      expect(first.items.map((i) => i.metadata.name)).toEqual(["a", "b"]);
-      expect(first.metadata.resourceVersion).toMatch(/^[1-9]\d*$/);
-      const rest = await session.client.list(t(), ns, { limit: 2, continue: first.metadata.continue, pretty: "false" });
-      expect(rest.items.map((i) => i.metadata.name)).toEqual(["c"]);
-      const empty = await session.client.list(t(), await session.createNamespace("event-endpoints"));
-      expect(empty.items, "items is always present").toEqual([]);
-      const all = await session.client.list(t(), undefined, { fieldSelector: `metadata.namespace=${ns}`, limit: 500 });
-      expect(all.kind).toBe("EventList");
-      expect(all.items.map((i) => i.metadata.name)).toEqual(names);
+      const ns = await withThree();
+      const path = `/apis/${group()}/v1/namespaces/${ns}/events`;
+      const whole = await session.client.raw("GET", path);
+      expect(whole.code).toBe(200);
+      expect(whole.json).toMatchObject({ kind: "EventList" });
+      expect(itemNames(whole)).toEqual(names);
+      const first = await session.client.raw("GET", path, { query: { limit: 2 } });
+      expect(itemNames(first)).toEqual(["a", "b"]);
+      const rest = await session.client.raw("GET", path, { query: { limit: 2, continue: (first.json as KubeList).metadata.continue ?? "", pretty: "false" } });
+      expect(rest.code).toBe(200);
+      expect(itemNames(rest)).toEqual(["c"]);
+    },
+  );
+
+  check(
+    {
+      title: "all-namespaces list: GET /apis/events.<domain>/v1/events answers 200 with the Events of every namespace, paged by limit and continue",
+      rules: ["doc2.endpoints.list-all-path", "doc2.endpoints.list-all-params", "doc2.endpoints.list-all-200"],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await withThree();
+      const elsewhere = await oneEvent();
+      const path = `/apis/${group()}/v1/events`;
+      const all = await session.client.raw("GET", path, { query: { limit: 500 } });
+      expect(all.code).toBe(200);
+      expect(all.json).toMatchObject({ kind: "EventList" });
+      const keys = (all.json as KubeList).items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
+      expect(keys).toEqual(expect.arrayContaining([...names.map((n) => `${ns}/${n}`), `${suite.ns}/${elsewhere.metadata.name}`]));
+      // Paged, narrowed to the list namespace: limit and continue apply across namespaces too.
+      const first = await session.client.raw("GET", path, { query: { fieldSelector: `metadata.namespace=${ns}`, limit: 2 } });
+      expect(itemNames(first)).toEqual(["a", "b"]);
+      const rest = await session.client.raw("GET", path, {
+        query: { fieldSelector: `metadata.namespace=${ns}`, limit: 2, continue: (first.json as KubeList).metadata.continue ?? "" },
+      });
+      expect(rest.code).toBe(200);
+      expect(itemNames(rest)).toEqual(["c"]);
+    },
+  );
+
+  check(
+    {
+      title: "an EventList: kind EventList, the collection metadata of doc1, and items always there, [] when empty",
+      rules: ["doc2.service.list-kind", "doc2.list.items-required", "doc2.list.standard-metadata"],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await withThree();
+      const paged = await session.client.list(t(), ns, { limit: 2 });
+      expect(paged).toMatchObject({ kind: "EventList", apiVersion: `${group()}/v1` });
+      expect(paged.metadata.resourceVersion).toMatch(/^[1-9]\d*$/);
+      expect(paged.metadata.continue, "a paged list carries continue").toBeTruthy();
+      expect(paged.metadata.remainingItemCount).toBe(1);
+      // Items are Events (list items carry no kind of their own): this namespace's, with the Event fields.
+      for (const i of paged.items) expect(i).toMatchObject({ metadata: { namespace: ns }, reportingController: "tollgate.dev/conformance", action: "Check" });
+      const empty = await session.client.raw("GET", resourcePath(t(), await session.createNamespace("event-endpoints")));
+      expect(empty.json).toMatchObject({ kind: "EventList", items: [] });
     },
   );
 
@@ -112,37 +198,61 @@ describe("Event endpoints", () => {
     },
   );
 
+  // One Event for the update tests, made on first use.
+  let updated: Promise<KubeObject> | undefined;
+  const toUpdate = (): Promise<KubeObject> => (updated ??= make());
+
   check(
     {
-      title: "update: 200; a PUT without resourceVersion is accepted; a PUT to a missing name creates it (201); dryRun stores nothing",
-      rules: [
-        "doc2.endpoints.update-path",
-        "doc2.endpoints.update-params",
-        "doc2.endpoints.update-success",
-        "doc2.endpoints.update-unconditional",
-        "doc2.endpoints.update-creates-missing",
-        "doc2.event.update-mutable-fields",
-      ],
+      title: "update: a PUT of the Event to its path answers 200 with it; dryRun=All answers alike and stores nothing",
+      rules: ["doc2.endpoints.update-path", "doc2.endpoints.update-params", "doc2.endpoints.update-success"],
     },
     async () => {
       const { session, ns } = suite;
-      const made = await make();
+      const made = await toUpdate();
       const name = made.metadata.name as string;
+      const path = `/apis/${group()}/v1/namespaces/${ns}/events/${name}`;
       const labelled = { ...made, metadata: { ...made.metadata, labels: { seen: "1" } } };
-      const dry = await session.client.raw("PUT", resourcePath(t(), ns, name), { body: labelled, query: { dryRun: "All" } });
+      const dry = await session.client.raw("PUT", path, { body: labelled, query: { dryRun: "All" } });
       expect(dry.code).toBe(200);
-      expect((dry.json as KubeObject).metadata, "a dry run answers with the Event as it would be").toMatchObject({ name, labels: { seen: "1" } });
-      expect((await session.client.get(t(), ns, name)).metadata.labels).toBeUndefined();
-      const { resourceVersion: _rv, ...metaWithoutRv } = labelled.metadata;
-      const res = await session.client.raw("PUT", resourcePath(t(), ns, name), { body: { ...labelled, metadata: metaWithoutRv } });
+      expect((dry.json as KubeObject).metadata.labels).toEqual({ seen: "1" });
+      expect(await session.client.get(t(), ns, name)).toEqual(made);
+      const res = await session.client.raw("PUT", path, { body: labelled, query: { pretty: "true" } });
       expect(res.code).toBe(200);
-      expect((res.json as KubeObject).metadata.labels).toEqual({ seen: "1" });
-      const fresh = uniqueName("put");
-      const created = await session.client.raw("PUT", resourcePath(t(), ns, fresh), { body: event(session.types, ns, fresh) });
-      expect(created.code).toBe(201);
-      expect(created.json).toMatchObject({ kind: "Event", metadata: { name: fresh, namespace: ns } });
+      expect(res.json).toMatchObject({ kind: "Event", metadata: { name, uid: made.metadata.uid, labels: { seen: "1" } } });
+      expect(await session.client.get(t(), ns, name)).toEqual(res.json);
     },
   );
+
+  check(
+    { title: "a PUT without resourceVersion is an unconditional update: it applies over a change made since", rules: ["doc2.endpoints.update-unconditional"] },
+    async () => {
+      const { session, ns } = suite;
+      const made = await toUpdate();
+      const name = made.metadata.name as string;
+      const stale = await session.client.get(t(), ns, name);
+      await session.client.patch(t(), ns, name, { metadata: { annotations: { between: "yes" } } });
+      const path = resourcePath(t(), ns, name);
+      const body = { ...stale, metadata: { ...stale.metadata, labels: { unconditional: "yes" } } };
+      // With the stale version the PUT conflicts; without one it is applied.
+      expect((await session.client.raw("PUT", path, { body })).code).toBe(409);
+      const { resourceVersion: _rv, ...metaWithoutRv } = body.metadata;
+      const res = await session.client.raw("PUT", path, { body: { ...body, metadata: metaWithoutRv } });
+      expect(res.code, res.text.slice(0, 300)).toBe(200);
+      expect((res.json as KubeObject).metadata.labels).toEqual({ unconditional: "yes" });
+      expect((await session.client.get(t(), ns, name)).metadata.labels).toEqual({ unconditional: "yes" });
+    },
+  );
+
+  check({ title: "a PUT to a missing Event name creates it: 201, and it is stored", rules: ["doc2.endpoints.update-creates-missing"] }, async () => {
+    const { session, ns } = suite;
+    const fresh = uniqueName("put");
+    const created = await session.client.raw("PUT", resourcePath(t(), ns, fresh), { body: event(session.types, ns, fresh) });
+    expect(created.code, created.text.slice(0, 300)).toBe(201);
+    const body = created.json as KubeObject;
+    expect(body).toMatchObject({ kind: "Event", metadata: { name: fresh, namespace: ns } });
+    expect(await session.client.get(t(), ns, fresh)).toEqual(body);
+  });
 
   check(
     {
@@ -198,45 +308,35 @@ describe("Event endpoints", () => {
     },
   );
 
-  check(
-    {
-      title: "every operation answers 401 to a caller with an invalid token",
-      rules: [
-        "doc2.endpoints.get-401",
-        "doc2.endpoints.list-ns-401",
-        "doc2.endpoints.list-all-401",
-        "doc2.endpoints.create-401",
-        "doc2.endpoints.update-401",
-        "doc2.endpoints.patch-401",
-        "doc2.endpoints.delete-401",
-        "doc2.endpoints.deletecollection-401",
-      ],
-      needs: ["authentication"],
-    },
-    async () => {
+  // One Event for the 401 tests, made on first use.
+  let target: Promise<KubeObject> | undefined;
+  const forStrangers = (): Promise<KubeObject> => (target ??= make());
+  for (const c of UNAUTHENTICATED) {
+    check({ title: `${c.op} answers 401 Unauthorized to a caller with an invalid token`, rules: [c.rule], needs: ["authentication"] }, async () => {
       const { session, ns } = suite;
+      const name = (await forStrangers()).metadata.name as string;
+      const body = event(session.types, ns, name);
+      const calls: Record<(typeof UNAUTHENTICATED)[number]["op"], [string, string, unknown, string?]> = {
+        get: ["GET", resourcePath(t(), ns, name), undefined],
+        "namespaced list": ["GET", resourcePath(t(), ns), undefined],
+        "all-namespaces list": ["GET", resourcePath(t(), undefined), undefined],
+        create: ["POST", resourcePath(t(), ns), body],
+        update: ["PUT", resourcePath(t(), ns, name), body],
+        patch: ["PATCH", resourcePath(t(), ns, name), {}, "application/merge-patch+json"],
+        delete: ["DELETE", resourcePath(t(), ns, name), undefined],
+        deletecollection: ["DELETE", resourcePath(t(), ns), undefined],
+      };
+      const [method, path, b, ct] = calls[c.op];
       const stranger = new ApiClient(asIdentity(session.settings.target, "tollgate-invalid-token"), { suite: "event-endpoints" });
       try {
-        const name = (await make()).metadata.name as string;
-        const body = event(session.types, ns, name);
-        const calls: [string, string, unknown, string?][] = [
-          ["GET", resourcePath(t(), ns, name), undefined],
-          ["GET", resourcePath(t(), ns), undefined],
-          ["GET", resourcePath(t(), undefined), undefined],
-          ["POST", resourcePath(t(), ns), body],
-          ["PUT", resourcePath(t(), ns, name), body],
-          ["PATCH", resourcePath(t(), ns, name), {}, "application/merge-patch+json"],
-          ["DELETE", resourcePath(t(), ns, name), undefined],
-          ["DELETE", resourcePath(t(), ns), undefined],
-        ];
-        for (const [method, path, b, ct] of calls) {
-          const res = await stranger.raw(method, path, { body: b, contentType: ct });
-          expect(res.code, `${method} ${path}`).toBe(401);
-          expect(res.json, `${method} ${path}`).toMatchObject({ kind: "Status", status: "Failure", reason: "Unauthorized", code: 401 });
-        }
+        const res = await stranger.raw(method, path, { body: b, contentType: ct });
+        expect(res.code, `${method} ${path}`).toBe(401);
+        expect(res.json).toMatchObject({ kind: "Status", status: "Failure", reason: "Unauthorized", code: 401 });
       } finally {
         await stranger.close();
       }
-    },
-  );
+      // Nothing the stranger asked for happened.
+      expect((await session.client.get(t(), ns, name)).metadata.name).toBe(name);
+    });
+  }
 });
