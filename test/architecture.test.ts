@@ -58,55 +58,6 @@ describe("architecture", () => {
 });
 
 /**
- * The emulator's layers, as kube-apiserver splits them (lib/emulator/README.md): apimachinery
- * (the object model) under storage, storage under the registry, the registry under the
- * endpoints, with admission and auth as filters around the endpoints. A layer imports only
- * layers below it, types included, so each can be read and tested without the ones above.
- */
-describe("emulator layers", () => {
-  const EMULATOR = join(ROOT, "lib", "emulator");
-  const LAYERS = ["apimachinery", "storage", "registry", "endpoints", "admission", "auth", "daemons"] as const;
-  type Layer = (typeof LAYERS)[number] | "top";
-  const layerOf = (f: string): Layer | undefined => {
-    if (!under(f, "lib/emulator")) return undefined;
-    const first = relative(EMULATOR, f).split("/")[0] ?? "";
-    return (LAYERS as readonly string[]).includes(first) ? (first as Layer) : "top";
-  };
-  const FORBIDDEN: Partial<Record<Layer, readonly Layer[]>> = {
-    apimachinery: ["storage", "registry", "endpoints", "admission", "auth", "daemons", "top"],
-    storage: ["registry", "endpoints", "admission", "auth", "daemons", "top"],
-    registry: ["endpoints", "admission", "auth", "daemons", "top"],
-    admission: ["endpoints", "daemons", "top"],
-    auth: ["endpoints", "daemons", "top"],
-  };
-  const crossings = (files: readonly string[]): string[] =>
-    files.flatMap((f) => {
-      const from = layerOf(f);
-      const banned = from ? (FORBIDDEN[from] ?? []) : [];
-      return relativeImports(f)
-        .filter((t) => banned.includes(layerOf(t) as Layer))
-        .map((t) => `${relative(ROOT, f)} -> ${relative(ROOT, t)}`);
-    });
-
-  it("each layer imports only the layers below it", () => {
-    expect(crossings(tsFiles(EMULATOR))).toEqual([]);
-  });
-
-  it("only the endpoints, the filters and the daemons' own servers see HTTP requests and responses", () => {
-    const below = ["apimachinery", "storage", "registry"].flatMap((d) => tsFiles(join(EMULATOR, d)));
-    const http = below.filter((f) => /\b(IncomingMessage|ServerResponse)\b|["']node:http["']/.test(readFileSync(f, "utf8")));
-    expect(http.map((f) => relative(ROOT, f))).toEqual([]);
-  });
-
-  it("the layer check sees a crossing (so the check above can fail)", () => {
-    // The endpoints import the registry: seen from the registry's side, that is a crossing.
-    const server = join(EMULATOR, "endpoints", "server.ts");
-    const reached = relativeImports(server).filter((t) => layerOf(t) === "registry");
-    expect(reached.length).toBeGreaterThan(0);
-  });
-});
-
-/**
  * No import cycles anywhere in lib/, type-only imports included: a cycle makes modules load in an
  * order nobody chose and ties layers together. Biome's noImportCycles (biome.json) finds them.
  */

@@ -1,7 +1,9 @@
 /**
  * The emulator's layers (lib/emulator/README.md), checked on the imports: apimachinery sees no
- * layer above it; the registry sees neither the endpoints nor admission nor auth, types
- * included (auth implements interfaces the registry defines); only the endpoints handle the
+ * layer above it; storage sees neither the registry nor anything above it; the registry sees
+ * neither the endpoints nor admission nor auth, types included (auth implements interfaces the
+ * registry defines); the filters do not see the endpoints; none of them sees the entry point
+ * (index.ts, options.ts); only the endpoints handle the
  * HTTP request and response objects; and a strategy is compared by identity only inside its
  * own resource folder (elsewhere the strategy's facts are read).
  */
@@ -21,6 +23,8 @@ function tsFiles(dir: string): string[] {
 const files = tsFiles(EMULATOR);
 const source = (f: string): string => readFileSync(f, "utf8");
 const layerOf = (f: string): string => relative(EMULATOR, f).split("/")[0] ?? "";
+/** The entry point at the top of lib/emulator: no layer imports it. */
+const ENTRY = ["index.ts", "index.js", "options.ts", "options.js"];
 
 /** Every relative import and re-export, `import type` included, as emulator-relative paths. */
 function imports(file: string): string[] {
@@ -45,11 +49,19 @@ describe("emulator layers", () => {
   });
 
   it("apimachinery imports no layer above it", () => {
-    expect(crossings("apimachinery", ["storage", "registry", "endpoints", "admission", "auth", "daemons"])).toEqual([]);
+    expect(crossings("apimachinery", ["storage", "registry", "endpoints", "admission", "auth", "daemons", ...ENTRY])).toEqual([]);
+  });
+
+  it("storage imports neither the registry nor anything above it, types included", () => {
+    expect(crossings("storage", ["registry", "endpoints", "admission", "auth", "daemons", ...ENTRY])).toEqual([]);
   });
 
   it("the registry imports neither the endpoints nor admission nor auth", () => {
-    expect(crossings("registry", ["endpoints", "admission", "auth", "daemons"])).toEqual([]);
+    expect(crossings("registry", ["endpoints", "admission", "auth", "daemons", ...ENTRY])).toEqual([]);
+  });
+
+  it("the filters (admission, auth) do not import the endpoints they wrap", () => {
+    expect([...crossings("admission", ["endpoints", "daemons", ...ENTRY]), ...crossings("auth", ["endpoints", "daemons", ...ENTRY])]).toEqual([]);
   });
 
   it("only the endpoints see the server's IncomingMessage and ServerResponse (the daemons are servers of their own)", () => {

@@ -1,10 +1,8 @@
 /**
- * The storage layer on its own: it imports nothing above it (not even types), so the registry's
- * strategies reach it only through the narrow StoredType they satisfy; and its read rules
- * (reads.ts) throw plain typed errors, which the endpoints map to a Status.
+ * The storage layer's read rules (reads.ts) on their own: they throw plain typed errors, which
+ * the endpoints map to a Status. That storage imports nothing above it is checked in
+ * test/emulator/layers.test.ts.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ContinueTokenSigner } from "../../lib/emulator/storage/continue-token.js";
 import { ObjectStorage, type StoredType } from "../../lib/emulator/storage/object-storage.js";
@@ -17,26 +15,6 @@ import {
 } from "../../lib/emulator/storage/read-errors.js";
 import { type ContinueTokens, type ListPage, type ListRead, mustHaveReached, readList, replayChanges, startWatch } from "../../lib/emulator/storage/reads.js";
 import { type KeyValue, MemoryStore } from "../../lib/emulator/storage/store.js";
-
-const ROOT = resolve(import.meta.dirname, "..", "..");
-const STORAGE = join(ROOT, "lib", "emulator", "storage");
-const ABOVE = ["registry", "endpoints", "admission", "auth", "daemons"].map((d) => join(ROOT, "lib", "emulator", d));
-
-describe("storage layer", () => {
-  it("imports neither the registry, the endpoints, admission, auth nor the daemons", () => {
-    const crossings = readdirSync(STORAGE)
-      .filter((f) => f.endsWith(".ts"))
-      .flatMap((f) => {
-        const source = readFileSync(join(STORAGE, f), "utf8");
-        const specs = [...source.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => m[1] as string);
-        return specs
-          .map((s) => resolve(STORAGE, s))
-          .filter((target) => ABOVE.some((dir) => !relative(dir, target).startsWith("..")))
-          .map((target) => `${f} -> ${relative(ROOT, target)}`);
-      });
-    expect(crossings).toEqual([]);
-  });
-});
 
 const things: StoredType = { storagePrefix: "/registry/things", namespaced: true };
 
