@@ -211,6 +211,7 @@ export class ApiClient {
         res.statusCode === 429 && !out.bypassLimits && attempt < manners.max429Retries ? retryAfterMs(res.headers["retry-after"]?.toString()) : undefined;
       if (wait === undefined || wait > manners.maxRetryAfterMs) return { res, finish, bodyError: (e) => failure(e, true) };
       // client-go waits out a 429's Retry-After and sends the request again; so does tollgate, a bounded number of times.
+      // The 429's body is thrown away before the retry; a failure to drain it changes nothing about the answer.
       await res.body.dump().catch(() => undefined);
       finish();
       countLoad({ retried429: 1, retryAfterMs: wait });
