@@ -342,11 +342,11 @@ export class ExecAuthenticator {
 
   /**
    * A request sent with `used` got 401: run the plugin again at once, unless the credentials
-   * changed meanwhile. The 401 stays the request's answer (client-go does not retry); a failure
-   * here shows on the next request.
+   * changed meanwhile. The 401 stays the request's answer (client-go does not retry).
    */
   unauthorized(used: ExecCredentials): void {
     if (used !== this.cached || this.running) return;
+    // A failed rerun keeps the cached credentials in use; the plugin runs again at their expiry or the next 401, where a failure is thrown.
     this.refresh().catch(() => undefined);
   }
 }
