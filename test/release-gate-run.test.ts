@@ -17,10 +17,10 @@ import { join, resolve } from "node:path";
 import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import { startEmulator } from "../lib/emulator/index.js";
+import { startWireProxy } from "../lib/faults/wire-proxy.js";
 import type { Comparison } from "../lib/report/compare.js";
 import { summaryErrors } from "../lib/report/schema.js";
 import type { Summary } from "../lib/report/summary.js";
-import { startMutantProxy } from "./support/mutant-proxy.js";
 import { runViaCli, type SuiteRun, tollgate } from "./support/run-suite.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -158,7 +158,7 @@ describe("the release gate", () => {
     let bad: SuiteRun;
     try {
       base = await runViaCli(["--target", emulator.url, ...runFlags]);
-      const proxy = await startMutantProxy(emulator.url, {
+      const proxy = await startWireProxy(emulator.url, {
         name: "ignores resourceVersionMatch on lists",
         suite: "list-semantics",
         request: (method, path) => (method === "GET" ? path.replace(/([?&])resourceVersionMatch=[^&]*&?/, "$1") : path),

@@ -7,12 +7,15 @@ import { checkFlags } from "../daemons/checker/index.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { FeatureGateError, parseFeatureGates } from "../emulator/apimachinery/feature-gates.js";
 import {
+  CONTROLLER_MANAGER_FAULTS,
   type EmulatedControllerManagerOptions,
   type EmulatedNodeAgentOptions,
+  NODE_AGENT_FAULTS,
   type RunningEmulatedDaemons,
   startEmulatedDaemons,
 } from "../emulator/daemons/index.js";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../emulator/index.js";
+import { type Fault, faultByName } from "../faults/index.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 /** setInterval's limit (2^31-1 ms) in whole seconds; one bound for every duration keeps the rule simple to state. */
@@ -67,6 +70,19 @@ export interface EmulatorCommand {
   daemons?: EmulatorDaemonArgs;
 }
 
+/** `--fault NAME...`: faults of the catalog that apply inside the emulator; a wire fault is the proxy's. */
+function emulatorFaults(names: readonly string[]): Fault[] {
+  return names.map((name) => {
+    const f = faultByName(name);
+    if (!f) throw new UsageError(`--fault: no fault "${name}" (tollgate rules faults lists them)`);
+    if (f.mode === "wire")
+      throw new UsageError(`--fault ${name} is a fault of the wire: put it in front of the emulator with tollgate proxy --fault ${name} --target URL`);
+    if (f.mode === "checker")
+      throw new UsageError(`--fault ${name} is a fault of tollgate's flag checker, not of a server: tollgate run --fault ${name} applies it`);
+    return f;
+  });
+}
+
 /** The whole command line: the API emulator's options, and the daemons' when any daemon flag is given. */
 export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const { values } = parseOptions({
@@ -93,12 +109,17 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       "node-agent-args": { type: "string" },
       "daemon-token": { type: "string" },
       "daemon-denied-token": { type: "string" },
+      // Self-test: a fault of lib/faults/ of the emulator's state (failpoints) or of its daemons.
+      fault: { type: "string", multiple: true },
     },
     allowPositionals: false,
   });
+  const faults = emulatorFaults(values.fault ?? []);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
   const api: EmulatorOptions & { host: string; port: number } = { host: values.host, port, admin: values.admin };
+  const failpoints = faults.flatMap((f) => (f.mode === "emulator" ? f.failpoints : []));
+  if (failpoints.length > 0) api.failpoints = failpoints;
   const adminToken = values["admin-token"];
   if (adminToken !== undefined && !values.auth) throw new UsageError("--admin-token needs --auth");
   if (adminToken !== undefined && !/^\S+$/.test(adminToken)) throw new UsageError("--admin-token must be one word without spaces");
@@ -143,6 +164,10 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const withAgent = agentArgs !== undefined || Object.values(agentPorts).some((p) => p !== undefined);
   const token = values["daemon-token"];
   const deniedToken = values["daemon-denied-token"];
+  const cmFaults = CONTROLLER_MANAGER_FAULTS.filter((x) => faults.some((f) => f.mode === "daemons" && f.controllerManager?.includes(x)));
+  const agentFaults = NODE_AGENT_FAULTS.filter((x) => faults.some((f) => f.mode === "daemons" && f.nodeAgent?.includes(x)));
+  if ((cmFaults.length > 0 && !withCm) || (agentFaults.length > 0 && !withAgent))
+    throw new UsageError("--fault: a fault of the daemons needs that daemon (--controller-manager-args or --node-agent-args...)");
   if (!withCm && !withAgent) {
     if (token !== undefined || deniedToken !== undefined)
       throw new UsageError("--daemon-token and --daemon-denied-token need a daemon (--controller-manager-port or --node-agent-port...)");
@@ -153,8 +178,8 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   return {
     api,
     daemons: {
-      controllerManager: withCm ? defined({ port: cmPort, args: cmArgs }) : undefined,
-      nodeAgent: withAgent ? defined({ ...agentPorts, args: agentArgs }) : undefined,
+      controllerManager: withCm ? defined({ port: cmPort, args: cmArgs, faults: cmFaults.length > 0 ? cmFaults : undefined }) : undefined,
+      nodeAgent: withAgent ? defined({ ...agentPorts, args: agentArgs, faults: agentFaults.length > 0 ? agentFaults : undefined }) : undefined,
       token: token ?? randomBytes(20).toString("hex"),
       deniedToken: deniedToken ?? randomBytes(20).toString("hex"),
     },
@@ -200,6 +225,8 @@ export async function emulatorCommand(argv: string[]): Promise<number> {
     }
   }
   console.log(`listening on ${emu.url}`);
+  const faults = argv.flatMap((a, i) => (a === "--fault" ? [argv[i + 1]] : a.startsWith("--fault=") ? [a.slice("--fault=".length)] : []));
+  if (faults.length > 0) console.log(`faults on (wrong on purpose, for a self-test): ${faults.join(", ")}`);
   if (emu.adminToken) console.log(`admin token (group system:masters): ${emu.adminToken}`);
   if (daemons) {
     const cm = daemons.controllerManager;

@@ -1,5 +1,5 @@
 /**
- * tollgate's command line: run | cleanup | emulator | flags | rules | report. Every failure is one line
+ * tollgate's command line: run | cleanup | emulator | proxy | selftest | flags | rules | report. Every failure is one line
  * and an exit code; `--help` on any command prints its usage to stdout.
  * Commands load lazily: `rules coverage` should not pay for vitest or the emulator.
  */
@@ -22,6 +22,10 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import("./emulator.js")).emulatorCommand(rest);
       case "flags":
         return await (await import("./flags.js")).flagsCommand(rest);
+      case "proxy":
+        return await (await import("./proxy.js")).proxyCommand(rest);
+      case "selftest":
+        return await (await import("./selftest.js")).selftestCommand(rest);
       case "rules":
         return (await import("./rules.js")).rulesCommand(rest);
       case "report":

@@ -1,5 +1,7 @@
 /** `tollgate rules coverage`: the catalog rules no test declares yet (read from the tests' metadata, lib/spec/coverage.ts). */
 import { fileURLToPath } from "node:url";
+import { faultCoverage } from "../faults/coverage.js";
+import { FAULTS } from "../faults/index.js";
 import { allRules } from "../spec/catalog.js";
 import { computeCoverage } from "../spec/coverage.js";
 import { parseOptions, UsageError } from "./usage.js";
@@ -8,7 +10,8 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export function rulesCommand(argv: string[]): number {
   const [sub, ...rest] = argv;
-  if (sub !== "coverage") throw new UsageError(sub ? `unknown rules command "${sub}"` : "rules needs a command: coverage");
+  if (sub === "faults") return faultsCommand(rest);
+  if (sub !== "coverage") throw new UsageError(sub ? `unknown rules command "${sub}"` : "rules needs a command: coverage or faults");
   const { values } = parseOptions({
     args: rest,
     options: { doc: { type: "string" }, json: { type: "boolean", default: false } },
@@ -44,4 +47,30 @@ export function rulesCommand(argv: string[]): number {
     console.log(`\n${cov.untested.length} of ${rules.length} rules untested (${cov.tested.size} tested, ${unobservable} not observable from outside)`);
   }
   return unknown.length > 0 || cov.problems.length > 0 ? 1 : 0;
+}
+
+/** `tollgate rules faults`: the fault catalog, and the rules that need a fault and have none (exit 1 then). */
+function faultsCommand(argv: string[]): number {
+  const { values } = parseOptions({ args: argv, options: { json: { type: "boolean", default: false } }, allowPositionals: false });
+  const cov = faultCoverage();
+  if (values.json) {
+    console.log(
+      JSON.stringify(
+        {
+          faults: FAULTS.map((f) => ({ name: f.name, mode: f.mode, rules: f.rules, models: f.models, ...(f.reference ? { reference: f.reference } : {}) })),
+          needed: cov.needed.length,
+          covered: cov.needed.length - cov.missing.length,
+          missing: cov.missing.map((r) => r.id),
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    for (const f of FAULTS)
+      console.log(`${f.name}  [${f.mode}]  ${f.models}\n    breaks ${f.rules.join(", ")}${f.reference ? `\n    see ${f.reference}` : ""}`);
+    for (const r of cov.missing) console.log(`no fault: ${r.id}  [${r.level}]  ${r.title}`);
+    console.log(`\n${FAULTS.length} faults; ${cov.needed.length - cov.missing.length} of ${cov.needed.length} rules that need a fault have one`);
+  }
+  return cov.missing.length > 0 ? 1 : 0;
 }

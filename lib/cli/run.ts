@@ -9,7 +9,9 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Reporter } from "vitest/node";
+import { CHECKER_FAULT_ENV } from "../daemons/checker/fault.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
+import { type Fault, faultByName } from "../faults/index.js";
 import { UnreachableError } from "../harness/client.js";
 import { CredentialError } from "../harness/credentials/errors.js";
 import { probeTarget } from "../harness/probe.js";
@@ -104,6 +106,32 @@ export function daemonEnvironment(values: RunFlagValues): Record<string, string 
   return { ...urls, ...others };
 }
 
+/**
+ * `--fault NAME`: faults of the catalog as the environment the global setup and the checker read.
+ * A fault of the emulator's state or of its daemons needs the embedded emulator; a wire fault
+ * (a proxy) and a checker fault apply to any target.
+ */
+export function faultEnvironment(values: RunFlagValues): Record<string, string | undefined> {
+  const names = (values.fault as string[] | undefined) ?? [];
+  if (names.length === 0) return { [ENV.faults]: undefined, [CHECKER_FAULT_ENV]: undefined };
+  const external = values.target !== undefined || values.kubeconfig !== undefined || values["in-cluster"] === true;
+  const daemonsGiven = ["controller-manager", "node-agent", "node-agent-healthz", "node-agent-read-only"].some((f) => values[f] !== undefined);
+  const faults: Fault[] = [];
+  for (const name of names) {
+    const f = faultByName(name);
+    if (!f) throw new UsageError(`--fault: no fault "${name}" (tollgate rules faults lists them)`);
+    if (f.mode === "emulator" && external)
+      throw new UsageError(
+        `--fault ${name} breaks the emulator's state: it applies to the embedded emulator only (drop --target), or start one with tollgate emulator --fault ${name}`,
+      );
+    if (f.mode === "daemons" && (external || daemonsGiven))
+      throw new UsageError(`--fault ${name} breaks the emulated daemons: it applies to the embedded run only (no --target, no daemon URLs)`);
+    faults.push(f);
+  }
+  const blind = faults.flatMap((f) => (f.mode === "checker" ? f.rules : []));
+  return { [ENV.faults]: faults.map((f) => f.name).join(","), [CHECKER_FAULT_ENV]: blind.length > 0 ? blind.join(",") : undefined };
+}
+
 export async function runCommand(argv: string[]): Promise<number> {
   const { values } = parseOptions({
     args: glueValues(argv, ["--controller-manager-args", "--node-agent-args", "--daemon-token", "--daemon-denied-token"]),
@@ -155,10 +183,13 @@ export async function runCommand(argv: string[]): Promise<number> {
       "daemon-unlisted-proxy-key": { type: "string" },
       // One part of a run spread over machines; `tollgate report merge` joins the parts.
       shard: { type: "string" },
+      // Self-test: a fault of lib/faults/ applied to the target (wire faults through a proxy, others inside the embedded emulator).
+      fault: { type: "string", multiple: true },
     },
     allowPositionals: false,
   });
   const shard = shardOption(values.shard as string | undefined);
+  const faultEnv = faultEnvironment(values);
   // Checked before the target is probed, so that a bad daemon flag is a usage error at once.
   const daemonEnv = daemonEnvironment(values);
   const verdictEnv = verdictEnvironment(values);
@@ -224,6 +255,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     ...verdictEnv,
     ...loadEnv,
     ...selectionEnvironment(chosen),
+    ...faultEnv,
     // This process handles SIGINT and SIGTERM for the run (lib/cli/run-control.ts); workers leave them to it.
     [ENV.cli]: "1",
   });

@@ -36,12 +36,14 @@ const COMMAND_USAGE = {
                [--daemon-client-cert FILE --daemon-client-key FILE]
                [--daemon-proxy-cert FILE --daemon-proxy-key FILE]
                [--daemon-unlisted-proxy-cert FILE --daemon-unlisted-proxy-key FILE]
-               [--shard I/N]
+               [--shard I/N] [--fault NAME]...
       TERM: a rule id or its start (doc1.list-rv), a section ("doc1 § Chunked lists"),
             or text in a test's name or file (/regex/ for a regular expression)
       DURATION: 90s, 10m, 1h30m, 500ms
       exit: 0 no rule failed, 1 a rule failed or the run is unsound, 2 bad usage or the
-            target did not answer, 124 --timeout, 130 SIGINT, 143 SIGTERM`,
+            target did not answer, 124 --timeout, 130 SIGINT, 143 SIGTERM
+      --fault: a fault of the catalog (tollgate rules faults), for a self-test: wire faults
+            through a proxy in front of the target, the others inside the embedded emulator`,
   cleanup: `  tollgate cleanup [--target URL | --kubeconfig FILE [--context NAME]] [--token TOKEN]
                    [--run-id ID] [--dry-run] [--group-domain D] [--vendor V]
       removes what tollgate runs left on the target (by the label tollgate.dev/run-id):
@@ -52,10 +54,17 @@ const COMMAND_USAGE = {
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]
-                    [--daemon-token T] [--daemon-denied-token T]`,
+                    [--daemon-token T] [--daemon-denied-token T] [--fault NAME]...
+      --fault: a fault of the emulator's state or of its daemons (tollgate rules faults)`,
+  proxy: `  tollgate proxy --target URL --fault NAME... [--port N] [--host H] [--ca FILE]
+      a wire fault of the catalog (tollgate rules faults) in front of any API server`,
+  selftest: `  tollgate selftest [--fault NAME]... [--no-clean] [--jobs N] [--output DIR] [--table]
+      every fault (or those named) applied to the embedded emulator, each against the suites
+      that name its rules: exit 0 when all are caught and the clean emulator passes`,
   flags: `  tollgate flags check controller-manager|node-agent [--output text|json] -- ARGS...
   tollgate flags check [--output text|json] --controller-manager "ARGS" --node-agent "ARGS"`,
-  rules: `  tollgate rules coverage [--doc doc1|doc2|doc3] [--json]`,
+  rules: `  tollgate rules coverage [--doc doc1|doc2|doc3] [--json]
+  tollgate rules faults [--json]`,
   report: REPORT_HELP.replace(/^usage:\n/, ""),
 } as const;
 

@@ -55,6 +55,8 @@ export interface EmulatorOptions {
    */
   auth?: boolean;
   adminToken?: string;
+  /** Failpoints to switch on (failpoints.ts), for tollgate's self-test; an unknown name throws. */
+  failpoints?: readonly string[];
 }
 
 export interface RunningEmulator {

@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { type FeatureGates, resolveFeatureGates } from "./apimachinery/feature-gates.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./endpoints/http-io.js";
+import { type FailpointName, type Failpoints, isFailpointName, NO_FAILPOINTS } from "./failpoints.js";
 import { DEFAULT_EVENT_TTL_MS } from "./storage/event-ttl.js";
 import { DEFAULT_RETENTION_MS } from "./storage/store.js";
 
@@ -34,12 +35,20 @@ export interface EmulatorSettings {
   readonly auth: boolean;
   /** The bearer token of the emulator's administrator (group system:masters) when auth is on; random when not given. */
   readonly adminToken: string;
+  /** Failpoints switched on (failpoints.ts): none, except in tollgate's self-test. */
+  readonly failpoints: Failpoints;
 }
 
 /** What callers may give: any subset, with feature gates by name (unknown names are refused). */
-export type SettingsInput = Partial<Omit<EmulatorSettings, "featureGates">> & { featureGates?: Readonly<Record<string, boolean>> };
+export type SettingsInput = Partial<Omit<EmulatorSettings, "featureGates" | "failpoints">> & {
+  featureGates?: Readonly<Record<string, boolean>>;
+  failpoints?: readonly string[];
+};
 
-type NumericSetting = Exclude<keyof EmulatorSettings, "admin" | "featureGates" | "auth" | "adminToken">;
+/** A failpoint name the emulator does not have. */
+export class FailpointError extends Error {}
+
+type NumericSetting = Exclude<keyof EmulatorSettings, "admin" | "featureGates" | "auth" | "adminToken" | "failpoints">;
 
 /** doc1 "Limits": a continue token lives 5 minutes by default. */
 const DEFAULT_CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
@@ -59,11 +68,19 @@ const DEFAULT_SETTINGS: EmulatorSettings = {
   featureGates: resolveFeatureGates(undefined),
   auth: false,
   adminToken: "",
+  failpoints: NO_FAILPOINTS,
 };
 
 const TIMER_SETTINGS: ReadonlySet<NumericSetting> = new Set(["bookmarkIntervalMs", "namespaceCleanupDelayMs"]);
 
-/** Throws FeatureGateError for an unknown gate name; other bad values fall back to the defaults. */
+function resolveFailpoints(names: readonly string[] | undefined): Failpoints {
+  if (!names?.length) return NO_FAILPOINTS;
+  const unknown = names.filter((n) => !isFailpointName(n));
+  if (unknown.length > 0) throw new FailpointError(`unknown failpoint ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  return new Set(names as FailpointName[]);
+}
+
+/** Throws FeatureGateError for an unknown gate name, FailpointError for an unknown failpoint; other bad values fall back to the defaults. */
 export function resolveSettings(partial: SettingsInput): EmulatorSettings {
   const pick = (key: NumericSetting): number => {
     const v = partial[key];
@@ -83,5 +100,6 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     auth: partial.auth === true,
     // Bearer tokens are one header word: a token with spaces could never be presented.
     adminToken: typeof partial.adminToken === "string" && /^\S+$/.test(partial.adminToken) ? partial.adminToken : randomBytes(24).toString("hex"),
+    failpoints: resolveFailpoints(partial.failpoints),
   };
 }

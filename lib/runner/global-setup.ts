@@ -15,8 +15,17 @@ import type { TestProject } from "vitest/node";
 import { PKI, PROXY_ALLOWED_NAME, readPair } from "../../fixtures/daemons/pki.js";
 import { STATIC_POD_DIR } from "../../fixtures/daemons/static-pods.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
-import { type RunningEmulatedDaemons, startEmulatedDaemons } from "../emulator/daemons/index.js";
+import {
+  CONTROLLER_MANAGER_FAULTS,
+  type ControllerManagerFault,
+  NODE_AGENT_FAULTS,
+  type NodeAgentFault,
+  type RunningEmulatedDaemons,
+  startEmulatedDaemons,
+} from "../emulator/daemons/index.js";
 import { type RunningEmulator, startEmulator } from "../emulator/index.js";
+import { type Fault, faultByName } from "../faults/index.js";
+import { type RunningProxy, startWireProxy } from "../faults/wire-proxy.js";
 import { UnreachableError } from "../harness/client.js";
 import { configureLoad, formatDuration, type LoadSettings } from "../harness/load.js";
 import { probeTarget } from "../harness/probe.js";
@@ -72,7 +81,7 @@ export const EMBEDDED_NODE_AGENT_ARGS: readonly string[] = [
   `--hostname-override=${EMBEDDED_NODE_NAME_OVERRIDE}`,
 ];
 
-async function startEmbeddedDaemons(s: Shared): Promise<DaemonSettings> {
+async function startEmbeddedDaemons(s: Shared, faults: readonly Fault[]): Promise<DaemonSettings> {
   const tls = daemonTls();
   const token = randomBytes(20).toString("hex");
   const deniedToken = randomBytes(20).toString("hex");
@@ -80,8 +89,8 @@ async function startEmbeddedDaemons(s: Shared): Promise<DaemonSettings> {
     host: "127.0.0.1",
     tls,
     access: { tokens: { [token]: "tollgate-probe", [deniedToken]: "tollgate-denied" }, allowedUsers: ["tollgate-probe"] },
-    controllerManager: { args: EMBEDDED_CONTROLLER_MANAGER_ARGS, port: 0 },
-    nodeAgent: { args: EMBEDDED_NODE_AGENT_ARGS, port: 0, readOnlyPort: 0, healthzPort: 0 },
+    controllerManager: { args: EMBEDDED_CONTROLLER_MANAGER_ARGS, port: 0, faults: daemonFaults(faults).controllerManager },
+    nodeAgent: { args: EMBEDDED_NODE_AGENT_ARGS, port: 0, readOnlyPort: 0, healthzPort: 0, faults: daemonFaults(faults).nodeAgent },
   });
   s.daemons = daemons;
   return {
@@ -102,6 +111,27 @@ async function startEmbeddedDaemons(s: Shared): Promise<DaemonSettings> {
   };
 }
 
+/** `tollgate run --fault`: the faults of the catalog the environment names (the CLI has checked the names). */
+function faultsFromEnv(env: NodeJS.ProcessEnv): Fault[] {
+  return (env[ENV.faults] ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map((name) => {
+      const f = faultByName(name);
+      if (!f) throw new Error(`unknown fault "${name}"`);
+      return f;
+    });
+}
+
+/** The daemon misbehaviours the faults name, of the kinds each daemon has. */
+function daemonFaults(faults: readonly Fault[]): { controllerManager: ControllerManagerFault[]; nodeAgent: NodeAgentFault[] } {
+  const named = faults.flatMap((f) => (f.mode === "daemons" ? [f] : []));
+  return {
+    controllerManager: CONTROLLER_MANAGER_FAULTS.filter((x) => named.some((f) => f.controllerManager?.includes(x))),
+    nodeAgent: NODE_AGENT_FAULTS.filter((x) => named.some((f) => f.nodeAgent?.includes(x))),
+  };
+}
+
 /**
  * The conformance suites run in two vitest projects: "conformance", and "conformance-exclusive"
  * (tests that change the whole target: compaction, the clock) in a serial phase after it. Both
@@ -114,6 +144,8 @@ interface Shared {
   // Each project loads this module on its own, so what teardown needs lives here, not in module variables.
   emulator?: RunningEmulator;
   daemons?: RunningEmulatedDaemons;
+  /** The wire faults' proxy in front of the target (`tollgate run --fault`). */
+  proxy?: RunningProxy;
   settings?: ProvidedSettings;
 }
 const SHARED = Symbol.for("tollgate.global-setup");
@@ -182,15 +214,23 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
   // The main process detects alone before any worker starts, and cleans up after all: the whole budget.
   configureLoad(load);
   const selection = selectionFromEnv(env);
+  const faults = faultsFromEnv(env);
   if (!target) {
     // The admin endpoint lets the 410 suites compact history instead of waiting 5 minutes, and a
     // 1 s bookmark interval lets the bookmark suites see one; without them those checks do not apply.
     // Authentication is on, as on a real cluster: the suites act with the admin token.
-    const emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true });
+    const failpoints = faults.flatMap((f) => (f.mode === "emulator" ? f.failpoints : []));
+    const emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true, failpoints });
     s.emulator = emulator;
     target = { url: emulator.url, credentials: emulator.adminToken ? { token: emulator.adminToken } : {}, source: "embedded emulator" };
-    daemonSettings ??= await startEmbeddedDaemons(s);
+    daemonSettings ??= await startEmbeddedDaemons(s, faults);
   }
+  const wire = faults.flatMap((f) => (f.mode === "wire" ? [{ name: f.name, ...f.wire }] : []));
+  if (wire.length > 0) {
+    s.proxy = await startWireProxy(target.url, wire);
+    target = { ...target, url: s.proxy.url, source: `${target.source} behind the fault proxy` };
+  }
+  if (faults.length > 0) console.log(`tollgate: faults on (a self-test: the target is wrong on purpose): ${faults.map((f) => f.name).join(", ")}`);
   const base = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };
   const api = await detectApi(base, { declaredGates, thorough });
   const daemonsFound = await detectDaemons(daemonSettings);
@@ -246,6 +286,7 @@ export async function teardown(): Promise<void> {
   try {
     if (s.settings) await cleanUp(s.settings);
   } finally {
+    await s.proxy?.close();
     await Promise.all([s.emulator?.close(), s.daemons?.close()]);
   }
 }

@@ -54,6 +54,8 @@ export const ENV = {
   daemonProxyKey: "TOLLGATE_DAEMON_PROXY_KEY",
   daemonUnlistedProxyCert: "TOLLGATE_DAEMON_UNLISTED_PROXY_CERT",
   daemonUnlistedProxyKey: "TOLLGATE_DAEMON_UNLISTED_PROXY_KEY",
+  /** `tollgate run --fault`: fault names of lib/faults/, comma-separated (self-test only). */
+  faults: "TOLLGATE_FAULTS",
 } as const;
 
 /** The certificate/key environment variable pairs, with what each certificate must be. */

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { startWireProxy, type WireRewrite } from "../../lib/faults/wire-proxy.js";
 import { type ApiDetection, type DetectionOptions, detectApi } from "../../lib/runner/detect.js";
-import { type Mutant, startMutantProxy } from "../support/mutant-proxy.js";
 
 const running: RunningEmulator[] = [];
 afterAll(async () => {
@@ -30,8 +30,8 @@ const settingsFor = (url: string, token?: string) => ({
 const detect = (url: string, token?: string, opts: DetectionOptions = {}): Promise<ApiDetection> =>
   detectApi(settingsFor(url, token), { bookmarkProbeMs: 1_200, burst: 16, ...opts });
 
-async function through(e: RunningEmulator, mutant: Omit<Mutant, "name">, opts: DetectionOptions = {}): Promise<ApiDetection> {
-  const proxy = await startMutantProxy(e.url, { name: "wrong", ...mutant });
+async function through(e: RunningEmulator, mutant: Omit<WireRewrite, "name">, opts: DetectionOptions = {}): Promise<ApiDetection> {
+  const proxy = await startWireProxy(e.url, { name: "wrong", ...mutant });
   try {
     return await detect(proxy.url, e.adminToken, opts);
   } finally {

@@ -6,6 +6,7 @@
 
 import type { Daemon } from "../catalog/index.js";
 import { formatDuration } from "../values/durations.js";
+import { withoutFaultedRules } from "./fault.js";
 import { type Finding, sortFindings } from "./findings.js";
 import { type Analysis, analyze } from "./index.js";
 
@@ -17,11 +18,13 @@ export interface DaemonFinding extends Finding {
 export function checkBoth(controllerManagerArgv: readonly string[], nodeAgentArgv: readonly string[]): DaemonFinding[] {
   const cm = analyze("controller-manager", controllerManagerArgv, { peer: true });
   const agent = analyze("node-agent", nodeAgentArgv, { peer: true });
-  return sortFindings([
-    ...cm.findings.map((f) => ({ ...f, daemon: "controller-manager" as const })),
-    ...agent.findings.map((f) => ({ ...f, daemon: "node-agent" as const })),
-    ...crossFindings(cm, agent).map((f) => ({ ...f, daemon: "both" as const })),
-  ]);
+  return withoutFaultedRules(
+    sortFindings([
+      ...cm.findings.map((f) => ({ ...f, daemon: "controller-manager" as const })),
+      ...agent.findings.map((f) => ({ ...f, daemon: "node-agent" as const })),
+      ...crossFindings(cm, agent).map((f) => ({ ...f, daemon: "both" as const })),
+    ]),
+  );
 }
 
 function crossFindings(cm: Analysis, agent: Analysis): Finding[] {

@@ -11,6 +11,7 @@ import { OptionView } from "../options/view.js";
 import { type CheckOptions, Report } from "./check.js";
 import { checkTls } from "./common-options.js";
 import { checkControllerManager } from "./controller-manager.js";
+import { withoutFaultedRules } from "./fault.js";
 import { type Finding, sortFindings } from "./findings.js";
 import { checkGatedOptions, GateView, readGates } from "./gates.js";
 import { checkNodeAgent } from "./node-agent.js";
@@ -26,7 +27,7 @@ export interface Analysis {
 }
 
 export function checkFlags(daemon: Daemon, argv: readonly string[], options: CheckOptions = {}): Finding[] {
-  return sortFindings(analyze(daemon, argv, options).findings);
+  return withoutFaultedRules(sortFindings(analyze(daemon, argv, options).findings));
 }
 
 export function analyze(daemon: Daemon, argv: readonly string[], options: CheckOptions = {}): Analysis {

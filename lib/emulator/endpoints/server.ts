@@ -11,6 +11,7 @@ import { internalError, methodNotAllowed, pathNotFound, StatusError } from "../a
 import { EmulatorClock } from "../apimachinery/clock.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { enableAuth } from "../auth/index.js";
+import type { Failpoints } from "../failpoints.js";
 import type { EmulatorSettings } from "../options.js";
 import { CrdController } from "../registry/apiextensions/crd-controller.js";
 import { NamespaceLifecycle } from "../registry/core/namespace/lifecycle.js";
@@ -96,13 +97,14 @@ function exempt(url: URL): boolean {
  * none, as indented JSON with the error's own code (WriteRawJSON). That is why a 406 for a
  * failed negotiation is always indented JSON (wire-facts §4, 406 row).
  */
-function respondError(res: ServerResponse, req: IncomingMessage, error: unknown, pretty: boolean, gates: FeatureGates): void {
+function respondError(res: ServerResponse, req: IncomingMessage, error: unknown, pretty: boolean, gates: FeatureGates, failpoints: Failpoints): void {
   if (res.headersSent) {
     // A watch already streaming: nothing more can be said on this response.
     if (!res.writableEnded) res.end();
     return;
   }
-  const status = error instanceof StatusError ? error.status : internalError(error instanceof Error ? error.message : String(error)).status;
+  let status = error instanceof StatusError ? error.status : internalError(error instanceof Error ? error.message : String(error)).status;
+  if (failpoints.has("conflict-as-500") && status.code === 409 && status.reason === "Conflict") status = internalError(status.message ?? "conflict").status;
   const encoding = negotiateStatusEncoding(req.headers.accept, gates);
   if (encoding === undefined || encoding === "json") {
     writeStatus(res, status, { pretty: pretty || encoding === undefined });
@@ -121,6 +123,8 @@ function respondError(res: ServerResponse, req: IncomingMessage, error: unknown,
 
 async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://emulator.invalid");
+  // A server whose write path loses the dry-run flag (failpoints.ts).
+  if (parts.settings.failpoints.has("dry-run-persists")) url.searchParams.delete("dryRun");
   const pretty = wantsPretty(req, url);
   try {
     if (!limit.admit(req, res, url)) return;
@@ -156,7 +160,7 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
               : apiResourceList(parts.registry, r.group, r.version);
     writeJson(res, 200, body, { pretty });
   } catch (e) {
-    respondError(res, req, e, pretty, parts.settings.featureGates);
+    respondError(res, req, e, pretty, parts.settings.featureGates, parts.settings.failpoints);
   }
 }
 
@@ -194,7 +198,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     res.on("error", () => {});
     req.on("error", () => {});
-    handle(parts, limit, address, req, res).catch((e: unknown) => respondError(res, req, e, false, settings.featureGates));
+    handle(parts, limit, address, req, res).catch((e: unknown) => respondError(res, req, e, false, settings.featureGates, settings.failpoints));
   });
   server.on("clientError", (_err, socket) => socket.destroy());
 

@@ -1,14 +1,16 @@
 /**
- * A deliberately wrong server: a proxy in front of the emulator that breaks rules. Running a
- * suite through it shows the suite can fail, i.e. that its checks are real.
+ * A deliberately wrong server: a proxy in front of any target that rewrites what crosses the
+ * wire (the wire faults of lib/faults/catalog/). Running a suite through it shows the suite can
+ * fail, i.e. that its checks are real. Bodies it does not rewrite pass byte for byte (protobuf
+ * and CBOR included), and watch streams pass chunk by chunk, never buffered whole.
  *
- * A mutant may be limited to one suite: tollgate's client names its suite in the User-Agent
- * (`tollgate/… (suite <name>)`), so one proxy can carry several mutants, each breaking only
- * the requests of its own suite, and one run can show several suites failing.
+ * A rewrite may be limited to one suite: tollgate's client names its suite in the User-Agent
+ * (`tollgate/… (suite <name>)`), so one proxy can carry several rewrites, each breaking only
+ * the requests of its own suite.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { request } from "undici";
+import { Agent, request } from "undici";
 
 export interface ProxiedResponse {
   method: string;
@@ -19,7 +21,7 @@ export interface ProxiedResponse {
   requestHeaders: Record<string, string>;
 }
 
-export interface Mutant {
+export interface WireRewrite {
   name: string;
   /** Only requests of this suite (its useSuite name) are touched; every request when absent. */
   suite?: string;
@@ -31,10 +33,20 @@ export interface Mutant {
   requestHeaders?: (headers: Record<string, string>) => Record<string, string>;
   /** Rewrites a whole (non-watch) response with a text body (JSON, YAML); binary bodies pass unchanged. */
   response?: (r: ProxiedResponse) => ProxiedResponse;
+  /** Rewrites a whole (non-watch) response of any content type, as bytes: for binary faults (a wrong protobuf envelope). */
+  responseBytes?: (r: ProxiedBytes) => ProxiedBytes;
   /** Rewrites or drops (undefined) one line of a JSON watch stream. */
   watchLine?: (line: string) => string | undefined;
   /** Like watchLine, with state of its own per watch: called once per watch request with its path. */
   watchLines?: (path: string) => (line: string) => string | undefined;
+}
+
+export interface ProxiedBytes {
+  method: string;
+  path: string;
+  code: number;
+  contentType: string;
+  bytes: Buffer;
 }
 
 export interface RunningProxy {
@@ -58,8 +70,14 @@ function passedHeaders(h: Record<string, string | string[] | undefined>): Record
   return out;
 }
 
-export async function startMutantProxy(upstream: string, mutants: Mutant | readonly Mutant[]): Promise<RunningProxy> {
-  const all = Array.isArray(mutants) ? mutants : [mutants as Mutant];
+export async function startWireProxy(
+  upstream: string,
+  rewrites: WireRewrite | readonly WireRewrite[],
+  listen: { host?: string; port?: number; upstreamCa?: string } = {},
+): Promise<RunningProxy> {
+  // An https upstream with a cluster's own CA (PEM) is verified against it.
+  const dispatcher = listen.upstreamCa ? new Agent({ connect: { ca: listen.upstreamCa } }) : undefined;
+  const all = Array.isArray(rewrites) ? rewrites : [rewrites as WireRewrite];
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
@@ -72,7 +90,13 @@ export async function startMutantProxy(upstream: string, mutants: Mutant | reado
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host" && k !== "connection") headers[k] = v;
       const requestHeaders = { ...headers };
       for (const m of active) if (m.requestHeaders) headers = m.requestHeaders(headers);
-      const up = await request(`${upstream}${path}`, { method: method as "GET", headers, body: body.length ? body : undefined, bodyTimeout: 0 });
+      const up = await request(`${upstream}${path}`, {
+        method: method as "GET",
+        headers,
+        body: body.length ? body : undefined,
+        bodyTimeout: 0,
+        ...(dispatcher ? { dispatcher } : {}),
+      });
       const isWatch = /[?&]watch=(true|1)/.test(path) || path.includes("/watch/");
       const contentType = String(up.headers["content-type"] ?? "application/json");
       const lineMutants: ((line: string) => string | undefined)[] = [
@@ -102,15 +126,17 @@ export async function startMutantProxy(upstream: string, mutants: Mutant | reado
         res.end();
         return;
       }
-      const bytes = Buffer.from(await up.body.arrayBuffer());
+      let bytes = Buffer.from(await up.body.arrayBuffer());
+      let code = up.statusCode;
+      for (const m of active) if (m.responseBytes) ({ code, bytes } = m.responseBytes({ method, path, code, contentType, bytes }));
       const responders = active.filter((m) => m.response);
       const encoding = up.headers["content-encoding"];
       if (responders.length === 0 || !isText(contentType) || encoding !== undefined) {
-        res.writeHead(up.statusCode, passedHeaders(up.headers));
+        res.writeHead(code, passedHeaders(up.headers));
         res.end(bytes);
         return;
       }
-      let out: ProxiedResponse = { method, path, code: up.statusCode, body: bytes.toString("utf8"), requestHeaders };
+      let out: ProxiedResponse = { method, path, code, body: bytes.toString("utf8"), requestHeaders };
       for (const m of responders) out = m.response?.(out) ?? out;
       res.writeHead(out.code, passedHeaders(up.headers));
       res.end(out.body);
@@ -119,12 +145,17 @@ export async function startMutantProxy(upstream: string, mutants: Mutant | reado
       res.end();
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const host = listen.host ?? "127.0.0.1";
+  await new Promise<void>((r, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port ?? 0, host, r);
+  });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await dispatcher?.close();
     },
   };
 }

@@ -5,11 +5,11 @@
  */
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../lib/emulator/index.js";
-import { ApiClient } from "../lib/harness/client.js";
-import { frameDecoderFor } from "../lib/harness/encodings.js";
-import { resourcePath, resourceTypes } from "../lib/harness/resources.js";
-import { type RunningProxy, startMutantProxy } from "./support/mutant-proxy.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { type RunningProxy, startWireProxy } from "../../lib/faults/wire-proxy.js";
+import { ApiClient } from "../../lib/harness/client.js";
+import { frameDecoderFor } from "../../lib/harness/encodings.js";
+import { resourcePath, resourceTypes } from "../../lib/harness/resources.js";
 
 const types = resourceTypes({ groupDomain: "k8s.io", vendor: "kubernetes" });
 const PB = "application/vnd.kubernetes.protobuf";
@@ -20,7 +20,7 @@ let through: ApiClient;
 
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0 });
-  proxy = await startMutantProxy(emulator.url, []);
+  proxy = await startWireProxy(emulator.url, []);
   direct = new ApiClient({ url: emulator.url, credentials: {}, source: "direct" });
   through = new ApiClient({ url: proxy.url, credentials: {}, source: "proxy" });
   await direct.create(types.namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: "p" } });

@@ -1,0 +1,219 @@
+/**
+ * tollgate's self-test: every fault of the catalog applied to the embedded emulator, each run
+ * against only the suites that name its rules, through the real CLI (`tollgate run --fault`).
+ * A fault is caught when the run exits 1 and every rule it names failed; the clean emulator
+ * must pass every suite (exit 0). The result is a table and selftest.json.
+ *
+ * Checker faults are cheap to prove and many (one per doc3 option rule), so they share runs:
+ * a batch holds faults whose rules no single test names together, so each rule's tests fail
+ * for that rule's fault alone.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { FAULTS, type Fault } from "./index.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BIN = join(ROOT, "bin", "tollgate.js");
+const SUITES = join(ROOT, "suites");
+/** Checker faults per run: enough to keep the self-test short, few enough that a failing batch stays readable. */
+const CHECKER_BATCH = 25;
+
+export interface SelftestOptions {
+  /** Fault names; every fault of the catalog when empty. */
+  readonly faults: readonly string[];
+  /** Also run every suite against the clean emulator (expected: exit 0). */
+  readonly clean: boolean;
+  /** Runs at once. */
+  readonly jobs: number;
+  /** Where the runs' reports and selftest.json go. */
+  readonly outputDir: string;
+  /** Told of each run as it ends. */
+  readonly onResult?: (line: string) => void;
+}
+
+export interface FaultResult {
+  name: string;
+  mode: Fault["mode"];
+  rules: string[];
+  suites: string[];
+  /** The run's exit code. */
+  exit: number | null;
+  /** Each named rule's status in the run (failed when caught). */
+  statuses: Record<string, string>;
+  /** Exit 1 and every named rule failed. */
+  caught: boolean;
+  /** The run's time; a batch's time is shared by its faults. */
+  seconds: number;
+  /** The run (and its report folder) this fault was proved in; checker faults share one. */
+  run: string;
+}
+
+export interface SelftestResult {
+  clean?: { exit: number | null; seconds: number; failedRules: string[] };
+  faults: FaultResult[];
+  totals: { faults: number; caught: number; missed: number; rulesCovered: number; seconds: number };
+}
+
+/** Suite files (relative, without .test.ts, as --suite takes them) by the rule ids they name. */
+export function suitesByRule(dir: string = SUITES): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  const walk = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith(".test.ts") ? [join(d, e.name)] : []));
+  for (const file of walk(dir)) {
+    const suite = relative(ROOT, file).replace(/\.test\.ts$/, "");
+    for (const m of readFileSync(file, "utf8").matchAll(/"(doc[123]\.[a-z0-9.-]+)"/g)) {
+      const id = m[1] as string;
+      const set = out.get(id) ?? new Set<string>();
+      set.add(suite);
+      out.set(id, set);
+    }
+  }
+  return out;
+}
+
+interface RunOutcome {
+  exit: number | null;
+  seconds: number;
+  statuses: Map<string, string>;
+  /** Rule ids named together by one test, for batching. */
+  tests: { rules: string[] }[];
+  output: string;
+}
+
+function tollgateRun(args: readonly string[], outDir: string): Promise<RunOutcome> {
+  const started = Date.now();
+  mkdirSync(outDir, { recursive: true });
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, [BIN, "run", "--no-html", "--qps", "0", "--output", outDir, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.once("error", reject);
+    child.once("exit", (exit) => {
+      let statuses = new Map<string, string>();
+      let tests: { rules: string[] }[] = [];
+      try {
+        const summary = JSON.parse(readFileSync(join(outDir, "summary.json"), "utf8")) as {
+          rules: { id: string; status: string }[];
+          tests: { rules: string[] }[];
+        };
+        statuses = new Map(summary.rules.map((r) => [r.id, r.status]));
+        tests = summary.tests;
+      } catch {
+        // No summary: the run broke before reporting; every rule reads as not failed, so the fault counts as missed.
+      }
+      writeFileSync(join(outDir, "output.txt"), output);
+      done({ exit, seconds: (Date.now() - started) / 1000, statuses, tests, output });
+    });
+  });
+}
+
+/** Runs `work` over `items` with at most `jobs` at once. */
+async function pool<T>(items: readonly T[], jobs: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, items.length)) }, worker));
+}
+
+/** Checker faults grouped so that no test names rules of two faults of one group. */
+function checkerBatches(faults: readonly Fault[], together: (a: string, b: string) => boolean): Fault[][] {
+  const batches: Fault[][] = [];
+  for (const f of faults) {
+    const fits = batches.find((b) => b.length < CHECKER_BATCH && b.every((g) => !g.rules.some((r) => f.rules.some((s) => together(r, s)))));
+    if (fits) fits.push(f);
+    else batches.push([f]);
+  }
+  return batches;
+}
+
+export async function selftest(o: SelftestOptions): Promise<SelftestResult> {
+  const started = Date.now();
+  const chosen = o.faults.length === 0 ? [...FAULTS] : o.faults.map((n) => FAULTS.find((f) => f.name === n) as Fault);
+  const byRule = suitesByRule();
+  const suitesOf = (rules: readonly string[]): string[] => [...new Set(rules.flatMap((r) => [...(byRule.get(r) ?? [])]))].sort();
+  mkdirSync(o.outputDir, { recursive: true });
+  const result: SelftestResult = { faults: [], totals: { faults: 0, caught: 0, missed: 0, rulesCovered: 0, seconds: 0 } };
+
+  // Which rules one test names together, from a collection of the suites (no target contacted).
+  const pairs = new Set<string>();
+  const together = (a: string, b: string): boolean => a === b || pairs.has(`${a} ${b}`);
+  const checker = chosen.filter((f) => f.mode === "checker");
+  if (checker.length > 1) {
+    const listed = await tollgateRun(["--list", ...suitesOf(checker.flatMap((f) => f.rules)).flatMap((s) => ["--suite", s])], join(o.outputDir, "list"));
+    for (const m of listed.output.matchAll(/^ +rules: (.+)$/gm)) {
+      const ids = (m[1] as string).split(/,\s*/);
+      for (const a of ids) for (const b of ids) pairs.add(`${a} ${b}`);
+    }
+  }
+
+  const units: { faults: Fault[]; id: string }[] = [
+    ...chosen.filter((f) => f.mode !== "checker").map((f) => ({ faults: [f], id: f.name })),
+    ...checkerBatches(checker, together).map((b, i) => ({ faults: b, id: b.length === 1 ? (b[0] as Fault).name : `checker-batch-${i + 1}` })),
+  ];
+  const jobs: (() => Promise<void>)[] = units.map((u) => async () => {
+    const rules = u.faults.flatMap((f) => f.rules);
+    const suites = suitesOf(rules);
+    const run = await tollgateRun(
+      [...u.faults.flatMap((f) => ["--fault", f.name]), ...suites.flatMap((s) => ["--suite", s])],
+      join(o.outputDir, "faults", u.id),
+    );
+    for (const f of u.faults) {
+      const statuses = Object.fromEntries(f.rules.map((r) => [r, run.statuses.get(r) ?? "not run"]));
+      const caught = run.exit === 1 && Object.values(statuses).every((s) => s === "failed");
+      const r: FaultResult = {
+        name: f.name,
+        mode: f.mode,
+        rules: [...f.rules],
+        suites: suitesOf(f.rules),
+        exit: run.exit,
+        statuses,
+        caught,
+        seconds: run.seconds,
+        run: u.id,
+      };
+      result.faults.push(r);
+      o.onResult?.(resultLine(r));
+    }
+  });
+  if (o.clean) {
+    jobs.unshift(async () => {
+      const run = await tollgateRun([], join(o.outputDir, "clean"));
+      const failedRules = [...run.statuses].filter(([, s]) => s === "failed").map(([id]) => id);
+      result.clean = { exit: run.exit, seconds: run.seconds, failedRules };
+      o.onResult?.(
+        `clean emulator, every suite: exit ${run.exit}${failedRules.length ? `, failed ${failedRules.join(", ")}` : ""} (${run.seconds.toFixed(1)} s)`,
+      );
+    });
+  }
+  await pool(jobs, o.jobs, (job) => job());
+
+  result.faults.sort((a, b) => FAULTS.indexOf(FAULTS.find((f) => f.name === a.name) as Fault) - FAULTS.indexOf(FAULTS.find((f) => f.name === b.name) as Fault));
+  const caught = result.faults.filter((f) => f.caught);
+  result.totals = {
+    faults: result.faults.length,
+    caught: caught.length,
+    missed: result.faults.length - caught.length,
+    rulesCovered: new Set(caught.flatMap((f) => f.rules)).size,
+    seconds: (Date.now() - started) / 1000,
+  };
+  writeFileSync(join(o.outputDir, "selftest.json"), `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}
+
+export function resultLine(r: FaultResult): string {
+  const missed = Object.entries(r.statuses).filter(([, s]) => s !== "failed");
+  const verdict = r.caught ? "caught" : `MISSED (exit ${r.exit}${missed.length ? `; ${missed.map(([id, s]) => `${id} ${s}`).join(", ")}` : ""})`;
+  return `${r.name} [${r.mode}] → ${r.rules.join(", ")}: ${verdict} (${r.seconds.toFixed(1)} s)`;
+}
+
+/** The table the README carries: one line per fault. */
+export function selftestTable(r: SelftestResult): string {
+  const rows = r.faults.map((f) => `| ${f.name} | ${f.mode} | ${f.rules.join("<br>")} | ${f.caught ? "caught" : "**missed**"} | ${f.seconds.toFixed(1)} |`);
+  return ["| fault | mode | rules it must break | verdict | seconds |", "|---|---|---|---|---|", ...rows].join("\n");
+}
+
+export const defaultSelftestDir = (): string => resolve("reports", "selftest");
