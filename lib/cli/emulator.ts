@@ -224,9 +224,9 @@ export async function emulatorCommand(argv: string[]): Promise<number> {
       throw e;
     }
   }
-  console.log(`listening on ${emu.url}`);
   const faults = argv.flatMap((a, i) => (a === "--fault" ? [argv[i + 1]] : a.startsWith("--fault=") ? [a.slice("--fault=".length)] : []));
   if (faults.length > 0) console.log(`faults on (wrong on purpose, for a self-test): ${faults.join(", ")}`);
+  console.log(`listening on ${emu.url}`);
   if (emu.adminToken) console.log(`admin token (group system:masters): ${emu.adminToken}`);
   if (daemons) {
     const cm = daemons.controllerManager;

@@ -66,8 +66,9 @@ export async function proxyCommand(argv: string[]): Promise<number> {
   } catch (e) {
     throw new Error(`cannot listen on ${host}:${port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  console.log(`listening on ${proxy.url}, in front of ${target}`);
+  // The faults first: "listening on" is the line scripts wait for.
   for (const f of faults) console.log(`fault ${f.name}: ${f.models} (breaks ${f.rules.join(", ")})`);
+  console.log(`listening on ${proxy.url}, in front of ${target}`);
   await new Promise<void>((resolve) => {
     const stop = (): void => void proxy.close().then(() => resolve());
     process.once("SIGINT", stop);

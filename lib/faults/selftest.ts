@@ -4,9 +4,11 @@
  * A fault is caught when the run exits 1 and every rule it names failed; the clean emulator
  * must pass every suite (exit 0). The result is a table and selftest.json.
  *
- * Checker faults are cheap to prove and many (one per doc3 option rule), so they share runs:
- * a batch holds faults whose rules no single test names together, so each rule's tests fail
- * for that rule's fault alone.
+ * Runs through the CLI are the slow part, so faults share runs where that cannot blur the
+ * verdict: wire faults whose suites are disjoint, each limited to its own suites' requests
+ * (tollgate's client names its suite in the User-Agent), and checker faults (one per doc3
+ * option rule) whose rules no single test names together. A fault of state, of the daemons,
+ * or one that must meet the runner's own requests runs alone.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -19,6 +21,8 @@ const BIN = join(ROOT, "bin", "tollgate.js");
 const SUITES = join(ROOT, "suites");
 /** Checker faults per run: enough to keep the self-test short, few enough that a failing batch stays readable. */
 const CHECKER_BATCH = 25;
+/** Wire faults per run, each on suites of its own. */
+const WIRE_BATCH = 8;
 
 export interface SelftestOptions {
   /** Fault names; every fault of the catalog when empty. */
@@ -82,11 +86,14 @@ interface RunOutcome {
   output: string;
 }
 
-function tollgateRun(args: readonly string[], outDir: string): Promise<RunOutcome> {
+function tollgateRun(args: readonly string[], outDir: string, env: Record<string, string> = {}): Promise<RunOutcome> {
   const started = Date.now();
   mkdirSync(outDir, { recursive: true });
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [BIN, "run", "--no-html", "--qps", "0", "--output", outDir, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "run", "--no-html", "--qps", "0", "--output", outDir, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
+    });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -117,6 +124,27 @@ async function pool<T>(items: readonly T[], jobs: number, work: (item: T) => Pro
     while (next < items.length) await work(items[next++] as T);
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, items.length)) }, worker));
+}
+
+/** The name a suite file gives useSuite(): what its requests carry in the User-Agent. */
+function suiteName(file: string): string {
+  const m = /useSuite\("([^"]+)"\)/.exec(readFileSync(join(ROOT, `${file}.test.ts`), "utf8"));
+  // A suite without a client of its own (the daemon suites) makes no API request a wire fault could touch.
+  return m?.[1] ?? file;
+}
+
+/** Wire faults grouped so that no two of a group share a suite: each group is one run, each fault limited to its suites. */
+function wireBatches(faults: readonly Fault[], suitesOf: (f: Fault) => string[]): Fault[][] {
+  const batches: { faults: Fault[]; suites: Set<string> }[] = [];
+  for (const f of faults) {
+    const mine = suitesOf(f);
+    const fits = batches.find((b) => b.faults.length < WIRE_BATCH && mine.every((s) => !b.suites.has(s)));
+    if (fits) {
+      fits.faults.push(f);
+      for (const s of mine) fits.suites.add(s);
+    } else batches.push({ faults: [f], suites: new Set(mine) });
+  }
+  return batches.map((b) => b.faults);
 }
 
 /** Checker faults grouped so that no test names rules of two faults of one group. */
@@ -151,15 +179,23 @@ export async function selftest(o: SelftestOptions): Promise<SelftestResult> {
   }
 
   const units: { faults: Fault[]; id: string }[] = [
-    ...chosen.filter((f) => f.mode !== "checker").map((f) => ({ faults: [f], id: f.name })),
+    ...chosen.filter((f) => f.mode === "emulator" || f.mode === "daemons" || (f.mode === "wire" && f.wholeRun)).map((f) => ({ faults: [f], id: f.name })),
+    ...wireBatches(
+      chosen.filter((f) => f.mode === "wire" && !f.wholeRun),
+      (f) => suitesOf(f.rules),
+    ).map((b, i) => ({ faults: b, id: b.length === 1 ? (b[0] as Fault).name : `wire-batch-${i + 1}` })),
     ...checkerBatches(checker, together).map((b, i) => ({ faults: b, id: b.length === 1 ? (b[0] as Fault).name : `checker-batch-${i + 1}` })),
   ];
   const jobs: (() => Promise<void>)[] = units.map((u) => async () => {
     const rules = u.faults.flatMap((f) => f.rules);
     const suites = suitesOf(rules);
+    // Wire faults sharing a run each touch only the requests of their own suites (by User-Agent).
+    const scopes =
+      u.faults.length > 1 && u.faults[0]?.mode === "wire" ? Object.fromEntries(u.faults.map((f) => [f.name, suitesOf(f.rules).map(suiteName)])) : undefined;
     const run = await tollgateRun(
       [...u.faults.flatMap((f) => ["--fault", f.name]), ...suites.flatMap((s) => ["--suite", s])],
       join(o.outputDir, "faults", u.id),
+      scopes ? { TOLLGATE_FAULT_SCOPES: JSON.stringify(scopes) } : {},
     );
     for (const f of u.faults) {
       const statuses = Object.fromEntries(f.rules.map((r) => [r, run.statuses.get(r) ?? "not run"]));

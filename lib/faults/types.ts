@@ -24,7 +24,12 @@ interface FaultBase {
  */
 export interface WireFault extends FaultBase {
   readonly mode: "wire";
-  readonly wire: Omit<WireRewrite, "name" | "suite" | "all">;
+  readonly wire: Omit<WireRewrite, "name" | "suite" | "suites" | "all">;
+  /**
+   * The fault must meet the runner's own requests too (the detection before the tests), so the
+   * self-test never limits it to its suites' requests nor lets it share a run.
+   */
+  readonly wholeRun?: boolean;
 }
 
 /**

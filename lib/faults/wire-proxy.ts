@@ -23,8 +23,10 @@ export interface ProxiedResponse {
 
 export interface WireRewrite {
   name: string;
-  /** Only requests of this suite (its useSuite name) are touched; every request when absent. */
+  /** Only requests of this suite (its useSuite name) are touched; every request when absent (and `suites` too). */
   suite?: string;
+  /** Only requests of these suites are touched (the self-test's shared runs). */
+  suites?: readonly string[];
   /** Touches every request, the runner's detection included, even where a run scopes mutants to their suites. */
   all?: boolean;
   /** Rewrites the request path and query before it goes upstream. */
@@ -82,7 +84,9 @@ export async function startWireProxy(
     void (async () => {
       const body = await readBody(req);
       const suite = suiteOf(req.headers["user-agent"]);
-      const active = all.filter((m) => m.suite === undefined || m.suite === suite);
+      const active = all.filter((m) =>
+        m.suite === undefined && m.suites === undefined ? true : suite !== undefined && (m.suite === suite || m.suites?.includes(suite) === true),
+      );
       const method = req.method ?? "GET";
       let path = req.url ?? "/";
       for (const m of active) if (m.request) path = m.request(method, path);

@@ -3,6 +3,7 @@
  * the verdict per profile and the target's detected capabilities above it. Plain HTML and
  * inline CSS, no script, so it opens anywhere offline.
  */
+import { faultCoverage } from "../faults/coverage.js";
 import { formatExchange } from "../harness/exchanges.js";
 import { PROFILES } from "../spec/profiles.js";
 import type { RuleFailure, RuleVerdict, Summary } from "./summary.js";
@@ -29,7 +30,7 @@ function failureHtml(f: RuleFailure): string {
   return evidence.length ? `<details><summary>${head}</summary><pre>${esc(evidence.join("\n"))}</pre></details>` : `<div>${head}</div>`;
 }
 
-function row(v: RuleVerdict): string {
+function row(v: RuleVerdict, faults: readonly string[]): string {
   const why = [
     ...v.failures.map(failureHtml),
     ...(v.notApplicable ?? []).map((n) => `<div>– ${esc(n.test)}: ${esc(n.reason)}</div>`),
@@ -37,7 +38,7 @@ function row(v: RuleVerdict): string {
   ];
   return `<tr class="${v.status}"><td><code>${esc(v.id)}</code></td><td>${esc(v.title)}${v.realServer ? `<div class="real">real server: ${esc(v.realServer)}</div>` : ""}${
     why.length ? `<div class="why">${why.join("")}</div>` : ""
-  }</td><td>${v.level}${v.gate ? ` (${esc(v.gate.name)}, default ${v.gate.default ? "on" : "off"})` : ""}</td><td>${esc(v.profile ?? "—")}</td><td>${v.tests}</td><td class="st">${esc(v.status.replace("-", " "))}</td></tr>`;
+  }</td><td>${v.level}${v.gate ? ` (${esc(v.gate.name)}, default ${v.gate.default ? "on" : "off"})` : ""}</td><td>${esc(v.profile ?? "—")}</td><td>${v.tests}</td><td class="faults">${faults.map((f) => `<code>${esc(f)}</code>`).join(" ") || "—"}</td><td class="st">${esc(v.status.replace("-", " "))}</td></tr>`;
 }
 
 function profilesTable(s: Summary): string {
@@ -60,14 +61,18 @@ function capabilitiesTable(s: Summary): string {
   }`;
 }
 
-export function rulesPage(s: Summary): string {
+/**
+ * `faultsByRule`: for each rule, the faults of tollgate's catalog that must break it, which
+ * `tollgate selftest` shows the suites catching (lib/faults/); the catalog's by default.
+ */
+export function rulesPage(s: Summary, faultsByRule: ReadonlyMap<string, readonly string[]> = faultCoverage().byRule): string {
   const sections = new Map<string, RuleVerdict[]>();
   for (const v of s.rules) sections.set(v.source, [...(sections.get(v.source) ?? []), v]);
   const t = s.totals.rules;
   const body = [...sections.entries()]
     .map(
       ([source, rules]) =>
-        `<h2>${esc(source)}</h2><table><tr><th>rule</th><th>statement</th><th>level</th><th>profile</th><th>tests</th><th>verdict</th></tr>${rules.map(row).join("")}</table>`,
+        `<h2>${esc(source)}</h2><table><tr><th>rule</th><th>statement</th><th>level</th><th>profile</th><th>tests</th><th title="faults of tollgate's catalog that break this rule, each shown caught by tollgate selftest">proved able to fail by</th><th>verdict</th></tr>${rules.map((v) => row(v, faultsByRule.get(v.id) ?? [])).join("")}</table>`,
     )
     .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tollgate rules — ${esc(s.target.url)}</title><style>
@@ -75,7 +80,7 @@ body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:
 td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}code{font-size:12px}
 .passed .st,.p-verified .st{color:#1a7f37}.failed .st,.p-failed .st{color:#cf222e;font-weight:bold}.not-applicable .st,.p-partial .st{color:#9a6700}.target-unavailable .st{color:#bc4c00}.untested .st,.not-observable .st,.p-not-verified .st{color:#888}.client .st{color:#555;font-style:italic}
 .failed,.p-failed{background:#fff0f0}.real,.why{font-size:12px;color:#555;margin-top:2px}h2{font-size:16px;margin-top:1.5em}
-pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:4px 6px;margin:2px 0 4px}summary{cursor:pointer}
+.faults code{font-size:11px;color:#555}pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:4px 6px;margin:2px 0 4px}summary{cursor:pointer}
 </style></head><body><h1>tollgate: verdict per rule</h1>
 <p>Target ${esc(s.target.url)} (${esc(s.target.source)})${s.serverVersion ? `, server ${esc(s.serverVersion)}` : ""}; run ${esc(s.runId)} at ${esc(s.startedAt)}${s.seed !== undefined ? `; seed ${s.seed}` : ""}${
     s.shard ? `; shard ${s.shard.index} of ${s.shard.count}` : ""

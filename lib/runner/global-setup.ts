@@ -225,7 +225,8 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
     target = { url: emulator.url, credentials: emulator.adminToken ? { token: emulator.adminToken } : {}, source: "embedded emulator" };
     daemonSettings ??= await startEmbeddedDaemons(s, faults);
   }
-  const wire = faults.flatMap((f) => (f.mode === "wire" ? [{ name: f.name, ...f.wire }] : []));
+  const scopes = JSON.parse(env[ENV.faultScopes] ?? "{}") as Record<string, string[]>;
+  const wire = faults.flatMap((f) => (f.mode === "wire" ? [{ name: f.name, ...f.wire, ...(scopes[f.name] ? { suites: scopes[f.name] } : {}) }] : []));
   if (wire.length > 0) {
     s.proxy = await startWireProxy(target.url, wire);
     target = { ...target, url: s.proxy.url, source: `${target.source} behind the fault proxy` };

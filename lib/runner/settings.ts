@@ -56,6 +56,8 @@ export const ENV = {
   daemonUnlistedProxyKey: "TOLLGATE_DAEMON_UNLISTED_PROXY_KEY",
   /** `tollgate run --fault`: fault names of lib/faults/, comma-separated (self-test only). */
   faults: "TOLLGATE_FAULTS",
+  /** The self-test's shared runs: JSON {fault name: [suite names]} limiting each wire fault to its suites' requests. */
+  faultScopes: "TOLLGATE_FAULT_SCOPES",
 } as const;
 
 /** The certificate/key environment variable pairs, with what each certificate must be. */

@@ -1,7 +1,8 @@
 /**
- * The wrong-server proxy (test/support/mutant-proxy.ts) with no mutant changes nothing a suite
+ * The fault proxy (lib/faults/wire-proxy.ts) with no rewrite changes nothing a suite
  * can see: status, body bytes (JSON, protobuf, gzip), the headers a client reads, and watch
- * streams in JSON and protobuf. So a suite that fails through a mutant fails for the mutant.
+ * streams in JSON and protobuf. So a suite that fails through a fault fails for the fault;
+ * and what a rewrite touches (binary bodies, only its suites) it touches alone.
  */
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,7 +38,7 @@ const SEEN_HEADERS = ["content-type", "content-encoding", "warning", "vary", "re
 const seen = (h: Record<string, string>): Record<string, string> =>
   Object.fromEntries(SEEN_HEADERS.filter((k) => h[k] !== undefined).map((k) => [k, h[k] as string]));
 
-describe("the mutant proxy without a mutant", () => {
+describe("the wire proxy without a rewrite", () => {
   it("passes statuses, bodies and the headers a suite reads unchanged: JSON, protobuf, gzip, a Warning, an error Status", async () => {
     const cases: [string, string, Parameters<ApiClient["raw"]>[2]][] = [
       ["GET", resourcePath(types.configmaps, "p", "c1"), {}],
@@ -78,6 +79,39 @@ describe("the mutant proxy without a mutant", () => {
         a.close();
         b.close();
       }
+    }
+  });
+});
+
+describe("the proxy with rewrites", () => {
+  it("rewrites binary bodies byte for byte (responseBytes) and leaves the other requests alone", async () => {
+    const wrong = await startWireProxy(emulator.url, {
+      name: "wrong envelope",
+      responseBytes: (r) => (r.contentType.startsWith(PB) ? { ...r, bytes: Buffer.concat([Buffer.from("k9s"), r.bytes.subarray(3)]) } : r),
+    });
+    const client = new ApiClient({ url: wrong.url, credentials: {}, source: "proxy" });
+    try {
+      const path = resourcePath(types.configmaps, "p", "c1");
+      const [a, b] = [await direct.raw("GET", path, { accept: PB }), await client.raw("GET", path, { accept: PB })];
+      expect(Buffer.from(b.bytes).subarray(0, 3).toString()).toBe("k9s");
+      expect(Buffer.from(b.bytes).subarray(3).equals(Buffer.from(a.bytes).subarray(3))).toBe(true);
+      const [ja, jb] = [await direct.raw("GET", path, {}), await client.raw("GET", path, {})];
+      expect(Buffer.from(jb.bytes).equals(Buffer.from(ja.bytes))).toBe(true);
+    } finally {
+      await client.close();
+      await wrong.close();
+    }
+  });
+
+  it("limits a rewrite to the suites it names, by the suite in the User-Agent", async () => {
+    const scoped = await startWireProxy(emulator.url, { name: "scoped", suites: ["crud"], response: (r) => ({ ...r, code: 418, body: "{}" }) });
+    try {
+      const ua = (suite: string) => ({ headers: { "user-agent": `tollgate/0 (suite ${suite})` } });
+      expect((await fetch(`${scoped.url}/version`, ua("crud"))).status).toBe(418);
+      expect((await fetch(`${scoped.url}/version`, ua("patch"))).status).toBe(200);
+      expect((await fetch(`${scoped.url}/version`)).status).toBe(200);
+    } finally {
+      await scoped.close();
     }
   });
 });

@@ -31,6 +31,26 @@ describe("rules.html", () => {
     expect(summaryErrors(s, { closed: true })).toEqual([]);
   });
 
+  it("names, per rule, the faults of the catalog that prove it able to fail", () => {
+    const s = buildSummary({
+      toolVersion: "0",
+      runId: "r1",
+      target: { url: "http://x", source: "test" },
+      startedAt: new Date(0),
+      durationMs: 1,
+      rules: [
+        { id: "doc1.a.one", title: "one", doc: "doc1", section: "A", level: "required" },
+        { id: "doc1.a.two", title: "two", doc: "doc1", section: "A", level: "required" },
+      ],
+      tests: [],
+    });
+    const html = rulesPage(s, new Map([["doc1.a.one", ["drops-<x>", "other"]]]));
+    expect(html).toContain('<td class="faults"><code>drops-&lt;x&gt;</code> <code>other</code></td>');
+    expect(html).toMatch(/doc1\.a\.two<\/code>.*<td class="faults">—<\/td>/);
+    // By default the page reads the catalog: a fault of the first wave is named on its rule.
+    expect(rulesPage({ ...s, rules: s.rules.map((r) => ({ ...r, id: "doc1.headers.gzip" })) })).toContain("<code>never-gzips</code>");
+  });
+
   it("folds a failure's evidence under its first line: whole message, property seed and counterexample, last exchanges", () => {
     const s = buildSummary({
       toolVersion: "0",

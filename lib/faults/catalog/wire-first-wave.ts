@@ -9,6 +9,7 @@ export const FIRST_WAVE_WIRE_FAULTS: readonly WireFault[] = [
   {
     name: "accepts-made-up-bearer-token",
     mode: "wire",
+    wholeRun: true,
     rules: ["doc1.auth.unauthenticated-401", "doc1.errors.401-unauthenticated"],
     models: "accepts a made-up bearer token (and still refuses requests without credentials)",
     wire: {
@@ -21,6 +22,7 @@ export const FIRST_WAVE_WIRE_FAULTS: readonly WireFault[] = [
   {
     name: "crd-list-404",
     mode: "wire",
+    wholeRun: true,
     rules: ["doc1.paths.group-prefix"],
     models: "lists apiextensions in discovery but answers 404 to the CustomResourceDefinition list",
     wire: {
