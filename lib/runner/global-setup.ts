@@ -231,7 +231,12 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
     s.proxy = await startWireProxy(target.url, wire);
     target = { ...target, url: s.proxy.url, source: `${target.source} behind the fault proxy` };
   }
-  if (faults.length > 0) console.log(`tollgate: faults on (a self-test: the target is wrong on purpose): ${faults.map((f) => f.name).join(", ")}`);
+  if (faults.length > 0) {
+    // The report says so too: its verdicts are of a target made wrong on purpose.
+    const names = faults.map((f) => f.name).join(", ");
+    target = { ...target, source: `${target.source}, faults on: ${names}` };
+    console.log(`tollgate: faults on (a self-test: the target is wrong on purpose): ${names}`);
+  }
   const base = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };
   const api = await detectApi(base, { declaredGates, thorough });
   const daemonsFound = await detectDaemons(daemonSettings);
