@@ -111,6 +111,9 @@ describe("defaults", () => {
       const other = checkFlags(AGENT, ["--file-check-frequency=45s", "--http-check-frequency=1m"]);
       expect(errorsOf(other), show(other)).toEqual([]);
       expectNoFinding(other, "note", "--file-check-frequency", "doc3.service.agent-file-check-20s");
+      // Both intervals are taken as set, and said to differ from the default.
+      expect(expectFinding(other, "note", "--file-check-frequency", "doc3.service.agent-intervals-configurable").message).toMatch(/every 45s/);
+      expect(expectFinding(other, "note", "--http-check-frequency", "doc3.service.agent-intervals-configurable").message).toMatch(/every 1m0s/);
     },
   );
 
@@ -593,6 +596,11 @@ describe("controller manager: general", () => {
       caught(CM, ["--emulated-version=kube=1.36"], ["--emulated-version=kube=1.35"], "error", "--emulated-version", "doc3.cm-general.emulated-version-range");
       caught(CM, ["--emulated-version=kube=one"], ["--emulated-version=1.34"], "error", "--emulated-version", "doc3.cm-general.emulated-version-range");
       caught(CM, ["--emulated-version=etcd=1.34"], ["--emulated-version=kube=1.34"], "error", "--emulated-version", "doc3.cm-general.emulated-version-range");
+      // A version in range selects what the controller manager emulates.
+      for (const v of ["1.32", "kube=1.34"])
+        expect(expectFinding(checkFlags(CM, [`--emulated-version=${v}`]), "note", "--emulated-version", "doc3.versioning.emulated-version").message).toMatch(
+          new RegExp(`release ${v.replace("kube=", "").replace(".", "\\.")}`),
+        );
     },
   );
 

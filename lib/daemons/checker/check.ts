@@ -15,16 +15,16 @@ export interface CheckOptions {
 /** The findings of one command line, in the order the rules add them. */
 export class Report {
   readonly findings: Finding[] = [];
-  add(severity: Severity, option: string, rule: string, message: string): void {
-    this.findings.push({ severity, option, rule, message });
+  add(severity: Severity, option: string, rule: string, message: string, basis: readonly string[] = []): void {
+    this.findings.push({ severity, option, rule, message, ...(basis.length > 0 ? { basis: [...basis] } : {}) });
   }
-  error(option: string, rule: string, message: string): void {
-    this.add("error", option, rule, message);
+  error(option: string, rule: string, message: string, basis?: readonly string[]): void {
+    this.add("error", option, rule, message, basis);
   }
-  warning(option: string, rule: string, message: string): void {
-    this.add("warning", option, rule, message);
+  warning(option: string, rule: string, message: string, basis?: readonly string[]): void {
+    this.add("warning", option, rule, message, basis);
   }
-  note(option: string, rule: string, message: string): void {
-    this.add("note", option, rule, message);
+  note(option: string, rule: string, message: string, basis?: readonly string[]): void {
+    this.add("note", option, rule, message, basis);
   }
 }

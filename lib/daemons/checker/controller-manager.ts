@@ -154,7 +154,14 @@ function kubeVersion(view: OptionView, name: string, r: Report, rule: string): M
 }
 
 function checkCmVersions(view: OptionView, r: Report): void {
-  const emulated = kubeVersion(view, "--emulated-version", r, "doc3.cm-general.emulated-version-range") ?? KUBE_VERSION_MAX;
+  const given = kubeVersion(view, "--emulated-version", r, "doc3.cm-general.emulated-version-range");
+  if (given && compareMajorMinor(given, KUBE_VERSION_MAX) !== 0)
+    r.note(
+      "--emulated-version",
+      "doc3.versioning.emulated-version",
+      `the controller manager behaves as release ${formatMajorMinor(given)} (its APIs, gates and defaults), not ${formatMajorMinor(KUBE_VERSION_MAX)}`,
+    );
+  const emulated = given ?? KUBE_VERSION_MAX;
   // doc3 gives kube=1.34 as the default, which is the emulated version minus one minor for the
   // default 1.35; the real default follows the emulated version, so only a given value is compared.
   if (view.given("--min-compatibility-version")) {

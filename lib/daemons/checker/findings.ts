@@ -11,6 +11,11 @@ export interface Finding {
   message: string;
   /** A doc3 rule id of lib/spec/doc3.ts. */
   rule: string;
+  /**
+   * The doc3 rules the finding rests on besides its own (a gate's list and stage, the option
+   * tables' defaults): a checker without one of them could not give it.
+   */
+  basis?: string[];
 }
 
 /** Severity first, then option, then rule: the order of both output forms, independent of the order of checks. */

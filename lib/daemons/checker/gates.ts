@@ -62,6 +62,34 @@ export function readGates(view: OptionView, gates: GateView, r: Report): void {
   }
 }
 
+/** The doc3 rules a gate's stage and default rest on: its list, and the gate's own line where doc3 gives one. */
+function gateBasis(spec: GateEntry["spec"]): string[] {
+  const list = LIST_RULES[spec.list];
+  const own = GATE_RULES[spec.name];
+  return [...(list ? [list] : []), ...(own ? [own] : [])];
+}
+
+const LIST_RULES: Partial<Record<GateEntry["spec"]["list"], string>> = {
+  alpha: "doc3.versioning.alpha-gate-list",
+  "beta-on": "doc3.versioning.beta-on-gate-list",
+  "beta-off": "doc3.versioning.beta-off-gate-list",
+};
+
+/** The gates doc3 names one by one (the ones other documents rely on), by doc3's name. */
+const GATE_RULES: Readonly<Record<string, string>> = {
+  APIResponseCompression: "doc3.versioning.gate-api-response-compression",
+  ListFromCacheSnapshot: "doc3.versioning.gate-list-from-cache-snapshot",
+  WatchList: "doc3.versioning.gate-watch-list",
+  RemoteRequestHeaderUID: "doc3.versioning.gate-remote-request-header-uid",
+  RotateAgentServerCertificate: "doc3.versioning.gate-rotate-agent-server-certificate",
+  CBORServingAndStorage: "doc3.versioning.gate-cbor-serving-and-storage",
+  AllowUnsafeMalformedObjectDeletion: "doc3.versioning.gate-allow-unsafe-malformed-object-deletion",
+  ClientsAllowCBOR: "doc3.versioning.gate-clients-allow-cbor",
+  ClientsPreferCBOR: "doc3.versioning.gate-clients-prefer-cbor",
+  LoggingAlphaOptions: "doc3.versioning.gate-logging-alpha-options",
+  QOSReserved: "doc3.versioning.gate-qos-reserved",
+};
+
 function noteGate(entry: GateEntry, value: boolean, r: Report): void {
   const { spec, realName } = entry;
   if (spec.list === "meta") {
@@ -72,19 +100,25 @@ function noteGate(entry: GateEntry, value: boolean, r: Report): void {
     else r.note("--feature-gates", "doc3.versioning.all-alpha-meta-gate", "AllAlpha=false is the default");
     return;
   }
+  const basis = gateBasis(spec);
   if (spec.stage === "alpha") {
     if (value)
-      r.warning("--feature-gates", "doc3.versioning.alpha-gate-enabled", `${realName} is an alpha gate: ${realName}=true turns on an alpha-stage feature`);
-    else r.note("--feature-gates", "doc3.versioning.alpha-default-false", `${realName}=false is the default (alpha gates are off)`);
+      r.warning(
+        "--feature-gates",
+        "doc3.versioning.alpha-gate-enabled",
+        `${realName} is an alpha gate: ${realName}=true turns on an alpha-stage feature`,
+        basis,
+      );
+    else r.note("--feature-gates", "doc3.versioning.alpha-default-false", `${realName}=false is the default (alpha gates are off)`, basis);
     return;
   }
   if (spec.list === "beta-on") {
-    if (value) r.note("--feature-gates", "doc3.versioning.beta-on-default-true", `${realName}=true is the default (beta, on by default)`);
-    else r.note("--feature-gates", "doc3.versioning.beta-on-default-true", `${realName}=false turns off a beta feature that is on by default`);
+    if (value) r.note("--feature-gates", "doc3.versioning.beta-on-default-true", `${realName}=true is the default (beta, on by default)`, basis);
+    else r.note("--feature-gates", "doc3.versioning.beta-on-default-true", `${realName}=false turns off a beta feature that is on by default`, basis);
     return;
   }
-  if (value) r.note("--feature-gates", "doc3.versioning.beta-off-default-false", `${realName}=true turns on a beta feature that is off by default`);
-  else r.note("--feature-gates", "doc3.versioning.beta-off-default-false", `${realName}=false is the default (beta, off by default)`);
+  if (value) r.note("--feature-gates", "doc3.versioning.beta-off-default-false", `${realName}=true turns on a beta feature that is off by default`, basis);
+  else r.note("--feature-gates", "doc3.versioning.beta-off-default-false", `${realName}=false is the default (beta, off by default)`, basis);
 }
 
 /** Whether a given option asks for something (a true boolean, a non-zero quantity, a non-empty list). */
@@ -106,6 +140,9 @@ export function checkGatedOptions(view: OptionView, gates: GateView, r: Report):
     if (!spec.gate || !asksForSomething(view, name)) continue;
     const gate = realGateName(spec.gate.name);
     const how = view.line.daemon === "controller-manager" ? `kube:${gate}=true` : `${gate}=true`;
-    if (gates.enabled(spec.gate.name) === false) r.error(name, spec.gate.rule, `${name} needs feature gate ${gate}, which is off: add --feature-gates=${how}`);
+    const gateSpec = gatesByName.get(gate)?.spec;
+    // Off by default rests on the gate's stage in doc3's lists.
+    if (gates.enabled(spec.gate.name) === false)
+      r.error(name, spec.gate.rule, `${name} needs feature gate ${gate}, which is off: add --feature-gates=${how}`, gateSpec ? gateBasis(gateSpec) : []);
   }
 }

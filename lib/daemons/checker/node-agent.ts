@@ -34,6 +34,9 @@ const AGENT_LABEL_KEYS: readonly string[] = [
   "topology.kubernetes.io/zone",
 ];
 
+/** 20 seconds, in the unit of OptionView.duration (nanoseconds). */
+const SOURCE_CHECK_DEFAULT = 20_000_000_000n;
+
 export function checkNodeAgent(view: OptionView, r: Report, options: CheckOptions): void {
   checkAgentDeprecation(view, r);
   checkAgentModes(view, r);
@@ -42,6 +45,23 @@ export function checkNodeAgent(view: OptionView, r: Report, options: CheckOption
   checkAgentLimits(view, r, options);
   checkCredentialConfig(view, r, options);
   checkVersionFlag(view, r);
+  checkSourceIntervals(view, r);
+}
+
+/** Both PodSpec source intervals can be set (doc3 "What the service does"); a value other than the default says what it changes. */
+function checkSourceIntervals(view: OptionView, r: Report): void {
+  for (const [name, what] of [
+    ["--file-check-frequency", "its static pod files"],
+    ["--http-check-frequency", "its static pod URL"],
+  ] as const) {
+    const d = view.duration(name);
+    if (d !== undefined && view.given(name) && d !== SOURCE_CHECK_DEFAULT && d > 0n)
+      r.note(
+        name,
+        "doc3.service.agent-intervals-configurable",
+        `the node agent reads ${what} every ${formatDuration(d)} (default ${formatDuration(SOURCE_CHECK_DEFAULT)})`,
+      );
+  }
 }
 
 /** When the credential provider config is a directory on this machine: the merge order the node agent will use. */

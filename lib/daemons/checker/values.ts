@@ -161,6 +161,8 @@ function sameValue(kind: ValueKind, a: string, b: string): boolean {
   return x.ok && y.ok && x.value === y.value;
 }
 
+const NUMERIC_KINDS: ReadonlySet<string> = new Set(["int", "int32", "float", "duration", "quantity"]);
+
 /** An option given at its doc3 default changes nothing; saying so shows which default the checker holds. */
 export function checkDefaults(view: OptionView, r: Report): void {
   for (const [name, occs] of view.line.byName) {
@@ -172,7 +174,9 @@ export function checkDefaults(view: OptionView, r: Report): void {
     }
     if (!last || spec.defaultValue === undefined || valueProblem(last) !== undefined) continue;
     if (sameValue(spec.kind, last.value, spec.defaultValue)) {
-      r.note(name, spec.defaultRule ?? table.rule, `${last.value} is the default (${spec.default}); the option can be left out`);
+      // A number's default is one of doc3's numeric limits and defaults (its "Limits" section: they are the tables').
+      const basis = NUMERIC_KINDS.has(spec.kind) ? ["doc3.limits.numeric-limits-are-options"] : [];
+      r.note(name, spec.defaultRule ?? table.rule, `${last.value} is the default (${spec.default}); the option can be left out`, basis);
     }
   }
 }
