@@ -139,24 +139,20 @@ describe("custom resources", () => {
     },
   );
 
+  /** A widget with unknown fields under the preserved `open` and one (`spec.bogus`) elsewhere. */
+  const withUnknown = (name: string): string =>
+    JSON.stringify(widget(name, { open: { anything: { nested: [1, "two"] }, more: true }, spec: { size: 1, bogus: "x" } }));
+
   check(
     {
-      title: "unknown fields: kept and not flagged where the schema preserves them, flagged and dropped elsewhere",
-      rules: [
-        "doc1.field-validation.preserve-unknown",
-        "doc1.field-validation.warn-default",
-        "doc1.field-validation.strict-400",
-        "doc1.field-validation.ignore",
-      ],
+      title: "unknown fields under Warn (the default): flagged and dropped, except where the schema preserves them, kept and not flagged",
+      rules: ["doc1.field-validation.preserve-unknown", "doc1.field-validation.warn-default"],
       needs: ["custom-resources"],
     },
     async () => {
       const { session, ns } = suite;
-      const body = (name: string): string =>
-        JSON.stringify(widget(name, { open: { anything: { nested: [1, "two"] }, more: true }, spec: { size: 1, bogus: "x" } }));
-
       const warnName = uniqueName("warn");
-      const warn = await post(body(warnName));
+      const warn = await post(withUnknown(warnName));
       expect(warn.code, warn.text.slice(0, 300)).toBe(201);
       const flagged = warnings(warn);
       expect(
@@ -170,9 +166,19 @@ describe("custom resources", () => {
       const stored = await session.client.get(widgets, ns, warnName);
       expect(stored.open, "preserved fields are kept as sent").toEqual({ anything: { nested: [1, "two"] }, more: true });
       expect(stored.spec, "unknown fields elsewhere are dropped").toEqual({ size: 1 });
+    },
+  );
 
+  check(
+    {
+      title: "unknown fields under Strict: 400 naming the undeclared field, never a preserved one, and nothing stored",
+      rules: ["doc1.field-validation.preserve-unknown", "doc1.field-validation.strict-400"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
       const strictName = uniqueName("strict");
-      const strict = await post(body(strictName), { fieldValidation: "Strict" });
+      const strict = await post(withUnknown(strictName), { fieldValidation: "Strict" });
       expect(strict.code, strict.text.slice(0, 300)).toBe(400);
       const message = (strict.json as { message?: string }).message ?? "";
       expect(message).toMatch(/spec\.bogus/);
@@ -182,11 +188,23 @@ describe("custom resources", () => {
       const strictOk = await post(JSON.stringify(widget(uniqueName("strict-ok"), { open: { free: { form: 1 } } })), { fieldValidation: "Strict" });
       expect(strictOk.code, `only preserved unknown fields: Strict has nothing to refuse; ${strictOk.text.slice(0, 300)}`).toBe(201);
       expect(warnings(strictOk)).toEqual([]);
+    },
+  );
 
-      const ignore = await post(body(uniqueName("ignore")), { fieldValidation: "Ignore" });
+  check(
+    {
+      title: "unknown fields under Ignore: dropped silently where the schema does not preserve them",
+      rules: ["doc1.field-validation.ignore"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("ignore");
+      const ignore = await post(withUnknown(name), { fieldValidation: "Ignore" });
       expect(ignore.code).toBe(201);
       expect(warnings(ignore)).toEqual([]);
       expect((ignore.json as { spec?: unknown }).spec).toEqual({ size: 1 });
+      expect((await session.client.get(widgets, ns, name)).spec, "and not stored").toEqual({ size: 1 });
     },
   );
 
@@ -305,7 +323,7 @@ describe("a type without its own table definition", () => {
       const table = res.json as {
         kind: string;
         columnDefinitions: { name: string; type: string; format: string; priority: number }[];
-        rows: { cells: unknown[] }[];
+        rows: { cells: unknown[]; object?: unknown }[];
       };
       expect(table.kind).toBe("Table");
       expect(table.columnDefinitions.map(({ name, type, format, priority }) => ({ name, type, format, priority }))).toEqual([
@@ -314,6 +332,10 @@ describe("a type without its own table definition", () => {
       ]);
       const crd = await session.client.get(t, undefined, crdName);
       expect(table.rows.map((r) => r.cells)).toEqual([[crdName, crd.metadata.creationTimestamp]]);
+      // Each row embeds its object, by default as metadata only (includeObject=Metadata).
+      expect(table.rows.map((r) => r.object)).toEqual([
+        expect.objectContaining({ kind: "PartialObjectMetadata", metadata: expect.objectContaining({ name: crdName }) }),
+      ]);
     },
   );
 });
