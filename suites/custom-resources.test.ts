@@ -255,35 +255,54 @@ describe("custom resources", () => {
 describe("the status subresource of a custom resource", () => {
   check(
     {
-      title: "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH change only status, the main resource ignores status",
-      rules: ["doc1.paths.subresource-namespaced", "doc1.service.subresources", "doc1.verbs.subresource-verbs"],
+      title: "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH write its status, DELETE is 405",
+      rules: ["doc1.paths.subresource-namespaced", "doc1.verbs.subresource-verbs"],
       needs: ["custom-resources"],
     },
     async () => {
       const { session, ns } = suite;
       const name = uniqueName("st");
-      const made = await session.client.create(widgets, ns, widget(name, { status: { phase: "Ignored" } }) as KubeObject);
-      expect(made.status, "a create through the main resource sets no status").toBeUndefined();
+      await session.client.create(widgets, ns, widget(name) as KubeObject);
       const statusPath = `${resourcePath(widgets, ns, name)}/status`;
       const read = await session.client.raw("GET", statusPath);
       expect(read.code, read.text.slice(0, 200)).toBe(200);
-      expect(read.json).toEqual(made);
-      const put = await session.client.raw("PUT", statusPath, { body: { ...made, spec: { size: 99, color: "green" }, status: { phase: "Ready" } } });
+      expect(read.json).toEqual(await session.client.get(widgets, ns, name));
+      const put = await session.client.raw("PUT", statusPath, { body: { ...(read.json as KubeObject), status: { phase: "Ready" } } });
       expect(put.code, put.text.slice(0, 300)).toBe(200);
-      const afterPut = put.json as KubeObject;
-      expect(afterPut.status).toEqual({ phase: "Ready" });
-      expect(afterPut.spec, "a status write leaves spec alone").toEqual({ size: 3, color: "red" });
+      expect((put.json as KubeObject).status).toEqual({ phase: "Ready" });
       const patched = await session.client.raw("PATCH", statusPath, {
         rawBody: JSON.stringify({ status: { phase: "Done" } }),
         contentType: "application/merge-patch+json",
       });
       expect(patched.code, patched.text.slice(0, 300)).toBe(200);
       expect((patched.json as KubeObject).status).toEqual({ phase: "Done" });
-      const main = await session.client.update(widgets, ns, { ...(patched.json as KubeObject), spec: { size: 5 }, status: { phase: "Overwritten" } });
-      expect(main.spec).toEqual({ size: 5 });
-      expect(main.status, "the main resource ignores status").toEqual({ phase: "Done" });
+      expect((await session.client.get(widgets, ns, name)).status).toEqual({ phase: "Done" });
       const del = await session.client.raw("DELETE", statusPath);
       expect(del.code, "a status subresource takes no DELETE").toBe(405);
+    },
+  );
+
+  check(
+    {
+      title: "status is a separate subresource: a status write leaves spec alone, and the main resource leaves status alone",
+      rules: ["doc1.service.subresources"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("sep");
+      const made = await session.client.create(widgets, ns, widget(name, { status: { phase: "Ignored" } }) as KubeObject);
+      expect(made.status, "a create through the main resource sets no status").toBeUndefined();
+      const statusPath = `${resourcePath(widgets, ns, name)}/status`;
+      const current = await session.client.get(widgets, ns, name);
+      const put = await session.client.raw("PUT", statusPath, { body: { ...current, spec: { size: 99, color: "green" }, status: { phase: "Ready" } } });
+      expect(put.code, put.text.slice(0, 300)).toBe(200);
+      const afterPut = put.json as KubeObject;
+      expect(afterPut.status).toEqual({ phase: "Ready" });
+      expect(afterPut.spec, "a status write leaves spec alone").toEqual({ size: 3, color: "red" });
+      const main = await session.client.update(widgets, ns, { ...afterPut, spec: { size: 5 }, status: { phase: "Overwritten" } });
+      expect(main.spec).toEqual({ size: 5 });
+      expect(main.status, "the main resource ignores status").toEqual({ phase: "Ready" });
     },
   );
 

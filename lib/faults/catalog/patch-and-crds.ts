@@ -206,7 +206,8 @@ export const PATCH_AND_CRD_FAULTS: readonly Fault[] = [
     mode: "wire",
     rules: ["doc1.field-validation.warn-default"],
     models:
-      "a server whose default field validation is Ignore (as before server-side field validation), so a write without fieldValidation drops unknown fields silently",
+      "a server whose default field validation is Ignore (servers before 1.23, or with the ServerSideFieldValidation gate off), so a write without fieldValidation drops unknown fields silently",
+    reference: "https://github.com/kubernetes/kubernetes/pull/106722",
     wire: {
       request: (method, path) => (isWrite(method) && !/[?&]fieldValidation=/.test(path) ? withQuery(path, (q) => q.set("fieldValidation", "Ignore")) : path),
     },
