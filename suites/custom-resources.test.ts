@@ -139,24 +139,20 @@ describe("custom resources", () => {
     },
   );
 
+  /** A widget with unknown fields under the preserved `open` and one (`spec.bogus`) elsewhere. */
+  const withUnknown = (name: string): string =>
+    JSON.stringify(widget(name, { open: { anything: { nested: [1, "two"] }, more: true }, spec: { size: 1, bogus: "x" } }));
+
   check(
     {
-      title: "unknown fields: kept and not flagged where the schema preserves them, flagged and dropped elsewhere",
-      rules: [
-        "doc1.field-validation.preserve-unknown",
-        "doc1.field-validation.warn-default",
-        "doc1.field-validation.strict-400",
-        "doc1.field-validation.ignore",
-      ],
+      title: "unknown fields under Warn (the default): flagged and dropped, except where the schema preserves them, kept and not flagged",
+      rules: ["doc1.field-validation.preserve-unknown", "doc1.field-validation.warn-default"],
       needs: ["custom-resources"],
     },
     async () => {
       const { session, ns } = suite;
-      const body = (name: string): string =>
-        JSON.stringify(widget(name, { open: { anything: { nested: [1, "two"] }, more: true }, spec: { size: 1, bogus: "x" } }));
-
       const warnName = uniqueName("warn");
-      const warn = await post(body(warnName));
+      const warn = await post(withUnknown(warnName));
       expect(warn.code, warn.text.slice(0, 300)).toBe(201);
       const flagged = warnings(warn);
       expect(
@@ -170,9 +166,19 @@ describe("custom resources", () => {
       const stored = await session.client.get(widgets, ns, warnName);
       expect(stored.open, "preserved fields are kept as sent").toEqual({ anything: { nested: [1, "two"] }, more: true });
       expect(stored.spec, "unknown fields elsewhere are dropped").toEqual({ size: 1 });
+    },
+  );
 
+  check(
+    {
+      title: "unknown fields under Strict: 400 naming the undeclared field, never a preserved one, and nothing stored",
+      rules: ["doc1.field-validation.preserve-unknown", "doc1.field-validation.strict-400"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
       const strictName = uniqueName("strict");
-      const strict = await post(body(strictName), { fieldValidation: "Strict" });
+      const strict = await post(withUnknown(strictName), { fieldValidation: "Strict" });
       expect(strict.code, strict.text.slice(0, 300)).toBe(400);
       const message = (strict.json as { message?: string }).message ?? "";
       expect(message).toMatch(/spec\.bogus/);
@@ -182,11 +188,23 @@ describe("custom resources", () => {
       const strictOk = await post(JSON.stringify(widget(uniqueName("strict-ok"), { open: { free: { form: 1 } } })), { fieldValidation: "Strict" });
       expect(strictOk.code, `only preserved unknown fields: Strict has nothing to refuse; ${strictOk.text.slice(0, 300)}`).toBe(201);
       expect(warnings(strictOk)).toEqual([]);
+    },
+  );
 
-      const ignore = await post(body(uniqueName("ignore")), { fieldValidation: "Ignore" });
+  check(
+    {
+      title: "unknown fields under Ignore: dropped silently where the schema does not preserve them",
+      rules: ["doc1.field-validation.ignore"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("ignore");
+      const ignore = await post(withUnknown(name), { fieldValidation: "Ignore" });
       expect(ignore.code).toBe(201);
       expect(warnings(ignore)).toEqual([]);
       expect((ignore.json as { spec?: unknown }).spec).toEqual({ size: 1 });
+      expect((await session.client.get(widgets, ns, name)).spec, "and not stored").toEqual({ size: 1 });
     },
   );
 
@@ -237,35 +255,54 @@ describe("custom resources", () => {
 describe("the status subresource of a custom resource", () => {
   check(
     {
-      title: "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH change only status, the main resource ignores status",
-      rules: ["doc1.paths.subresource-namespaced", "doc1.service.subresources", "doc1.verbs.subresource-verbs"],
+      title: "…/namespaces/{ns}/widgets/{name}/status: GET reads the object, PUT and PATCH write its status, DELETE is 405",
+      rules: ["doc1.paths.subresource-namespaced", "doc1.verbs.subresource-verbs"],
       needs: ["custom-resources"],
     },
     async () => {
       const { session, ns } = suite;
       const name = uniqueName("st");
-      const made = await session.client.create(widgets, ns, widget(name, { status: { phase: "Ignored" } }) as KubeObject);
-      expect(made.status, "a create through the main resource sets no status").toBeUndefined();
+      await session.client.create(widgets, ns, widget(name) as KubeObject);
       const statusPath = `${resourcePath(widgets, ns, name)}/status`;
       const read = await session.client.raw("GET", statusPath);
       expect(read.code, read.text.slice(0, 200)).toBe(200);
-      expect(read.json).toEqual(made);
-      const put = await session.client.raw("PUT", statusPath, { body: { ...made, spec: { size: 99, color: "green" }, status: { phase: "Ready" } } });
+      expect(read.json).toEqual(await session.client.get(widgets, ns, name));
+      const put = await session.client.raw("PUT", statusPath, { body: { ...(read.json as KubeObject), status: { phase: "Ready" } } });
       expect(put.code, put.text.slice(0, 300)).toBe(200);
-      const afterPut = put.json as KubeObject;
-      expect(afterPut.status).toEqual({ phase: "Ready" });
-      expect(afterPut.spec, "a status write leaves spec alone").toEqual({ size: 3, color: "red" });
+      expect((put.json as KubeObject).status).toEqual({ phase: "Ready" });
       const patched = await session.client.raw("PATCH", statusPath, {
         rawBody: JSON.stringify({ status: { phase: "Done" } }),
         contentType: "application/merge-patch+json",
       });
       expect(patched.code, patched.text.slice(0, 300)).toBe(200);
       expect((patched.json as KubeObject).status).toEqual({ phase: "Done" });
-      const main = await session.client.update(widgets, ns, { ...(patched.json as KubeObject), spec: { size: 5 }, status: { phase: "Overwritten" } });
-      expect(main.spec).toEqual({ size: 5 });
-      expect(main.status, "the main resource ignores status").toEqual({ phase: "Done" });
+      expect((await session.client.get(widgets, ns, name)).status).toEqual({ phase: "Done" });
       const del = await session.client.raw("DELETE", statusPath);
       expect(del.code, "a status subresource takes no DELETE").toBe(405);
+    },
+  );
+
+  check(
+    {
+      title: "status is a separate subresource: a status write leaves spec alone, and the main resource leaves status alone",
+      rules: ["doc1.service.subresources"],
+      needs: ["custom-resources"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("sep");
+      const made = await session.client.create(widgets, ns, widget(name, { status: { phase: "Ignored" } }) as KubeObject);
+      expect(made.status, "a create through the main resource sets no status").toBeUndefined();
+      const statusPath = `${resourcePath(widgets, ns, name)}/status`;
+      const current = await session.client.get(widgets, ns, name);
+      const put = await session.client.raw("PUT", statusPath, { body: { ...current, spec: { size: 99, color: "green" }, status: { phase: "Ready" } } });
+      expect(put.code, put.text.slice(0, 300)).toBe(200);
+      const afterPut = put.json as KubeObject;
+      expect(afterPut.status).toEqual({ phase: "Ready" });
+      expect(afterPut.spec, "a status write leaves spec alone").toEqual({ size: 3, color: "red" });
+      const main = await session.client.update(widgets, ns, { ...afterPut, spec: { size: 5 }, status: { phase: "Overwritten" } });
+      expect(main.spec).toEqual({ size: 5 });
+      expect(main.status, "the main resource ignores status").toEqual({ phase: "Ready" });
     },
   );
 
@@ -305,7 +342,7 @@ describe("a type without its own table definition", () => {
       const table = res.json as {
         kind: string;
         columnDefinitions: { name: string; type: string; format: string; priority: number }[];
-        rows: { cells: unknown[] }[];
+        rows: { cells: unknown[]; object?: unknown }[];
       };
       expect(table.kind).toBe("Table");
       expect(table.columnDefinitions.map(({ name, type, format, priority }) => ({ name, type, format, priority }))).toEqual([
@@ -314,6 +351,10 @@ describe("a type without its own table definition", () => {
       ]);
       const crd = await session.client.get(t, undefined, crdName);
       expect(table.rows.map((r) => r.cells)).toEqual([[crdName, crd.metadata.creationTimestamp]]);
+      // Each row embeds its object, by default as metadata only (includeObject=Metadata).
+      expect(table.rows.map((r) => r.object)).toEqual([
+        expect.objectContaining({ kind: "PartialObjectMetadata", metadata: expect.objectContaining({ name: crdName }) }),
+      ]);
     },
   );
 });

@@ -112,20 +112,40 @@ describe("patch types", () => {
     },
   );
 
+  const UNKNOWN_FORMAT =
+    /^the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/strategic-merge-patch\+json, application\/apply-patch\+yaml/;
+
   check(
     {
-      title: "a patch with an unknown content type gets 415 listing the patch types",
-      rules: ["doc1.patch.unsupported-type-415", "doc1.media.rule5-no-cbor-patch", "doc1.errors.415-unsupported-media-type"],
+      title: "a patch with an unknown content type gets 415 listing the patch types, and changes nothing",
+      rules: ["doc1.patch.unsupported-type-415", "doc1.errors.415-unsupported-media-type"],
     },
     async () => {
       const o = await fresh();
-      for (const ct of ["application/json", "text/plain", "application/merge-patch+cbor"]) {
+      for (const ct of ["application/json", "text/plain"]) {
         const res = await patch(o.metadata.name as string, { data: { a: "2" } }, ct);
         expect(res.code, ct).toBe(415);
-        expect((res.json as { message?: string }).message, ct).toMatch(
-          /^the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/strategic-merge-patch\+json, application\/apply-patch\+yaml/,
-        );
+        expect(res.json, ct).toMatchObject({ kind: "Status", status: "Failure", reason: "UnsupportedMediaType", code: 415 });
+        expect((res.json as { message?: string }).message, ct).toMatch(UNKNOWN_FORMAT);
       }
+      expect((await current(o.metadata.name as string)).metadata.resourceVersion).toBe(o.metadata.resourceVersion);
+    },
+  );
+
+  check(
+    { title: "there is no CBOR form of json-patch, merge-patch or strategic-merge-patch: each is a 415", rules: ["doc1.media.rule5-no-cbor-patch"] },
+    async () => {
+      const o = await fresh();
+      for (const [ct, body] of [
+        ["application/merge-patch+cbor", { data: { a: "2" } }],
+        ["application/strategic-merge-patch+cbor", { data: { a: "2" } }],
+        ["application/json-patch+cbor", [{ op: "replace", path: "/data/a", value: "2" }]],
+      ] as const) {
+        const res = await patch(o.metadata.name as string, body, ct);
+        expect(res.code, ct).toBe(415);
+        expect((res.json as { message?: string }).message, ct).toMatch(UNKNOWN_FORMAT);
+      }
+      expect((await current(o.metadata.name as string)).data).toEqual({ a: "1", b: "2" });
     },
   );
 
@@ -174,33 +194,64 @@ describe("server-side apply", () => {
   const apply = (name: string, body: unknown, manager: string, extra: Record<string, string> = {}) =>
     patch(name, body, "application/apply-patch+yaml", { fieldManager: manager, ...extra });
 
+  const yamlOf = (name: string, data: Record<string, string>): string =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${suite.ns}\ndata:\n${Object.entries(data)
+      .map(([k, v]) => `  ${k}: "${v}"\n`)
+      .join("")}`;
+
   check(
     {
-      title: "apply creates a missing object (201), then updates it (200), recording the manager's fields",
-      rules: [
-        "doc1.patch.apply-create-or-patch",
-        "doc1.patch.apply-accepts-json",
-        "doc1.verbs.create-apply-absent",
-        "doc1.media.apply-patch-yaml",
-        "doc1.patch.ssa-managed-fields",
-      ],
+      title: "apply to a missing object creates it (201) with the applied content",
+      rules: ["doc1.patch.apply-create-or-patch", "doc1.verbs.create-apply-absent"],
     },
     async () => {
-      const { session, ns } = suite;
       const name = uniqueName("ssa");
-      const created = await apply(name, configMap(session.types, ns, name, { a: "1" }), "tollgate-a");
+      const created = await apply(name, yamlOf(name, { a: "1" }), "tollgate-a");
       expect(created.code, created.text.slice(0, 300)).toBe(201);
-      const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\ndata:\n  a: "2"\n  b: "3"\n`;
-      const updated = await apply(name, yaml, "tollgate-a");
-      expect(updated.code, updated.text.slice(0, 300)).toBe(200);
-      const now = await current(name);
-      expect(now.data).toEqual({ a: "2", b: "3" });
-      const entries = (now.metadata.managedFields ?? []) as { manager?: string; operation?: string; fieldsType?: string; fieldsV1?: Record<string, unknown> }[];
-      const mine = entries.find((e) => e.manager === "tollgate-a");
-      expect(mine).toMatchObject({ operation: "Apply", fieldsType: "FieldsV1" });
-      expect(mine?.fieldsV1).toMatchObject({ "f:data": { "f:a": {}, "f:b": {} } });
+      expect((created.json as KubeObject).metadata.name).toBe(name);
+      expect((await current(name)).data).toEqual({ a: "1" });
     },
   );
+
+  check(
+    { title: "apply to an existing object patches it (200): the applied fields are set, the others kept", rules: ["doc1.patch.apply-create-or-patch"] },
+    async () => {
+      const o = await fresh({ x: "0" });
+      const name = o.metadata.name as string;
+      const updated = await apply(name, yamlOf(name, { a: "2", b: "3" }), "tollgate-a");
+      expect(updated.code, updated.text.slice(0, 300)).toBe(200);
+      expect((await current(name)).data).toEqual({ x: "0", a: "2", b: "3" });
+    },
+  );
+
+  check({ title: "an apply body may be JSON: it creates and then updates the object", rules: ["doc1.patch.apply-accepts-json"] }, async () => {
+    const { session, ns } = suite;
+    const name = uniqueName("ssa-json");
+    const created = await apply(name, configMap(session.types, ns, name, { a: "1" }), "tollgate-a");
+    expect(created.code, created.text.slice(0, 300)).toBe(201);
+    const updated = await apply(name, configMap(session.types, ns, name, { a: "2" }), "tollgate-a");
+    expect(updated.code, updated.text.slice(0, 300)).toBe(200);
+    expect((await current(name)).data).toEqual({ a: "2" });
+  });
+
+  check({ title: "application/apply-patch+yaml carries a YAML document: block style is read", rules: ["doc1.media.apply-patch-yaml"] }, async () => {
+    const o = await fresh({ a: "1" });
+    const name = o.metadata.name as string;
+    const res = await apply(name, yamlOf(name, { c: "yaml" }), "tollgate-a");
+    expect(res.code, res.text.slice(0, 300)).toBe(200);
+    expect((await current(name)).data).toEqual({ a: "1", c: "yaml" });
+  });
+
+  check({ title: "an apply records the manager's fields in managedFields (operation Apply, FieldsV1)", rules: ["doc1.patch.ssa-managed-fields"] }, async () => {
+    const name = uniqueName("ssa");
+    await apply(name, yamlOf(name, { a: "1" }), "tollgate-a");
+    await apply(name, yamlOf(name, { a: "2", b: "3" }), "tollgate-a");
+    const now = await current(name);
+    const entries = (now.metadata.managedFields ?? []) as { manager?: string; operation?: string; fieldsType?: string; fieldsV1?: Record<string, unknown> }[];
+    const mine = entries.find((e) => e.manager === "tollgate-a");
+    expect(mine, JSON.stringify(entries)).toMatchObject({ operation: "Apply", fieldsType: "FieldsV1" });
+    expect(mine?.fieldsV1).toMatchObject({ "f:data": { "f:a": {}, "f:b": {} } });
+  });
 
   check(
     {

@@ -6,8 +6,23 @@
  * the emulator does while it is on; the code that checks it says why there.
  */
 export const FAILPOINTS = {
+  "apply-as-merge-patch": "takes a server-side apply as a JSON merge patch: no field ownership recorded, no conflicts, fields left out are kept",
+  "apply-cannot-create": "answers an apply to a missing object with 404, as the other patch types, instead of creating it",
+  "apply-json-body-refused": "refuses an apply body written as JSON (400), reading only YAML block documents",
+  "apply-noop-writes": "writes an apply that changes nothing (a new resourceVersion) instead of leaving the object as it is",
+  "apply-yaml-body-refused": "reads an apply body as JSON only: a YAML document is 400",
   "conflict-as-500": "answers a write that loses an optimistic-concurrency race (409 Conflict) with 500 InternalError instead",
+  "crd-no-pruning": "keeps the fields a custom resource's schema does not declare (no pruning), and reports none of them",
+  "crd-types-unchecked": "stores custom resources whose fields have the wrong type for the schema (no type validation)",
   "dry-run-persists": "ignores dryRun on writes: the object is stored (or deleted) as if no dry run was asked",
+  "duplicate-fields-unflagged": "decodes request bodies last-key-wins without reporting duplicate fields (no Warning, no Strict 400)",
+  "field-warnings-joined": "writes the field validation warnings of a request as one Warning item instead of one per field",
+  "json-patch-ignores-test": "skips the test operations of a json-patch, so a failing test changes nothing about the outcome",
+  "json-patch-move-keeps-source": "applies a json-patch move as a copy: the source member stays",
+  "merge-patch-cbor-served": "serves application/merge-patch+cbor, taking it as a merge patch, instead of 415",
+  "merge-patch-ignores-null": "skips the null members of a merge patch instead of deleting those keys",
+  "strategic-merge-as-merge-patch": "applies a strategic merge patch as a JSON merge patch: lists replaced whole, directives stored as keys",
+  "strict-validation-as-warn": "takes fieldValidation=Strict as Warn: unknown and duplicate fields are warned about and the write succeeds",
 } as const satisfies Record<string, string>;
 
 export type FailpointName = keyof typeof FAILPOINTS;

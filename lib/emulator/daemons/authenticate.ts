@@ -32,7 +32,9 @@ export type AuthenticationFault =
   /** Identity headers are taken from any client certificate, trusted or not, allowed name or not. */
   | "headers-from-any-cert"
   /** A trusted client certificate is taken for its first organization, not its common name. */
-  | "cert-user-not-cn";
+  | "cert-user-not-cn"
+  /** A bearer token the review does not know is let through as anonymous instead of 401. */
+  | "unknown-token-anonymous";
 
 export interface Authentication {
   readonly faults?: ReadonlySet<AuthenticationFault>;
@@ -121,7 +123,13 @@ export function authenticate(req: IncomingMessage, a: Authentication, access: Da
     const cas = a.clientCas;
     attempts.push(() => fromClientCertificate(cert, cas, a.faults?.has("any-client-cert") === true, a.faults?.has("cert-user-not-cn") === true));
   }
-  if (a.tokens) attempts.push(() => fromToken(req, access));
+  if (a.tokens) {
+    const lenient = a.faults?.has("unknown-token-anonymous") === true;
+    attempts.push(() => {
+      const outcome = fromToken(req, access);
+      return lenient && outcome === "error" ? "none" : outcome;
+    });
+  }
 
   let failed = false;
   for (const attempt of attempts) {

@@ -62,6 +62,8 @@ export type ControllerManagerFault =
   | "sni-first-match"
   /** /healthz?verbose leaves out the checks of doc3's core loops (namespace, endpoints...), as if they did not run. */
   | "core-loops-unchecked"
+  /** A request without credentials (system:anonymous) skips authorization and is served. */
+  | "anonymous-authorized"
   | AuthenticationFault;
 
 export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = [
@@ -70,8 +72,10 @@ export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = [
   "pprof-missing",
   "sni-first-match",
   "core-loops-unchecked",
+  "anonymous-authorized",
   "any-client-cert",
   "headers-from-any-cert",
+  "unknown-token-anonymous",
 ];
 
 /** What the emulated controller manager takes from its command line. */
@@ -128,7 +132,9 @@ export function controllerManagerAuthentication(
 ): Authentication {
   const rh = config.requestHeader;
   return {
-    faults: new Set([...faults].filter((f): f is AuthenticationFault => f === "any-client-cert" || f === "headers-from-any-cert")),
+    faults: new Set(
+      [...faults].filter((f): f is AuthenticationFault => f === "any-client-cert" || f === "headers-from-any-cert" || f === "unknown-token-anonymous"),
+    ),
     requestHeader:
       rh.clientCaFile === undefined
         ? undefined
@@ -223,7 +229,9 @@ export function controllerManagerHandler(
     const user = authenticate(req, authn, access);
     if (user === "unauthorized") return status(res, 401, "Unauthorized", "Unauthorized");
 
-    const skipAuthorization = !faults.has("health-protected") && alwaysAllowed(config.alwaysAllowPaths, path);
+    const skipAuthorization =
+      (!faults.has("health-protected") && alwaysAllowed(config.alwaysAllowPaths, path)) ||
+      (faults.has("anonymous-authorized") && user.name === "system:anonymous");
     if (!skipAuthorization && !(config.authorizationKubeconfig && reviewAccess(access, user.name, user.groups))) {
       return status(res, 403, "Forbidden", `forbidden: User "${user.name}" cannot ${verbOf(req)} path "${path}"`);
     }

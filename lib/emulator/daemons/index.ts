@@ -127,6 +127,7 @@ async function nodePodsOf(config: NodeAgentConfig, o: EmulatedNodeAgentOptions):
     foreignContainer: faults.has("foreign-container"),
     wrongNodeName: faults.has("wrong-node-name"),
     stoppedContainer: faults.has("stopped-container"),
+    sourceMissing: faults.has("pod-source-missing"),
   };
 }
 
@@ -205,7 +206,7 @@ export async function startEmulatedDaemons(opts: EmulatedDaemonsOptions): Promis
       let healthzUrl: string | undefined;
       if (config.enableServer) {
         const server = capped(createHttpsServer(httpsOptions(opts.tls, agentAuthn)));
-        serve(server, nodeAgentMainHandler(config, agentAuthn, access, agentPods));
+        serve(server, nodeAgentMainHandler(config, agentAuthn, access, agentPods, faults));
         url = await start(server, "https", o.port ?? config.port);
       }
       if (config.readOnlyPort !== 0) {

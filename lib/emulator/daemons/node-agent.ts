@@ -56,7 +56,19 @@ export type NodeAgentFault =
   /** /stats/summary names another node than the one the pods are bound to. */
   | "wrong-node-name"
   /** The first static pod's first container is not running, yet /pods reports it running and ready. */
-  | "stopped-container";
+  | "stopped-container"
+  /** A bearer token the review does not know is let through as anonymous instead of 401. */
+  | "unknown-token-anonymous"
+  /** A request without credentials is 401 although --anonymous-auth is on. */
+  | "anonymous-refused"
+  /** --authorization-mode=Webhook: the review's denial is not acted on, everyone authenticated is served. */
+  | "webhook-denial-ignored"
+  /** /logs/ is not served (404) although the debugging handlers are on. */
+  | "logs-missing"
+  /** The main server's /pods answers the pods as a bare JSON array, not a PodList. */
+  | "pods-bare-array"
+  /** /pods leaves out each pod's kubernetes.io/config.source annotation. */
+  | "pod-source-missing";
 
 export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = [
   "read-only-auth",
@@ -66,6 +78,12 @@ export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = [
   "foreign-container",
   "wrong-node-name",
   "stopped-container",
+  "unknown-token-anonymous",
+  "anonymous-refused",
+  "webhook-denial-ignored",
+  "logs-missing",
+  "pods-bare-array",
+  "pod-source-missing",
 ];
 
 /** What the emulated node agent takes from its command line. */
@@ -110,7 +128,7 @@ export function nodeAgentConfig(view: OptionView): NodeAgentConfig {
 /** The authenticators the command line configures, with the CA file read. */
 export function nodeAgentAuthentication(config: NodeAgentConfig, readFile: ReadFile, faults: ReadonlySet<NodeAgentFault> = new Set()): Authentication {
   return {
-    faults: new Set((["any-client-cert", "cert-user-not-cn"] as const).filter((f) => faults.has(f))),
+    faults: new Set((["any-client-cert", "cert-user-not-cn", "unknown-token-anonymous"] as const).filter((f) => faults.has(f))),
     clientCas: config.clientCaFile === undefined ? undefined : readBundle("node agent", "--client-ca-file", config.clientCaFile, readFile),
     tokens: config.tokenWebhook,
     anonymous: config.anonymousAuth,
@@ -156,11 +174,18 @@ function configz(config: NodeAgentConfig): unknown {
 /** /stats/summary, also served on the read-only server as on a real node agent. */
 const isSummary = (path: string): boolean => path === "/stats/summary" || path === "/stats/summary/";
 
-export function nodeAgentMainHandler(config: NodeAgentConfig, authn: Authentication, access: DaemonAccess, pods: NodePods): Handler {
+export function nodeAgentMainHandler(
+  config: NodeAgentConfig,
+  authn: Authentication,
+  access: DaemonAccess,
+  pods: NodePods,
+  faults: ReadonlySet<NodeAgentFault> = new Set(),
+): Handler {
   const route = (req: IncomingMessage, res: ServerResponse, path: string): void => {
     const debugging = DEBUGGING_PREFIXES.find((p) => path.startsWith(p) || path === p.slice(0, -1));
     if (debugging) {
       if (!config.debuggingHandlers) return text(res, 405, "Debug endpoints are disabled.\n");
+      if (faults.has("logs-missing") && debugging === "/logs/") return notFound(res);
       if (debugging === "/logs/" && (req.method === "GET" || req.method === "HEAD")) {
         // The real one lists the node's log directory; the emulated node has no logs.
         return path === "/logs/" ? text(res, 200, "<pre>\n</pre>\n", "text/html; charset=utf-8") : notFound(res);
@@ -171,7 +196,10 @@ export function nodeAgentMainHandler(config: NodeAgentConfig, authn: Authenticat
     }
     if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "405 method not allowed\n");
     if (path === "/healthz") return text(res, 200, "ok");
-    if (path === "/pods" || path === "/pods/") return json(res, 200, podListOf(pods));
+    if (path === "/pods" || path === "/pods/") {
+      const list = podListOf(pods) as { items: unknown[] };
+      return json(res, 200, faults.has("pods-bare-array") ? list.items : list);
+    }
     if (isSummary(path)) return json(res, 200, statsSummaryOf(pods));
     if (path === "/configz") return json(res, 200, configz(config));
     return notFound(res);
@@ -181,7 +209,8 @@ export function nodeAgentMainHandler(config: NodeAgentConfig, authn: Authenticat
     const path = pathOf(req);
     const user = authenticate(req, authn, access);
     if (user === "unauthorized") return text(res, 401, "Unauthorized");
-    if (config.authorizationMode === "Webhook" && !reviewAccess(access, user.name, user.groups)) {
+    if (faults.has("anonymous-refused") && user.name === "system:anonymous") return text(res, 401, "Unauthorized");
+    if (config.authorizationMode === "Webhook" && !faults.has("webhook-denial-ignored") && !reviewAccess(access, user.name, user.groups)) {
       const verb = VERBS[req.method ?? "GET"] ?? (req.method ?? "get").toLowerCase();
       return text(res, 403, `Forbidden (user=${user.name}, verb=${verb}, resource=nodes, subresource=${subresourceOf(path)})`);
     }

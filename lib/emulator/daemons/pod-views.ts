@@ -19,6 +19,8 @@ export interface NodePods {
   readonly wrongNodeName?: boolean;
   /** Test-only: the first container has stopped, yet /pods still reports it running and ready. */
   readonly stoppedContainer?: boolean;
+  /** Test-only: /pods leaves out the kubernetes.io/config.source annotation. */
+  readonly sourceMissing?: boolean;
 }
 
 const CONFIG_SOURCE = "kubernetes.io/config.source";
@@ -39,7 +41,7 @@ function apiPod(p: StaticPod, np: NodePods): unknown {
       uid: p.uid,
       creationTimestamp: null,
       ...(Object.keys(p.labels).length > 0 ? { labels: p.labels } : {}),
-      annotations: { [CONFIG_HASH]: p.uid, [CONFIG_SEEN]: at, [CONFIG_SOURCE]: p.source },
+      annotations: { [CONFIG_HASH]: p.uid, [CONFIG_SEEN]: at, ...(np.sourceMissing ? {} : { [CONFIG_SOURCE]: p.source }) },
     },
     spec: { ...p.spec, nodeName: np.nodeName, ...(tolerations.length > 0 ? { tolerations } : {}) },
     status: {

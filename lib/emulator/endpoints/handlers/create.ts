@@ -9,6 +9,7 @@
 import { badRequest } from "../../apimachinery/api-errors.js";
 import type { KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf, setMeta } from "../../apimachinery/object-meta.js";
+import type { Shape } from "../../apimachinery/typed-json.js";
 import type { RestCreate, TypeIdentity } from "../../registry/generic/strategy.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
@@ -30,6 +31,18 @@ export function reconcileCreateNamespace(strategy: Pick<TypeIdentity, "namespace
   }
 }
 
+/** A custom resource's shape with every schema struct keeping undeclared fields (failpoint crd-no-pruning); metadata stays typed. */
+function unpruned<S extends Shape>(shape: S, root = true): S {
+  if (shape.kind === "struct") {
+    // The root and the schema's structs are lenient-or-root; ObjectMeta is neither.
+    if (!shape.lenient && !root) return shape;
+    return { ...shape, preserveUnknownFields: true, fields: shape.fields.map((f) => ({ ...f, shape: unpruned(f.shape, false) })) };
+  }
+  if (shape.kind === "list") return { ...shape, items: unpruned(shape.items, false) };
+  if (shape.kind === "map") return { ...shape, values: unpruned(shape.values, false) };
+  return shape;
+}
+
 export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { dryRun } = writeOptionsOf(ctx.url, "CreateOptions");
@@ -37,7 +50,15 @@ export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<v
   reconcileCreateNamespace(strategy, namespace, object);
   recordWriteOwnership(ctx, body, undefined, object);
   ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
-  const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });
+  const failpoints = ctx.parts.settings.failpoints;
+  let checked = strategy;
+  // A custom resource store without the schema's type checks (failpoints.ts): only the type errors go.
+  if (strategy.unstructured && failpoints.has("crd-types-unchecked")) {
+    checked = { ...checked, validateCreate: (o: KubeObject) => strategy.validateCreate(o).filter((e) => !/must be of type/.test(e.detail ?? "")) };
+  }
+  // A custom resource store that does not prune (failpoints.ts): storage keeps what the schema does not declare.
+  if (strategy.unstructured && failpoints.has("crd-no-pruning")) checked = { ...checked, shape: unpruned(strategy.shape) };
+  const created = await admittedWrites(ctx, warnings).create(checked, object, { dryRun });
   return writeObject(ctx, 201, created, warningHeaders(warnings));
 }
 

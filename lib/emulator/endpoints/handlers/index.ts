@@ -61,7 +61,9 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   const gates = request.parts.settings.featureGates;
   // The patch handler reads its Content-Type first of all (415); otherwise, before anything
   // else, as the real handlers do: a request whose answer cannot be written is 406.
-  const patchType = method === "PATCH" ? patchTypeOf(req, gates, strategy.unstructured === undefined) : undefined;
+  // A server that takes a CBOR merge patch (failpoints.ts) reads it here, where the type is chosen.
+  const cborMerge = request.parts.settings.failpoints.has("merge-patch-cbor-served");
+  const patchType = method === "PATCH" ? patchTypeOf(req, gates, strategy.unstructured === undefined, cborMerge) : undefined;
   // Types the shared protobuf codec has no messages for (admissionregistration) answer in JSON or
   // YAML; custom resources negotiate protobuf and then refuse it, as a real server does.
   const objectProtobuf = strategy.unstructured !== undefined || supportsProtobuf(groupVersionOf(strategy), strategy.kind);

@@ -35,6 +35,7 @@ import {
 } from "../../apimachinery/managed-fields/managed-fields.js";
 import { asKubeObject, nameOf, setMeta, uidOf } from "../../apimachinery/object-meta.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../../apimachinery/typed-json.js";
+import type { Failpoints } from "../../failpoints.js";
 import { fieldManagerContext, writeManager, zeroObject } from "../../registry/generic/ownership.js";
 import { groupVersionOf, qualifiedResourceOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
 import { findSubresource } from "../../registry/generic/subresources.js";
@@ -86,6 +87,31 @@ function decodePatched(strategy: ResourceStrategy, patched: Json, text: () => st
   }
 }
 
+/** The json-patch a library without `test`, or with `move` done as `copy`, applies (failpoints.ts). */
+function brokenJsonPatch(body: Buffer, failpoints: Failpoints): Buffer {
+  if (!failpoints.has("json-patch-ignores-test") && !failpoints.has("json-patch-move-keeps-source")) return body;
+  let ops: unknown;
+  try {
+    ops = JSON.parse(body.toString("utf8"));
+  } catch {
+    return body;
+  }
+  if (!Array.isArray(ops)) return body;
+  const out = ops
+    .filter((o) => !(failpoints.has("json-patch-ignores-test") && isJsonObject(o) && o["op"] === "test"))
+    .map((o) => (failpoints.has("json-patch-move-keeps-source") && isJsonObject(o) && o["op"] === "move" ? { ...o, op: "copy" } : o));
+  return Buffer.from(JSON.stringify(out));
+}
+
+/** A merge patch with its null members left out, as a merge that skips nulls sees it (failpoints.ts). */
+function withoutNulls(body: Buffer): Buffer {
+  try {
+    return Buffer.from(JSON.stringify(JSON.parse(body.toString("utf8")), (_k, v: unknown) => (v === null ? undefined : v)));
+  } catch {
+    return body;
+  }
+}
+
 /** json-patch, merge-patch or strategic merge on the stored object, then decode and ownership. */
 function patchExisting(
   ctx: RequestContext,
@@ -98,14 +124,20 @@ function patchExisting(
 ): KubeObject {
   const { strategy } = ctx.route;
   const live = stored.object;
+  const failpoints = ctx.parts.settings.failpoints;
   let result: PatchResult;
   let text: () => string;
-  if (patchType === "strategic") {
-    const smp = applyStrategicMergePatch(live, body, options.fieldValidation, fm.schema);
+  // A server without strategic merge that falls back to the merge patch (failpoints.ts).
+  const type = patchType === "strategic" && failpoints.has("strategic-merge-as-merge-patch") ? "merge" : patchType;
+  // Broken json-patch and merge-patch libraries, seen as the patch they get (failpoints.ts).
+  const input =
+    type === "json" ? brokenJsonPatch(body, failpoints) : type === "merge" && failpoints.has("merge-patch-ignores-null") ? withoutNulls(body) : body;
+  if (type === "strategic") {
+    const smp = applyStrategicMergePatch(live, input, options.fieldValidation, fm.schema);
     result = smp;
     text = () => smp.patchText;
   } else {
-    result = patchType === "json" ? applyJsonPatch(live, body, options.fieldValidation) : applyMergePatch(live, body, options.fieldValidation);
+    result = type === "json" ? applyJsonPatch(live, input, options.fieldValidation) : applyMergePatch(live, input, options.fieldValidation);
     text = () => goMarshalSorted(result.patched);
   }
   const { object, unknownFields } = decodePatched(strategy, result.patched, text);
@@ -136,9 +168,30 @@ function applyObject(
   warnings: string[],
 ): KubeObject {
   const { strategy } = ctx.route;
+  const failpoints = ctx.parts.settings.failpoints;
+  // Apply body decoders that read only one of YAML and JSON (failpoints.ts).
+  const asJson = body.toString("utf8").trimStart().startsWith("{");
+  if (patchType === "apply-yaml" && failpoints.has("apply-json-body-refused") && asJson) {
+    throw badRequest("error decoding patch: yaml: JSON documents are not read here, only YAML block documents");
+  }
+  if (patchType === "apply-yaml" && failpoints.has("apply-yaml-body-refused")) {
+    try {
+      JSON.parse(body.toString("utf8"));
+    } catch (e) {
+      throw badRequest(`error decoding patch: ${(e as Error).message}`);
+    }
+  }
   const { config, strictError } = readApplyBody(patchType, body, options.fieldValidation);
   checkApplyConfig(strategy, fm.schema, config);
   const empty = zeroObject(strategy);
+  // Apply done as a JSON merge patch of the configuration, without ownership (failpoints.ts).
+  if (failpoints.has("apply-as-merge-patch")) {
+    const base = stored?.object ?? empty;
+    const merged = applyMergePatch(base, Buffer.from(JSON.stringify(config)), "Ignore").patched as JsonObject;
+    const object = asKubeObject(decodeObject({ ...merged, kind: strategy.kind, apiVersion: groupVersionOf(strategy) }, strategy.shape).value);
+    setMeta(object, "managedFields", stored?.object.metadata["managedFields"]);
+    return object;
+  }
   const result = applyConfiguration(fm, stored?.object ?? empty, config, options.fieldManager, options.force ?? false, empty, stored !== undefined);
   if (strictError !== undefined) {
     if (options.fieldValidation === "Strict") throw badRequest(`error strict decoding patch: ${strictError}`);
@@ -174,6 +227,8 @@ export async function handlePatch(ctx: RequestContext, name: string, patchType: 
   // The non-apply mechanisms cannot create (createNewObject is NotFound), before reading the
   // patch; nor can a subresource, whose storage refuses create on update before patching.
   if (!stored && (!apply || sub)) throw notFound(qualifiedResourceOf(strategy), name);
+  // A server whose apply only patches (failpoints.ts).
+  if (!stored && ctx.parts.settings.failpoints.has("apply-cannot-create")) throw notFound(qualifiedResourceOf(strategy), name);
 
   const fm = fieldManagerContext(strategy, clock.date(), sub);
   const warnings: string[] = [];
@@ -199,6 +254,11 @@ export async function handlePatch(ctx: RequestContext, name: string, patchType: 
     const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun: options.dryRun });
     return writeObject(ctx, 201, created, warningHeaders(warnings));
   }
-  const updated = await admittedWrites(ctx, warnings).update(strategy, stored, object, { dryRun: options.dryRun });
+  // A server whose apply always writes, even when it changes nothing (failpoints.ts).
+  const writeUnchanged = apply && ctx.parts.settings.failpoints.has("apply-noop-writes");
+  const updated = await admittedWrites(ctx, warnings).update(strategy, stored, object, {
+    dryRun: options.dryRun,
+    ...(writeUnchanged ? { writeUnchanged } : {}),
+  });
   return writeObject(ctx, 200, updated, warningHeaders(warnings));
 }

@@ -225,12 +225,24 @@ export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidat
     if (e instanceof DecodeError) throw badRequest(`${prefix}: ${e.message}`);
     throw e;
   }
+  const failpoints = ctx.parts.settings.failpoints;
+  // A custom resource store that does not prune: the body is kept as sent, nothing reported (failpoints.ts).
+  if (strategy.unstructured && failpoints.has("crd-no-pruning")) {
+    return { object: asKubeObject({ ...parsed, kind: strategy.kind, apiVersion: groupVersionOf(strategy) }), warnings: [] };
+  }
   const object = asKubeObject(decoded.value);
   // Ignore decodes leniently: no strict errors are even looked for.
   if (mode === "Ignore") return { object, warnings: [] };
-  const errors = strictErrorsOf(encoding, read, strategy.shape, decoded.unknownFields);
-  if (mode === "Strict" && errors.length) throw badRequest(`${prefix}: strict decoding error: ${errors.join(", ")}`);
-  return { object, warnings: strictWarnings(errors).map((w) => `299 - ${JSON.stringify(w)}`) };
+  let errors = strictErrorsOf(encoding, read, strategy.shape, decoded.unknownFields);
+  // A last-key-wins decoder sees no duplicates (failpoints.ts).
+  if (failpoints.has("duplicate-fields-unflagged")) errors = errors.filter((e) => !e.startsWith("duplicate field"));
+  // A server that does not enforce Strict: the level is read as Warn (failpoints.ts).
+  if (mode === "Strict" && errors.length && !failpoints.has("strict-validation-as-warn"))
+    throw badRequest(`${prefix}: strict decoding error: ${errors.join(", ")}`);
+  const warnings = strictWarnings(errors);
+  // One Warning item for every field at once (failpoints.ts).
+  if (failpoints.has("field-warnings-joined") && warnings.length > 1) return { object, warnings: [`299 - ${JSON.stringify(warnings.join(", "))}`] };
+  return { object, warnings: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
 }
 
 /**

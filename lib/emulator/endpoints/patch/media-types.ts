@@ -32,11 +32,12 @@ function servedPatchTypes(gates: FeatureGates, strategic = true): PatchType[] {
 
 export const isApply = (t: PatchType): boolean => t === "apply-yaml" || t === "apply-cbor";
 
-/** The request's patch type, or the 415. */
-export function patchTypeOf(req: IncomingMessage, gates: FeatureGates, strategic = true): PatchType {
+/** The request's patch type, or the 415. `cborMerge`: test-only, failpoint merge-patch-cbor-served. */
+export function patchTypeOf(req: IncomingMessage, gates: FeatureGates, strategic = true, cborMerge = false): PatchType {
   const header = req.headers["content-type"] ?? "";
   const semicolon = header.indexOf(";");
   const contentType = semicolon > 0 ? header.slice(0, semicolon) : header;
+  if (cborMerge && contentType === "application/merge-patch+cbor") return "merge";
   const served = servedPatchTypes(gates, strategic);
   const found = served.find((t) => PATCH_MEDIA_TYPES[t] === contentType);
   if (!found) throw unsupportedMediaType(served.map((t) => PATCH_MEDIA_TYPES[t]));

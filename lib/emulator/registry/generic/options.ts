@@ -25,6 +25,8 @@ export interface DeleteOptions {
 export interface WriteOptions {
   /** dryRun=All: run every step except the write. */
   readonly dryRun?: boolean;
+  /** Test-only (failpoint apply-noop-writes): write an update that changes nothing. */
+  readonly writeUnchanged?: boolean;
 }
 
 export type DeleteOutcome =

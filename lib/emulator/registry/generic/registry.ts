@@ -157,7 +157,7 @@ export class GenericRegistry {
     // Validating admission sees every update, one that changes nothing included.
     yield { object: next, old };
     const value = this.storage.encode(next);
-    if (value === existing.kv.value) return old;
+    if (value === existing.kv.value && !options.writeUnchanged) return old;
     if (options.dryRun) {
       setMeta(next, "resourceVersion", String(existing.kv.modRevision));
       return next;
