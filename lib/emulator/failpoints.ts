@@ -14,15 +14,21 @@ export const FAILPOINTS = {
   "conflict-as-500": "answers a write that loses an optimistic-concurrency race (409 Conflict) with 500 InternalError instead",
   "crd-no-pruning": "keeps the fields a custom resource's schema does not declare (no pruning), and reports none of them",
   "crd-types-unchecked": "stores custom resources whose fields have the wrong type for the schema (no type validation)",
+  "delete-returns-object": "answers a DELETE that removes the object with the deleted object instead of a Success Status, for every type",
   "dry-run-persists": "ignores dryRun on writes: the object is stored (or deleted) as if no dry run was asked",
   "duplicate-fields-unflagged": "decodes request bodies last-key-wins without reporting duplicate fields (no Warning, no Strict 400)",
+  "event-ttl-ignored": "keeps Events forever: the event TTL never deletes one, however far the clock moves",
   "field-warnings-joined": "writes the field validation warnings of a request as one Warning item instead of one per field",
+  "generation-on-create": "gives every created object metadata.generation 1, whatever its type's strategy says",
   "json-patch-ignores-test": "skips the test operations of a json-patch, so a failing test changes nothing about the outcome",
   "json-patch-move-keeps-source": "applies a json-patch move as a copy: the source member stays",
   "merge-patch-cbor-served": "serves application/merge-patch+cbor, taking it as a merge patch, instead of 415",
   "merge-patch-ignores-null": "skips the null members of a merge patch instead of deleting those keys",
   "strategic-merge-as-merge-patch": "applies a strategic merge patch as a JSON merge patch: lists replaced whole, directives stored as keys",
   "strict-validation-as-warn": "takes fieldValidation=Strict as Warn: unknown and duplicate fields are warned about and the write succeeds",
+  "update-never-creates": "answers a PUT to a missing name with 404 NotFound, even for types that create on update (Events)",
+  "update-requires-resource-version": "refuses a PUT without metadata.resourceVersion with 422, even for types that allow unconditional updates (Events)",
+  "update-returns-old-object": "answers a successful PUT with the object as it was before the update",
 } as const satisfies Record<string, string>;
 
 export type FailpointName = keyof typeof FAILPOINTS;

@@ -97,51 +97,61 @@ describe("Event endpoints", () => {
 
   check(
     {
-      title:
-        "namespaced list: GET /apis/events.<domain>/v1/namespaces/<namespace>/events answers 200 with that namespace's Events, paged by limit and continue",
-      rules: ["doc2.endpoints.list-ns-path", "doc2.endpoints.list-ns-params", "doc2.endpoints.list-ns-200"],
+      title: "namespaced list: GET /apis/events.<domain>/v1/namespaces/<namespace>/events answers 200 with that namespace's Events",
+      rules: ["doc2.endpoints.list-ns-path", "doc2.endpoints.list-ns-200"],
     },
     async () => {
       const { session } = suite;
       const ns = await withThree();
-      const path = `/apis/${group()}/v1/namespaces/${ns}/events`;
-      const whole = await session.client.raw("GET", path);
+      const whole = await session.client.raw("GET", `/apis/${group()}/v1/namespaces/${ns}/events`);
       expect(whole.code).toBe(200);
-      expect(whole.json).toMatchObject({ kind: "EventList" });
+      expect(whole.json).toMatchObject({ kind: "EventList", apiVersion: `${group()}/v1` });
       expect(itemNames(whole)).toEqual(names);
-      const first = await session.client.raw("GET", path, { query: { limit: 2 } });
-      expect(itemNames(first)).toEqual(["a", "b"]);
-      const rest = await session.client.raw("GET", path, { query: { limit: 2, continue: (first.json as KubeList).metadata.continue ?? "", pretty: "false" } });
-      expect(rest.code).toBe(200);
-      expect(itemNames(rest)).toEqual(["c"]);
+      for (const i of (whole.json as KubeList).items) expect(i.metadata.namespace).toBe(ns);
     },
   );
 
+  check({ title: "namespaced list: limit and continue page the Events of the namespace", rules: ["doc2.endpoints.list-ns-params"] }, async () => {
+    const { session } = suite;
+    const ns = await withThree();
+    const path = `/apis/${group()}/v1/namespaces/${ns}/events`;
+    const first = await session.client.raw("GET", path, { query: { limit: 2 } });
+    expect(itemNames(first)).toEqual(["a", "b"]);
+    const rest = await session.client.raw("GET", path, { query: { limit: 2, continue: (first.json as KubeList).metadata.continue ?? "", pretty: "false" } });
+    expect(rest.code).toBe(200);
+    expect(itemNames(rest)).toEqual(["c"]);
+  });
+
   check(
     {
-      title: "all-namespaces list: GET /apis/events.<domain>/v1/events answers 200 with the Events of every namespace, paged by limit and continue",
-      rules: ["doc2.endpoints.list-all-path", "doc2.endpoints.list-all-params", "doc2.endpoints.list-all-200"],
+      title: "all-namespaces list: GET /apis/events.<domain>/v1/events answers 200 with the Events of every namespace",
+      rules: ["doc2.endpoints.list-all-path", "doc2.endpoints.list-all-200"],
     },
     async () => {
       const { session } = suite;
       const ns = await withThree();
       const elsewhere = await oneEvent();
-      const path = `/apis/${group()}/v1/events`;
-      const all = await session.client.raw("GET", path, { query: { limit: 500 } });
+      const all = await session.client.raw("GET", `/apis/${group()}/v1/events`, { query: { limit: 500 } });
       expect(all.code).toBe(200);
-      expect(all.json).toMatchObject({ kind: "EventList" });
+      expect(all.json).toMatchObject({ kind: "EventList", apiVersion: `${group()}/v1` });
       const keys = (all.json as KubeList).items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
       expect(keys).toEqual(expect.arrayContaining([...names.map((n) => `${ns}/${n}`), `${suite.ns}/${elsewhere.metadata.name}`]));
-      // Paged, narrowed to the list namespace: limit and continue apply across namespaces too.
-      const first = await session.client.raw("GET", path, { query: { fieldSelector: `metadata.namespace=${ns}`, limit: 2 } });
-      expect(itemNames(first)).toEqual(["a", "b"]);
-      const rest = await session.client.raw("GET", path, {
-        query: { fieldSelector: `metadata.namespace=${ns}`, limit: 2, continue: (first.json as KubeList).metadata.continue ?? "" },
-      });
-      expect(rest.code).toBe(200);
-      expect(itemNames(rest)).toEqual(["c"]);
     },
   );
+
+  check({ title: "all-namespaces list: limit and continue page across namespaces too", rules: ["doc2.endpoints.list-all-params"] }, async () => {
+    const { session } = suite;
+    const ns = await withThree();
+    const path = `/apis/${group()}/v1/events`;
+    // Paged, narrowed to the list namespace: limit and continue apply across namespaces too.
+    const first = await session.client.raw("GET", path, { query: { fieldSelector: `metadata.namespace=${ns}`, limit: 2 } });
+    expect(itemNames(first)).toEqual(["a", "b"]);
+    const rest = await session.client.raw("GET", path, {
+      query: { fieldSelector: `metadata.namespace=${ns}`, limit: 2, continue: (first.json as KubeList).metadata.continue ?? "" },
+    });
+    expect(rest.code).toBe(200);
+    expect(itemNames(rest)).toEqual(["c"]);
+  });
 
   check(
     {
@@ -182,21 +192,43 @@ describe("Event endpoints", () => {
 
   check(
     {
-      title: "create: 201 with the Event; dryRun=All answers as a create would and stores nothing",
-      rules: ["doc2.endpoints.create-path", "doc2.endpoints.create-params", "doc2.endpoints.create-success", "doc2.event.generation-unset"],
+      title: "create: a POST of an Event to /apis/events.<domain>/v1/namespaces/<namespace>/events answers 201 with the Event as stored",
+      rules: ["doc2.endpoints.create-path", "doc2.endpoints.create-success"],
     },
     async () => {
       const { session, ns } = suite;
       const name = uniqueName("cr");
-      const dry = await session.client.raw("POST", resourcePath(t(), ns), { body: event(session.types, ns, name), query: { dryRun: "All" } });
-      expect([200, 201]).toContain(dry.code);
-      expect((dry.json as KubeObject).metadata.name).toBe(name);
-      expect((await session.client.raw("GET", resourcePath(t(), ns, name))).code).toBe(404);
-      const res = await session.client.raw("POST", resourcePath(t(), ns), { body: event(session.types, ns, name) });
+      const res = await session.client.raw("POST", `/apis/${group()}/v1/namespaces/${ns}/events`, { body: event(session.types, ns, name) });
       expect(res.code).toBe(201);
-      expect((res.json as KubeObject).metadata.generation).toBeUndefined();
+      // The answer is the Event as stored: with the uid, resourceVersion and creationTimestamp the server gave it.
+      const created = res.json as KubeObject;
+      expect(created).toMatchObject({ kind: "Event", apiVersion: `${group()}/v1`, metadata: { name, namespace: ns } });
+      expect(created.metadata.uid, "uid").toMatch(/^[0-9a-f-]{36}$/);
+      expect(created.metadata.resourceVersion, "resourceVersion").toMatch(/^[1-9]\d*$/);
+      expect(created.metadata.creationTimestamp, "creationTimestamp").toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      expect(await session.client.get(t(), ns, name)).toEqual(created);
     },
   );
+
+  check({ title: "create with dryRun=All answers as a create would and stores nothing", rules: ["doc2.endpoints.create-params"] }, async () => {
+    const { session, ns } = suite;
+    const name = uniqueName("cr");
+    const dry = await session.client.raw("POST", resourcePath(t(), ns), { body: event(session.types, ns, name), query: { dryRun: "All", pretty: "true" } });
+    expect([200, 201]).toContain(dry.code);
+    expect(dry.json).toMatchObject({ kind: "Event", metadata: { name, namespace: ns } });
+    expect((await session.client.raw("GET", resourcePath(t(), ns, name))).code).toBe(404);
+  });
+
+  check({ title: "an Event has no metadata.generation: not after create, not after update", rules: ["doc2.event.generation-unset"] }, async () => {
+    const { session, ns } = suite;
+    const made = await make();
+    expect(made.metadata.generation).toBeUndefined();
+    const name = made.metadata.name as string;
+    const res = await session.client.raw("PUT", resourcePath(t(), ns, name), { body: { ...made, metadata: { ...made.metadata, labels: { changed: "yes" } } } });
+    expect(res.code).toBe(200);
+    expect((res.json as KubeObject).metadata.generation).toBeUndefined();
+    expect((await session.client.get(t(), ns, name)).metadata.generation).toBeUndefined();
+  });
 
   // One Event for the update tests, made on first use.
   let updated: Promise<KubeObject> | undefined;
@@ -204,8 +236,8 @@ describe("Event endpoints", () => {
 
   check(
     {
-      title: "update: a PUT of the Event to its path answers 200 with it; dryRun=All answers alike and stores nothing",
-      rules: ["doc2.endpoints.update-path", "doc2.endpoints.update-params", "doc2.endpoints.update-success"],
+      title: "update: a PUT of the Event to /apis/events.<domain>/v1/namespaces/<namespace>/events/<name> answers 200 with the Event as stored",
+      rules: ["doc2.endpoints.update-path", "doc2.endpoints.update-success"],
     },
     async () => {
       const { session, ns } = suite;
@@ -213,16 +245,23 @@ describe("Event endpoints", () => {
       const name = made.metadata.name as string;
       const path = `/apis/${group()}/v1/namespaces/${ns}/events/${name}`;
       const labelled = { ...made, metadata: { ...made.metadata, labels: { seen: "1" } } };
-      const dry = await session.client.raw("PUT", path, { body: labelled, query: { dryRun: "All" } });
-      expect(dry.code).toBe(200);
-      expect((dry.json as KubeObject).metadata.labels).toEqual({ seen: "1" });
-      expect(await session.client.get(t(), ns, name)).toEqual(made);
-      const res = await session.client.raw("PUT", path, { body: labelled, query: { pretty: "true" } });
+      const res = await session.client.raw("PUT", path, { body: labelled });
       expect(res.code).toBe(200);
       expect(res.json).toMatchObject({ kind: "Event", metadata: { name, uid: made.metadata.uid, labels: { seen: "1" } } });
       expect(await session.client.get(t(), ns, name)).toEqual(res.json);
     },
   );
+
+  check({ title: "update with dryRun=All answers as the update would and stores nothing", rules: ["doc2.endpoints.update-params"] }, async () => {
+    const { session, ns } = suite;
+    const made = await make();
+    const name = made.metadata.name as string;
+    const labelled = { ...made, metadata: { ...made.metadata, labels: { seen: "1" } } };
+    const dry = await session.client.raw("PUT", resourcePath(t(), ns, name), { body: labelled, query: { dryRun: "All", pretty: "true" } });
+    expect(dry.code).toBe(200);
+    expect(dry.json).toMatchObject({ kind: "Event", metadata: { name, uid: made.metadata.uid, labels: { seen: "1" } } });
+    expect(await session.client.get(t(), ns, name)).toEqual(made);
+  });
 
   check(
     { title: "a PUT without resourceVersion is an unconditional update: it applies over a change made since", rules: ["doc2.endpoints.update-unconditional"] },
@@ -256,17 +295,14 @@ describe("Event endpoints", () => {
 
   check(
     {
-      title: "delete: 200 with the Success Status naming the Event; dryRun keeps it",
-      rules: ["doc2.endpoints.delete-path", "doc2.endpoints.delete-params", "doc2.endpoints.delete-success", "doc2.endpoints.status-shape"],
+      title: "delete: a DELETE of /apis/events.<domain>/v1/namespaces/<namespace>/events/<name> answers 200 with the Success Status naming the Event",
+      rules: ["doc2.endpoints.delete-path", "doc2.endpoints.delete-success", "doc2.endpoints.status-shape"],
     },
     async () => {
       const { session, ns } = suite;
       const made = await make();
       const name = made.metadata.name as string;
-      const dry = await session.client.raw("DELETE", resourcePath(t(), ns, name), { query: { dryRun: "All" } });
-      expect(dry.code).toBe(200);
-      expect((await session.client.raw("GET", resourcePath(t(), ns, name))).code).toBe(200);
-      const res = await session.client.raw("DELETE", resourcePath(t(), ns, name));
+      const res = await session.client.raw("DELETE", `/apis/${group()}/v1/namespaces/${ns}/events/${name}`);
       expect(res.code).toBe(200);
       expect(res.json).toEqual({
         kind: "Status",
@@ -275,15 +311,47 @@ describe("Event endpoints", () => {
         status: "Success",
         details: { name, group: group(), kind: "events", uid: made.metadata.uid },
       });
+      expect((await session.client.raw("GET", resourcePath(t(), ns, name))).code).toBe(404);
     },
   );
 
+  check({ title: "delete with dryRun=All answers as the delete would and keeps the Event", rules: ["doc2.endpoints.delete-params"] }, async () => {
+    const { session, ns } = suite;
+    const made = await make();
+    const name = made.metadata.name as string;
+    const dry = await session.client.raw("DELETE", resourcePath(t(), ns, name), { query: { dryRun: "All", pretty: "true" } });
+    expect(dry.code).toBe(200);
+    expect(dry.json).toMatchObject({ kind: "Status", status: "Success", details: { name, uid: made.metadata.uid } });
+    expect(await session.client.get(t(), ns, name)).toEqual(made);
+  });
+
+  // A namespace of its own holding the Events keep, drop-1 and drop-2, labelled with their fate.
+  const withFates = async (): Promise<string> => {
+    const { session } = suite;
+    const ns = await session.createNamespace("event-endpoints");
+    for (const n of ["keep", "drop-1", "drop-2"]) {
+      await session.client.create(t(), ns, {
+        ...event(session.types, ns, n),
+        metadata: { name: n, namespace: ns, labels: { fate: n.startsWith("drop") ? "drop" : "keep" } },
+      });
+    }
+    return ns;
+  };
+
+  check({ title: "deletecollection with dryRun=All answers as it would and removes none", rules: ["doc2.endpoints.deletecollection-params"] }, async () => {
+    const { session } = suite;
+    const ns = await withFates();
+    const dry = await session.client.raw("DELETE", resourcePath(t(), ns), { query: { labelSelector: "fate=drop", dryRun: "All", pretty: "true" } });
+    expect(dry.code).toBe(200);
+    expect(itemNames(dry)).toEqual(["drop-1", "drop-2"]);
+    expect((await session.client.list(t(), ns)).items.map((i) => i.metadata.name)).toEqual(["drop-1", "drop-2", "keep"]);
+  });
+
   check(
     {
-      title: "deletecollection: 200, removes the selected Events only; dryRun removes none",
+      title: "deletecollection: a DELETE of /apis/events.<domain>/v1/namespaces/<namespace>/events answers 200 and removes the selected Events only",
       rules: [
         "doc2.endpoints.deletecollection-path",
-        "doc2.endpoints.deletecollection-params",
         "doc2.endpoints.deletecollection-200",
         "doc1.verbs.deletecollection",
         "doc1.paths.deletecollection-collection",
@@ -291,20 +359,38 @@ describe("Event endpoints", () => {
     },
     async () => {
       const { session } = suite;
-      const ns = await session.createNamespace("event-endpoints");
-      for (const n of ["keep", "drop-1", "drop-2"]) {
-        await session.client.create(t(), ns, {
-          ...event(session.types, ns, n),
-          metadata: { name: n, namespace: ns, labels: { fate: n.startsWith("drop") ? "drop" : "keep" } },
-        });
-      }
-      const dry = await session.client.raw("DELETE", resourcePath(t(), ns), { query: { labelSelector: "fate=drop", dryRun: "All" } });
-      expect(dry.code).toBe(200);
-      expect((await session.client.list(t(), ns)).items).toHaveLength(3);
-      const res: ApiResponse = await session.client.raw("DELETE", resourcePath(t(), ns), { query: { labelSelector: "fate=drop" } });
+      const ns = await withFates();
+      const res: ApiResponse = await session.client.raw("DELETE", `/apis/${group()}/v1/namespaces/${ns}/events`, { query: { labelSelector: "fate=drop" } });
       expect(res.code).toBe(200);
+      // The answer is what the generic registry's DeleteCollection returns: the list of the deleted Events.
+      expect(res.json).toMatchObject({ kind: "EventList", apiVersion: `${group()}/v1` });
+      expect(itemNames(res)).toEqual(["drop-1", "drop-2"]);
       const left: KubeList = await session.client.list(t(), ns);
       expect(left.items.map((i) => i.metadata.name)).toEqual(["keep"]);
+    },
+  );
+
+  check(
+    {
+      title: "deletecollection with limit deletes one page and answers it with a continue token; continue deletes the next page",
+      rules: ["doc2.endpoints.deletecollection-params"],
+    },
+    async () => {
+      const { session } = suite;
+      const ns = await session.createNamespace("event-endpoints");
+      for (const n of ["p1", "p2", "p3"]) await make(ns, n);
+      const path = resourcePath(t(), ns);
+      const first = await session.client.raw("DELETE", path, { query: { limit: 2 } });
+      expect(first.code).toBe(200);
+      expect(itemNames(first)).toEqual(["p1", "p2"]);
+      const token = (first.json as KubeList).metadata.continue;
+      expect(token, "the page's continue token").toBeTruthy();
+      expect((await session.client.list(t(), ns)).items.map((i) => i.metadata.name)).toEqual(["p3"]);
+      const rest = await session.client.raw("DELETE", path, { query: { limit: 2, continue: token ?? "" } });
+      expect(rest.code).toBe(200);
+      expect(itemNames(rest)).toEqual(["p3"]);
+      expect((rest.json as KubeList).metadata.continue ?? "").toBe("");
+      expect((await session.client.list(t(), ns)).items).toEqual([]);
     },
   );
 

@@ -173,7 +173,8 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
   const eventTtl = new EventTtl(store, `${eventStrategy.storagePrefix}/`, () => clock.now(), settings.eventTtlMs);
-  eventTtl.start();
+  // A storage without leases keeps every Event (failpoints.ts): the TTL never follows a write.
+  if (!settings.failpoints.has("event-ttl-ignored")) eventTtl.start();
   const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs }, () => clock.date());
   const watches: WatchRegistry = new Set();
   const continueTokens = new ContinueTokenSigner();

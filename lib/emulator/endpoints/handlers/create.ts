@@ -49,6 +49,8 @@ export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<v
   const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
   reconcileCreateNamespace(strategy, namespace, object);
   recordWriteOwnership(ctx, body, undefined, object);
+  // A server that applies the custom-resource generation rule to every type (failpoints.ts).
+  if (ctx.parts.settings.failpoints.has("generation-on-create")) setMeta(object, "generation", 1);
   ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
   const failpoints = ctx.parts.settings.failpoints;
   let checked = strategy;

@@ -3,6 +3,11 @@
  * its own write (its own revision and DELETED event); the answer is the list of what was
  * listed for deletion, as the generic registry returns it. Each delete goes the way a single
  * DELETE's does (delete.ts: the type's delete override, else the generic delete).
+ *
+ * With a limit, only one page is deleted: the page limit and continue select, answered with
+ * that page and its continue token, so a client deletes a large collection page by page
+ * (the generic registry's DeleteCollection: "If the original request was setting the limit,
+ * finish after running it"). Without one, every match is deleted.
  */
 
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
@@ -17,7 +22,7 @@ export async function handleDeleteCollection(ctx: RequestContext, options: ListO
   const { strategy } = ctx.route;
   const { generic } = ctx.parts;
   const deleteOptions = parseDeleteOptions(ctx, body);
-  const page = readPage(ctx, { ...options, limit: 0, continueToken: "" });
+  const page = readPage(ctx, options.limit > 0 ? options : { ...options, limit: 0, continueToken: "" });
   const warnings: string[] = [];
   const writes = admittedWrites(ctx, warnings);
   for (const item of pageItems(ctx, page)) {

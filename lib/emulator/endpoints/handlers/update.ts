@@ -5,7 +5,7 @@
  */
 import { badRequest, notFound } from "../../apimachinery/api-errors.js";
 import { nameOf, namespaceOf, setMeta } from "../../apimachinery/object-meta.js";
-import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
+import { qualifiedResourceOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { decodeBody, fieldValidationOf } from "./request-body.js";
@@ -14,7 +14,8 @@ import { warningHeaders, writeOptionsOf } from "./write-options.js";
 import { recordWriteOwnership } from "./write-ownership.js";
 
 export async function handleUpdate(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
-  const { strategy, namespace } = ctx.route;
+  const { namespace } = ctx.route;
+  const strategy = failpointStrategy(ctx);
   const { generic, lifecycle } = ctx.parts;
   const { dryRun } = writeOptionsOf(ctx.url, "UpdateOptions");
   const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
@@ -37,5 +38,24 @@ export async function handleUpdate(ctx: RequestContext, name: string, body: Buff
     return writeObject(ctx, 201, created, warningHeaders(warnings));
   }
   const updated = await admittedWrites(ctx, warnings).update(strategy, existing, object, { dryRun });
-  return writeObject(ctx, 200, updated, warningHeaders(warnings));
+  // A store that hands back the previous value of the key (failpoints.ts).
+  const answer = ctx.parts.settings.failpoints.has("update-returns-old-object") ? existing.object : updated;
+  return writeObject(ctx, 200, answer, warningHeaders(warnings));
+}
+
+/**
+ * The route's strategy, or a copy that denies create-on-update or unconditional updates when
+ * the failpoints of a server that treats every type alike are on (failpoints.ts).
+ */
+function failpointStrategy(ctx: RequestContext): ResourceStrategy {
+  const { strategy } = ctx.route;
+  const fp = ctx.parts.settings.failpoints;
+  const noCreate = fp.has("update-never-creates");
+  const needsVersion = fp.has("update-requires-resource-version");
+  if (!noCreate && !needsVersion) return strategy;
+  return {
+    ...strategy,
+    allowCreateOnUpdate: strategy.allowCreateOnUpdate && !noCreate,
+    allowUnconditionalUpdate: strategy.allowUnconditionalUpdate && !needsVersion,
+  };
 }
