@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { Reporter } from "vitest/node";
 import { CHECKER_FAULT_ENV } from "../daemons/checker/fault.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
+import { faultCommandLines } from "../faults/check.js";
 import { type Fault, faultByName } from "../faults/index.js";
 import { UnreachableError } from "../harness/client.js";
 import { CredentialError } from "../harness/credentials/errors.js";
@@ -127,6 +128,11 @@ export function faultEnvironment(values: RunFlagValues): Record<string, string |
     if (f.mode === "daemons" && (external || daemonsGiven))
       throw new UsageError(`--fault ${name} breaks the emulated daemons: it applies to the embedded run only (no --target, no daemon URLs)`);
     faults.push(f);
+  }
+  try {
+    faultCommandLines(faults);
+  } catch (e) {
+    throw new UsageError(`--fault: ${(e as Error).message}`);
   }
   const blind = faults.flatMap((f) => (f.mode === "checker" ? f.rules : []));
   return { [ENV.faults]: faults.map((f) => f.name).join(","), [CHECKER_FAULT_ENV]: blind.length > 0 ? blind.join(",") : undefined };

@@ -2,7 +2,7 @@
 import { CONTROLLER_MANAGER_FAULTS, NODE_AGENT_FAULTS } from "../emulator/daemons/index.js";
 import { isFailpointName } from "../emulator/failpoints.js";
 import { ruleById } from "../spec/catalog.js";
-import { FAULTS, type Fault } from "./index.js";
+import { type DaemonCommandLines, FAULTS, type Fault } from "./index.js";
 
 /** What is wrong with the catalog: duplicate or malformed names, unknown rules, failpoints or daemon faults. */
 export function checkFaultCatalog(faults: readonly Fault[] = FAULTS): string[] {
@@ -29,7 +29,21 @@ export function checkFaultCatalog(faults: readonly Fault[] = FAULTS): string[] {
       if (!f.controllerManager?.length && !f.nodeAgent?.length) problems.push(`${f.name}: names no daemon fault`);
       for (const p of f.controllerManager ?? []) if (!cm.has(p)) problems.push(`${f.name}: the controller manager has no fault "${p}"`);
       for (const p of f.nodeAgent ?? []) if (!agent.has(p)) problems.push(`${f.name}: the node agent has no fault "${p}"`);
+      // Command lines alone are no fault: the self-test runs them clean too, and a misbehaviour must make the difference.
+      if (f.commandLines && !f.commandLines.controllerManager && !f.commandLines.nodeAgent) problems.push(`${f.name}: commandLines names no daemon`);
     }
   }
   return problems;
+}
+
+/**
+ * The daemon command lines a run's faults start the embedded daemons with: undefined when none
+ * has any. One run starts one pair of daemons, so two faults with different lines are refused.
+ */
+export function faultCommandLines(faults: readonly Fault[]): DaemonCommandLines | undefined {
+  const withLines = faults.flatMap((f) => (f.mode === "daemons" && f.commandLines ? [f] : []));
+  const first = withLines[0];
+  const other = withLines.find((f) => JSON.stringify(f.commandLines) !== JSON.stringify(first?.commandLines));
+  if (first && other) throw new Error(`faults ${first.name} and ${other.name} start the daemons with different command lines: apply them in separate runs`);
+  return first?.commandLines;
 }

@@ -11,7 +11,7 @@ import { PATCH_AND_CRD_FAULTS } from "./catalog/patch-and-crds.js";
 import { FIRST_WAVE_WIRE_FAULTS } from "./catalog/wire-first-wave.js";
 import type { Fault } from "./types.js";
 
-export type { CheckerFault, DaemonFault, EmulatorFault, Fault, FaultMode, WireFault } from "./types.js";
+export type { CheckerFault, DaemonCommandLines, DaemonFault, EmulatorFault, Fault, FaultMode, WireFault } from "./types.js";
 
 export const FAULTS: readonly Fault[] = [
   ...FIRST_WAVE_WIRE_FAULTS,

@@ -8,7 +8,9 @@
  * verdict: wire faults whose suites are disjoint, each limited to its own suites' requests
  * (tollgate's client names its suite in the User-Agent), and checker faults (one per doc3
  * option rule) whose rules no single test names together. A fault of state, of the daemons,
- * or one that must meet the runner's own requests runs alone.
+ * or one that must meet the runner's own requests runs alone. A daemon fault that starts the
+ * daemons with other command lines (for rules of another setting) is run a second time with
+ * those lines and no misbehaviour, its "clean variant": its rules must pass there.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -46,7 +48,12 @@ export interface FaultResult {
   exit: number | null;
   /** Each named rule's status in the run (failed when caught). */
   statuses: Record<string, string>;
-  /** Exit 1 and every named rule failed. */
+  /**
+   * A daemon fault with command lines: the run with those lines and no misbehaviour (its report
+   * folder is the fault's, with `.clean-variant`). The fault is caught only if its rules passed there.
+   */
+  cleanVariant?: { exit: number | null; statuses: Record<string, string> };
+  /** Exit 1 and every named rule failed (and, with a clean variant, exit 0 and every rule passed there). */
   caught: boolean;
   /** The run's time; a batch's time is shared by its faults. */
   seconds: number;
@@ -197,9 +204,24 @@ export async function selftest(o: SelftestOptions): Promise<SelftestResult> {
       join(o.outputDir, "faults", u.id),
       scopes ? { TOLLGATE_FAULT_SCOPES: JSON.stringify(scopes) } : {},
     );
+    // A fault that changes the daemons' command lines is fair only if those lines alone pass its rules:
+    // else the rules would fail for the setting, not for the misbehaviour. Such a fault runs alone.
+    const variantOf = u.faults[0]?.mode === "daemons" && u.faults[0].commandLines ? u.faults[0] : undefined;
+    let cleanVariant: FaultResult["cleanVariant"];
+    let variantSeconds = 0;
+    if (variantOf) {
+      const clean = await tollgateRun(
+        ["--fault", variantOf.name, ...suites.flatMap((s) => ["--suite", s])],
+        join(o.outputDir, "faults", `${u.id}.clean-variant`),
+        { TOLLGATE_FAULT_VARIANT_ONLY: "1" },
+      );
+      variantSeconds = clean.seconds;
+      cleanVariant = { exit: clean.exit, statuses: Object.fromEntries(variantOf.rules.map((r) => [r, clean.statuses.get(r) ?? "not run"])) };
+    }
+    const variantPassed = !cleanVariant || (cleanVariant.exit === 0 && Object.values(cleanVariant.statuses).every((s) => s === "passed"));
     for (const f of u.faults) {
       const statuses = Object.fromEntries(f.rules.map((r) => [r, run.statuses.get(r) ?? "not run"]));
-      const caught = run.exit === 1 && Object.values(statuses).every((s) => s === "failed");
+      const caught = run.exit === 1 && Object.values(statuses).every((s) => s === "failed") && variantPassed;
       const r: FaultResult = {
         name: f.name,
         mode: f.mode,
@@ -207,8 +229,9 @@ export async function selftest(o: SelftestOptions): Promise<SelftestResult> {
         suites: suitesOf(f.rules),
         exit: run.exit,
         statuses,
+        ...(cleanVariant ? { cleanVariant } : {}),
         caught,
-        seconds: run.seconds,
+        seconds: run.seconds + variantSeconds,
         run: u.id,
       };
       result.faults.push(r);
@@ -242,7 +265,13 @@ export async function selftest(o: SelftestOptions): Promise<SelftestResult> {
 
 export function resultLine(r: FaultResult): string {
   const missed = Object.entries(r.statuses).filter(([, s]) => s !== "failed");
-  const verdict = r.caught ? "caught" : `MISSED (exit ${r.exit}${missed.length ? `; ${missed.map(([id, s]) => `${id} ${s}`).join(", ")}` : ""})`;
+  const unfair = Object.entries(r.cleanVariant?.statuses ?? {}).filter(([, s]) => s !== "passed");
+  const variant = r.cleanVariant
+    ? `; clean variant exit ${r.cleanVariant.exit}${unfair.length ? `, ${unfair.map(([id, s]) => `${id} ${s}`).join(", ")}` : ", rules passed"}`
+    : "";
+  const verdict = r.caught
+    ? `caught${variant}`
+    : `MISSED (exit ${r.exit}${missed.length ? `; ${missed.map(([id, s]) => `${id} ${s}`).join(", ")}` : ""}${variant})`;
   return `${r.name} [${r.mode}] → ${r.rules.join(", ")}: ${verdict} (${r.seconds.toFixed(1)} s)`;
 }
 

@@ -46,6 +46,17 @@ export interface DaemonFault extends FaultBase {
   readonly mode: "daemons";
   readonly controllerManager?: readonly string[];
   readonly nodeAgent?: readonly string[];
+  /**
+   * Command lines the embedded daemons start with instead of the embedded ones (and the run is
+   * told), for rules whose tests apply only under another setting (`!cm-authentication-file`).
+   * The self-test also runs these lines without the misbehaviours: the rules must pass there.
+   */
+  readonly commandLines?: DaemonCommandLines;
+}
+
+export interface DaemonCommandLines {
+  readonly controllerManager?: readonly string[];
+  readonly nodeAgent?: readonly string[];
 }
 
 /**

@@ -12,8 +12,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { TestProject } from "vitest/node";
-import { PKI, PROXY_ALLOWED_NAME, readPair } from "../../fixtures/daemons/pki.js";
-import { STATIC_POD_DIR } from "../../fixtures/daemons/static-pods.js";
+import { PKI, readPair } from "../../fixtures/daemons/pki.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
 import {
   CONTROLLER_MANAGER_FAULTS,
@@ -24,6 +23,7 @@ import {
   startEmulatedDaemons,
 } from "../emulator/daemons/index.js";
 import { type RunningEmulator, startEmulator } from "../emulator/index.js";
+import { faultCommandLines } from "../faults/check.js";
 import { type Fault, faultByName } from "../faults/index.js";
 import { type RunningProxy, startWireProxy } from "../faults/wire-proxy.js";
 import { UnreachableError } from "../harness/client.js";
@@ -34,6 +34,7 @@ import { resolveTarget } from "../harness/target.js";
 import { CAPABILITY_NAMES, type Capabilities } from "./capabilities.js";
 import { detectDaemons } from "./daemon-capabilities.js";
 import { detectApi, type Violation } from "./detect.js";
+import { EMBEDDED_CONTROLLER_MANAGER_ARGS, EMBEDDED_NODE_AGENT_ARGS } from "./embedded-daemons.js";
 import { getRunStop, setCleanupOutcome, setRunState, setSetupFailure } from "./run-state.js";
 import {
   type DaemonSettings,
@@ -50,38 +51,19 @@ import {
   workerShare,
 } from "./settings.js";
 
-/**
- * The embedded daemons' command lines: a controller manager with both connection files (so
- * that tokens are reviewed and access is decided by the allow list; these two paths are never
- * read) and a node agent that reviews tokens and authorizes with Webhook, the settings doc3's
- * "Authentication" section describes beyond the defaults. Both take client certificates from
- * the test PKI (fixtures/daemons/pki/); the controller manager also trusts identity headers
- * from its front-proxy certificate, and serves SNI certificates whose names compete: the
- * wildcard entry comes first and still loses to the exact name, and the explicit pattern of
- * the last entry wins over the same name taken from the second entry's certificate. The node
- * agent runs the static pods of fixtures/daemons/static-pods/ and registers an overridden name.
- */
-export const EMBEDDED_CONTROLLER_MANAGER_ARGS: readonly string[] = [
-  "--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf",
-  "--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf",
-  `--client-ca-file=${PKI.clientCa}`,
-  `--requestheader-client-ca-file=${PKI.proxyCa}`,
-  `--requestheader-allowed-names=${PROXY_ALLOWED_NAME}`,
-  `--tls-sni-cert-key=${PKI.sniWildcard.cert},${PKI.sniWildcard.key}`,
-  `--tls-sni-cert-key=${PKI.sniExact.cert},${PKI.sniExact.key}`,
-  `--tls-sni-cert-key=${PKI.sniExplicit.cert},${PKI.sniExplicit.key}:extracted.sni.tollgate.test`,
-];
-/** The embedded node name, in mixed case: the node agent registers it lowercased. */
-const EMBEDDED_NODE_NAME_OVERRIDE = "Tollgate-Node-1";
-export const EMBEDDED_NODE_AGENT_ARGS: readonly string[] = [
-  "--authentication-token-webhook=true",
-  "--authorization-mode=Webhook",
-  `--client-ca-file=${PKI.clientCa}`,
-  `--pod-manifest-path=${STATIC_POD_DIR}`,
-  `--hostname-override=${EMBEDDED_NODE_NAME_OVERRIDE}`,
-];
+export { EMBEDDED_CONTROLLER_MANAGER_ARGS, EMBEDDED_NODE_AGENT_ARGS } from "./embedded-daemons.js";
 
-async function startEmbeddedDaemons(s: Shared, faults: readonly Fault[]): Promise<DaemonSettings> {
+/**
+ * The embedded daemons: with the command lines of a daemon fault that has some (one at most a
+ * run), else the embedded ones; with the faults' misbehaviours unless `variantOnly` (the
+ * self-test's clean variant: the same command lines, nothing wrong on purpose).
+ */
+async function startEmbeddedDaemons(s: Shared, faults: readonly Fault[], variantOnly: boolean): Promise<DaemonSettings> {
+  // Refuses two faults with different command lines: one run starts one pair of daemons.
+  const lines = faultCommandLines(faults);
+  const cmArgs = lines?.controllerManager ?? EMBEDDED_CONTROLLER_MANAGER_ARGS;
+  const agentArgs = lines?.nodeAgent ?? EMBEDDED_NODE_AGENT_ARGS;
+  const misbehaviours = daemonFaults(variantOnly ? [] : faults);
   const tls = daemonTls();
   const token = randomBytes(20).toString("hex");
   const deniedToken = randomBytes(20).toString("hex");
@@ -89,8 +71,8 @@ async function startEmbeddedDaemons(s: Shared, faults: readonly Fault[]): Promis
     host: "127.0.0.1",
     tls,
     access: { tokens: { [token]: "tollgate-probe", [deniedToken]: "tollgate-denied" }, allowedUsers: ["tollgate-probe"] },
-    controllerManager: { args: EMBEDDED_CONTROLLER_MANAGER_ARGS, port: 0, faults: daemonFaults(faults).controllerManager },
-    nodeAgent: { args: EMBEDDED_NODE_AGENT_ARGS, port: 0, readOnlyPort: 0, healthzPort: 0, faults: daemonFaults(faults).nodeAgent },
+    controllerManager: { args: cmArgs, port: 0, faults: misbehaviours.controllerManager },
+    nodeAgent: { args: agentArgs, port: 0, readOnlyPort: 0, healthzPort: 0, faults: misbehaviours.nodeAgent },
   });
   s.daemons = daemons;
   return {
@@ -98,8 +80,8 @@ async function startEmbeddedDaemons(s: Shared, faults: readonly Fault[]): Promis
     nodeAgent: daemons.nodeAgent?.url,
     nodeAgentHealthz: daemons.nodeAgent?.healthzUrl,
     nodeAgentReadOnly: daemons.nodeAgent?.readOnlyUrl,
-    controllerManagerArgs: [...EMBEDDED_CONTROLLER_MANAGER_ARGS],
-    nodeAgentArgs: [...EMBEDDED_NODE_AGENT_ARGS],
+    controllerManagerArgs: [...cmArgs],
+    nodeAgentArgs: [...agentArgs],
     token,
     deniedToken,
     ca: tls.cert,
@@ -215,18 +197,21 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
   configureLoad(load);
   const selection = selectionFromEnv(env);
   const faults = faultsFromEnv(env);
+  const variantOnly = env[ENV.faultVariantOnly] === "1";
+  // The clean variant keeps the faults' daemon command lines and nothing else of them.
+  const applied = variantOnly ? [] : faults;
   if (!target) {
     // The admin endpoint lets the 410 suites compact history instead of waiting 5 minutes, and a
     // 1 s bookmark interval lets the bookmark suites see one; without them those checks do not apply.
     // Authentication is on, as on a real cluster: the suites act with the admin token.
-    const failpoints = faults.flatMap((f) => (f.mode === "emulator" ? f.failpoints : []));
+    const failpoints = applied.flatMap((f) => (f.mode === "emulator" ? f.failpoints : []));
     const emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true, failpoints });
     s.emulator = emulator;
     target = { url: emulator.url, credentials: emulator.adminToken ? { token: emulator.adminToken } : {}, source: "embedded emulator" };
-    daemonSettings ??= await startEmbeddedDaemons(s, faults);
+    daemonSettings ??= await startEmbeddedDaemons(s, faults, variantOnly);
   }
   const scopes = JSON.parse(env[ENV.faultScopes] ?? "{}") as Record<string, string[]>;
-  const wire = faults.flatMap((f) => (f.mode === "wire" ? [{ name: f.name, ...f.wire, ...(scopes[f.name] ? { suites: scopes[f.name] } : {}) }] : []));
+  const wire = applied.flatMap((f) => (f.mode === "wire" ? [{ name: f.name, ...f.wire, ...(scopes[f.name] ? { suites: scopes[f.name] } : {}) }] : []));
   if (wire.length > 0) {
     s.proxy = await startWireProxy(target.url, wire);
     target = { ...target, url: s.proxy.url, source: `${target.source} behind the fault proxy` };
@@ -234,8 +219,13 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
   if (faults.length > 0) {
     // The report says so too: its verdicts are of a target made wrong on purpose.
     const names = faults.map((f) => f.name).join(", ");
-    target = { ...target, source: `${target.source}, faults on: ${names}` };
-    console.log(`tollgate: faults on (a self-test: the target is wrong on purpose): ${names}`);
+    if (variantOnly) {
+      target = { ...target, source: `${target.source}, daemons started with the command lines of: ${names} (no misbehaviour)` };
+      console.log(`tollgate: the self-test's clean variant: the daemons start with the command lines of ${names}, nothing wrong on purpose`);
+    } else {
+      target = { ...target, source: `${target.source}, faults on: ${names}` };
+      console.log(`tollgate: faults on (a self-test: the target is wrong on purpose): ${names}`);
+    }
   }
   const base = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };
   const api = await detectApi(base, { declaredGates, thorough });

@@ -58,6 +58,8 @@ export const ENV = {
   faults: "TOLLGATE_FAULTS",
   /** The self-test's shared runs: JSON {fault name: [suite names]} limiting each wire fault to its suites' requests. */
   faultScopes: "TOLLGATE_FAULT_SCOPES",
+  /** The self-test's clean variant: "1" applies only a daemon fault's command lines, none of its misbehaviours. */
+  faultVariantOnly: "TOLLGATE_FAULT_VARIANT_ONLY",
 } as const;
 
 /** The certificate/key environment variable pairs, with what each certificate must be. */

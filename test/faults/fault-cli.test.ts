@@ -46,6 +46,10 @@ describe("faults on the command line", () => {
         [["run", "--fault", "no-such-fault"], /no fault "no-such-fault"/],
         [["run", "--target", "http://127.0.0.1:1", "--fault", "conflict-as-500"], /applies to the embedded emulator only/],
         [["run", "--node-agent", "https://127.0.0.1:1", "--fault", "agent-healthz-not-ok"], /embedded run only/],
+        [
+          ["run", "--fault", "cm-tokens-without-authn-file", "--fault", "agent-always-allow-refuses-configz"],
+          /different command lines: apply them in separate runs/,
+        ],
         [["emulator", "--fault", "never-gzips"], /fault of the wire: .*tollgate proxy --fault never-gzips/],
         [["emulator", "--fault", "checker-without-agent-options-system-reserved-resources"], /flag checker/],
         [["emulator", "--fault", "cm-pprof-missing"], /needs that daemon/],

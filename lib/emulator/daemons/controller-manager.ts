@@ -64,6 +64,10 @@ export type ControllerManagerFault =
   | "core-loops-unchecked"
   /** A request without credentials (system:anonymous) skips authorization and is served. */
   | "anonymous-authorized"
+  /** Without --authentication-kubeconfig, bearer tokens are still reviewed: a token is its user, not anonymous. */
+  | "tokens-without-authn-file"
+  /** Without --authorization-kubeconfig, the allow list still decides: an allowed user is served instead of forbidden. */
+  | "allow-list-without-authz-file"
   | AuthenticationFault;
 
 export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = [
@@ -73,6 +77,8 @@ export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = [
   "sni-first-match",
   "core-loops-unchecked",
   "anonymous-authorized",
+  "tokens-without-authn-file",
+  "allow-list-without-authz-file",
   "any-client-cert",
   "headers-from-any-cert",
   "unknown-token-anonymous",
@@ -147,7 +153,7 @@ export function controllerManagerAuthentication(
           },
     clientCas: config.clientCaFile === undefined ? undefined : readBundle("controller manager", "--client-ca-file", config.clientCaFile, readFile),
     // doc3 Authentication 3: without the connection file no token is reviewed, so a token is ignored.
-    tokens: config.authenticationKubeconfig,
+    tokens: config.authenticationKubeconfig || faults.has("tokens-without-authn-file"),
     // The delegated authentication of a controller manager always admits anonymous requests.
     anonymous: true,
   };
@@ -232,7 +238,9 @@ export function controllerManagerHandler(
     const skipAuthorization =
       (!faults.has("health-protected") && alwaysAllowed(config.alwaysAllowPaths, path)) ||
       (faults.has("anonymous-authorized") && user.name === "system:anonymous");
-    if (!skipAuthorization && !(config.authorizationKubeconfig && reviewAccess(access, user.name, user.groups))) {
+    // doc3 Authentication 4: without the connection file there is no subject access review to allow anything.
+    const reviews = config.authorizationKubeconfig || faults.has("allow-list-without-authz-file");
+    if (!skipAuthorization && !(reviews && reviewAccess(access, user.name, user.groups))) {
       return status(res, 403, "Forbidden", `forbidden: User "${user.name}" cannot ${verbOf(req)} path "${path}"`);
     }
     return route(req, res, path);

@@ -68,7 +68,9 @@ export type NodeAgentFault =
   /** The main server's /pods answers the pods as a bare JSON array, not a PodList. */
   | "pods-bare-array"
   /** /pods leaves out each pod's kubernetes.io/config.source annotation. */
-  | "pod-source-missing";
+  | "pod-source-missing"
+  /** --authorization-mode=AlwaysAllow: /configz is still forbidden (403), as if a path check stayed in front of it. */
+  | "always-allow-refuses-configz";
 
 export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = [
   "read-only-auth",
@@ -84,6 +86,7 @@ export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = [
   "logs-missing",
   "pods-bare-array",
   "pod-source-missing",
+  "always-allow-refuses-configz",
 ];
 
 /** What the emulated node agent takes from its command line. */
@@ -213,6 +216,9 @@ export function nodeAgentMainHandler(
     if (config.authorizationMode === "Webhook" && !faults.has("webhook-denial-ignored") && !reviewAccess(access, user.name, user.groups)) {
       const verb = VERBS[req.method ?? "GET"] ?? (req.method ?? "get").toLowerCase();
       return text(res, 403, `Forbidden (user=${user.name}, verb=${verb}, resource=nodes, subresource=${subresourceOf(path)})`);
+    }
+    if (config.authorizationMode === "AlwaysAllow" && faults.has("always-allow-refuses-configz") && path === "/configz") {
+      return text(res, 403, `Forbidden (user=${user.name}, verb=get, resource=nodes, subresource=configz)`);
     }
     return route(req, res, path);
   };

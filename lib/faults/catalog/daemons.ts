@@ -2,7 +2,17 @@
  * Faults of the emulated doc3 daemons (lib/emulator/daemons/): misbehaviours of a controller
  * manager or node agent that the probe and certificate suites must catch.
  */
+import { EMBEDDED_CONTROLLER_MANAGER_ARGS, EMBEDDED_NODE_AGENT_ARGS, withoutOptions } from "../../runner/embedded-daemons.js";
 import type { DaemonFault } from "../types.js";
+
+/*
+ * Command-line variants: rules whose tests apply only under a setting the embedded daemons do
+ * not have (no connection file, AlwaysAllow). Each keeps the embedded line but the options it
+ * is about (certificates, static pods and the node name stay, for the other tests).
+ */
+const CM_WITHOUT_AUTHN_FILE = withoutOptions(EMBEDDED_CONTROLLER_MANAGER_ARGS, "--authentication-kubeconfig");
+const CM_WITHOUT_AUTHZ_FILE = withoutOptions(EMBEDDED_CONTROLLER_MANAGER_ARGS, "--authorization-kubeconfig");
+const AGENT_ALWAYS_ALLOW = withoutOptions(EMBEDDED_NODE_AGENT_ARGS, "--authorization-mode");
 
 export const DAEMON_FAULTS: readonly DaemonFault[] = [
   {
@@ -158,5 +168,31 @@ export const DAEMON_FAULTS: readonly DaemonFault[] = [
     rules: ["doc3.service.agent-podspec-running"],
     models: "a node agent that reports a stopped container as running and ready",
     nodeAgent: ["stopped-container"],
+  },
+  {
+    name: "cm-tokens-without-authn-file",
+    mode: "daemons",
+    rules: ["doc3.auth.cm-anonymous-without-authn-file"],
+    models:
+      "a controller manager started without --authentication-kubeconfig that still authenticates bearer tokens (a token authenticator wired regardless of the file), so a token's answer differs from an anonymous one",
+    controllerManager: ["tokens-without-authn-file"],
+    commandLines: { controllerManager: CM_WITHOUT_AUTHN_FILE },
+  },
+  {
+    name: "cm-allow-list-without-authz-file",
+    mode: "daemons",
+    rules: ["doc3.auth.cm-forbidden-without-authz-file"],
+    models:
+      "a controller manager started without --authorization-kubeconfig that still authorizes by its allow list (the delegated authorizer kept), so /metrics is served to an allowed user instead of forbidden",
+    controllerManager: ["allow-list-without-authz-file"],
+    commandLines: { controllerManager: CM_WITHOUT_AUTHZ_FILE },
+  },
+  {
+    name: "agent-always-allow-refuses-configz",
+    mode: "daemons",
+    rules: ["doc3.auth.agent-always-allow-default"],
+    models: "a node agent in its default AlwaysAllow authorization mode that still refuses /configz (403), as if a path check stayed in front of it",
+    nodeAgent: ["always-allow-refuses-configz"],
+    commandLines: { nodeAgent: AGENT_ALWAYS_ALLOW },
   },
 ];

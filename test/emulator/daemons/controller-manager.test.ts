@@ -151,4 +151,18 @@ describe("emulated controller manager, wrong on purpose: the probes report the f
     const rs = await probeControllerManager(client, target(url), { authorizedHeaders: bearer(ALLOWED_TOKEN) });
     expect(failed(rs)).toEqual(["doc3.endpoints.cm-pprof /debug/pprof/"]);
   });
+
+  it("tokens-without-authn-file: without --authentication-kubeconfig a token is still its user, not anonymous", async () => {
+    const url = await start({ args: ["--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf"], faults: ["tokens-without-authn-file"] });
+    expect((await get(`${url}/metrics`)).status).toBe(403);
+    expect((await get(`${url}/metrics`, bearer(ALLOWED_TOKEN))).status).toBe(200);
+    expect((await get(`${url}/metrics`, bearer("nobody-has-this"))).status).toBe(401);
+  });
+
+  it("allow-list-without-authz-file: without --authorization-kubeconfig the allow list still serves an allowed user", async () => {
+    const url = await start({ args: ["--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf"], faults: ["allow-list-without-authz-file"] });
+    expect((await get(`${url}/metrics`, bearer(ALLOWED_TOKEN))).status).toBe(200);
+    expect((await get(`${url}/metrics`, bearer(DENIED_TOKEN))).status).toBe(403);
+    expect((await get(`${url}/configz`)).status).toBe(403);
+  });
 });

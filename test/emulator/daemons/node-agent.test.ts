@@ -129,6 +129,14 @@ describe("emulated node agent, wrong on purpose: the probes report the failure",
     expect(failed(await probeNodeAgent(client, targetsOf(a)))).toEqual(["doc3.endpoints.agent-healthz-server"]);
   });
 
+  it("always-allow-refuses-configz: AlwaysAllow still forbids /configz, and nothing else; Webhook mode is unchanged", async () => {
+    const a = await start({ faults: ["always-allow-refuses-configz"] });
+    expect((await get(`${a.url}/configz`)).status).toBe(403);
+    expect((await get(`${a.url}/pods`)).status).toBe(200);
+    const webhook = await start({ args: WEBHOOK, faults: ["always-allow-refuses-configz"] });
+    expect((await get(`${webhook.url}/configz`, bearer(ALLOWED_TOKEN))).status).toBe(200);
+  });
+
   it("no main server where one should be", async () => {
     const a = await start({});
     const rs = await probeNodeAgent(client, { ...targetsOf(a), mainUrl: "https://127.0.0.1:1" });
