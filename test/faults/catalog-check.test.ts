@@ -17,6 +17,21 @@ describe("fault catalog", () => {
     expect(checkFaultCatalog()).toEqual([]);
   });
 
+  it("finds a broken entry (so the check above can fail)", () => {
+    const bad = { name: "Bad Name", mode: "emulator", rules: ["doc1.no-such.rule", "doc1.list-rv.exact-snapshot"], models: " ", failpoints: ["nope"] } as const;
+    const problems = checkFaultCatalog([...FAULTS.slice(0, 1), bad as never, FAULTS[0] as never]);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("lowercase words"),
+        expect.stringContaining("unknown rule doc1.no-such.rule"),
+        expect.stringContaining("not observable"),
+        expect.stringContaining("says no defect"),
+        expect.stringContaining('no failpoint "nope"'),
+        expect.stringContaining("name used twice"),
+      ]),
+    );
+  });
+
   it("refuses command lines that name no daemon", () => {
     const f: DaemonFault = { ...daemonFault("cm-tokens-without-authn-file"), commandLines: {} };
     expect(checkFaultCatalog([f])).toEqual(["cm-tokens-without-authn-file: commandLines names no daemon"]);
