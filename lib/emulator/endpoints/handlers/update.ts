@@ -36,6 +36,12 @@ export async function handleUpdate(ctx: RequestContext, name: string, body: Buff
     const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });
     return writeObject(ctx, 201, created, warningHeaders(warnings));
   }
+  const sentVersion = object.metadata?.resourceVersion;
   const updated = await admittedWrites(ctx, warnings).update(strategy, existing, object, { dryRun });
-  return writeObject(ctx, 200, updated, warningHeaders(warnings));
+  // A server whose answer to an update echoes the version the client sent (failpoints.ts).
+  const answered =
+    ctx.parts.settings.failpoints.has("update-keeps-resource-version") && typeof sentVersion === "string"
+      ? { ...updated, metadata: { ...updated.metadata, resourceVersion: sentVersion } }
+      : updated;
+  return writeObject(ctx, 200, answered, warningHeaders(warnings));
 }
