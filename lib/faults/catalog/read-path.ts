@@ -402,8 +402,9 @@ export const READ_PATH_FAULTS: readonly Fault[] = [
     name: "update-keeps-resource-version",
     mode: "emulator",
     rules: ["doc1.versioning.rv-ordered-per-type", "doc1.versioning.rv-compare"],
-    models: "answers an update with the resourceVersion the client sent rather than a newer one, as the client-go fake clientset keeps versions as given",
-    reference: "https://github.com/kubernetes/client-go/issues/1385",
+    models:
+      'answers an update with the resourceVersion the object had rather than a newer one, as fabric8\'s mock server in CRUD mode never moved a version past "1" (and the client-go fake clientset keeps versions as given)',
+    reference: "https://github.com/fabric8io/kubernetes-client/issues/3255",
     failpoints: ["update-keeps-resource-version"],
   },
   // ---- history compaction ----
