@@ -5,6 +5,7 @@ import type { ApiResponse, Query } from "../lib/harness/client.js";
 import type { KubeList } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { check, useSuite } from "./support/conformance.js";
+import { expectContinueToken } from "./support/continue-token.js";
 
 const suite = useSuite("chunked-list");
 const NAMES = ["a", "b", "c", "d", "e", "f", "g"];
@@ -59,7 +60,8 @@ describe("chunked lists", () => {
     async () => {
       const pages = await pagesOfThree();
       expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
-      for (const p of pages.slice(0, -1)) expect(typeof p.metadata.continue === "string" && p.metadata.continue !== "", "a non-empty token").toBe(true);
+      // The token holds the chunk's list version and the position after its last item (wire-facts §9).
+      for (const p of pages.slice(0, -1)) expectContinueToken(p.metadata.continue, p.metadata.resourceVersion ?? "", p.items.at(-1)?.metadata.name ?? "");
       // A limit above the count is at most n too: everything, and no token since nothing remains.
       const all = asList(await page({ limit: 50 }));
       expect(all.items.map((i) => i.metadata.name)).toEqual(NAMES);
@@ -96,6 +98,11 @@ describe("chunked lists", () => {
       for (const p of pages) expect(p.metadata.resourceVersion).toBe(rv);
       // JSON leaves an empty continue out (wire-facts §8).
       expect(pages.at(-1)?.metadata, "the last chunk has no continue").not.toHaveProperty("continue");
+      // The chunk that ends the list is the last: no token leads on to an empty chunk.
+      expect(pages.map((p) => p.items.map((i) => i.metadata.name)).at(-1), "the last chunk holds the last item").toEqual(NAMES.slice(-1));
+      const exactlyFull = asList(await page({ limit: NAMES.length }));
+      expect(exactlyFull.items.map((i) => i.metadata.name)).toEqual(NAMES);
+      expect(exactlyFull.metadata, "a chunk filled exactly by the rest of the list is the last one").not.toHaveProperty("continue");
     },
   );
 
@@ -107,7 +114,7 @@ describe("chunked lists", () => {
         const res = await session.client.raw("GET", path, { query: { limit: 1 } });
         const l = asList(res);
         expect(l.items.length, path).toBe(1);
-        expect(l.metadata.continue, `${path}: more remain`).toBeTruthy();
+        expectContinueToken(l.metadata.continue, l.metadata.resourceVersion ?? "", l.items[0]?.metadata.name ?? "", `${path}: more remain, the token`);
       }
     },
   );
@@ -129,7 +136,7 @@ describe("chunked lists", () => {
     for (const q of [{ labelSelector: "set=chunk" }, { fieldSelector: `metadata.namespace=${suite.ns}` }]) {
       const first = asList(await page({ limit: 2, ...q }));
       expect(first.items.length).toBe(2);
-      expect(first.metadata.continue).toBeTruthy();
+      expectContinueToken(first.metadata.continue, first.metadata.resourceVersion ?? "", "b");
       expect(first.metadata.remainingItemCount, JSON.stringify(q)).toBeUndefined();
     }
   });
@@ -150,6 +157,10 @@ describe("chunked lists", () => {
         const l = asList(await page({ limit: 2, ...(token ? { continue: token } : {}) }, ns));
         pages.push(l);
         token = l.metadata.continue || undefined;
+        // Every token pins the first chunk's version and resumes after the chunk's last item.
+        if (token)
+          expectContinueToken(token, pages[0]?.metadata.resourceVersion ?? "", l.items.at(-1)?.metadata.name ?? "", `the token of chunk ${pages.length}`);
+        expect(pages.length, "paging ends").toBeLessThan(20);
         if (pages.length === 1) {
           await session.client.create(t, ns, configMap(session.types, ns, "zz-late"));
           await session.client.delete(t, ns, "g");
@@ -184,6 +195,8 @@ describe("chunked lists", () => {
         expect(l.metadata.resourceVersion).toBe(rv);
         seen.push(...l.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`));
         token = l.metadata.continue || undefined;
+        // Across namespaces the position is namespace/name (wire-facts §9).
+        if (token) expectContinueToken(token, rv ?? "", seen.at(-1) ?? "");
       } while (token && seen.length < 5_000);
       const ours = seen.filter((k) => k.startsWith(`${suite.ns}/`));
       expect(ours).toEqual(NAMES.map((n) => `${suite.ns}/${n}`));

@@ -30,6 +30,8 @@ describe("get and resourceVersion", () => {
     const { name, rv1, rv2 } = await setup();
     const got = await session.client.get(session.types.configmaps, ns, name, { resourceVersion: "0" });
     expect([rv1, rv2]).toContain(got.metadata.resourceVersion);
+    // Whichever version it is, the object is as it was at that version.
+    expect(got.data, `the data of version ${got.metadata.resourceVersion}`).toEqual({ v: got.metadata.resourceVersion === rv1 ? "1" : "2" });
   });
 
   check({ title: "another version: state not older than it", rules: ["doc1.get-rv.other-not-older-than", "doc1.query.rv-param"] }, async () => {
@@ -37,8 +39,10 @@ describe("get and resourceVersion", () => {
     const { name, rv1, rv2 } = await setup();
     const got = await session.client.get(session.types.configmaps, ns, name, { resourceVersion: rv1 });
     expect(compareResourceVersions(got.metadata.resourceVersion ?? "", rv1)).toBeGreaterThanOrEqual(0);
+    expect(got.data, `the data of version ${got.metadata.resourceVersion}`).toEqual({ v: got.metadata.resourceVersion === rv1 ? "1" : "2" });
     const latest = await session.client.get(session.types.configmaps, ns, name, { resourceVersion: rv2 });
     expect(latest.metadata.resourceVersion).toBe(rv2);
+    expect(latest.data).toEqual({ v: "2" });
   });
 
   check(

@@ -10,6 +10,7 @@ import type { KubeList } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
 import { check, expectListOptionsInvalid, useSuite } from "./support/conformance.js";
+import { expectContinueToken } from "./support/continue-token.js";
 
 const suite = useSuite("list-semantics");
 
@@ -56,7 +57,7 @@ const rvOf = (l: KubeList): string => l.metadata.resourceVersion ?? "";
 /** A continue token of a first page of one item, for the Continuation cells. */
 async function firstPageToken(): Promise<string> {
   const l = asList(await list({ limit: 1 }));
-  expect(l.metadata.continue, "a first page of 1 of 3 items carries a continue token").toBeTruthy();
+  expectContinueToken(l.metadata.continue, rvOf(l), "a-first", "a first page of 1 of 3 items carries a continue token");
   return l.metadata.continue as string;
 }
 
@@ -75,16 +76,14 @@ function expectNotOlderThanFirst(l: KubeList): void {
 }
 
 /**
- * Not older than, with the items: the data is a state at the collection's version (at least
- * rvFirst), so it holds exactly the objects created by then (a-first always), each as created,
- * with the version of its create (an item's version is when it last changed).
+ * The data is a state at the collection's version: exactly the objects created by then (the
+ * first `limit` of them on a page), each as created, with the version of its create (an item's
+ * version is when it last changed). Holds for any version a list may be served at.
  */
-function expectItemsNotOlderThanFirst(l: KubeList): void {
-  expectNotOlderThanFirst(l);
+function expectStateAtListVersion(l: KubeList, limit?: number): void {
   const at = rvOf(l);
   const existing = NAMES.filter((n) => compareResourceVersions(createdRv.get(n) ?? "", at) <= 0);
-  expect(names(l), `the objects that existed at the list's version ${at}`).toEqual(existing);
-  expect(existing).toContain("a-first");
+  expect(names(l), `the objects that existed at the list's version ${at}`).toEqual(existing.slice(0, limit));
   for (const item of l.items) {
     const name = item.metadata.name ?? "";
     expect({ name, data: item.data, resourceVersion: item.metadata.resourceVersion }).toEqual({
@@ -93,6 +92,13 @@ function expectItemsNotOlderThanFirst(l: KubeList): void {
       resourceVersion: createdRv.get(name),
     });
   }
+}
+
+/** Not older than, with the items: a state at the collection's version, which is at least rvFirst (so a-first is in it). */
+function expectItemsNotOlderThanFirst(l: KubeList, limit?: number): void {
+  expectNotOlderThanFirst(l);
+  expectStateAtListVersion(l, limit);
+  expect(names(l)).toContain("a-first");
 }
 
 describe("list: resourceVersionMatch unset", () => {
@@ -105,7 +111,7 @@ describe("list: resourceVersionMatch unset", () => {
     },
   );
   check({ title: "limit unset, resourceVersion 0: any version", rules: ["doc1.list-rv.nomatch-limit-unset-rv-0-any", "doc1.list-rv.any"] }, async () => {
-    asList(await list({ resourceVersion: "0" }));
+    expectStateAtListVersion(asList(await list({ resourceVersion: "0" })));
   });
   check(
     {
@@ -125,7 +131,7 @@ describe("list: resourceVersionMatch unset", () => {
     },
   );
   check({ title: "limit=n, resourceVersion 0: any version", rules: ["doc1.list-rv.nomatch-limit-no-continue-rv-0-any"] }, async () => {
-    expect(asList(await list({ limit: 2, resourceVersion: "0" })).items.length).toBeLessThanOrEqual(2);
+    expectStateAtListVersion(asList(await list({ limit: 2, resourceVersion: "0" })), 2);
   });
   check(
     { title: "limit=n, another resourceVersion: exactly that version", rules: ["doc1.list-rv.nomatch-limit-no-continue-rv-other-exact", "doc1.list-rv.exact"] },
@@ -222,7 +228,7 @@ describe("list: resourceVersionMatch=NotOlderThan", () => {
     },
   );
   check({ title: "limit unset, resourceVersion 0: any version", rules: ["doc1.list-rv.notolderthan-limit-unset-rv-0-any"] }, async () => {
-    asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0" }));
+    expectStateAtListVersion(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0" })));
   });
   check(
     {
@@ -243,14 +249,12 @@ describe("list: resourceVersionMatch=NotOlderThan", () => {
     },
   );
   check({ title: "limit=n, resourceVersion 0: any version", rules: ["doc1.list-rv.notolderthan-limit-no-continue-rv-0-any"] }, async () => {
-    expect(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0", limit: 2 })).items.length).toBeLessThanOrEqual(2);
+    expectStateAtListVersion(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: "0", limit: 2 })), 2);
   });
   check(
     { title: "limit=n, another resourceVersion: not older than it", rules: ["doc1.list-rv.notolderthan-limit-no-continue-rv-other-not-older-than"] },
     async () => {
-      const l = asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst, limit: 2 }));
-      expect(l.items.length).toBeLessThanOrEqual(2);
-      expectNotOlderThanFirst(l);
+      expectItemsNotOlderThanFirst(asList(await list({ resourceVersionMatch: "NotOlderThan", resourceVersion: rvFirst, limit: 2 })), 2);
     },
   );
 });
@@ -261,7 +265,9 @@ describe("list: a server that does not honour resourceVersionMatch", () => {
     // Not honoured (as detected): the answer must be the resourceVersion-only cell, "not older than".
     const unset = asList(await list({ resourceVersion: rvFirst }));
     expect(names(exact)).toEqual(names(unset));
-    expectNotOlderThanFirst(exact);
+    // As unset, the answer is a state at the list's own version, not older than the one asked for:
+    // no item newer than the list, none missing that existed by then.
+    expectItemsNotOlderThanFirst(exact);
   });
 });
 

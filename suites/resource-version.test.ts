@@ -25,6 +25,8 @@ describe("resourceVersion", () => {
       const t = session.types.configmaps;
       const o = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("form")));
       const list = await session.client.list(t, ns);
+      // A JSON string, not a number that happens to print as one.
+      expect(typeof list.metadata.resourceVersion, "the list's resourceVersion").toBe("string");
       for (const rv of [rvOf(o), list.metadata.resourceVersion ?? "", ...list.items.map(rvOf)]) {
         expect(isDecimalResourceVersion(rv), `resourceVersion ${JSON.stringify(rv)}`).toBe(true);
       }

@@ -18,6 +18,7 @@ import type { Session } from "../../lib/harness/session.js";
 import type { WatchStream } from "../../lib/harness/watch.js";
 import { compareResourceVersions } from "../../lib/wire/resource-version.js";
 import { uniqueName } from "./conformance.js";
+import { expectContinueToken } from "./continue-token.js";
 
 export const OLD_NAMES = ["a", "b", "c", "d", "e", "f", "g"];
 
@@ -58,7 +59,7 @@ export async function holdOldState(session: Session, suiteName: string): Promise
   }
   const first = asList(await session.client.raw("GET", resourcePath(t, ns), { query: { limit: 3 } }));
   expect(first.items.map((i) => i.metadata.name)).toEqual(["a", "b", "c"]);
-  expect(first.metadata.continue, "a first page of 3 of 7 carries a continue token").toBeTruthy();
+  expectContinueToken(first.metadata.continue, first.metadata.resourceVersion ?? "", "c", "a first page of 3 of 7 carries a continue token");
   const late = uniqueName("zz-late");
   await session.client.create(t, ns, event(session.types, ns, late));
   return { session, ns, oldRv, firstPageRv: first.metadata.resourceVersion ?? "", token: first.metadata.continue as string, late };
@@ -111,7 +112,8 @@ export async function expectContinueExpired(s: HeldState): Promise<void> {
   const res = await s.session.client.raw("GET", path(s), { query: { limit: 3, continue: s.token } });
   expectExpired(res, "the held continue token");
   const fresh = (res.json as { metadata?: { continue?: string } }).metadata?.continue;
-  expect(fresh, "the 410 carries a new continue token").toBeTruthy();
+  // The same position at the latest version (rv -1, wire-facts §9): the rest, not the list again.
+  expectContinueToken(fresh, "-1", "c", "the 410's new continue token");
   const rest = asList(await s.session.client.raw("GET", path(s), { query: { limit: 100, continue: fresh } }));
   expect(
     rest.items.map((i) => i.metadata.name),

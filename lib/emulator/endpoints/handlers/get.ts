@@ -3,6 +3,8 @@
  * store has not reached is storage's ResourceVersionTooLarge (the server's wait, cut short),
  * answered as a 504 (storage-errors.ts).
  */
+import type { KubeObject } from "../../apimachinery/json.js";
+import type { StoredObject } from "../../storage/object-storage.js";
 import { mustHaveReached } from "../../storage/reads.js";
 import { parseResourceVersionParam } from "../list-options.js";
 import type { RequestContext } from "./context.js";
@@ -11,12 +13,28 @@ import { readError } from "./storage-errors.js";
 
 export function handleGet(ctx: RequestContext, name: string, resourceVersion: string): Promise<void> {
   const { strategy, namespace } = ctx.route;
+  const { failpoints } = ctx.parts.settings;
   const requested = parseResourceVersionParam(resourceVersion);
   try {
-    mustHaveReached(ctx.parts.storage, requested);
+    // A server that pretends a version it has not reached is its current one (failpoints.ts).
+    if (!failpoints.has("future-rv-served")) mustHaveReached(ctx.parts.storage, requested);
   } catch (e) {
     throw readError(e, strategy, "get") ?? e;
   }
   const found = ctx.parts.generic.mustGet(strategy, namespace, name);
-  return writeObject(ctx, 200, found.object);
+  // A server that answers from a cache one write behind (failpoints.ts).
+  const object = failpoints.has("get-serves-previous-version") && resourceVersion === "" ? previousVersion(ctx, found) : found.object;
+  return writeObject(ctx, 200, object);
+}
+
+/** The object as it was before its last write, or as it is when history has no earlier state of it. */
+function previousVersion(ctx: RequestContext, found: StoredObject): KubeObject {
+  const { storage } = ctx.parts;
+  const { strategy, namespace } = ctx.route;
+  try {
+    const before = storage.range(strategy, namespace, { revision: found.kv.modRevision - 1, startKey: found.kv.key, limit: 1 }).kvs[0];
+    return before?.key === found.kv.key ? storage.decode(before) : found.object;
+  } catch {
+    return found.object;
+  }
 }

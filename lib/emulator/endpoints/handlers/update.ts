@@ -37,10 +37,16 @@ export async function handleUpdate(ctx: RequestContext, name: string, body: Buff
     const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });
     return writeObject(ctx, 201, created, warningHeaders(warnings));
   }
+  const sentVersion = object.metadata?.resourceVersion;
   const updated = await admittedWrites(ctx, warnings).update(strategy, existing, object, { dryRun });
   // A store that hands back the previous value of the key (failpoints.ts).
   const answer = ctx.parts.settings.failpoints.has("update-returns-old-object") ? existing.object : updated;
-  return writeObject(ctx, 200, answer, warningHeaders(warnings));
+  // A server whose answer to an update echoes the version the client sent (failpoints.ts).
+  const answered =
+    ctx.parts.settings.failpoints.has("update-keeps-resource-version") && typeof sentVersion === "string"
+      ? { ...answer, metadata: { ...answer.metadata, resourceVersion: sentVersion } }
+      : answer;
+  return writeObject(ctx, 200, answered, warningHeaders(warnings));
 }
 
 /**

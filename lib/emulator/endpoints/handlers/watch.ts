@@ -20,6 +20,7 @@
 import { type JsonObject, watchEventLine } from "../../apimachinery/json.js";
 import { zeroValue } from "../../apimachinery/typed-json.js";
 import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
+import { ResourceVersionTooOld } from "../../storage/read-errors.js";
 import { replayChanges, startWatch } from "../../storage/reads.js";
 import { type ListOptions, objectFilter, parseResourceVersionParam } from "../list-options.js";
 import type { RequestContext } from "./context.js";
@@ -111,6 +112,10 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
 
   // Synchronous from range (or replay) to joining the live fan-out: no change can fall between.
   try {
+    // A store that counts the compaction revision itself as gone, not only the older ones (failpoints.ts).
+    if (settings.failpoints.has("watch-at-compact-revision-expired") && startRv !== undefined && from === storage.store.compactRevision) {
+      throw new ResourceVersionTooOld(from, from + 1);
+    }
     // The history after `from` (none when `from` is the current revision), for this stream alone.
     replayChanges(storage, strategy, collection, from, (change) => {
       if (closed) return;
