@@ -1,6 +1,6 @@
 /** The catalog's own consistency, against the rule catalog and the failpoints the emulator has. */
 import { CONTROLLER_MANAGER_FAULTS, NODE_AGENT_FAULTS } from "../emulator/daemons/index.js";
-import { isFailpointName } from "../emulator/failpoints.js";
+import { FAILPOINT_NAMES, isFailpointName } from "../emulator/failpoints.js";
 import { ruleById } from "../spec/catalog.js";
 import { type DaemonCommandLines, FAULTS, type Fault } from "./index.js";
 
@@ -34,6 +34,14 @@ export function checkFaultCatalog(faults: readonly Fault[] = FAULTS): string[] {
     }
   }
   return problems;
+}
+
+/** Failpoints, controller manager and node agent misbehaviours that no fault of the catalog names: code no self-test exercises. */
+export function unusedFailpoints(faults: readonly Fault[] = FAULTS): string[] {
+  const used = new Set(
+    faults.flatMap((f) => (f.mode === "emulator" ? f.failpoints : f.mode === "daemons" ? [...(f.controllerManager ?? []), ...(f.nodeAgent ?? [])] : [])),
+  );
+  return [...FAILPOINT_NAMES, ...CONTROLLER_MANAGER_FAULTS, ...NODE_AGENT_FAULTS].filter((n) => !used.has(n));
 }
 
 /**

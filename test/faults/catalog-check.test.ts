@@ -3,7 +3,7 @@
  * the embedded daemons with the command lines of one fault at most.
  */
 import { describe, expect, it } from "vitest";
-import { checkFaultCatalog, faultCommandLines } from "../../lib/faults/check.js";
+import { checkFaultCatalog, faultCommandLines, unusedFailpoints } from "../../lib/faults/check.js";
 import { type DaemonFault, FAULTS, faultByName } from "../../lib/faults/index.js";
 
 const daemonFault = (name: string): DaemonFault => {
@@ -15,6 +15,11 @@ const daemonFault = (name: string): DaemonFault => {
 describe("fault catalog", () => {
   it("is consistent", () => {
     expect(checkFaultCatalog()).toEqual([]);
+  });
+
+  it("names every failpoint and daemon misbehaviour the emulator has (none is dead code)", () => {
+    expect(unusedFailpoints()).toEqual([]);
+    expect(unusedFailpoints([])).toContain("dry-run-persists");
   });
 
   it("finds a broken entry (so the check above can fail)", () => {
