@@ -42,7 +42,7 @@ describe("history expiring on its own (--thorough)", () => {
   check(
     {
       title: "the target compacts its history on its own: a version written at the start is eventually no longer served (410 on an Exact list)",
-      rules: ["doc1.list-rv.exact-unavailable-410", "doc1.errors.410-history-gone", "doc1.limits.old-rv-not-required"],
+      rules: ["doc1.list-rv.exact-unavailable-410", "doc1.errors.410-history-gone"],
       needs: ["thorough"],
       timeout: (inject("tollgate").thorough.minutes + 2) * 60_000,
     },

@@ -2088,6 +2088,8 @@ export const doc1Rules = [
     section: LIMITS,
     level: "optional",
     title: "Servers need not serve old or unrecognized resource versions",
+    unobservable:
+      "a permission, not a duty: a server that serves old versions keeps it as well as one that refuses them, so no answer can break it; how a refusal must look is the 410 and 504 rules' concern",
   },
   {
     id: "doc1.limits.rate-limit",

@@ -30,7 +30,7 @@ describe("history compacted on request", () => {
   check(
     {
       title: "Exact, and a paged list at a version, of a version no longer kept give 410 Expired",
-      rules: ["doc1.list-rv.exact-unavailable-410", "doc1.errors.410-history-gone", "doc1.limits.old-rv-not-required"],
+      rules: ["doc1.list-rv.exact-unavailable-410", "doc1.errors.410-history-gone"],
       needs: ["admin-compact"],
     },
     () => expectExactExpired(held),
