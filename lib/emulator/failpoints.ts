@@ -28,6 +28,7 @@ export const FAILPOINTS = {
   "event-type-any": "accepts any non-empty Event type, not only Normal and Warning",
   "event-type-empty-allowed": "accepts an Event with an empty type (checks the type only when set)",
   "event-update-skips-legacy-rules": "runs no legacy rules (L1-L10) on Event updates, only the immutable-field and ObjectMeta checks",
+  "event-write-drops-deprecated": "drops the deprecated fields (source, firstTimestamp, lastTimestamp, count) of an Event written through events.k8s.io",
 } as const satisfies Record<string, string>;
 
 export type FailpointName = keyof typeof FAILPOINTS;

@@ -124,8 +124,13 @@ const cases: { title: string; rules: [RuleId, ...RuleId[]]; patch: (ev: Obj, ns:
   { title: "type Info", rules: ["doc2.event.type-normal-warning"], patch: (ev) => ({ ...ev, type: "Info" }) },
   { title: "type empty", rules: ["doc2.event.type-required"], patch: (ev) => ({ ...ev, type: "" }) },
   {
+    title: "series without count",
+    rules: ["doc2.event.series-count-required"],
+    patch: (ev) => ({ ...ev, series: { lastObservedTime: microTime(new Date()) } }),
+  },
+  {
     title: "series with count 2",
-    rules: ["doc2.event.series-count-required", "doc2.event.series-count-min-2"],
+    rules: ["doc2.event.series-count-min-2"],
     patch: (ev) => ({ ...ev, series: { count: 2, lastObservedTime: microTime(new Date()) } }),
   },
   {

@@ -138,6 +138,11 @@ const EMULATOR: readonly EmulatorFault[] = [
     ],
     "a server whose immutable-field list for Event updates leaves out the deprecated core fields (source, firstTimestamp, lastTimestamp, count)",
   ),
+  failpoint(
+    "event-write-drops-deprecated",
+    ["doc2.service.shared-with-core"],
+    "a server whose events.k8s.io write path has no place for the deprecated core fields, so an update through events.k8s.io wipes a core Event's source, timestamps and count",
+  ),
 ];
 
 /** The Event field names of events.k8s.io for the internal (core) paths a real server names in its errors. */

@@ -96,5 +96,11 @@ export function eventStrategyWith(fp: Failpoints): ResourceStrategy {
     ...eventStrategy,
     validateCreate: (o) => validateEventCreate(o, "events.k8s.io/v1", fp),
     validateUpdate: (o, old) => validateEventUpdate(o, old, "events.k8s.io/v1", fp),
+    // After validation, as a conversion that has no place for them would: the stored Event loses them.
+    canonicalize: fp.has("event-write-drops-deprecated")
+      ? (o) => {
+          for (const k of ["deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount"]) delete o[k];
+        }
+      : eventStrategy.canonicalize,
   };
 }
