@@ -17,6 +17,8 @@ export const FAILPOINTS = {
   "event-length-errors-show-value": 'prints the real bad value in Event length and type errors instead of ""',
   "event-length-limit-exclusive": "refuses Event strings of exactly their limit (action, reason, reportingInstance 128 bytes; note 1024)",
   "event-limits-count-characters": "counts the Event length limits in characters (UTF-16 units), not bytes",
+  "event-microtime-any-precision":
+    "takes an Event eventTime with any RFC 3339 precision (none, milliseconds, nanoseconds) where a MicroTime needs exactly six fractional digits",
   "event-name-path-segment": "checks an events.k8s.io Event name only as a path segment (core v1's rule), not as a DNS subdomain",
   "event-regarding-namespace-unchecked": "never compares regarding.namespace with the Event's namespace (rules L1-L3 not run)",
   "event-reporting-controller-any-form": "accepts any non-empty reportingController, not only a qualified name",

@@ -51,6 +51,11 @@ const EMULATOR: readonly EmulatorFault[] = [
     "a server that runs only the legacy Event rules on events.k8s.io creates, so an Event without eventTime is stored",
   ),
   failpoint(
+    "event-microtime-any-precision",
+    ["doc2.event.event-time-microtime"],
+    "a server whose MicroTime decoder takes any RFC 3339 precision (as lenient JSON time parsers do) instead of refusing what is not six fractional digits",
+  ),
+  failpoint(
     "event-regarding-namespace-unchecked",
     ["doc2.event.namespace-l1", "doc2.event.namespace-l2", "doc2.event.namespace-l3"],
     "a server that never compares involvedObject (regarding) namespace with the Event's namespace, as Kubernetes did before it validated the match",
