@@ -7,17 +7,20 @@ import { CHECKER_FAULTS } from "./catalog/checker.js";
 import { DAEMON_FAULTS } from "./catalog/daemons.js";
 import { EMULATOR_FAULTS } from "./catalog/emulator.js";
 import { EVENT_ENDPOINT_FAULTS } from "./catalog/events-endpoints.js";
+import { EVENTS_VALIDATION_FAULTS } from "./catalog/events-validation.js";
 import { PATCH_AND_CRD_FAULTS } from "./catalog/patch-and-crds.js";
 import { READ_PATH_FAULTS } from "./catalog/read-path.js";
 import { FIRST_WAVE_WIRE_FAULTS } from "./catalog/wire-first-wave.js";
 import type { Fault } from "./types.js";
 
 export type { CheckerFault, DaemonCommandLines, DaemonFault, EmulatorFault, Fault, FaultMode, WireFault } from "./types.js";
+
 export const FAULTS: readonly Fault[] = [
   ...FIRST_WAVE_WIRE_FAULTS,
   ...EMULATOR_FAULTS,
   ...DAEMON_FAULTS,
   ...CHECKER_FAULTS,
+  ...EVENTS_VALIDATION_FAULTS,
   ...EVENT_ENDPOINT_FAULTS,
   ...PATCH_AND_CRD_FAULTS,
   ...READ_PATH_FAULTS,

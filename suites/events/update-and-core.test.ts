@@ -76,7 +76,7 @@ const immutable: { field: string; internal: string; rule: RuleId; change: (e: Ku
 
 describe("Event updates", () => {
   for (const f of immutable) {
-    check({ title: `${f.field} cannot change on update: 422 naming ${f.internal}`, rules: [f.rule, "doc2.event.update-legacy-rules"] }, async () => {
+    check({ title: `${f.field} cannot change on update: 422 naming ${f.internal}`, rules: [f.rule] }, async () => {
       const { session, ns } = suite;
       const e = await fresh();
       const res = await session.client.raw("PUT", resourcePath(t(), ns, e.metadata.name), { body: f.change(e) });
@@ -90,6 +90,34 @@ describe("Event updates", () => {
 
   check(
     {
+      title:
+        "updates re-run the legacy rules: an events.k8s.io update with a 129-byte reason gets the length error besides the immutable one, a core v1 update emptying action gets `Required value`",
+      rules: ["doc2.event.update-legacy-rules"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      type Cause = { field?: string; message?: string };
+      const causesOf = (res: { json: unknown }): Cause[] => (res.json as { details?: { causes?: Cause[] } }).details?.causes ?? [];
+      const e = await fresh();
+      const long = await session.client.raw("PUT", resourcePath(t(), ns, e.metadata.name), { body: { ...e, reason: "r".repeat(129) } });
+      expect(long.code, long.text.slice(0, 300)).toBe(422);
+      const reasons = causesOf(long).filter((c) => c.field === "reason");
+      expect(reasons.map((c) => c.message)).toContain('Invalid value: "": can have at most 128 characters');
+      expect(reasons.some((c) => /field is immutable/.test(c.message ?? ""))).toBe(true);
+      // core v1 has no immutable fields: what refuses this update is the legacy rule L7 alone.
+      const core = (await session.client.get(session.types.coreEvents, ns, e.metadata.name as string)) as Obj;
+      const empty = await session.client.raw("PUT", resourcePath(session.types.coreEvents, ns, e.metadata.name), { body: { ...core, action: "" } });
+      expect(empty.code, empty.text.slice(0, 300)).toBe(422);
+      expect(causesOf(empty).map((c) => [c.field, c.message])).toEqual([["action", "Required value"]]);
+      // The same core v1 update with a valid action goes through: the refusal was about the rule.
+      const fine = await session.client.raw("PUT", resourcePath(session.types.coreEvents, ns, e.metadata.name), { body: { ...core, action: "Renamed" } });
+      expect(fine.code, fine.text.slice(0, 300)).toBe(200);
+      expect(await session.client.get(t(), ns, e.metadata.name as string)).toMatchObject({ action: "Renamed", reason: e.reason });
+    },
+  );
+
+  check(
+    {
       title: "series and metadata may change; a changed series is validated",
       rules: ["doc2.event.update-mutable-fields", "doc2.event.update-series-checked-if-changed", "doc2.event.series-null-single"],
     },
@@ -97,6 +125,7 @@ describe("Event updates", () => {
       const { session, ns } = suite;
       const e = await fresh();
       expect(e.series, "a single event has no series").toBeUndefined();
+      expect((await session.client.get(t(), ns, e.metadata.name as string)).series, "nor when read back").toBeUndefined();
       const ok = await session.client.raw("PUT", resourcePath(t(), ns, e.metadata.name), {
         body: { ...e, metadata: { ...e.metadata, labels: { l: "1" } }, series: { count: 2, lastObservedTime: microTime(new Date()) } },
       });
@@ -309,6 +338,52 @@ describe("the core v1 view of Events", () => {
       for (const k of ["involvedObject", "message", "source", "firstTimestamp", "lastTimestamp", "count", "reportingComponent"])
         expect(got, k).not.toHaveProperty(k);
       expect((got["metadata"] as Obj)["uid"]).toBe(((res.json as Obj)["metadata"] as Obj)["uid"]);
+    },
+  );
+
+  check(
+    {
+      title:
+        "the deprecated fields, written back through events.k8s.io (an update of a core v1 Event), read in core v1 under their core names: source, firstTimestamp, lastTimestamp, count",
+      rules: ["doc2.service.shared-with-core"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const name = uniqueName("round");
+      const deprecated = {
+        source: { component: "kubelet", host: "node-2" },
+        firstTimestamp: "2026-02-01T00:00:00Z",
+        lastTimestamp: "2026-02-03T00:00:00Z",
+        count: 9,
+      };
+      const made = await session.client.raw("POST", resourcePath(session.types.coreEvents, ns), {
+        body: {
+          apiVersion: "v1",
+          kind: "Event",
+          metadata: { name, namespace: ns },
+          involvedObject: { apiVersion: "v1", kind: "ConfigMap", namespace: ns, name: "subject" },
+          reason: "Round",
+          message: "core, then events.k8s.io, then core",
+          type: "Normal",
+          ...deprecated,
+        },
+      });
+      expect(made.code, made.text.slice(0, 300)).toBe(201);
+      // events.k8s.io reads them under its own names and writes them back unchanged with the update.
+      const viaEvents = await session.client.get(t(), ns, name);
+      expect(viaEvents).toMatchObject({
+        deprecatedSource: deprecated.source,
+        deprecatedFirstTimestamp: deprecated.firstTimestamp,
+        deprecatedLastTimestamp: deprecated.lastTimestamp,
+        deprecatedCount: deprecated.count,
+      });
+      const updated = await session.client.raw("PUT", resourcePath(t(), ns, name), {
+        body: { ...viaEvents, metadata: { ...viaEvents.metadata, labels: { via: "events" } } },
+      });
+      expect(updated.code, updated.text.slice(0, 300)).toBe(200);
+      const core = (await session.client.get(session.types.coreEvents, ns, name)) as Obj;
+      expect(core).toMatchObject({ ...deprecated, metadata: { labels: { via: "events" } } });
+      for (const k of ["deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount"]) expect(core, k).not.toHaveProperty(k);
     },
   );
 

@@ -110,6 +110,7 @@ const cases: { title: string; rules: [RuleId, ...RuleId[]]; patch: (ev: Obj, ns:
   { title: "reportingInstance 129 bytes", rules: ["doc2.event.reporting-instance-max-128"], patch: (ev) => ({ ...ev, reportingInstance: x(129) }) },
   { title: "reportingInstance empty", rules: ["doc2.event.reporting-instance-required"], patch: (ev) => ({ ...ev, reportingInstance: "" }) },
   { title: "action 127 bytes", rules: ["doc2.event.action-max-128"], patch: (ev) => ({ ...ev, action: x(127) }) },
+  { title: "action 128 bytes", rules: ["doc2.event.action-max-128"], patch: (ev) => ({ ...ev, action: x(128) }) },
   { title: "action 129 bytes", rules: ["doc2.event.action-max-128"], patch: (ev) => ({ ...ev, action: x(129) }) },
   { title: "action empty", rules: ["doc2.event.action-required"], patch: (ev) => ({ ...ev, action: "" }) },
   { title: "reason 128 bytes of two-byte characters", rules: ["doc2.event.reason-max-128"], patch: (ev) => ({ ...ev, reason: e(64) }) },
@@ -123,8 +124,13 @@ const cases: { title: string; rules: [RuleId, ...RuleId[]]; patch: (ev: Obj, ns:
   { title: "type Info", rules: ["doc2.event.type-normal-warning"], patch: (ev) => ({ ...ev, type: "Info" }) },
   { title: "type empty", rules: ["doc2.event.type-required"], patch: (ev) => ({ ...ev, type: "" }) },
   {
+    title: "series without count",
+    rules: ["doc2.event.series-count-required"],
+    patch: (ev) => ({ ...ev, series: { lastObservedTime: microTime(new Date()) } }),
+  },
+  {
     title: "series with count 2",
-    rules: ["doc2.event.series-count-required", "doc2.event.series-count-min-2"],
+    rules: ["doc2.event.series-count-min-2"],
     patch: (ev) => ({ ...ev, series: { count: 2, lastObservedTime: microTime(new Date()) } }),
   },
   {
@@ -133,32 +139,36 @@ const cases: { title: string; rules: [RuleId, ...RuleId[]]; patch: (ev: Obj, ns:
     patch: (ev) => ({ ...ev, series: { count: 1, lastObservedTime: microTime(new Date()) } }),
   },
   { title: "series without lastObservedTime", rules: ["doc2.event.series-last-observed-required"], patch: (ev) => ({ ...ev, series: { count: 3 } }) },
+  // One deprecated field at a time: each is refused on its own, at its internal (core) path.
   {
-    title: "deprecated fields set",
-    rules: [
-      "doc2.event.deprecated-count",
-      "doc2.event.deprecated-first-timestamp",
-      "doc2.event.deprecated-last-timestamp",
-      "doc2.event.deprecated-source",
-      "doc2.event.invalid-internal-names",
-    ],
-    patch: (ev) => ({
-      ...ev,
-      deprecatedCount: 2,
-      deprecatedFirstTimestamp: "2026-01-01T00:00:00Z",
-      deprecatedLastTimestamp: "2026-01-01T00:00:00Z",
-      deprecatedSource: { component: "c" },
-    }),
+    title: "deprecatedCount set (refused at path count)",
+    rules: ["doc2.event.deprecated-count", "doc2.event.invalid-internal-names"],
+    patch: (ev) => ({ ...ev, deprecatedCount: 2 }),
+  },
+  {
+    title: "deprecatedFirstTimestamp set (refused at path firstTimestamp)",
+    rules: ["doc2.event.deprecated-first-timestamp", "doc2.event.invalid-internal-names"],
+    patch: (ev) => ({ ...ev, deprecatedFirstTimestamp: "2026-01-01T00:00:00Z" }),
+  },
+  {
+    title: "deprecatedLastTimestamp set (refused at path lastTimestamp)",
+    rules: ["doc2.event.deprecated-last-timestamp", "doc2.event.invalid-internal-names"],
+    patch: (ev) => ({ ...ev, deprecatedLastTimestamp: "2026-01-01T00:00:00Z" }),
+  },
+  {
+    title: "deprecatedSource with a component set (refused at path source)",
+    rules: ["doc2.event.deprecated-source", "doc2.event.invalid-internal-names"],
+    patch: (ev) => ({ ...ev, deprecatedSource: { component: "c" } }),
+  },
+  {
+    title: "deprecatedSource with a host set (refused at path source)",
+    rules: ["doc2.event.deprecated-source"],
+    patch: (ev) => ({ ...ev, deprecatedSource: { host: "h" } }),
   },
   {
     title: "name not a DNS subdomain",
     rules: ["doc2.event.name-dns-subdomain"],
     patch: (ev) => ({ ...ev, metadata: { ...(ev.metadata as Obj), name: "Bad_Name" } }),
-  },
-  {
-    title: "several violations at once",
-    rules: ["doc2.event.invalid-value-empty", "doc1.errors.422-invalid"],
-    patch: (ev) => ({ ...ev, action: "", reason: x(200), type: "Info", series: { count: 0 } }),
   },
 ];
 
@@ -170,6 +180,25 @@ describe("Event validation, case by case", () => {
       expect(problem).toBeUndefined();
     });
   }
+
+  check(
+    {
+      title: 'several violations at once: one 422 names each, and its length, type and series errors show the bad value as ""',
+      rules: ["doc2.event.invalid-value-empty", "doc1.errors.422-invalid"],
+    },
+    async () => {
+      const { ns } = suite;
+      const ev: Obj = { ...base(ns), action: "", reason: x(200), type: "Info", series: { count: 0 } };
+      expect(await judge(ev, ns)).toBeUndefined();
+      const res = await post(ev, ns);
+      const causes = (res.json as { details?: { causes?: { field?: string; message?: string }[] } }).details?.causes ?? [];
+      const messages = (field: string): (string | undefined)[] => causes.filter((c) => c.field === field).map((c) => c.message);
+      expect(messages("action")).toEqual(["Required value"]);
+      expect(messages("reason")).toEqual(['Invalid value: "": can have at most 128 characters']);
+      expect(messages("type")).toEqual(['Invalid value: "": has invalid value: Info']);
+      expect(messages("series.count")).toEqual(['Invalid value: "": should be at least 2']);
+    },
+  );
 
   check(
     {
@@ -261,59 +290,123 @@ describe("Event namespace", () => {
   );
 });
 
-/** A valid Event, then zero or more violations; the oracle decides what the server must say. */
-function eventArb(ns: string): fc.Arbitrary<Obj> {
-  const str = (min: number, max: number): fc.Arbitrary<string> =>
-    fc.string({ unit: fc.constantFrom("a", "Z", "0", "-", "é", "€", " "), minLength: min, maxLength: max });
-  const mutation: fc.Arbitrary<(ev: Obj) => Obj> = fc.oneof(
-    fc.constant((ev: Obj) => ({ ...ev, eventTime: undefined })),
-    str(0, 140).map((s) => (ev: Obj) => ({ ...ev, action: s })),
-    str(0, 140).map((s) => (ev: Obj) => ({ ...ev, reason: s })),
-    str(0, 140).map((s) => (ev: Obj) => ({ ...ev, reportingInstance: s })),
-    fc.integer({ min: 1000, max: 1100 }).map((n) => (ev: Obj) => ({ ...ev, note: "n".repeat(n) })),
-    fc.constantFrom("", "Info", "normal", "Warning").map((t) => (ev: Obj) => ({ ...ev, type: t })),
-    fc.constantFrom("", "a/b/c", "UPPER.io/x", "ok.io/fine", "-x").map((c) => (ev: Obj) => ({ ...ev, reportingController: c })),
-    fc.record({ count: fc.integer({ min: 0, max: 4 }), withTime: fc.boolean() }).map(({ count, withTime }) => (ev: Obj) => ({
-      ...ev,
-      series: withTime ? { count, lastObservedTime: microTime(new Date()) } : { count },
-    })),
-    fc
-      .constantFrom("deprecatedCount", "deprecatedSource", "deprecatedFirstTimestamp")
-      .map((k) => (ev: Obj) => ({ ...ev, [k]: k === "deprecatedCount" ? 4 : k === "deprecatedSource" ? { host: "h" } : "2026-01-01T00:00:00Z" })),
-    fc.constantFrom("", "other-ns").map((r) => (ev: Obj) => ({ ...ev, regarding: { kind: "Pod", name: "p", ...(r ? { namespace: r } : {}) } })),
-  );
-  return fc.array(mutation, { maxLength: 3 }).map((ms) => ms.reduce((ev, m) => m(ev), base(ns)));
+type Mutation = (ev: Obj) => Obj;
+
+const str = (min: number, max: number): fc.Arbitrary<string> =>
+  fc.string({ unit: fc.constantFrom("a", "Z", "0", "-", "é", "€", " "), minLength: min, maxLength: max });
+
+/** Ways to change a valid Event, by the field they touch: each may or may not make it invalid. */
+const MUTATIONS = {
+  eventTime: fc.constant<Mutation>((ev) => ({ ...ev, eventTime: undefined })),
+  regarding: fc.constantFrom("", "other-ns").map(
+    (r): Mutation =>
+      (ev) => ({ ...ev, regarding: { kind: "Pod", name: "p", ...(r ? { namespace: r } : {}) } }),
+  ),
+  action: str(0, 140).map(
+    (s): Mutation =>
+      (ev) => ({ ...ev, action: s }),
+  ),
+  reason: str(0, 140).map(
+    (s): Mutation =>
+      (ev) => ({ ...ev, reason: s }),
+  ),
+  reportingInstance: str(0, 140).map(
+    (s): Mutation =>
+      (ev) => ({ ...ev, reportingInstance: s }),
+  ),
+  reportingController: fc.constantFrom("", "a/b/c", "UPPER.io/x", "ok.io/fine", "-x").map(
+    (c): Mutation =>
+      (ev) => ({ ...ev, reportingController: c }),
+  ),
+  note: fc.integer({ min: 1000, max: 1100 }).map(
+    (n): Mutation =>
+      (ev) => ({ ...ev, note: "n".repeat(n) }),
+  ),
+  type: fc.constantFrom("", "Info", "normal", "Warning").map(
+    (t): Mutation =>
+      (ev) => ({ ...ev, type: t }),
+  ),
+  series: fc.record({ count: fc.integer({ min: 0, max: 4 }), withTime: fc.boolean() }).map(
+    ({ count, withTime }): Mutation =>
+      (ev) => ({ ...ev, series: withTime ? { count, lastObservedTime: microTime(new Date()) } : { count } }),
+  ),
+  deprecated: fc
+    .constantFrom(
+      { deprecatedCount: 4 },
+      { deprecatedSource: { host: "h" } },
+      { deprecatedFirstTimestamp: "2026-01-01T00:00:00Z" },
+      { deprecatedLastTimestamp: "2026-01-01T00:00:00Z" },
+    )
+    .map(
+      (set): Mutation =>
+        (ev) => ({ ...ev, ...set }),
+    ),
+} satisfies Record<string, fc.Arbitrary<Mutation>>;
+
+type MutationKind = keyof typeof MUTATIONS;
+
+/** A valid Event, then one to three changes of the given kinds; the oracle decides what the server must say. */
+function eventArb(ns: string, kinds: readonly MutationKind[]): fc.Arbitrary<Obj> {
+  return fc.array(fc.oneof(...kinds.map((k) => MUTATIONS[k])), { minLength: 1, maxLength: 3 }).map((ms) => ms.reduce((ev, m) => m(ev), base(ns)));
 }
 
-describe("Event validation, property", () => {
-  check(
-    {
-      title: "property: the target accepts exactly the Events the oracle accepts, and names every violated field",
-      rules: [
-        "doc2.event.action-required",
-        "doc2.event.action-max-128",
-        "doc2.event.reason-required",
-        "doc2.event.reason-max-128",
-        "doc2.event.reporting-instance-max-128",
-        "doc2.event.note-max-1kb",
-        "doc2.event.type-normal-warning",
-        "doc2.event.reporting-controller-form",
-        "doc2.event.series-count-min-2",
-        "doc2.event.series-last-observed-required",
-        "doc2.event.namespace-l3",
-        "doc2.event.invalid-internal-names",
-      ],
-      timeout: 120_000,
-    },
-    async () => {
-      const { ns } = suite;
-      await assertProperty(
-        fc.asyncProperty(eventArb(ns), async (ev) => {
-          const problem = await judge(ev, ns);
-          if (problem) throw new Error(`${problem}\nEvent: ${JSON.stringify(ev)}`);
-        }),
-        { numRuns: 60 },
-      );
-    },
-  );
+/** One property per field (or pair of fields whose rules interact), so each names only the rules it examines; then any mix. */
+const properties: { title: string; rules: [RuleId, ...RuleId[]]; kinds: readonly MutationKind[]; numRuns: number }[] = [
+  { title: "action", rules: ["doc2.event.action-required", "doc2.event.action-max-128"], kinds: ["action"], numRuns: 25 },
+  { title: "reason", rules: ["doc2.event.reason-required", "doc2.event.reason-max-128"], kinds: ["reason"], numRuns: 25 },
+  {
+    title: "reportingInstance",
+    rules: ["doc2.event.reporting-instance-required", "doc2.event.reporting-instance-max-128"],
+    kinds: ["reportingInstance"],
+    numRuns: 25,
+  },
+  {
+    title: "reportingController",
+    rules: ["doc2.event.reporting-controller-required", "doc2.event.reporting-controller-form"],
+    kinds: ["reportingController"],
+    numRuns: 15,
+  },
+  { title: "note (refused at path message)", rules: ["doc2.event.note-max-1kb", "doc2.event.invalid-internal-names"], kinds: ["note"], numRuns: 20 },
+  { title: "type", rules: ["doc2.event.type-normal-warning", "doc2.event.type-required"], kinds: ["type"], numRuns: 15 },
+  { title: "series", rules: ["doc2.event.series-count-min-2", "doc2.event.series-last-observed-required"], kinds: ["series"], numRuns: 20 },
+  {
+    title: "eventTime and the regarding namespace",
+    rules: ["doc2.event.event-time-required", "doc2.event.namespace-l1", "doc2.event.namespace-l2", "doc2.event.namespace-l3"],
+    kinds: ["eventTime", "regarding"],
+    numRuns: 20,
+  },
+  {
+    title: "deprecated fields",
+    rules: ["doc2.event.deprecated-count", "doc2.event.deprecated-source", "doc2.event.deprecated-first-timestamp", "doc2.event.deprecated-last-timestamp"],
+    kinds: ["deprecated"],
+    numRuns: 20,
+  },
+  {
+    title: "any mix of the above",
+    rules: ["doc1.errors.422-invalid", "doc2.event.invalid-internal-names"],
+    kinds: Object.keys(MUTATIONS) as MutationKind[],
+    numRuns: 40,
+  },
+];
+
+describe("Event validation, properties", () => {
+  for (const p of properties) {
+    check(
+      {
+        title: `property, ${p.title}: the target accepts exactly the Events the oracle accepts, and names every violated field`,
+        rules: p.rules,
+        timeout: 120_000,
+      },
+      async () => {
+        const { ns } = suite;
+        await assertProperty(
+          fc.asyncProperty(eventArb(ns, p.kinds), async (ev) => {
+            const problem = await judge(ev, ns);
+            if (problem) throw new Error(`${problem}\nEvent: ${JSON.stringify(ev)}`);
+          }),
+          { numRuns: p.numRuns },
+        );
+      },
+    );
+  }
 });

@@ -168,7 +168,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const clock = new EmulatorClock();
   const store = new MemoryStore({ retentionMs: settings.retentionMs, now: () => clock.now() });
   const storage = new ObjectStorage(store);
-  const registry = new ResourceRegistry(defaultStrategies());
+  const registry = new ResourceRegistry(defaultStrategies(settings.failpoints));
   const generic = new GenericRegistry(storage, () => clock.date());
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.

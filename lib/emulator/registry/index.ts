@@ -6,6 +6,7 @@
  * lib/emulator/README.md).
  */
 
+import { type Failpoints, NO_FAILPOINTS } from "../failpoints.js";
 import { mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "./admissionregistration/strategy.js";
 import { crdStrategy } from "./apiextensions/crd-strategy.js";
 import { REVIEW_STRATEGIES } from "./authorization/reviews.js";
@@ -13,18 +14,18 @@ import { leaseStrategy } from "./coordination/strategy.js";
 import { configMapStrategy } from "./core/configmap/strategy.js";
 import { namespaceStrategy } from "./core/namespace/strategy.js";
 import { serviceAccountStrategy } from "./core/serviceaccount/strategy.js";
-import { coreEventStrategy } from "./events/core-view.js";
-import { eventStrategy } from "./events/strategy.js";
+import { coreEventStrategy, coreEventStrategyWith } from "./events/core-view.js";
+import { eventStrategy, eventStrategyWith } from "./events/strategy.js";
 import type { ResourceStrategy } from "./generic/strategy.js";
 import { RBAC_STRATEGIES } from "./rbac/strategy.js";
 
-/** The types every server serves. */
-export function defaultStrategies(): ResourceStrategy[] {
+/** The types every server serves; failpoints (failpoints.ts) may make some of them wrong on purpose. */
+export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS): ResourceStrategy[] {
   return [
     namespaceStrategy,
     configMapStrategy,
-    coreEventStrategy,
-    eventStrategy,
+    coreEventStrategyWith(failpoints),
+    eventStrategyWith(failpoints),
     mutatingWebhookConfigurationStrategy,
     validatingWebhookConfigurationStrategy,
     crdStrategy,

@@ -7,6 +7,7 @@
 import { type KubeObject, obj, str } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf, objectHead } from "../../apimachinery/object-meta.js";
 import { field, INT32, MICRO_TIME, STRING, struct, TIME } from "../../apimachinery/typed-json.js";
+import type { Failpoints } from "../../failpoints.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
 import { EVENT_PRINTER } from "./printer.js";
 import { validateEventCreate, validateEventUpdate } from "./validation.js";
@@ -87,3 +88,19 @@ export const eventStrategy: ResourceStrategy = {
   pendingFinalizers: () => [],
   tablePrinter: EVENT_PRINTER,
 };
+
+/** The strategy of an emulator started with failpoints: its validation made wrong as they ask (failpoints.ts). */
+export function eventStrategyWith(fp: Failpoints): ResourceStrategy {
+  if (fp.size === 0) return eventStrategy;
+  return {
+    ...eventStrategy,
+    validateCreate: (o) => validateEventCreate(o, "events.k8s.io/v1", fp),
+    validateUpdate: (o, old) => validateEventUpdate(o, old, "events.k8s.io/v1", fp),
+    // After validation, as a conversion that has no place for them would: the stored Event loses them.
+    canonicalize: fp.has("event-write-drops-deprecated")
+      ? (o) => {
+          for (const k of ["deprecatedSource", "deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedCount"]) delete o[k];
+        }
+      : eventStrategy.canonicalize,
+  };
+}

@@ -16,6 +16,7 @@ import { goPrinted, goStringStruct, goTimeString } from "../../apimachinery/go-p
 import { type Json, type JsonObject, type KubeObject, obj, str } from "../../apimachinery/json.js";
 import { dns1123Subdomain, pathSegmentName, qualifiedName } from "../../apimachinery/name-validation.js";
 import { namespaceOf, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
+import { type FailpointName, type Failpoints, NO_FAILPOINTS } from "../../failpoints.js";
 
 const REPORTING_INSTANCE_LIMIT = 128;
 const ACTION_LIMIT = 128;
@@ -26,13 +27,20 @@ const NOTE_LIMIT = 1024;
 export type EventRequestVersion = "events.k8s.io/v1" | "v1";
 
 const isSet = (v: Json | undefined): boolean => v !== undefined && v !== null;
-const byteLength = (s: string): number => Buffer.byteLength(s);
+
+/** The length checks, as upstream (bytes, limit inclusive, bad value ""), or wrong as a failpoint asks (failpoints.ts). */
+function lengthCheck(fp: Failpoints): { over: (value: string, limit: number) => boolean; shown: (value: string) => string } {
+  const length = fp.has("event-limits-count-characters") ? (v: string) => v.length : (v: string) => Buffer.byteLength(v);
+  const over = fp.has("event-length-limit-exclusive") ? (v: string, limit: number) => length(v) >= limit : (v: string, limit: number) => length(v) > limit;
+  return { over, shown: (v) => (fp.has("event-length-errors-show-value") ? v : "") };
+}
 
 /** Required when empty, then a length cap reported with an empty value (as upstream does). */
-function requiredWithLimit(path: string, value: string, limit: number): FieldError[] {
+function requiredWithLimit(path: string, value: string, limit: number, fp: Failpoints): FieldError[] {
   const errs: FieldError[] = [];
-  if (value.length === 0) errs.push(required(path));
-  if (byteLength(value) > limit) errs.push(invalid(path, "", `can have at most ${limit} characters`));
+  const { over, shown } = lengthCheck(fp);
+  if (value.length === 0 && !fp.has("event-strings-optional")) errs.push(required(path));
+  if (over(value, limit)) errs.push(invalid(path, shown(value), `can have at most ${limit} characters`));
   return errs;
 }
 
@@ -40,49 +48,65 @@ function requiredWithLimit(path: string, value: string, limit: number): FieldErr
  * L1–L10: the rules every Event version gets, on create and on update. L4/L5 name the
  * controller field as the request's version spells it (core v1: reportingComponent).
  */
-function legacyRules(e: KubeObject, version: EventRequestVersion): FieldError[] {
+function legacyRules(e: KubeObject, version: EventRequestVersion, fp: Failpoints): FieldError[] {
   const errs: FieldError[] = [];
   const ns = namespaceOf(e);
   const regardingNs = str(obj(e, "regarding"), "namespace");
   const mismatch = (): FieldError => invalid("involvedObject.namespace", regardingNs, "does not match event.namespace");
+  // A server that never relates regarding's namespace to the Event's (failpoints.ts).
+  const pushMismatch = (): void => {
+    if (!fp.has("event-regarding-namespace-unchecked")) errs.push(mismatch());
+  };
   if (!isSet(e["eventTime"])) {
     if (regardingNs === "") {
-      if (ns !== "" && ns !== "default") errs.push(mismatch());
+      if (ns !== "" && ns !== "default") pushMismatch();
     } else if (ns !== regardingNs) {
-      errs.push(mismatch());
+      pushMismatch();
     }
   } else {
-    if (regardingNs === "" && ns !== "default" && ns !== "kube-system") errs.push(mismatch());
+    if (regardingNs === "" && ns !== "default" && ns !== "kube-system") pushMismatch();
     const controllerPath = version === "v1" ? "reportingComponent" : "reportingController";
     const controller = str(e, "reportingController");
-    if (controller === "") errs.push(required(controllerPath));
-    for (const msg of qualifiedName(controller)) errs.push(invalid(controllerPath, controller, msg));
-    errs.push(...requiredWithLimit("reportingInstance", str(e, "reportingInstance"), REPORTING_INSTANCE_LIMIT));
-    errs.push(...requiredWithLimit("action", str(e, "action"), ACTION_LIMIT));
-    errs.push(...requiredWithLimit("reason", str(e, "reason"), REASON_LIMIT));
-    if (byteLength(str(e, "note")) > NOTE_LIMIT) errs.push(invalid("message", "", `can have at most ${NOTE_LIMIT} characters`));
+    // Failpoints (failpoints.ts): an empty controller skipped altogether, or any non-empty one taken.
+    const skipController = controller === "" ? fp.has("event-strings-optional") : fp.has("event-reporting-controller-any-form");
+    if (!skipController) {
+      if (controller === "") errs.push(required(controllerPath));
+      for (const msg of qualifiedName(controller)) errs.push(invalid(controllerPath, controller, msg));
+    }
+    errs.push(...requiredWithLimit("reportingInstance", str(e, "reportingInstance"), REPORTING_INSTANCE_LIMIT, fp));
+    errs.push(...requiredWithLimit("action", str(e, "action"), ACTION_LIMIT, fp));
+    errs.push(...requiredWithLimit("reason", str(e, "reason"), REASON_LIMIT, fp));
+    const { over, shown } = lengthCheck(fp);
+    const note = str(e, "note");
+    if (over(note, NOTE_LIMIT)) errs.push(invalid("message", shown(note), `can have at most ${NOTE_LIMIT} characters`));
   }
   for (const msg of dns1123Subdomain(ns)) errs.push(invalid("namespace", ns, msg));
   return errs;
 }
 
 /** C2/C3: a series needs count >= 2 and a lastObservedTime. */
-function seriesRules(e: KubeObject): FieldError[] {
+function seriesRules(e: KubeObject, fp: Failpoints): FieldError[] {
   const series = obj(e, "series");
   if (!series) return [];
   const errs: FieldError[] = [];
   const count = series["count"];
-  if (typeof count !== "number" || count < 2) errs.push(invalid("series.count", "", "should be at least 2"));
-  if (!isSet(series["lastObservedTime"])) errs.push(required("series.lastObservedTime"));
+  // Failpoints (failpoints.ts): the lower bound off by one, lastObservedTime optional.
+  const min = fp.has("event-series-count-min-1") ? 1 : 2;
+  if (typeof count !== "number" || count < min) errs.push(invalid("series.count", "", "should be at least 2"));
+  if (!isSet(series["lastObservedTime"]) && !fp.has("event-series-last-observed-optional")) errs.push(required("series.lastObservedTime"));
   return errs;
 }
 
 /** C4–C9: the strict create rules of events.k8s.io/v1. */
-function strictCreateRules(e: KubeObject): FieldError[] {
+function strictCreateRules(e: KubeObject, fp: Failpoints): FieldError[] {
   const errs: FieldError[] = [];
-  if (!isSet(e["eventTime"])) errs.push(required("eventTime"));
+  if (!isSet(e["eventTime"]) && !fp.has("event-eventtime-optional")) errs.push(required("eventTime"));
   const type = str(e, "type");
-  if (type !== "Normal" && type !== "Warning") errs.push(invalid("type", "", `has invalid value: ${type}`));
+  // Failpoints (failpoints.ts): any non-empty type taken, or an empty type taken.
+  const typeSkipped = type === "" ? fp.has("event-type-empty-allowed") : fp.has("event-type-any");
+  if (type !== "Normal" && type !== "Warning" && !typeSkipped) errs.push(invalid("type", lengthCheck(fp).shown(type), `has invalid value: ${type}`));
+  // A server that runs only the legacy rules on the deprecated fields, as for core v1 (failpoints.ts).
+  if (fp.has("event-deprecated-fields-allowed")) return errs;
   if (isSet(e["deprecatedFirstTimestamp"])) errs.push(invalid("firstTimestamp", "", "needs to be unset"));
   if (isSet(e["deprecatedLastTimestamp"])) errs.push(invalid("lastTimestamp", "", "needs to be unset"));
   if (typeof e["deprecatedCount"] === "number" && e["deprecatedCount"] !== 0) errs.push(invalid("count", "", "needs to be unset"));
@@ -91,13 +115,15 @@ function strictCreateRules(e: KubeObject): FieldError[] {
   return errs;
 }
 
-export function validateEventCreate(e: KubeObject, version: EventRequestVersion = "events.k8s.io/v1"): FieldError[] {
-  const legacy = legacyRules(e, version);
+export function validateEventCreate(e: KubeObject, version: EventRequestVersion = "events.k8s.io/v1", fp: Failpoints = NO_FAILPOINTS): FieldError[] {
+  const legacy = legacyRules(e, version, fp);
   if (version === "v1") {
     // BeforeCreate: the strategy's errors alone when it fails, else the generic ObjectMeta check.
     return legacy.length ? legacy : validateObjectMeta(e, true, pathSegmentName);
   }
-  return [...legacy, ...validateObjectMeta(e, true, dns1123Subdomain), ...seriesRules(e), ...strictCreateRules(e)];
+  // A server that checks the name with core v1's looser rule (failpoints.ts).
+  const nameRule = fp.has("event-name-path-segment") ? pathSegmentName : dns1123Subdomain;
+  return [...legacy, ...validateObjectMeta(e, true, nameRule), ...seriesRules(e, fp), ...strictCreateRules(e, fp)];
 }
 
 // ---- immutable fields (strict update rules) ----
@@ -138,7 +164,7 @@ function immutable(path: string, badValue: Json): FieldError {
  * upstream list checks `reason` twice (after count as well), so a changed reason is two
  * causes (one line in the message, which drops repeats).
  */
-function immutableRules(e: KubeObject, old: KubeObject): FieldError[] {
+function immutableRules(e: KubeObject, old: KubeObject, fp: Failpoints): FieldError[] {
   const errs: FieldError[] = [];
   const stringField = (path: string, key: string): void => {
     if (str(e, key) !== str(old, key)) errs.push(immutable(path, str(e, key)));
@@ -181,18 +207,48 @@ function immutableRules(e: KubeObject, old: KubeObject): FieldError[] {
   }
   stringField("reportingController", "reportingController");
   stringField("reportingInstance", "reportingInstance");
-  return errs;
+  if (fp.size === 0) return errs;
+  // A server that treats series as immutable too (failpoints.ts).
+  if (fp.has("event-series-immutable") && !same(e["series"], old["series"])) errs.push(immutable("series", goPrinted(JSON.stringify(e["series"] ?? null))));
+  // A server whose immutable list leaves out a group of fields (failpoints.ts).
+  const skipped = new Set(Object.entries(IMMUTABLE_GROUPS).flatMap(([name, paths]) => (fp.has(name as FailpointName) ? paths : [])));
+  return errs.filter((err) => !skipped.has(err.field));
 }
+
+/** The internal paths of the immutable fields each event-immutable-skips-* failpoint leaves out. */
+const IMMUTABLE_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  "event-immutable-skips-deprecated": ["source", "firstTimestamp", "lastTimestamp", "count"],
+  "event-immutable-skips-references": ["involvedObject", "related"],
+  "event-immutable-skips-reporter": ["eventTime", "reportingController", "reportingInstance"],
+  "event-immutable-skips-texts": ["reason", "message", "action", "type"],
+};
 
 /**
  * Update. Both versions: the common ObjectMeta update rules, then the legacy rules. events.k8s.io
  * adds the series rules (only when the series changed) and the immutable fields, so in practice
  * only the series and metadata may change.
  */
-export function validateEventUpdate(e: KubeObject, old: KubeObject, version: EventRequestVersion = "events.k8s.io/v1"): FieldError[] {
+export function validateEventUpdate(
+  e: KubeObject,
+  old: KubeObject,
+  version: EventRequestVersion = "events.k8s.io/v1",
+  fp: Failpoints = NO_FAILPOINTS,
+): FieldError[] {
   const common = validateObjectMetaUpdate(e, old);
-  const legacy = legacyRules(e, version);
+  // A server that validates updates by the immutable fields alone (failpoints.ts).
+  const legacy = fp.has("event-update-skips-legacy-rules") ? [] : legacyRules(e, version, fp);
   if (version === "v1") return [...common, ...legacy];
   const seriesChanged = JSON.stringify(e["series"] ?? null) !== JSON.stringify(old["series"] ?? null);
-  return [...common, ...legacy, ...(seriesChanged ? seriesRules(e) : []), ...immutableRules(e, old)];
+  return [...common, ...legacy, ...(seriesChanged ? seriesRules(e, fp) : []), ...seriesCadence(e, old, fp), ...immutableRules(e, old, fp)];
+}
+
+/** No rule upstream: the reporter sets the cadence. Only a failpoint makes the server impose one (failpoints.ts). */
+function seriesCadence(e: KubeObject, old: KubeObject, fp: Failpoints): FieldError[] {
+  if (!fp.has("event-series-step-by-one")) return [];
+  const count = (o: KubeObject): number => {
+    const c = obj(o, "series")?.["count"];
+    return typeof c === "number" ? c : 1;
+  };
+  const next = count(e);
+  return next === count(old) || next === count(old) + 1 ? [] : [invalid("series.count", next, `must be ${count(old) + 1}`)];
 }
