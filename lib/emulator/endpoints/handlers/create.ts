@@ -34,9 +34,13 @@ export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<v
   const { strategy, namespace } = ctx.route;
   const { dryRun } = writeOptionsOf(ctx.url, "CreateOptions");
   const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
+  const failpoints = ctx.parts.settings.failpoints;
+  // The URL's namespace silently wins over the body's (failpoint create-namespace-from-url).
+  if (failpoints.has("create-namespace-from-url") && strategy.namespaced) setMeta(object, "namespace", namespace);
   reconcileCreateNamespace(strategy, namespace, object);
   recordWriteOwnership(ctx, body, undefined, object);
-  ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
+  // A dry run that skips built-in admission (failpoint dry-run-skips-admission).
+  if (!(dryRun && failpoints.has("dry-run-skips-admission"))) ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
   const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });
   return writeObject(ctx, 201, created, warningHeaders(warnings));
 }
