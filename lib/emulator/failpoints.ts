@@ -11,6 +11,7 @@ export const FAILPOINTS = {
   "create-namespace-from-url": "stores a created object in the URL's namespace whatever namespace its body names, instead of refusing the mismatch",
   "creation-timestamp-from-body": "keeps a creationTimestamp the create body carries instead of the server's time",
   "delete-ignores-finalizers": "removes an object on delete at once, whatever finalizers it has",
+  "delete-ignores-preconditions": "ignores the preconditions (uid, resourceVersion) of a DELETE of one object and deletes it anyway",
   "deletecollection-deletes-one": "a collection delete removes only the first matching object (and still answers with all of them)",
   "deleted-name-stays-taken": "remembers deleted names: creating an object with the name of a deleted one is refused with 409 AlreadyExists",
   "dry-run-persists": "ignores dryRun on writes: the object is stored (or deleted) as if no dry run was asked",
