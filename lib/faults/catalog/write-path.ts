@@ -356,7 +356,7 @@ export const WRITE_PATH_FAULTS: readonly Fault[] = [
     models: "answers a body that cannot be decoded with 500 InternalError (the decode error passed through unmapped) instead of 400 BadRequest",
     wire: {
       response: (r) =>
-        r.method === "POST" && r.code === 400 && r.body.includes('"BadRequest"') && !r.body.includes("namespace of the provided object")
+        r.method === "POST" && r.code === 400 && /cannot be handled as|couldn't get version\/kind/.test(r.body)
           ? { ...r, code: 500, body: editJson(r.body, (o) => Object.assign(o, { reason: "InternalError", code: 500 })) }
           : r,
     },
@@ -374,9 +374,15 @@ export const WRITE_PATH_FAULTS: readonly Fault[] = [
     name: "missing-name-accepted",
     mode: "wire",
     rules: ["doc1.errors.missing-required-field"],
-    models: "accepts an object without a name (or a required field) instead of refusing it with 422 Required",
+    models: "accepts an object without a name instead of refusing it with 422 Required (a store that keys an unnamed object by the empty name)",
     wire: {
-      response: (r) => (r.method === "POST" && r.code === 422 && r.body.includes('"FieldValueRequired"') ? { ...r, code: 201, body: "{}" } : r),
+      response: (r) => {
+        if (r.method !== "POST" || r.code !== 422 || !r.body.includes('"FieldValueRequired"')) return r;
+        const causes = ((JSON.parse(r.body) as { details?: { causes?: { reason?: string; field?: string }[] } }).details?.causes ?? []).filter(
+          (c) => c.reason === "FieldValueRequired" && c.field === "metadata.name",
+        );
+        return causes.length ? { ...r, code: 201, body: "{}" } : r;
+      },
     },
   },
   {
