@@ -101,7 +101,8 @@ export const WRITE_PATH_FAULTS: readonly Fault[] = [
     name: "create-answers-200",
     mode: "wire",
     rules: ["doc1.verbs.create-post", "doc1.paths.create-post-collection"],
-    models: "answers a create with 200 OK instead of 201 Created, as if a POST to the collection were an update",
+    models: "answers a create with 200 OK instead of 201 Created, as Kubernetes itself did before v1beta3",
+    reference: "https://github.com/kubernetes/kubernetes/issues/2031",
     wire: {
       response: (r) => (r.method === "POST" && r.code === 201 && COLLECTION.test(pathOf(r.path)) ? { ...r, code: 200 } : r),
     },
@@ -414,7 +415,9 @@ export const WRITE_PATH_FAULTS: readonly Fault[] = [
     name: "duplicate-create-overwrites",
     mode: "emulator",
     rules: ["doc1.names.unique-in-scope", "doc1.names.cluster-scoped-unique"],
-    models: "a create with a taken name replaces the stored object (an upsert) instead of answering 409 AlreadyExists",
+    models:
+      "a create with a taken name replaces the stored object (an upsert) instead of answering 409 AlreadyExists (fabric8's Kubernetes mock server in CRUD mode)",
+    reference: "https://github.com/fabric8io/kubernetes-client/issues/3095",
     failpoints: ["duplicate-create-overwrites"],
   },
   {
@@ -428,7 +431,9 @@ export const WRITE_PATH_FAULTS: readonly Fault[] = [
     name: "generate-name-fixed-suffix",
     mode: "emulator",
     rules: ["doc1.fields.generate-name"],
-    models: "builds generateName names with a suffix that is not random, so the second object from one prefix collides (409)",
+    models:
+      "builds generateName names with a suffix that is not random, so the second object from one prefix collides (409), as client-go's fake clientset, which ignores generateName, gives every such object the same name",
+    reference: "https://github.com/kubernetes/client-go/issues/439",
     failpoints: ["generate-name-fixed-suffix"],
   },
   // ── Authorization and reviews ───────────────────────────────────────────────────────────
@@ -606,7 +611,9 @@ export const WRITE_PATH_FAULTS: readonly Fault[] = [
     name: "dry-run-answers-status",
     mode: "wire",
     rules: ["doc1.dry-run.response-object"],
-    models: "answers a dry-run write with a Success Status instead of the object that would have been stored",
+    models:
+      "answers a dry-run write without the object that would have been stored, here a bare Success Status (controller-runtime's fake client returns at once on DryRunAll, filling nothing in)",
+    reference: "https://github.com/kubernetes-sigs/controller-runtime/issues/3365",
     wire: {
       response: (r) =>
         isDryRun(r.path) && r.method !== "GET" && r.code < 300 && isJsonObject(r.body) && !r.body.includes('"kind":"Status"')
