@@ -484,8 +484,11 @@ export const WRITE_PATH_FAULTS: readonly Fault[] = [
       response: (r) => {
         if (r.method === "POST" && r.code === 201 && /\/(subjectaccessreviews|tokenreviews)$/.test(pathOf(r.path)))
           return { ...r, body: editJson(r.body, (o) => (metaOf(o).name = "review-1")) };
-        if (r.method === "GET" && /\/(subjectaccessreviews|tokenreviews)$/.test(pathOf(r.path)))
-          return { ...r, code: 200, body: JSON.stringify({ kind: "SubjectAccessReviewList", apiVersion: "authorization.k8s.io/v1", metadata: {}, items: [] }) };
+        const listed = /^\/apis\/([^/]+\/v1)\/(subjectaccessreviews|tokenreviews)$/.exec(pathOf(r.path));
+        if (r.method === "GET" && listed) {
+          const kind = listed[2] === "tokenreviews" ? "TokenReviewList" : "SubjectAccessReviewList";
+          return { ...r, code: 200, body: JSON.stringify({ kind, apiVersion: listed[1], metadata: {}, items: [] }) };
+        }
         return r;
       },
     },
