@@ -215,6 +215,9 @@ describe("reviews", () => {
       expect(status?.authenticated).toBe(true);
       expect(status?.user?.username).toBe(user);
       expect(status?.user?.groups).toEqual(expect.arrayContaining(["system:serviceaccounts", "system:authenticated"]));
+      expect((mine.json as KubeObject).metadata?.name ?? "", "a virtual object needs no name").toBe("");
+      const readBack = await suite.session.client.raw("GET", "/apis/authentication.k8s.io/v1/tokenreviews");
+      expect([404, 405], `a review is not retrievable: ${readBack.code}`).toContain(readBack.code);
       const bogus = await post("/apis/authentication.k8s.io/v1/tokenreviews", review("tollgate-made-up-token"));
       expect(bogus.code).toBe(201);
       expect((bogus.json as { status?: { authenticated?: boolean } }).status?.authenticated ?? false).toBe(false);

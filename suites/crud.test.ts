@@ -70,7 +70,7 @@ describe("cluster-scoped resources and batches", () => {
   check(
     {
       title: "there is no multi-object submission: a list body posted to a collection is refused and stores nothing",
-      rules: ["doc1.verbs.no-transactions", "doc1.verbs.multi-resource-verbs", "doc1.verbs.client-series"],
+      rules: ["doc1.verbs.no-transactions", "doc1.verbs.client-series"],
     },
     async () => {
       const { session, ns } = suite;
@@ -82,6 +82,34 @@ describe("cluster-scoped resources and batches", () => {
       expect(res.code).toBeGreaterThanOrEqual(400);
       expect(res.code).toBeLessThan(500);
       for (const n of names) expect((await session.client.raw("GET", resourcePath(t, ns, n))).code).toBe(404);
+    },
+  );
+
+  check(
+    {
+      title: "list and deletecollection act on several objects: every object matching the selector is listed, then deleted, and no other",
+      rules: ["doc1.verbs.multi-resource-verbs"],
+    },
+    async () => {
+      const { session, ns } = suite;
+      const t = session.types.configmaps;
+      const batch = uniqueName("multi");
+      const labelled = (name: string) => {
+        const o = configMap(session.types, ns, name);
+        return { ...o, metadata: { ...o.metadata, labels: { batch } } };
+      };
+      const names = [uniqueName("multi"), uniqueName("multi"), uniqueName("multi")].sort();
+      for (const n of names) await session.client.create(t, ns, labelled(n));
+      const bystander = await session.client.create(t, ns, configMap(session.types, ns, uniqueName("multi")));
+      const listed = await session.client.list(t, ns, { labelSelector: `batch=${batch}` });
+      expect(listed.items.map((i) => i.metadata.name).sort(), "list returns every matching object").toEqual(names);
+      const res = await session.client.raw("DELETE", resourcePath(t, ns), { query: { labelSelector: `batch=${batch}` } });
+      expect(res.code, res.text.slice(0, 300)).toBe(200);
+      for (const n of names) expect((await session.client.raw("GET", resourcePath(t, ns, n))).code, `${n} was deleted with its collection`).toBe(404);
+      expect((await session.client.list(t, ns, { labelSelector: `batch=${batch}` })).items).toEqual([]);
+      expect((await session.client.get(t, ns, bystander.metadata.name as string)).metadata.uid, "an object outside the selector stays").toBe(
+        bystander.metadata.uid,
+      );
     },
   );
 });
@@ -200,6 +228,9 @@ describe.each(subjects)("$label", (s) => {
       const { session, ns } = suite;
       const t = s.type();
       const o = await storedObject();
+      // An object of another namespace, so that a list which ignores the namespace shows.
+      const other = await session.createNamespace("crud");
+      const outside = await session.client.create(t, other, s.make(other, uniqueName("outside")));
       const res = await session.client.raw("GET", collection(ns));
       expect(res.code).toBe(200);
       const list = res.json as { kind: string; apiVersion: string; items: KubeObject[] };
@@ -212,6 +243,10 @@ describe.each(subjects)("$label", (s) => {
         list.items.every((i) => i.metadata.namespace === ns),
         "only the namespace's objects",
       ).toBe(true);
+      expect(
+        list.items.map((i) => i.metadata.uid),
+        "not the object of the other namespace",
+      ).not.toContain(outside.metadata.uid);
     },
   );
 

@@ -11,6 +11,7 @@ import { EVENTS_VALIDATION_FAULTS } from "./catalog/events-validation.js";
 import { PATCH_AND_CRD_FAULTS } from "./catalog/patch-and-crds.js";
 import { READ_PATH_FAULTS } from "./catalog/read-path.js";
 import { FIRST_WAVE_WIRE_FAULTS } from "./catalog/wire-first-wave.js";
+import { WRITE_PATH_FAULTS } from "./catalog/write-path.js";
 import type { Fault } from "./types.js";
 
 export type { CheckerFault, DaemonCommandLines, DaemonFault, EmulatorFault, Fault, FaultMode, WireFault } from "./types.js";
@@ -24,6 +25,7 @@ export const FAULTS: readonly Fault[] = [
   ...EVENT_ENDPOINT_FAULTS,
   ...PATCH_AND_CRD_FAULTS,
   ...READ_PATH_FAULTS,
+  ...WRITE_PATH_FAULTS,
 ];
 
 const BY_NAME: ReadonlyMap<string, Fault> = new Map(FAULTS.map((f) => [f.name, f]));

@@ -32,7 +32,7 @@ export function enableAuth(
   for (const role of defaultClusterRoles()) generic.create(clusterRoleStrategy, role);
   for (const binding of defaultClusterRoleBindings()) generic.create(clusterRoleBindingStrategy, binding);
   const authenticator = new Authenticator(adminToken, storage, clock);
-  const authorizer = new RbacAuthorizer(storage);
+  const authorizer = new RbacAuthorizer(storage, generic.failpoints);
   capabilities.provide(AUTHORIZER, authorizer);
   capabilities.provide(TOKEN_ISSUER, authenticator);
   capabilities.provide(TOKEN_REVIEWER, authenticator);

@@ -10,6 +10,7 @@
 import type { KubeObject } from "../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../apimachinery/object-meta.js";
 import { MASTERS_GROUP, serviceAccountUsername, type User } from "../apimachinery/user.js";
+import { type Failpoints, NO_FAILPOINTS } from "../failpoints.js";
 import type { Authorizer, Decision, RequestAttributes } from "../registry/authorization/authorizer.js";
 import type { ResourceStrategy } from "../registry/generic/strategy.js";
 import {
@@ -38,8 +39,8 @@ function urlMatches(rule: PolicyRule, path: string): boolean {
   return rule.nonResourceURLs.some((u) => u === "*" || u === path || (u.endsWith("*") && path.startsWith(u.slice(0, -1))));
 }
 
-function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
-  if (!has(rule.verbs, a.verb)) return false;
+function ruleAllows(rule: PolicyRule, a: RequestAttributes, ignoreVerbs: boolean): boolean {
+  if (!ignoreVerbs && !has(rule.verbs, a.verb)) return false;
   if (a.kind === "nonResource") return urlMatches(rule, a.path);
   return (
     has(rule.apiGroups, a.group) &&
@@ -73,7 +74,11 @@ export interface AppliedBinding {
 }
 
 export class RbacAuthorizer implements Authorizer {
-  constructor(private readonly storage: ObjectStorage) {}
+  constructor(
+    private readonly storage: ObjectStorage,
+    /** The emulator's failpoints (failpoints.ts): none but in tollgate's self-test. */
+    private readonly failpoints: Failpoints = NO_FAILPOINTS,
+  ) {}
 
   private objects(strategy: ResourceStrategy, namespace: string | undefined): KubeObject[] {
     const out: KubeObject[] = [];
@@ -109,7 +114,10 @@ export class RbacAuthorizer implements Authorizer {
       out.push({ description: `${bindingKind} "${bindingName}" of ${ref.kind} "${ref.name}" to ${describeSubject(subject, bindingNamespace)}`, rules });
     };
     for (const b of this.objects(clusterRoleBindingStrategy, undefined)) add(b, "ClusterRoleBinding", "");
-    if (namespace) for (const b of this.objects(roleBindingStrategy, namespace)) add(b, "RoleBinding", namespaceOf(b));
+    // Role bindings of every namespace count everywhere with failpoint rolebinding-grants-cluster-wide.
+    if (this.failpoints.has("rolebinding-grants-cluster-wide"))
+      for (const b of this.objects(roleBindingStrategy, undefined)) add(b, "RoleBinding", namespaceOf(b));
+    else if (namespace) for (const b of this.objects(roleBindingStrategy, namespace)) add(b, "RoleBinding", namespaceOf(b));
     return out;
   }
 
@@ -129,7 +137,9 @@ export class RbacAuthorizer implements Authorizer {
     const errors: string[] = [];
     const namespace = a.kind === "resource" ? a.namespace : "";
     for (const b of this.appliedBindings(user, namespace, errors)) {
-      if (b.rules.some((r) => ruleAllows(r, a))) return { allowed: true, reason: `RBAC: allowed by ${b.description}` };
+      // A rule read without its verbs (failpoint rbac-ignores-verbs).
+      if (b.rules.some((r) => ruleAllows(r, a, this.failpoints.has("rbac-ignores-verbs"))))
+        return { allowed: true, reason: `RBAC: allowed by ${b.description}` };
     }
     return { allowed: false, reason: errors.length ? `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`}` : "" };
   }

@@ -169,7 +169,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const store = new MemoryStore({ retentionMs: settings.retentionMs, now: () => clock.now() });
   const storage = new ObjectStorage(store);
   const registry = new ResourceRegistry(defaultStrategies(settings.failpoints));
-  const generic = new GenericRegistry(storage, () => clock.date());
+  const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
   const eventTtl = new EventTtl(store, `${eventStrategy.storagePrefix}/`, () => clock.now(), settings.eventTtlMs);

@@ -47,12 +47,15 @@ export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<v
   const { strategy, namespace } = ctx.route;
   const { dryRun } = writeOptionsOf(ctx.url, "CreateOptions");
   const { object, warnings } = decodeBody(ctx, body, fieldValidationOf(ctx.url));
+  const failpoints = ctx.parts.settings.failpoints;
+  // The URL's namespace silently wins over the body's (failpoint create-namespace-from-url).
+  if (failpoints.has("create-namespace-from-url") && strategy.namespaced) setMeta(object, "namespace", namespace);
   reconcileCreateNamespace(strategy, namespace, object);
   recordWriteOwnership(ctx, body, undefined, object);
   // A server that applies the custom-resource generation rule to every type (failpoints.ts).
-  if (ctx.parts.settings.failpoints.has("generation-on-create")) setMeta(object, "generation", 1);
-  ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
-  const failpoints = ctx.parts.settings.failpoints;
+  if (failpoints.has("generation-on-create")) setMeta(object, "generation", 1);
+  // A dry run that skips built-in admission (failpoint dry-run-skips-admission).
+  if (!(dryRun && failpoints.has("dry-run-skips-admission"))) ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
   let checked = strategy;
   // A custom resource store without the schema's type checks (failpoints.ts): only the type errors go.
   if (strategy.unstructured && failpoints.has("crd-types-unchecked")) {

@@ -30,6 +30,8 @@ export async function handleDeleteCollection(ctx: RequestContext, options: ListO
     // Gone already, or changed since the list: the real server skips NotFound and reports nothing else here.
     if (!current) continue;
     deleteAdmitted(ctx, await writes.checkDelete(strategy, current, deleteOptions), deleteOptions);
+    // A collection delete that stops after its first object (failpoint deletecollection-deletes-one).
+    if (ctx.parts.settings.failpoints.has("deletecollection-deletes-one")) break;
   }
   // The page holds the entries as listed (store entries never change), so this writes the objects as they were before the deletes.
   // The list answer carries no headers here: webhook warnings of a collection delete are not returned.

@@ -108,6 +108,8 @@ export function parseDeleteOptions(ctx: RequestContext, body: Buffer): DeleteOpt
       badRequest(`the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; ${detail} (${summarizeBody(body)})`);
     mergeBody(draft, encoding === "json" ? body : Buffer.from(JSON.stringify(bodyJsonForm(encoding, body, false, unrecognized)), "utf8"));
   }
+  // An option read by its presence, not its value (failpoint force-option-presence-counts).
+  if (draft.ignoreStoreReadError === false && ctx.parts.settings.failpoints.has("force-option-presence-counts")) draft.ignoreStoreReadError = true;
   const errors: FieldError[] = [];
   if (draft.orphanDependents !== undefined && draft.propagationPolicy !== undefined) {
     errors.push(invalidField("propagationPolicy", draft.propagationPolicy, "orphanDependents and deletionPropagation cannot be both set"));

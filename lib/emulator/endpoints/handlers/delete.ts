@@ -28,7 +28,9 @@ import { warningHeaders } from "./write-options.js";
 export async function handleDelete(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle } = ctx.parts;
-  const options = parseDeleteOptions(ctx, body);
+  const parsed = parseDeleteOptions(ctx, body);
+  // A delete that drops its preconditions unread (failpoint delete-ignores-preconditions).
+  const options = ctx.parts.settings.failpoints.has("delete-ignores-preconditions") ? { ...parsed, preconditions: undefined } : parsed;
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential) {
     // With auth on, the unsafe delete also needs its own verb on the object.
     ctx.parts.auth?.admitUnsafeDelete(ctx.user, strategy, strategy.namespaced ? namespace : strategy.definesNamespace ? name : "", name);

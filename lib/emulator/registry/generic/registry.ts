@@ -10,11 +10,12 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { alreadyExists, badRequest, conflict, invalidError, notFound, OPTIMISTIC_LOCK_MESSAGE } from "../../apimachinery/api-errors.js";
 import { formatTime } from "../../apimachinery/api-time.js";
-import { invalid as invalidField } from "../../apimachinery/field-errors.js";
+import { forbidden, invalid as invalidField } from "../../apimachinery/field-errors.js";
 import { invalidObject } from "../../apimachinery/go-printed.js";
 import { cloneJson, type KubeObject, str } from "../../apimachinery/json.js";
 import { asKubeObject, finalizersOf, isTerminating, nameOf, resourceVersionOf, setMeta, uidOf } from "../../apimachinery/object-meta.js";
 import { canonicalize } from "../../apimachinery/typed-json.js";
+import { type Failpoints, NO_FAILPOINTS } from "../../failpoints.js";
 import type { ObjectStorage, StoredObject } from "../../storage/object-storage.js";
 import { StoreError } from "../../storage/store.js";
 import type { DeleteOptions, DeleteOutcome, Preconditions, WriteOptions } from "./options.js";
@@ -62,9 +63,14 @@ async function runAdmittedSteps<T>(steps: WriteSteps<T>, admit: ValidatingAdmiss
 }
 
 export class GenericRegistry {
+  /** The storage keys of deleted objects, kept only while the failpoint deleted-name-stays-taken is on. */
+  private readonly deletedKeys = new Set<string>();
+
   constructor(
     readonly storage: ObjectStorage,
     private readonly now: () => Date = () => new Date(),
+    /** The emulator's failpoints (failpoints.ts): none but in tollgate's self-test. */
+    readonly failpoints: Failpoints = NO_FAILPOINTS,
   ) {}
 
   /** Stores a new object. `input` is the decoded request body, namespace already reconciled. */
@@ -82,12 +88,19 @@ export class GenericRegistry {
     setMeta(o, "deletionTimestamp", undefined);
     setMeta(o, "deletionGracePeriodSeconds", undefined);
     strategy.prepareForCreate(o);
-    setMeta(o, "uid", randomUUID());
-    setMeta(o, "creationTimestamp", formatTime(this.now()));
+    const fp = this.failpoints;
+    // A fake that stores the body's system fields as given (failpoints create-keeps-client-uid, creation-timestamp-from-body).
+    setMeta(o, "uid", fp.has("create-keeps-client-uid") && uidOf(input) ? uidOf(input) : randomUUID());
+    const givenCreation = str(input.metadata, "creationTimestamp");
+    setMeta(o, "creationTimestamp", fp.has("creation-timestamp-from-body") && givenCreation ? givenCreation : formatTime(this.now()));
     const generate = !nameOf(o) && str(o.metadata, "generateName") !== "";
     for (let attempt = 1; ; attempt++) {
-      if (generate) setMeta(o, "name", generateName(str(o.metadata, "generateName")));
-      const errors = strategy.validateCreate(o);
+      // A name generator without randomness (failpoint generate-name-fixed-suffix).
+      const base = str(o.metadata, "generateName");
+      if (generate) setMeta(o, "name", fp.has("generate-name-fixed-suffix") ? `${base.slice(0, MAX_GENERATED_BASE)}fixed` : generateName(base));
+      // A dry run that skips validation, and a webhook registration that skips sideEffects (failpoints.ts).
+      const validated = options.dryRun && fp.has("dry-run-skips-validation") ? [] : strategy.validateCreate(o);
+      const errors = fp.has("webhook-side-effects-unchecked") ? validated.filter((e) => !e.field.endsWith(".sideEffects")) : validated;
       if (errors.length) throw invalidObject(strategy.internalKind, nameOf(o), errors);
       strategy.canonicalize(o);
       const stored = asKubeObject(canonicalize(o, strategy.shape));
@@ -102,11 +115,15 @@ export class GenericRegistry {
         if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
         throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       }
+      // A store that keeps tombstones of deleted keys (failpoint deleted-name-stays-taken).
+      if (fp.has("deleted-name-stays-taken") && this.deletedKeys.has(key)) throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       try {
         const { kv } = this.storage.put(strategy, key, this.storage.encode(stored), { expectModRevision: 0 });
         return this.storage.decode(kv);
       } catch (e) {
         if (!(e instanceof StoreError) || e.code !== "KeyExists") throw e;
+        // A create that upserts (failpoint duplicate-create-overwrites).
+        if (fp.has("duplicate-create-overwrites")) return this.storage.decode(this.storage.put(strategy, key, this.storage.encode(stored)).kv);
         if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
         throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       }
@@ -135,7 +152,9 @@ export class GenericRegistry {
     const name = nameOf(old);
     const requested = resourceVersionOf(o);
     if (requested) {
-      if (requested !== String(existing.kv.modRevision)) throw conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE);
+      // Last write wins (failpoint update-ignores-resource-version).
+      if (requested !== String(existing.kv.modRevision) && !this.failpoints.has("update-ignores-resource-version"))
+        throw conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE);
     } else if (!strategy.allowUnconditionalUpdate) {
       throw invalidError({ group: strategy.group, kind: strategy.resource }, name, [
         invalidField("metadata.resourceVersion", 0, "must be specified for an update"),
@@ -150,7 +169,15 @@ export class GenericRegistry {
       setMeta(o, "deletionTimestamp", old.metadata["deletionTimestamp"]);
       setMeta(o, "deletionGracePeriodSeconds", old.metadata["deletionGracePeriodSeconds"]);
     }
-    const errors = strategy.validateUpdate(o, old);
+    const errors = options.dryRun && this.failpoints.has("dry-run-skips-validation") ? [] : [...strategy.validateUpdate(o, old)];
+    // Finalizers kept as a stack: only the last-listed may go (failpoint finalizers-removed-last-first).
+    if (this.failpoints.has("finalizers-removed-last-first")) {
+      const before = finalizersOf(old);
+      const after = finalizersOf(o);
+      if (after.length < before.length && after.every((f) => before.includes(f)) && after.some((f, i) => before[i] !== f)) {
+        errors.push(forbidden("metadata.finalizers", "finalizers must be removed last-listed first"));
+      }
+    }
     if (errors.length) throw invalidObject(strategy.internalKind, name, errors);
     strategy.canonicalize(o);
     const next = asKubeObject(canonicalize(o, strategy.shape));
@@ -163,9 +190,10 @@ export class GenericRegistry {
       return next;
     }
     const expectModRevision = existing.kv.modRevision;
-    // Removing the last finalizer of a terminating object deletes it.
-    if (isTerminating(next) && !this.hasPendingFinalizers(strategy, next)) {
+    // Removing the last finalizer of a terminating object deletes it (unless failpoint last-finalizer-keeps-object).
+    if (isTerminating(next) && !this.hasPendingFinalizers(strategy, next) && !this.failpoints.has("last-finalizer-keeps-object")) {
       const { revision } = this.storage.delete(strategy, existing.kv.key, { expectModRevision });
+      if (this.failpoints.has("deleted-name-stays-taken")) this.deletedKeys.add(existing.kv.key);
       setMeta(next, "resourceVersion", String(revision));
       return next;
     }
@@ -177,7 +205,8 @@ export class GenericRegistry {
   delete(strategy: ResourceStrategy, existing: StoredObject, options: DeleteOptions = {}): DeleteOutcome {
     const o = existing.object;
     checkDeletePreconditions(strategy, o, options.preconditions);
-    if (this.hasPendingFinalizers(strategy, o)) {
+    // A fake that ignores finalizers (failpoint delete-ignores-finalizers).
+    if (this.hasPendingFinalizers(strategy, o) && !this.failpoints.has("delete-ignores-finalizers")) {
       if (isTerminating(o)) return { deleted: false, object: o };
       const marked = cloneJson(o);
       setMeta(marked, "deletionTimestamp", formatTime(this.now()));
@@ -190,6 +219,7 @@ export class GenericRegistry {
       return { deleted: false, object: this.storage.decode(kv) };
     }
     if (!options.dryRun) this.storage.delete(strategy, existing.kv.key, { expectModRevision: existing.kv.modRevision });
+    if (!options.dryRun && this.failpoints.has("deleted-name-stays-taken")) this.deletedKeys.add(existing.kv.key);
     return { deleted: true, object: o };
   }
 
