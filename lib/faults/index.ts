@@ -16,17 +16,20 @@ import type { Fault } from "./types.js";
 
 export type { CheckerFault, DaemonCommandLines, DaemonFault, EmulatorFault, Fault, FaultMode, WireFault } from "./types.js";
 
-export const FAULTS: readonly Fault[] = [
-  ...FIRST_WAVE_WIRE_FAULTS,
-  ...EMULATOR_FAULTS,
-  ...DAEMON_FAULTS,
-  ...CHECKER_FAULTS,
-  ...EVENTS_VALIDATION_FAULTS,
-  ...EVENT_ENDPOINT_FAULTS,
-  ...PATCH_AND_CRD_FAULTS,
-  ...READ_PATH_FAULTS,
-  ...WRITE_PATH_FAULTS,
+/** The catalog files, each an area (its file name), in the order the self-test reports them. */
+export const FAULT_AREAS: readonly { readonly area: string; readonly faults: readonly Fault[] }[] = [
+  { area: "wire-first-wave", faults: FIRST_WAVE_WIRE_FAULTS },
+  { area: "emulator", faults: EMULATOR_FAULTS },
+  { area: "daemons", faults: DAEMON_FAULTS },
+  { area: "checker", faults: CHECKER_FAULTS },
+  { area: "events-endpoints", faults: EVENT_ENDPOINT_FAULTS },
+  { area: "events-validation", faults: EVENTS_VALIDATION_FAULTS },
+  { area: "patch-and-crds", faults: PATCH_AND_CRD_FAULTS },
+  { area: "read-path", faults: READ_PATH_FAULTS },
+  { area: "write-path", faults: WRITE_PATH_FAULTS },
 ];
+
+export const FAULTS: readonly Fault[] = FAULT_AREAS.flatMap((a) => a.faults);
 
 const BY_NAME: ReadonlyMap<string, Fault> = new Map(FAULTS.map((f) => [f.name, f]));
 
@@ -37,4 +40,11 @@ export function faultByName(name: string): Fault | undefined {
 /** The faults that must break a rule. */
 export function faultsOfRule(ruleId: string): Fault[] {
   return FAULTS.filter((f) => f.rules.includes(ruleId as Fault["rules"][number]));
+}
+
+const AREA_OF: ReadonlyMap<string, string> = new Map(FAULT_AREAS.flatMap((a) => a.faults.map((f) => [f.name, a.area] as const)));
+
+/** The catalog file a fault is in. */
+export function areaOf(name: string): string | undefined {
+  return AREA_OF.get(name);
 }

@@ -16,7 +16,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FAULTS, type Fault } from "./index.js";
+import { areaOf, FAULTS, type Fault } from "./index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = join(ROOT, "bin", "tollgate.js");
@@ -41,6 +41,8 @@ export interface SelftestOptions {
 
 export interface FaultResult {
   name: string;
+  /** The catalog file it is in. */
+  area: string;
   mode: Fault["mode"];
   rules: string[];
   suites: string[];
@@ -224,6 +226,7 @@ export async function selftest(o: SelftestOptions): Promise<SelftestResult> {
       const caught = run.exit === 1 && Object.values(statuses).every((s) => s === "failed") && variantPassed;
       const r: FaultResult = {
         name: f.name,
+        area: areaOf(f.name) ?? "?",
         mode: f.mode,
         rules: [...f.rules],
         suites: suitesOf(f.rules),
@@ -275,10 +278,31 @@ export function resultLine(r: FaultResult): string {
   return `${r.name} [${r.mode}] → ${r.rules.join(", ")}: ${verdict} (${r.seconds.toFixed(1)} s)`;
 }
 
-/** The table the README carries: one line per fault. */
+/** The table the README carries: per catalog area, faults by kind, caught and missed, rules proved able to fail. */
 export function selftestTable(r: SelftestResult): string {
-  const rows = r.faults.map((f) => `| ${f.name} | ${f.mode} | ${f.rules.join("<br>")} | ${f.caught ? "caught" : "**missed**"} | ${f.seconds.toFixed(1)} |`);
-  return ["| fault | mode | rules it must break | verdict | seconds |", "|---|---|---|---|---|", ...rows].join("\n");
+  const areas = [...new Set(r.faults.map((f) => f.area))];
+  const row = (label: string, fs: readonly FaultResult[]): string => {
+    const kinds = (["wire", "emulator", "daemons", "checker"] as const)
+      .map((m) => [m, fs.filter((f) => f.mode === m).length] as const)
+      .filter(([, n]) => n > 0)
+      .map(([m, n]) => `${n} ${m}`)
+      .join(", ");
+    const caught = fs.filter((f) => f.caught);
+    const rules = new Set(caught.flatMap((f) => f.rules)).size;
+    const missed = fs.filter((f) => !f.caught).map((f) => f.name);
+    return `| ${label} | ${fs.length} (${kinds}) | ${caught.length} | ${missed.length ? missed.join(", ") : "0"} | ${rules} |`;
+  };
+  return [
+    "| area (lib/faults/catalog/) | faults | caught | missed | rules proved able to fail |",
+    "|---|---|---|---|---|",
+    ...areas.map((a) =>
+      row(
+        `${a}.ts`,
+        r.faults.filter((f) => f.area === a),
+      ),
+    ),
+    row("**all**", r.faults),
+  ].join("\n");
 }
 
 export const defaultSelftestDir = (): string => resolve("reports", "selftest");
