@@ -8,6 +8,13 @@
 export const FAILPOINTS = {
   "conflict-as-500": "answers a write that loses an optimistic-concurrency race (409 Conflict) with 500 InternalError instead",
   "dry-run-persists": "ignores dryRun on writes: the object is stored (or deleted) as if no dry run was asked",
+  "protobuf-watch-unframed": "writes protobuf watch events without their 4-byte length prefix, bare WatchEvent messages one after another",
+  "table-content-type-with-params": "labels a Table answer with the Accept's parameters (application/json;as=Table;g=…;v=…) instead of plain application/json",
+  "watch-future-rv-starts-now": "starts a watch from a resourceVersion the store has not reached yet at the current revision, instead of waiting for it",
+  "watch-not-chunked": "writes watch streams without Transfer-Encoding: chunked, close-delimited as HTTP/1.0 would",
+  "watch-rv-0-no-initial-events": "starts a watch with resourceVersion=0 at the current revision, without the synthetic ADDED events of the current state",
+  "watch-unset-rv-no-initial-events": "starts a watch without resourceVersion at the current revision, without the synthetic ADDED events of the current state",
+  "yaml-labelled-json": "labels YAML answers Content-Type application/json",
 } as const satisfies Record<string, string>;
 
 export type FailpointName = keyof typeof FAILPOINTS;
