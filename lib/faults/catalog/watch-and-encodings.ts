@@ -203,6 +203,27 @@ const WATCH_FAULTS: readonly (WireFault | EmulatorFault)[] = [
     },
   },
   {
+    name: "watch-swaps-event-pairs",
+    mode: "wire",
+    rules: ["doc1.watch-events.reports-all-outcomes", "doc1.versioning.rv-ordered-per-type"],
+    models: "delivers a watch's events out of order: each change held back until the next one has been sent",
+    wire: {
+      watchLines: () => {
+        let held: string | undefined;
+        return (l) => {
+          if (typeOf(l) === "BOOKMARK" || typeOf(l) === "ERROR") return l;
+          if (held === undefined) {
+            held = l;
+            return undefined;
+          }
+          const out = `${l}\n${held}`;
+          held = undefined;
+          return out;
+        };
+      },
+    },
+  },
+  {
     name: "watch-stalls-after-first-event",
     mode: "wire",
     rules: ["doc1.service.watch"],
@@ -429,7 +450,8 @@ const MEDIA_FAULTS: readonly (WireFault | EmulatorFault)[] = [
           ? {
               ...r,
               code: 415,
-              body: statusBody(415, "UnsupportedMediaType", String((JSON.parse(r.body) as { message?: string }).message ?? "unsupported media type")),
+              // The 406 of a YAML watch may itself be YAML: its message read either way.
+              body: statusBody(415, "UnsupportedMediaType", /"?message"?: ?"?([^"\n]*)/.exec(r.body)?.[1] ?? "unsupported media type"),
             }
           : r,
     },
