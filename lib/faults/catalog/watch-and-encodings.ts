@@ -125,6 +125,18 @@ const PROTOBUF_FAULTS: readonly WireFault[] = [
     },
   },
   {
+    name: "protobuf-list-envelope-item-kind",
+    mode: "wire",
+    rules: ["doc1.protobuf.type-meta-kind"],
+    models: "names a list's envelope with its items' kind (Event for an EventList), as an encoder that takes the kind from the item type",
+    wire: {
+      responseBytes: protobufBodies((b) => {
+        const e = openEnvelope(b);
+        return e.kind.endsWith("List") ? closeEnvelope({ ...e, kind: e.kind.slice(0, -"List".length) }) : b;
+      }),
+    },
+  },
+  {
     name: "protobuf-empty-type-meta",
     mode: "wire",
     rules: ["doc1.protobuf.unknown-type-meta"],
@@ -493,6 +505,19 @@ const MEDIA_FAULTS: readonly (WireFault | EmulatorFault)[] = [
     },
   },
   {
+    name: "yaml-unquoted-numeric-strings",
+    mode: "wire",
+    rules: ["doc1.media.yaml"],
+    models:
+      "writes string values that look like numbers or booleans unquoted in YAML (resourceVersion: 123, a: true), so they read back as numbers and booleans, not the strings JSON has",
+    wire: {
+      response: (r) =>
+        r.method === "GET" && r.code === 200 && /^(kind|apiVersion): /m.test(r.body) && !r.body.startsWith("{")
+          ? { ...r, body: r.body.replace(/: "([0-9]+|true|false)"$/gm, ": $1") }
+          : r,
+    },
+  },
+  {
     name: "yaml-labelled-json",
     mode: "emulator",
     rules: ["doc1.headers.content-type-response"],
@@ -610,6 +635,23 @@ const REPRESENTATION_FAULTS: readonly (WireFault | EmulatorFault)[] = [
                 if (keep.every(Boolean)) return;
                 o.columnDefinitions = cols.filter((_c, i) => keep[i]);
                 for (const row of (o.rows as { cells: unknown[] }[]) ?? []) row.cells = row.cells.filter((_c, i) => keep[i]);
+              }),
+            }
+          : r,
+    },
+  },
+  {
+    name: "table-rows-without-object",
+    mode: "wire",
+    rules: ["doc1.table.row-object"],
+    models: "writes Table rows with cells only, never the object (neither its metadata by default nor the full object for includeObject=Object)",
+    wire: {
+      response: (r) =>
+        r.code === 200 && r.body.startsWith('{"kind":"Table"')
+          ? {
+              ...r,
+              body: editJson(r.body, (o) => {
+                for (const row of (o.rows as Json[]) ?? []) delete row.object;
               }),
             }
           : r,
