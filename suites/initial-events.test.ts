@@ -1,6 +1,7 @@
 /** doc1 "Streaming the initial state" (gate WatchList, on by default in 1.35) and its invalid combinations. */
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
+import type { ApiResponse, Query } from "../lib/harness/client.js";
 import type { WatchEvent } from "../lib/harness/objects.js";
 import { resourcePath } from "../lib/harness/resources.js";
 import type { WatchStream } from "../lib/harness/watch.js";
@@ -23,6 +24,22 @@ async function endBookmark(w: WatchStream, allowed: readonly string[]): Promise<
     if (ev.type === "BOOKMARK" && ev.object.metadata.annotations?.[END] === "true") return ev;
     seen.push(ev.type);
     if (!allowed.includes(ev.type)) throw new Error(`${ev.type} before the end bookmark: ${JSON.stringify(ev.object).slice(0, 200)}`);
+  }
+}
+
+/**
+ * A request the server must refuse (422): its answer. A server that opens a watch instead never
+ * ends the answer, so the read is bounded by a signal of our own and that counts as a failure
+ * of the check (not as trouble reaching the target).
+ */
+async function refused(query: Query): Promise<ApiResponse> {
+  const { session, ns } = suite;
+  const signal = AbortSignal.timeout(5_000);
+  try {
+    return await session.client.raw("GET", resourcePath(session.types.configmaps, ns), { query, signal });
+  } catch (e) {
+    if (signal.aborted) throw new Error(`no answer within 5 s to ${JSON.stringify(query)}: the server streamed a watch instead of refusing it`);
+    throw e;
   }
 }
 
@@ -65,7 +82,11 @@ describe("streaming the initial state", () => {
   );
 
   check(
-    { title: "with a version given, the end bookmark is not older than it", rules: ["doc1.initial-events.step4-rv-given"], needs: ["watch-list"] },
+    {
+      title: "with a version given, allowWatchBookmarks brings the end bookmark, not older than that version",
+      rules: ["doc1.initial-events.step4-rv-given", "doc1.query.allow-watch-bookmarks"],
+      needs: ["watch-list"],
+    },
     async () => {
       const { session, ns } = suite;
       const t = session.types.configmaps;
@@ -110,24 +131,34 @@ describe("streaming the initial state", () => {
 
   check(
     {
-      title: "invalid combinations give 422 on ListOptions",
-      rules: [
-        "doc1.query.initial-events-needs-not-older-than",
-        "doc1.query.initial-events-watch-only",
-        "doc1.query.rvm-watch-needs-initial-events",
-        "doc1.errors.invalid-list-combinations",
-      ],
+      title: "sendInitialEvents on a list (not a watch) gives 422 on ListOptions",
+      rules: ["doc1.query.initial-events-watch-only", "doc1.errors.invalid-list-combinations"],
       needs: ["watch-list"],
     },
     async () => {
-      const { session, ns } = suite;
-      const path = resourcePath(session.types.configmaps, ns);
-      expectListOptionsInvalid(await session.client.raw("GET", path, { query: { sendInitialEvents: true } }), "sendInitialEvents");
-      expectListOptionsInvalid(await session.client.raw("GET", path, { query: { watch: true, sendInitialEvents: true } }), "resourceVersionMatch");
-      expectListOptionsInvalid(
-        await session.client.raw("GET", path, { query: { watch: true, resourceVersionMatch: "NotOlderThan", resourceVersion: "0" } }),
-        "resourceVersionMatch",
-      );
+      expectListOptionsInvalid(await refused({ sendInitialEvents: true }), "sendInitialEvents");
+    },
+  );
+
+  check(
+    {
+      title: "a sendInitialEvents watch without resourceVersionMatch=NotOlderThan gives 422 on ListOptions",
+      rules: ["doc1.query.initial-events-needs-not-older-than", "doc1.errors.invalid-list-combinations"],
+      needs: ["watch-list"],
+    },
+    async () => {
+      expectListOptionsInvalid(await refused({ watch: true, sendInitialEvents: true }), "resourceVersionMatch");
+    },
+  );
+
+  check(
+    {
+      title: "resourceVersionMatch on a watch without sendInitialEvents gives 422 on ListOptions",
+      rules: ["doc1.query.rvm-watch-needs-initial-events", "doc1.errors.invalid-list-combinations"],
+      needs: ["watch-list"],
+    },
+    async () => {
+      expectListOptionsInvalid(await refused({ watch: true, resourceVersionMatch: "NotOlderThan", resourceVersion: "0" }), "resourceVersionMatch");
     },
   );
 });

@@ -1721,6 +1721,7 @@ export const doc1Rules = [
     section: EVENTS,
     level: "optional",
     title: "Clients must not rely on bookmarks arriving at any interval, or at all",
+    subject: "client",
   },
   {
     id: "doc1.watch-events.restart-from-last-rv",

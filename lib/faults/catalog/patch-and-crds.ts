@@ -308,7 +308,7 @@ export const PATCH_AND_CRD_FAULTS: readonly Fault[] = [
     },
   },
   {
-    name: "table-rows-without-object",
+    name: "table-row-object-dropped",
     mode: "wire",
     rules: ["doc1.table.rows-shape"],
     models: "a server whose Table rows carry the cells but not the embedded object (includeObject not honoured)",

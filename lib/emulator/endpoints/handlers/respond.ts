@@ -111,10 +111,21 @@ function transformObject(
   }
 }
 
+/** The Content-Type of an answer: contentTypeOf its encoding, unless a failpoint mislabels it (failpoints.ts). */
+function answerContentType(ctx: RequestContext, encoding: Encoding): string {
+  const { failpoints } = ctx.parts.settings;
+  const rep = ctx.negotiated.representation;
+  if (failpoints.has("yaml-labelled-json") && encoding === "yaml") return contentTypeOf("json");
+  if (failpoints.has("table-content-type-with-params") && rep.as === "Table") {
+    return `${contentTypeOf(encoding)};as=Table;g=${META_GROUP};v=${rep.version}`;
+  }
+  return contentTypeOf(encoding);
+}
+
 function writeEncoded(ctx: RequestContext, code: number, body: object, headers?: Record<string, string | string[]>): Promise<void> {
   const { encoding } = ctx.negotiated;
   const bytes = encodeBody(encoding, body, ctx.pretty);
-  return writeBody(ctx.res, code, [bytes], { contentType: contentTypeOf(encoding), headers, gzip: ctx.gzip });
+  return writeBody(ctx.res, code, [bytes], { contentType: answerContentType(ctx, encoding), headers, gzip: ctx.gzip });
 }
 
 /** Writes one object, or a Status (never transformed), as negotiated. */
@@ -169,7 +180,8 @@ export function writeList(ctx: RequestContext, source: ListSource): Promise<void
   const { strategy } = ctx.route;
   const { encoding, representation } = ctx.negotiated;
   const metadata = listMetadata(source.list);
-  const write = (pieces: Iterable<BodyPiece>): Promise<void> => writeBody(ctx.res, 200, pieces, { contentType: contentTypeOf(encoding), gzip: ctx.gzip });
+  const write = (pieces: Iterable<BodyPiece>): Promise<void> =>
+    writeBody(ctx.res, 200, pieces, { contentType: answerContentType(ctx, encoding), gzip: ctx.gzip });
 
   switch (representation.as) {
     case "object": {

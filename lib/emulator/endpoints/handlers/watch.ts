@@ -46,11 +46,18 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   const collection = allNamespaces ? undefined : namespace;
   const filter = objectFilter(options, strategy);
   // Validated before the 200 goes out: a bad version is a normal 400, a YAML watch 406, a bad includeObject 400.
-  const startRv = parseResourceVersionParam(options.resourceVersion);
+  let startRv = parseResourceVersionParam(options.resourceVersion);
   const format = watchFormatOf(strategy, ctx.negotiated, settings.featureGates, ctx.url);
+  const fp = settings.failpoints;
+  // A server that takes a version it has not reached for "now" instead of waiting (failpoints.ts).
+  if (fp.has("watch-future-rv-starts-now") && startRv !== undefined && startRv > storage.store.revision) startRv = storage.store.revision;
 
   const { res } = ctx;
-  res.writeHead(200, { "Cache-Control": "no-cache, private", "Content-Type": format.contentType, "Transfer-Encoding": "chunked" });
+  if (fp.has("watch-not-chunked")) {
+    // A close-delimited stream (failpoints.ts): Node then writes no Transfer-Encoding and closes the connection at the end.
+    res.useChunkedEncodingByDefault = false;
+    res.writeHead(200, { "Cache-Control": "no-cache, private", "Content-Type": format.contentType });
+  } else res.writeHead(200, { "Cache-Control": "no-cache, private", "Content-Type": format.contentType, "Transfer-Encoding": "chunked" });
   res.flushHeaders();
   // A Table stream sends column definitions with its first event only, whatever that event is.
   let headersPending = format.tableHeaders;
@@ -82,19 +89,26 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   watches.add(close);
   res.on("close", close);
   res.on("error", close);
+  // Protobuf frames without their length prefix (failpoints.ts): every frame passes here, the shared fan-out's too.
+  const unframed = fp.has("protobuf-watch-unframed") && format.encoding === "protobuf";
   const sendLine = (line: Buffer | string): void => {
-    if (!closed) outbox.send(line);
+    if (!closed) outbox.send(unframed && typeof line !== "string" ? line.subarray(4) : line);
   };
   const send = (event: WatchEvent): void => {
     if (!closed) sendLine(encodeWatchEvent(format, event.type, watchObject(format, event.object, takeHeaders(), clock.now())));
   };
 
-  const { initial, from } = startWatch(storage, {
+  const started = startWatch(storage, {
     type: strategy,
     namespace: collection,
     resourceVersion: startRv,
     sendInitialEvents: options.sendInitialEvents,
   });
+  // A server that starts an unversioned (or "0") watch at "now" without the current state, as client-go's fake watch does (failpoints.ts).
+  const noInitial =
+    options.sendInitialEvents === undefined &&
+    ((fp.has("watch-unset-rv-no-initial-events") && !options.resourceVersion) || (fp.has("watch-rv-0-no-initial-events") && options.resourceVersion === "0"));
+  const { initial, from } = noInitial ? { initial: undefined, from: started.from } : started;
   if (initial) {
     for (const kv of initial) {
       if (filter.empty && format.plainJson) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
