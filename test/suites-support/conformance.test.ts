@@ -1,13 +1,15 @@
 /**
  * The suites' assertion helpers (suites/support/conformance.ts) are oracles too: each must fail
  * on the answer it exists to refuse, with a message that says what was wrong, and pass the right
- * one. The declaration half (check, offers, useSuite) needs run settings and is exercised by the
- * suites themselves (suites/daemons/flags.test.ts in the mutation runs).
+ * one. useSuite runs here against the emulator; check and offers read the run's settings and are
+ * exercised by the suites themselves (suites/daemons/flags.test.ts in the mutation runs).
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import type { ApiResponse } from "../../lib/harness/client.js";
-import { ApiError } from "../../lib/harness/errors.js";
-import { expectFailure, expectListOptionsInvalid, expectNotAcceptable, uniqueName, warnings } from "../../suites/support/conformance.js";
+import { ApiError, UnreachableError } from "../../lib/harness/errors.js";
+import { type RunSettings, Session, SUITE_LABEL } from "../../lib/harness/session.js";
+import { expectFailure, expectListOptionsInvalid, expectNotAcceptable, uniqueName, useSuite, warnings } from "../../suites/support/conformance.js";
 
 const answer = (code: number, json: unknown, text = JSON.stringify(json), headers: Record<string, string> = {}): ApiResponse => ({
   code,
@@ -119,5 +121,97 @@ describe("warnings", () => {
 
   it("is empty without the header", () => {
     expect(warnings(answer(200, {}))).toEqual([]);
+  });
+});
+
+describe("the helpers' messages", () => {
+  const long = (code: number) => answer(code, { kind: "Status", code }, `${"b".repeat(300)}BEYOND`);
+
+  it("show at most 300 characters of a body", () => {
+    for (const check of [() => expectListOptionsInvalid(long(400), "limit"), () => expectNotAcceptable(long(400))]) {
+      let message = "";
+      try {
+        check();
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toContain("b".repeat(300));
+      expect(message).not.toContain("BEYOND");
+    }
+  });
+
+  it("a 406 body starts with the Status, and its message with the list of accepted types", () => {
+    const r = notAcceptable();
+    expect(() => expectNotAcceptable({ ...r, text: ` ${r.text}` })).toThrow(/a 406 body is pretty-printed JSON/);
+    expect(() => expectNotAcceptable(notAcceptable("so: only the following media types are accepted: application/json, application/yaml"))).toThrow();
+  });
+});
+
+const settingsFor = (url: string): RunSettings => ({
+  target: { url, credentials: {}, source: "test" },
+  runId: `use-suite-${Math.random().toString(36).slice(2, 8)}`,
+  spec: { groupDomain: "k8s.io", vendor: "kubernetes" },
+});
+
+/** A handle whose hooks never run: its block is skipped. */
+let idleSuite: ReturnType<typeof useSuite> | undefined;
+describe.skip("a suite whose hooks never run", () => {
+  idleSuite = useSuite("idle", () => settingsFor("http://127.0.0.1:1"));
+  it("is not run", () => undefined);
+});
+
+describe("useSuite", () => {
+  let emulator: RunningEmulator | undefined;
+  let made: { settings: RunSettings; ns: string } | undefined;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0 });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  describe("a suite", () => {
+    let settings: RunSettings | undefined;
+    const suite = useSuite("use-suite", () => {
+      settings = settingsFor(emulator?.url ?? "");
+      return settings;
+    });
+
+    it("has neither session nor namespace outside tests and hooks", () => {
+      const idle = idleSuite as ReturnType<typeof useSuite>;
+      expect(() => idle.session).toThrow(/^the suite session is only available inside tests and hooks$/);
+      expect(() => idle.ns).toThrow(/^the suite namespace is only available inside tests and hooks$/);
+    });
+
+    it("opens a session on the target and makes its one namespace, labelled with the suite", async () => {
+      expect(suite.ns).toMatch(/^tollgate-[0-9a-z]+$/);
+      const got = await suite.session.client.get(suite.session.types.namespaces, undefined, suite.ns);
+      expect(got.metadata.labels?.[SUITE_LABEL]).toBe("use-suite");
+      made = { settings: settings as RunSettings, ns: suite.ns };
+    });
+  });
+
+  it("removes the namespace after the suite", async () => {
+    expect(made).toBeDefined();
+    const { settings, ns } = made as { settings: RunSettings; ns: string };
+    const check = new Session(settings);
+    try {
+      const gone = await check.client
+        .get(check.types.namespaces, undefined, ns)
+        .then((n) => n.metadata.deletionTimestamp !== undefined)
+        .catch((e: unknown) => e instanceof ApiError && e.code === 404);
+      expect(gone).toBe(true);
+    } finally {
+      await check.client.close();
+    }
+  });
+
+  describe("a suite whose target does not answer", () => {
+    const suite = useSuite("silent", () => settingsFor("http://127.0.0.1:1"));
+
+    it("gives the target's error for its namespace, and its session still exists", () => {
+      expect(() => suite.ns).toThrow(UnreachableError);
+      expect(suite.session).toBeInstanceOf(Session);
+    });
   });
 });

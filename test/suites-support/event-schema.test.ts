@@ -64,6 +64,15 @@ describe("Event schemas", () => {
   });
 });
 
+describe("Event schema errors", () => {
+  it("are all reported, each with its path, / for the document itself, and the name of an unknown field", () => {
+    expect(eventSchemaErrors({ ...valid(), reason: 5, action: 6 })).toEqual(["/action must be string", "/reason must be string"]);
+    const { items: _items, ...noItems } = list([]);
+    expect(eventListSchemaErrors(noItems)).toEqual(["/ must have required property 'items'"]);
+    expect(eventSchemaErrors({ ...valid(), message: "core name" })).toEqual(["/ must NOT have additional properties (message)"]);
+  });
+});
+
 describe("Event schemas as a reader", () => {
   clientDuty({ title: "tolerate type values added after Normal and Warning, while still requiring a string", rules: ["doc2.event.type-open-set"] }, () => {
     for (const type of ["Info", "Critical", "Normal", "Warning"]) expect(eventSchemaErrors({ ...valid(), type }), type).toEqual([]);
