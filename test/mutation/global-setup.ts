@@ -1,33 +1,25 @@
 /**
  * Global setup of the mutation runs (vitest.mutation.config.ts): suites/daemons/flags.test.ts
  * declares its tests through the suite contract (suites/support/conformance.ts), which reads
- * the run's settings with `inject("tollgate")`. Its tests need no target, so none is started or
- * detected: the settings are those of a run that offers every capability, with a fixed seed.
+ * the run's settings with `inject("tollgate")`. Its tests need no target, so none is started,
+ * detected or contacted: the settings are those of a run that offers every capability, with a
+ * fixed seed, marked targetless.
  *
- * The target is a stub on loopback that answers every request with 404. It must answer: a test
- * that fails while the target is silent ends as "target unavailable" (lib/runner/declare.ts),
- * a skip, and a mutant whose test is skipped would survive instead of being killed.
+ * Targetless matters: a test that fails while the target does not answer ends as "target
+ * unavailable" (lib/runner/declare.ts), a skip, and a mutant whose test is skipped survives
+ * instead of being killed. A loopback stub as the target was not enough: on a loaded machine its
+ * answer to the 2-second probe came late now and then, and killed mutants were counted as survivors.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
 import { DEFAULT_LOAD } from "../../lib/harness/load.js";
 import { defaultSpecSettings } from "../../lib/harness/target.js";
 import { CAPABILITY_NAMES, type Capabilities } from "../../lib/runner/capabilities.js";
 import type { ProvidedSettings } from "../../lib/runner/settings.js";
 
-let server: Server | undefined;
-
-export async function setup(project: TestProject): Promise<void> {
-  const stub = createServer((_req, res) => {
-    res.writeHead(404, { "content-type": "application/json" }).end('{"kind":"Status","status":"Failure","code":404}');
-  });
-  server = stub;
-  await new Promise<void>((done) => stub.listen(0, "127.0.0.1", done));
-  const { port } = stub.address() as AddressInfo;
+export function setup(project: TestProject): void {
   const capabilities = Object.fromEntries(CAPABILITY_NAMES.map((n) => [n, { available: true, evidence: "mutation run (no target)" }])) as Capabilities;
   const settings: ProvidedSettings = {
-    target: { url: `http://127.0.0.1:${port}`, credentials: {}, source: "mutation run stub" },
+    target: { url: "(not contacted)", credentials: {}, source: "mutation run" },
     runId: "mutation",
     spec: { ...defaultSpecSettings },
     capabilities,
@@ -38,11 +30,7 @@ export async function setup(project: TestProject): Promise<void> {
     collectOnly: false,
     cliSignals: false,
     testTimeoutMs: project.config.testTimeout,
+    targetless: true,
   };
   project.provide("tollgate", settings);
-}
-
-export async function teardown(): Promise<void> {
-  server?.closeAllConnections();
-  await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
 }
