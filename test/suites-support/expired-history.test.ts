@@ -84,14 +84,38 @@ describe("expired history checks", () => {
     await expectNotOlderThanLimitAnsweredThenRetry(held);
   });
 
-  it("all pass once the history is compacted", async () => {
+  it("all pass once the history is compacted, reading with GET", async () => {
     const held = await holdOldState(session, "expired-history");
     await compactHistory(session.client);
-    expect(await historyGone(held)).toBe(true);
-    await expectExactExpired(held);
-    await expectNotOlderThanLimitAnsweredThenRetry(held);
-    await expectContinueExpired(held);
-    await expectWatchExpiredThenRelist(held);
+    const methods = new Set<string>();
+    const reading = through(held, {
+      raw: (method, path, opts) => {
+        methods.add(method);
+        return session.client.raw(method, path, opts);
+      },
+    });
+    expect(await historyGone(reading)).toBe(true);
+    await expectExactExpired(reading);
+    await expectNotOlderThanLimitAnsweredThenRetry(reading);
+    await expectContinueExpired(reading);
+    await expectWatchExpiredThenRelist(reading);
+    // Reads are GETs; the one POST is the Event the relisted watch must see.
+    expect([...methods].sort()).toEqual(["GET", "POST"]);
+  });
+
+  it("the retry stops paging after 20 names when the continue tokens never end", async () => {
+    const held = await holdOldState(session, "expired-history");
+    let pages = 0;
+    const endless = through(held, {
+      raw: (method, path, opts) => {
+        if (opts?.query?.resourceVersionMatch === "NotOlderThan") return session.client.raw(method, path, opts);
+        pages += 1;
+        const items = [1, 2, 3].map((i) => ({ metadata: { name: `p${pages}-${i}` } }));
+        return Promise.resolve(answer(200, { kind: "EventList", metadata: { resourceVersion: "1", continue: "more" }, items }));
+      },
+    });
+    await expect(expectNotOlderThanLimitAnsweredThenRetry(endless)).rejects.toThrow(/the retry without a version lists everything/);
+    expect(pages).toBe(7);
   });
 
   it("historyGone fails on an answer that is neither the list nor 410", async () => {
@@ -166,7 +190,10 @@ describe("expired history checks", () => {
     await expectWatchExpiredThenRelist(refusing(410));
     expect(calls).toBe(2);
     await expect(expectWatchExpiredThenRelist(refusing(500))).rejects.toThrow(/GET \/watch → 500: refused/);
-    const odd = through(held, { watch: (() => Promise.reject(new TypeError("no stream"))) as ApiClient["watch"] });
+    const odd = through(held, {
+      watch: ((...args: Parameters<ApiClient["watch"]>) =>
+        args[2]?.resourceVersion === held.oldRv ? Promise.reject(new TypeError("no stream")) : session.client.watch(...args)) as ApiClient["watch"],
+    });
     await expect(expectWatchExpiredThenRelist(odd)).rejects.toThrow(/no stream/);
   });
 });
