@@ -14,10 +14,11 @@ const across = (fs: readonly DaemonFinding[]): Omit<DaemonFinding, "daemon">[] =
 
 describe("checkBoth", () => {
   it("compares the grace period with the real frequency, not with the other daemon's default", () => {
-    // Alone, 55s is compared with the node agent's default 10s, and 15s with the controller manager's default 50s.
-    expect(checkFlags("controller-manager", ["--node-monitor-grace-period=55s"]).some((f) => f.rule === GRACE_MULTIPLE)).toBe(true);
+    // Alone, 45s is compared with the node agent's default 10s, and 15s with the controller manager's default 50s;
+    // together, 45s is a multiple of 15s.
+    expect(checkFlags("controller-manager", ["--node-monitor-grace-period=45s"]).some((f) => f.rule === GRACE_MULTIPLE)).toBe(true);
     expect(checkFlags("node-agent", ["--node-status-update-frequency=15s"]).some((f) => f.rule === FREQUENCY_VS_GRACE)).toBe(true);
-    const both = checkBoth(["--node-monitor-grace-period=60s"], ["--node-status-update-frequency=15s"]);
+    const both = checkBoth(["--node-monitor-grace-period=45s"], ["--node-status-update-frequency=15s"]);
     expect(both.filter((f) => f.rule === GRACE_MULTIPLE || f.rule === FREQUENCY_VS_GRACE)).toEqual([]);
   });
 
