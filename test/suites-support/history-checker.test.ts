@@ -190,3 +190,28 @@ describe("history checker messages", () => {
     expect(checkHistory(h)).toEqual([]);
   });
 });
+
+describe("history checker edges", () => {
+  it("a decimal version is not newer than a non-decimal start", () => {
+    const h = new History();
+    const w = h.startWatcher("s0");
+    h.recordWrite("create", "ns/a", "5");
+    w.events.push({ type: "ADDED", key: "ns/a", rv: "5" });
+    expect(checkHistory(h)).toEqual(["watcher 0 (from s0, after write 0): ADDED ns/a@5 is not newer than the start version"]);
+  });
+
+  it("an event of the right type for another object is a mismatch", () => {
+    const h = sound();
+    h.watchers[0]!.events[0] = { type: "ADDED", key: "ns/x", rv: "11" };
+    expect(checkHistory(h)).toContain("watcher 0 (from 10, after write 0): event 0 is ADDED ns/x@11, expected ADDED for create ns/a@11 (write 0)");
+  });
+
+  it("five missed writes are all listed, without an ellipsis", () => {
+    const h = new History();
+    h.startWatcher("1");
+    for (let i = 2; i <= 6; i++) h.recordWrite("create", `ns/o${i}`, String(i));
+    expect(checkHistory(h)).toEqual([
+      "watcher 0 (from 1, after write 0): 5 write(s) never reported: create ns/o2@2 (write 0), create ns/o3@3 (write 1), create ns/o4@4 (write 2), create ns/o5@5 (write 3), create ns/o6@6 (write 4)",
+    ]);
+  });
+});
