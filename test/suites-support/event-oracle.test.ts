@@ -159,3 +159,58 @@ describe("Event validation oracle, edges", () => {
     ).toEqual(["action", "type"]);
   });
 });
+
+describe("Event validation oracle, fields and rules together", () => {
+  const all = (patch: Record<string, unknown>, ns = NS) => expectedCreateViolations({ ...valid(), ...patch }, ns);
+
+  it("names each violation's field and rule, in the order the server checks", () => {
+    const long = "x".repeat(129);
+    expect(
+      all({
+        metadata: { name: "Bad" },
+        regarding: {},
+        reportingController: "a/b/c",
+        reportingInstance: long,
+        action: long,
+        reason: long,
+        note: "n".repeat(1025),
+        series: { count: 1 },
+        type: "bad",
+        deprecatedFirstTimestamp: "t",
+        deprecatedLastTimestamp: "t",
+        deprecatedCount: 2,
+        deprecatedSource: { host: "h" },
+      }),
+    ).toEqual([
+      { field: "involvedObject.namespace", rule: "doc2.event.namespace-l3" },
+      { field: "reportingController", rule: "doc2.event.reporting-controller-form" },
+      { field: "reportingInstance", rule: "doc2.event.reporting-instance-max-128" },
+      { field: "action", rule: "doc2.event.action-max-128" },
+      { field: "reason", rule: "doc2.event.reason-max-128" },
+      { field: "message", rule: "doc2.event.note-max-1kb" },
+      { field: "metadata.name", rule: "doc2.event.name-dns-subdomain" },
+      { field: "series.count", rule: "doc2.event.series-count-min-2" },
+      { field: "series.lastObservedTime", rule: "doc2.event.series-last-observed-required" },
+      { field: "type", rule: "doc2.event.type-normal-warning" },
+      { field: "firstTimestamp", rule: "doc2.event.deprecated-first-timestamp" },
+      { field: "lastTimestamp", rule: "doc2.event.deprecated-last-timestamp" },
+      { field: "count", rule: "doc2.event.deprecated-count" },
+      { field: "source", rule: "doc2.event.deprecated-source" },
+    ]);
+  });
+
+  it("the zero-time and required cases, with their fields", () => {
+    expect(all({ eventTime: null, regarding: { namespace: "other" } })).toEqual([
+      { field: "eventTime", rule: "doc2.event.event-time-required" },
+      { field: "involvedObject.namespace", rule: "doc2.event.namespace-l2" },
+    ]);
+    expect(all({ eventTime: null, regarding: {} })).toEqual([
+      { field: "eventTime", rule: "doc2.event.event-time-required" },
+      { field: "involvedObject.namespace", rule: "doc2.event.namespace-l1" },
+    ]);
+    expect(all({ reportingController: "", type: "" })).toEqual([
+      { field: "reportingController", rule: "doc2.event.reporting-controller-required" },
+      { field: "type", rule: "doc2.event.type-required" },
+    ]);
+  });
+});
