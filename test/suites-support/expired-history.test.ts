@@ -10,7 +10,9 @@ import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js
 import { compactHistory } from "../../lib/harness/admin.js";
 import type { ApiClient, ApiResponse } from "../../lib/harness/client.js";
 import { ApiError } from "../../lib/harness/errors.js";
+import type { WatchEvent } from "../../lib/harness/objects.js";
 import { Session } from "../../lib/harness/session.js";
+import type { WatchStream } from "../../lib/harness/watch.js";
 import { isDecimalResourceVersion } from "../../lib/wire/resource-version.js";
 import {
   expectContinueExpired,
@@ -198,5 +200,35 @@ describe("expired history checks", () => {
     const e = await expectWatchExpiredThenRelist(odd).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(TypeError);
     expect((e as Error).message).toBe("no stream");
+  });
+
+  it("a watch from a version no longer kept must end with one ERROR event carrying an Expired Status", async () => {
+    const held = await holdOldState(session, "expired-history");
+    const streaming = (events: (WatchEvent | undefined)[]) => {
+      let closed = 0;
+      const state = through(held, {
+        watch: ((...args: Parameters<ApiClient["watch"]>) => {
+          if (args[2]?.resourceVersion !== held.oldRv) return session.client.watch(...args);
+          const queue = [...events];
+          return Promise.resolve({
+            next: () => Promise.resolve(queue.shift()),
+            close: () => {
+              closed += 1;
+            },
+          } as unknown as WatchStream);
+        }) as ApiClient["watch"],
+      });
+      return { state, closed: () => closed };
+    };
+    const expired = { type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Expired", code: 410 } } as unknown as WatchEvent;
+    const fine = streaming([expired]);
+    await expectWatchExpiredThenRelist(fine.state);
+    expect(fine.closed()).toBe(1);
+    await expect(expectWatchExpiredThenRelist(streaming([]).state)).rejects.toThrow(/the stream must not end silently/);
+    const other = { ...expired, object: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "InternalError", code: 500 } } as unknown as WatchEvent;
+    await expect(expectWatchExpiredThenRelist(streaming([other]).state)).rejects.toThrow(/to match object/);
+    const more = streaming([expired, expired]);
+    await expect(expectWatchExpiredThenRelist(more.state)).rejects.toThrow(/the stream ends after the error/);
+    expect(more.closed()).toBe(1);
   });
 });
