@@ -7,8 +7,8 @@
  *
  * Targetless matters: a test that fails while the target does not answer ends as "target
  * unavailable" (lib/runner/declare.ts), a skip, and a mutant whose test is skipped survives
- * instead of being killed. A loopback stub as the target was not enough: on a loaded machine its
- * answer to the 2-second probe came late now and then, and killed mutants were counted as survivors.
+ * instead of being killed. A loopback stub as the target would not be enough: on a loaded machine
+ * its answer to the 2-second probe after a failure can come late, and the failure would be a skip.
  */
 import type { TestProject } from "vitest/node";
 import { DEFAULT_LOAD } from "../../lib/harness/load.js";
