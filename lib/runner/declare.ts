@@ -178,6 +178,8 @@ export function declareTest(decl: TestDeclaration, fn: () => Promise<void> | voi
       ctx.skip(`target unavailable: ${unanswered}`);
     }
     ctx.onTestFailed(async () => {
+      // A run without a target (the mutation runs, test/mutation/global-setup.ts) has no trouble to blame.
+      if (provided.targetless) return;
       const why = await targetTrouble(started, provided.target, provided.load.requestTimeoutMs);
       if (why === undefined) return;
       ctx.task.meta.targetUnavailable = why;

@@ -141,6 +141,11 @@ export interface ProvidedSettings extends RunSettings {
   cliSignals: boolean;
   /** The project's test timeout (ms), for tests that declare none. */
   testTimeoutMs?: number;
+  /**
+   * No target runs behind the tests (the mutation runs of the flag checker, whose tests need none):
+   * a failed test is never put down to the target as "target unavailable".
+   */
+  targetless?: boolean;
 }
 
 export class SettingsError extends Error {}

@@ -12,10 +12,12 @@ export interface PropertyOptions {
   numRuns: number;
   /** Stop generating (and shrinking) after this long; what was found by then is reported. */
   timeLimitMs?: number;
+  /** The seed: the run's (`tollgate run --seed N`) unless given; given only by the helper's own tests. */
+  seed?: number;
 }
 
 export async function assertProperty<Ts>(property: fc.IRawProperty<Ts>, opts: PropertyOptions): Promise<void> {
-  const seed = inject("tollgate").seed;
+  const seed = opts.seed ?? inject("tollgate").seed;
   const details = await fc.check(property, {
     seed,
     numRuns: opts.numRuns,

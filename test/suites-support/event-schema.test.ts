@@ -22,6 +22,17 @@ const valid = (): Record<string, unknown> => ({
 });
 const list = (items: unknown[]): Record<string, unknown> => ({ kind: "EventList", apiVersion: "events.k8s.io/v1", metadata: { resourceVersion: "12" }, items });
 
+// First in the file: the validators are compiled once, on the first call, so only the first test
+// sees how they are compiled (every error reported, not just the first).
+describe("Event schema errors", () => {
+  it("are all reported, each with its path, / for the document itself, and the name of an unknown field", () => {
+    expect(eventSchemaErrors({ ...valid(), reason: 5, action: 6 })).toEqual(["/action must be string", "/reason must be string"]);
+    const { items: _items, ...noItems } = list([]);
+    expect(eventListSchemaErrors(noItems)).toEqual(["/ must have required property 'items'"]);
+    expect(eventSchemaErrors({ ...valid(), message: "core name" })).toEqual(["/ must NOT have additional properties (message)"]);
+  });
+});
+
 describe("Event schemas", () => {
   it("accept a valid Event, an old one with eventTime null, and EventLists with and without items", () => {
     expect(eventSchemaErrors(valid())).toEqual([]);

@@ -119,3 +119,99 @@ describe("history checker and non-decimal versions", () => {
     },
   );
 });
+
+describe("history checker messages", () => {
+  it("names the watcher, the event and the write exactly, and stops pairing after the first mismatch", () => {
+    const h = sound();
+    h.watchers[0]!.events[0] = { type: "MODIFIED", key: "ns/a", rv: "11" };
+    h.watchers[0]!.events[1] = { type: "ADDED", key: "ns/a", rv: "12" };
+    expect(checkHistory(h)).toEqual([
+      "watcher 0 (from 10, after write 0): event 0 is MODIFIED ns/a@11, expected ADDED for create ns/a@11 (write 0)",
+      "watchers 0 and 1 disagree on version 12: ADDED ns/a@12 vs MODIFIED ns/a@12",
+    ]);
+  });
+
+  it("lists at most five missed writes, a delete without its version", () => {
+    const h = new History();
+    const w = h.startWatcher("1");
+    for (let i = 2; i <= 7; i++) h.recordWrite("create", `ns/o${i}`, String(i));
+    h.recordWrite("delete", "ns/o2");
+    expect(checkHistory(h)).toEqual([
+      "watcher 0 (from 1, after write 0): 7 write(s) never reported: create ns/o2@2 (write 0), create ns/o3@3 (write 1), create ns/o4@4 (write 2), create ns/o5@5 (write 3), create ns/o6@6 (write 4), …",
+    ]);
+    w.events.push(...[2, 3, 4, 5, 6, 7].map((i) => ({ type: "ADDED" as const, key: `ns/o${i}`, rv: String(i) })));
+    expect(checkHistory(h)).toEqual(["watcher 0 (from 1, after write 0): 1 write(s) never reported: delete ns/o2 (write 6)"]);
+    w.events.push({ type: "DELETED", key: "ns/o2", rv: "8" });
+    expect(checkHistory(h)).toEqual([]);
+  });
+
+  it("lists at most five events beyond the recorded writes", () => {
+    const h = new History();
+    const w = h.startWatcher("1");
+    w.events.push(...[2, 3, 4, 5, 6, 7].map((i) => ({ type: "ADDED" as const, key: `ns/o${i}`, rv: String(i) })));
+    expect(checkHistory(h)).toEqual([
+      "watcher 0 (from 1, after write 0): 6 event(s) beyond the recorded writes: ADDED ns/o2@2, ADDED ns/o3@3, ADDED ns/o4@4, ADDED ns/o5@5, ADDED ns/o6@6",
+    ]);
+  });
+
+  it("a delete's version must be older than the next write's", () => {
+    const h = sound();
+    h.watchers[0]!.events[2] = { type: "DELETED", key: "ns/a", rv: "14" };
+    h.watchers[1]!.events[2] = { type: "DELETED", key: "ns/a", rv: "14" };
+    expect(checkHistory(h)).toEqual(
+      expect.arrayContaining([
+        "watcher 0 (from 10, after write 0): event 3 ADDED ns/b@14 is not newer than event 2 DELETED ns/a@14",
+        "watcher 0 (from 10, after write 0): DELETED ns/a@14 is not older than the next write create ns/b@14 (write 3)",
+      ]),
+    );
+  });
+
+  it("an ERROR event is reported once per watcher and compared with no other watcher; a bookmark is not an event", () => {
+    const h = new History();
+    const w0 = h.startWatcher("1");
+    const w1 = h.startWatcher("1");
+    h.recordWrite("create", "ns/a", "2");
+    w0.events.push({ type: "ERROR", key: "/", rv: "2" }, { type: "ADDED", key: "ns/a", rv: "2" });
+    w1.events.push({ type: "BOOKMARK", key: "/", rv: "2" }, { type: "ADDED", key: "ns/a", rv: "2" });
+    expect(checkHistory(h)).toEqual([
+      "watcher 0 (from 1, after write 0): ERROR event at 2",
+      "watcher 0 (from 1, after write 0): event 1 ADDED ns/a@2 is not newer than event 0 ERROR /@2",
+      "watcher 0 (from 1, after write 0): event 0 is ERROR /@2, expected ADDED for create ns/a@2 (write 0)",
+      "watcher 0 (from 1, after write 0): 1 event(s) beyond the recorded writes: ADDED ns/a@2",
+    ]);
+  });
+
+  it("a watcher started later owes only the writes after its start", () => {
+    const h = new History();
+    h.recordWrite("create", "ns/a", "2");
+    const w = h.startWatcher("2");
+    h.recordWrite("update", "ns/a", "3");
+    w.events.push({ type: "MODIFIED", key: "ns/a", rv: "3" });
+    expect(checkHistory(h)).toEqual([]);
+  });
+});
+
+describe("history checker edges", () => {
+  it("a decimal version is not newer than a non-decimal start", () => {
+    const h = new History();
+    const w = h.startWatcher("s0");
+    h.recordWrite("create", "ns/a", "5");
+    w.events.push({ type: "ADDED", key: "ns/a", rv: "5" });
+    expect(checkHistory(h)).toEqual(["watcher 0 (from s0, after write 0): ADDED ns/a@5 is not newer than the start version"]);
+  });
+
+  it("an event of the right type for another object is a mismatch", () => {
+    const h = sound();
+    h.watchers[0]!.events[0] = { type: "ADDED", key: "ns/x", rv: "11" };
+    expect(checkHistory(h)).toContain("watcher 0 (from 10, after write 0): event 0 is ADDED ns/x@11, expected ADDED for create ns/a@11 (write 0)");
+  });
+
+  it("five missed writes are all listed, without an ellipsis", () => {
+    const h = new History();
+    h.startWatcher("1");
+    for (let i = 2; i <= 6; i++) h.recordWrite("create", `ns/o${i}`, String(i));
+    expect(checkHistory(h)).toEqual([
+      "watcher 0 (from 1, after write 0): 5 write(s) never reported: create ns/o2@2 (write 0), create ns/o3@3 (write 1), create ns/o4@4 (write 2), create ns/o5@5 (write 3), create ns/o6@6 (write 4)",
+    ]);
+  });
+});

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PropertyFailure } from "../../lib/runner/evidence.js";
-import { propertyFailure } from "../../suites/support/properties.js";
+import { assertProperty, propertyFailure } from "../../suites/support/properties.js";
 
 describe("property failures", () => {
   it("carry the seed, replay path and shrunk counterexample as fields, and in the message", async () => {
@@ -25,5 +25,34 @@ describe("property failures", () => {
       /^property failed after \d+ run\(s\), shrunk \d+ time\(s\); seed 1234 \(repeat with --seed 1234, path [0-9:]+\): expected 10 to be below 10$/,
     );
     expect(e.message).toContain("\ncounterexample: [10]\n");
+    expect(e.cause).toBe(details.errorInstance);
+  });
+
+  it("assertProperty runs numRuns cases under the seed, and throws the failure", async () => {
+    let runs = 0;
+    await assertProperty(
+      fc.property(fc.integer(), () => {
+        runs += 1;
+      }),
+      { numRuns: 7, seed: 42 },
+    );
+    expect(runs).toBe(7);
+    const failing = fc.property(fc.integer({ min: 0, max: 1000 }), (n) => n < 10);
+    const e = await assertProperty(failing, { numRuns: 200, seed: 42 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PropertyFailure);
+    expect((e as PropertyFailure).property).toMatchObject({ seed: 42, counterexample: "[10]" });
+  });
+
+  it("assertProperty stops at the time limit without failing", async () => {
+    let runs = 0;
+    const slow = fc.asyncProperty(fc.integer(), async () => {
+      runs += 1;
+      await new Promise((r) => setTimeout(r, 20));
+    });
+    const started = Date.now();
+    await assertProperty(slow, { numRuns: 1000, timeLimitMs: 200, seed: 1 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(runs).toBeGreaterThan(0);
+    expect(runs).toBeLessThan(1000);
   });
 });
