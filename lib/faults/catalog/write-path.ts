@@ -506,6 +506,8 @@ export const WRITE_PATH_FAULTS: readonly Fault[] = [
   {
     name: "rate-limit-429-without-retry-after",
     mode: "wire",
+    // The runner's detection must meet it too: it is what makes the capability appear.
+    wholeRun: true,
     rules: ["doc1.limits.rate-limit"],
     models: "limits bursts of lists with a 429 that carries no Retry-After and no retryAfterSeconds (a hand-rolled limiter in front of the API)",
     wire: {
@@ -521,6 +523,8 @@ export const WRITE_PATH_FAULTS: readonly Fault[] = [
   {
     name: "legacy-proxy-type-in-discovery",
     mode: "wire",
+    // The runner's detection must meet it too: it is what makes the capability appear.
+    wholeRun: true,
     rules: ["doc1.verbs.proxy-single"],
     models: "lists a collection-wide proxy type in /api/v1 discovery (the removed /api/v1/proxy/... paths of old servers) beside pods/proxy",
     wire: {
