@@ -84,7 +84,10 @@ const CASES: [string[], string[]][] = [
   ],
   [
     ["--emulated-version=1.33", "--min-compatibility-version=1.34"],
-    ["error --min-compatibility-version [doc3.cm-general.min-compat-not-above-emulated] kube=1.34 is above the emulated version 1.33"],
+    [
+      "error --min-compatibility-version [doc3.cm-general.min-compat-not-above-emulated] kube=1.34 is above the emulated version 1.33",
+      "note --emulated-version [doc3.versioning.emulated-version] the controller manager behaves as release 1.33 (its APIs, gates and defaults), not 1.35",
+    ],
   ],
   [
     ["--allocate-node-cidrs"],
