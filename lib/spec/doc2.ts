@@ -680,7 +680,15 @@ export const doc2Rules = [
     level: "required",
     title: "deletecollection takes continue (string), dryRun (string), limit (integer) and pretty",
   },
-  { id: "doc2.endpoints.deletecollection-200", doc: "doc2", section: EP, level: "required", title: "deletecollection answers 200 with a Status" },
+  {
+    id: "doc2.endpoints.deletecollection-200",
+    doc: "doc2",
+    section: EP,
+    level: "required",
+    title: "deletecollection answers 200 with a Status",
+    realServer:
+      "a real 1.35 server answers 200 with the list of the deleted Events (an EventList), not a Status: the generic registry's DeleteCollection returns the deleted objects; with limit set it deletes one page and answers it with its continue token",
+  },
   {
     id: "doc2.endpoints.deletecollection-401",
     doc: "doc2",
