@@ -13,9 +13,11 @@
  * those lines and no misbehaviour, its "clean variant": its rules must pass there.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { allRules } from "../spec/catalog.js";
+import { computeCoverage } from "../spec/coverage.js";
 import { areaOf, FAULTS, type Fault } from "./index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -69,29 +71,22 @@ export interface SelftestResult {
   totals: { faults: number; caught: number; missed: number; rulesCovered: number; seconds: number };
 }
 
-/** Suite files (relative, without .test.ts, as --suite takes them) by the rule ids they name. */
-export function suitesByRule(dir: string = SUITES): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  const walk = (d: string): string[] =>
-    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith(".test.ts") ? [join(d, e.name)] : []));
-  for (const file of walk(dir)) {
-    const suite = relative(ROOT, file).replace(/\.test\.ts$/, "");
-    for (const m of readFileSync(file, "utf8").matchAll(/"(doc[123]\.[a-z0-9.-]+)"/g)) {
-      const id = m[1] as string;
-      const set = out.get(id) ?? new Set<string>();
-      set.add(suite);
-      out.set(id, set);
-    }
-  }
-  return out;
+/**
+ * What the suites declare, read the way rule coverage reads it (lib/spec/coverage.ts: the rules
+ * of each `check(...)`, not any quoted id): the suite files naming each rule (relative, without
+ * .test.ts, as --suite takes them), and the rules each test names together.
+ */
+export function suiteDeclarations(): { suitesByRule: Map<string, string[]>; namedTogether: (a: string, b: string) => boolean } {
+  const cov = computeCoverage(allRules, SUITES, ROOT);
+  const suitesByRule = new Map([...cov.tested].map(([id, files]) => [id, files.map((f) => f.replace(/\.test\.ts$/, ""))]));
+  const pairs = new Set(cov.declarations.flatMap((d) => d.rules.flatMap((a) => d.rules.map((b) => `${a} ${b}`))));
+  return { suitesByRule, namedTogether: (a, b) => a === b || pairs.has(`${a} ${b}`) };
 }
 
 interface RunOutcome {
   exit: number | null;
   seconds: number;
   statuses: Map<string, string>;
-  /** Rule ids named together by one test, for batching. */
-  tests: { rules: string[] }[];
   output: string;
 }
 
@@ -109,19 +104,14 @@ function tollgateRun(args: readonly string[], outDir: string, env: Record<string
     child.once("error", reject);
     child.once("exit", (exit) => {
       let statuses = new Map<string, string>();
-      let tests: { rules: string[] }[] = [];
       try {
-        const summary = JSON.parse(readFileSync(join(outDir, "summary.json"), "utf8")) as {
-          rules: { id: string; status: string }[];
-          tests: { rules: string[] }[];
-        };
+        const summary = JSON.parse(readFileSync(join(outDir, "summary.json"), "utf8")) as { rules: { id: string; status: string }[] };
         statuses = new Map(summary.rules.map((r) => [r.id, r.status]));
-        tests = summary.tests;
       } catch {
         // No summary: the run broke before reporting; every rule reads as not failed, so the fault counts as missed.
       }
       writeFileSync(join(outDir, "output.txt"), output);
-      done({ exit, seconds: (Date.now() - started) / 1000, statuses, tests, output });
+      done({ exit, seconds: (Date.now() - started) / 1000, statuses, output });
     });
   });
 }
@@ -170,22 +160,11 @@ function checkerBatches(faults: readonly Fault[], together: (a: string, b: strin
 export async function selftest(o: SelftestOptions): Promise<SelftestResult> {
   const started = Date.now();
   const chosen = o.faults.length === 0 ? [...FAULTS] : o.faults.map((n) => FAULTS.find((f) => f.name === n) as Fault);
-  const byRule = suitesByRule();
-  const suitesOf = (rules: readonly string[]): string[] => [...new Set(rules.flatMap((r) => [...(byRule.get(r) ?? [])]))].sort();
+  const { suitesByRule, namedTogether } = suiteDeclarations();
+  const suitesOf = (rules: readonly string[]): string[] => [...new Set(rules.flatMap((r) => suitesByRule.get(r) ?? []))].sort();
   mkdirSync(o.outputDir, { recursive: true });
   const result: SelftestResult = { faults: [], totals: { faults: 0, caught: 0, missed: 0, rulesCovered: 0, seconds: 0 } };
-
-  // Which rules one test names together, from a collection of the suites (no target contacted).
-  const pairs = new Set<string>();
-  const together = (a: string, b: string): boolean => a === b || pairs.has(`${a} ${b}`);
   const checker = chosen.filter((f) => f.mode === "checker");
-  if (checker.length > 1) {
-    const listed = await tollgateRun(["--list", ...suitesOf(checker.flatMap((f) => f.rules)).flatMap((s) => ["--suite", s])], join(o.outputDir, "list"));
-    for (const m of listed.output.matchAll(/^ +rules: (.+)$/gm)) {
-      const ids = (m[1] as string).split(/,\s*/);
-      for (const a of ids) for (const b of ids) pairs.add(`${a} ${b}`);
-    }
-  }
 
   const units: { faults: Fault[]; id: string }[] = [
     ...chosen.filter((f) => f.mode === "emulator" || f.mode === "daemons" || (f.mode === "wire" && f.wholeRun)).map((f) => ({ faults: [f], id: f.name })),
@@ -193,7 +172,7 @@ export async function selftest(o: SelftestOptions): Promise<SelftestResult> {
       chosen.filter((f) => f.mode === "wire" && !f.wholeRun),
       (f) => suitesOf(f.rules),
     ).map((b, i) => ({ faults: b, id: b.length === 1 ? (b[0] as Fault).name : `wire-batch-${i + 1}` })),
-    ...checkerBatches(checker, together).map((b, i) => ({ faults: b, id: b.length === 1 ? (b[0] as Fault).name : `checker-batch-${i + 1}` })),
+    ...checkerBatches(checker, namedTogether).map((b, i) => ({ faults: b, id: b.length === 1 ? (b[0] as Fault).name : `checker-batch-${i + 1}` })),
   ];
   const jobs: (() => Promise<void>)[] = units.map((u) => async () => {
     const rules = u.faults.flatMap((f) => f.rules);
