@@ -46,7 +46,9 @@ describe("storage read errors as Statuses", () => {
       code: 400,
       message: "invalid continue token: continue key is not valid: x",
     });
-    expect(readError(new ContinueWithResourceVersion(5), etcd, "list")?.status.message).toBe("specifying resource version is not allowed when using continue");
+    expect(readError(new ContinueWithResourceVersion("5"), etcd, "list")?.status.message).toBe(
+      "specifying resource version is not allowed when using continue",
+    );
     expect(readError(new Error("other"), etcd, "list")).toBeUndefined();
   });
 });

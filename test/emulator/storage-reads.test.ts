@@ -42,7 +42,7 @@ function list(f: ReturnType<typeof fixture>, read: Partial<ListRead>): ListPage 
   return readList(f.storage, {
     type: things,
     namespace: "a",
-    resourceVersion: undefined,
+    resourceVersion: "",
     resourceVersionMatch: "",
     limit: 0,
     continueToken: "",
@@ -88,12 +88,12 @@ describe("storage reads", () => {
   it("reads at an exact revision, and throws ResourceVersionTooOld once it is compacted", () => {
     const f = fixture();
     const at = f.revisions[2] as number;
-    expect(names(list(f, { resourceVersion: at, resourceVersionMatch: "Exact" }))).toEqual(["a-0", "a-1", "a-2"]);
+    expect(names(list(f, { resourceVersion: String(at), resourceVersionMatch: "Exact" }))).toEqual(["a-0", "a-1", "a-2"]);
     // A first page with a limit is an exact read too; without either, the current state.
-    expect(names(list(f, { resourceVersion: at, limit: 10 }))).toEqual(["a-0", "a-1", "a-2"]);
-    expect(names(list(f, { resourceVersion: at }))).toHaveLength(5);
+    expect(names(list(f, { resourceVersion: String(at), limit: 10 }))).toEqual(["a-0", "a-1", "a-2"]);
+    expect(names(list(f, { resourceVersion: String(at) }))).toHaveLength(5);
     f.storage.store.compact(f.revisions[3] as number);
-    const e = thrown(() => list(f, { resourceVersion: at, resourceVersionMatch: "Exact" }));
+    const e = thrown(() => list(f, { resourceVersion: String(at), resourceVersionMatch: "Exact" }));
     expect(e).toBeInstanceOf(ResourceVersionTooOld);
     expect(e).toMatchObject({ rv: at, oldest: f.revisions[3] });
   });
@@ -102,7 +102,7 @@ describe("storage reads", () => {
     const f = fixture();
     const current = f.storage.store.revision;
     for (const read of [{}, { resourceVersionMatch: "Exact" }, { resourceVersionMatch: "NotOlderThan" }]) {
-      const e = thrown(() => list(f, { resourceVersion: current + 1, ...read }));
+      const e = thrown(() => list(f, { resourceVersion: String(current + 1), ...read }));
       expect(e).toBeInstanceOf(ResourceVersionTooLarge);
       expect(e).toMatchObject({ rv: current + 1, current });
     }
@@ -135,8 +135,8 @@ describe("storage reads", () => {
     expect(bad).toBeInstanceOf(InvalidContinue);
     expect((bad as Error).message).toMatch(/^continue key is not valid: illegal base64 data/);
     const token = list(f, { limit: 1 }).continueToken;
-    expect(thrown(() => list(f, { continueToken: token, resourceVersion: 3 }))).toMatchObject({ rv: 3 });
-    expect(thrown(() => list(f, { continueToken: token, resourceVersion: 3 }))).toBeInstanceOf(ContinueWithResourceVersion);
+    expect(thrown(() => list(f, { continueToken: token, resourceVersion: "3" }))).toMatchObject({ rv: "3" });
+    expect(thrown(() => list(f, { continueToken: token, resourceVersion: "3" }))).toBeInstanceOf(ContinueWithResourceVersion);
   });
 
   it("starts a watch with the current state, or after the version given, or after the current revision", () => {

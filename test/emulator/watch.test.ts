@@ -159,9 +159,9 @@ describe("watch", () => {
     expect(emu.parts.watches.size).toBe(0);
   });
 
-  it("400 before streaming for a malformed resourceVersion", async () => {
+  it("500 (storage's bare error, wire-facts §11) before streaming for a malformed resourceVersion", async () => {
     const r = await call("GET", `${cms(ns)}?watch=true&resourceVersion=abc`);
-    expect(r.status).toBe(400);
+    expect([r.status, r.json.reason]).toEqual([500, undefined]);
   });
 });
 

@@ -11,19 +11,19 @@
  *  - `/namespaces/{ns}/{resource}…` sets the namespace; a namespace's own path
  *    (`/api/v1/namespaces/{name}`) has its name as the namespace, as in the real resolver;
  *  - `{resource}/{name}/{subresource}` fills name and subresource; a list with a field selector
- *    `metadata.name=x` is authorized for the name x.
+ *    requiring `metadata.name=x` is authorized for the name x (collectionRead).
  *
  * The attribute types are the authorizer's (registry/authorization/authorizer.ts), the same a
  * SubjectAccessReview asks about.
  */
+import { requiredValue } from "../apimachinery/field-selector.js";
+import { type DecodedListQuery, decodeListQuery, QueryError } from "../apimachinery/list-query.js";
 import type { NonResourceAttributes, RequestAttributes } from "../registry/authorization/authorizer.js";
 
 const METHOD_VERBS: Readonly<Record<string, string>> = { POST: "create", GET: "get", HEAD: "get", PUT: "update", PATCH: "patch", DELETE: "delete" };
 
 /** A namespace's own subresources: not types of their own below `/namespaces/{ns}/`. */
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
-
-const isTrue = (v: string | null): boolean => v !== null && ["1", "t", "T", "true", "TRUE", "True"].includes(v);
 
 function splitPath(pathname: string): string[] {
   const trimmed = pathname.replace(/^\/+|\/+$/g, "");
@@ -37,14 +37,27 @@ function splitPath(pathname: string): string[] {
   });
 }
 
-/** The name a field selector pins (`metadata.name=x` or `metadata.name==x`), if any. */
-function selectedName(fieldSelector: string | null): string {
-  if (!fieldSelector) return "";
-  for (const term of fieldSelector.split(",")) {
-    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term);
-    if (m?.[1] && !/[/%]/.test(m[1]) && m[1] !== "." && m[1] !== "..") return m[1];
+/** What the real RequestInfo resolver's path.IsValidPathSegmentName refuses. */
+const invalidPathSegment = (name: string): boolean => name === "." || name === ".." || /[/%]/.test(name);
+
+/**
+ * The verb and name of a GET without a name, read from the query by the decoding the list
+ * itself uses (apimachinery/list-query.ts), so the two cannot disagree on what is selected: a
+ * `metadata.name=x` (or `==`) requirement makes it a request for x, whatever the other terms
+ * (all are ANDed: the list can return nothing else). A query the decoding refuses sets no name
+ * (and the list answers 400); its verb is then watch unless `watch` is absent, "0" or "false".
+ */
+function collectionRead(params: URLSearchParams): { verb: "list" | "watch"; name: string } {
+  let query: DecodedListQuery;
+  try {
+    query = decodeListQuery(params);
+  } catch (e) {
+    if (!(e instanceof QueryError)) throw e;
+    const watch = params.get("watch");
+    return { verb: watch !== null && watch.toLowerCase() !== "false" && watch !== "0" ? "watch" : "list", name: "" };
   }
-  return "";
+  const name = requiredValue(query.fieldRequirements, "metadata.name");
+  return { verb: query.watch ? "watch" : "list", name: name === undefined || invalidPathSegment(name) ? "" : name };
 }
 
 export function requestAttributes(method: string, url: URL): RequestAttributes {
@@ -77,10 +90,7 @@ export function requestAttributes(method: string, url: URL): RequestAttributes {
   const resource = parts[0] ?? "";
   let name = parts[1] ?? "";
   const subresource = parts.length >= 3 && verb !== "proxy" ? (parts[2] ?? "") : "";
-  if (viaMethod && name === "" && verb === "get") {
-    verb = isTrue(url.searchParams.get("watch")) ? "watch" : "list";
-    name = selectedName(url.searchParams.get("fieldSelector"));
-  }
+  if (viaMethod && name === "" && verb === "get") ({ verb, name } = collectionRead(url.searchParams));
   if (viaMethod && name === "" && verb === "delete") verb = "deletecollection";
   return { kind: "resource", verb, group, version, resource, subresource, namespace, name };
 }

@@ -4,29 +4,20 @@
  * reports them.
  */
 
-import { parseGoBool } from "../../wire/go-strconv.js";
 import { badRequest, invalidError } from "../apimachinery/api-errors.js";
 import { type FieldError, forbidden, notSupported } from "../apimachinery/field-errors.js";
 import { type FieldSelector, parseFieldSelector } from "../apimachinery/field-selector.js";
 import type { KubeObject } from "../apimachinery/json.js";
-import { type LabelSelector, parseLabelSelector, SelectorError } from "../apimachinery/label-selector.js";
+import { SelectorError } from "../apimachinery/label-selector.js";
+import { type DecodedListQuery, decodeListQuery, QueryError } from "../apimachinery/list-query.js";
 import { labelsOf } from "../apimachinery/object-meta.js";
 import type { ResourceStrategy } from "../registry/generic/strategy.js";
+import { parseResourceVersion } from "../storage/reads.js";
+import { type ReadKind, type ReadPath, readError } from "./handlers/storage-errors.js";
 
-export interface ListOptions {
-  readonly labelSelector: LabelSelector;
+/** The decoded query, with the field selector checked against the type's selectable fields. */
+export interface ListOptions extends Omit<DecodedListQuery, "fieldRequirements"> {
   readonly fieldSelector: FieldSelector;
-  readonly limit: number;
-  readonly continueToken: string;
-  /** "" when absent. */
-  readonly resourceVersion: string;
-  readonly resourceVersionMatch: string;
-  readonly watch: boolean;
-  readonly allowWatchBookmarks: boolean;
-  /** Tri-state: undefined when the parameter is absent. */
-  readonly sendInitialEvents?: boolean;
-  /** Seconds; undefined when absent. */
-  readonly timeoutSeconds?: number;
 }
 
 export interface ObjectFilter {
@@ -34,46 +25,15 @@ export interface ObjectFilter {
   matches(obj: KubeObject): boolean;
 }
 
-function boolParam(params: URLSearchParams, name: string): boolean {
-  const raw = params.get(name);
-  if (raw === null || raw === "") return false;
-  const v = parseGoBool(raw);
-  if (v === undefined) throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
-  return v;
-}
-
-function intParam(params: URLSearchParams, name: string): number | undefined {
-  const raw = params.get(name);
-  if (raw === null || raw === "") return undefined;
-  if (!/^[+-]?[0-9]+$/.test(raw)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
-  return Number(raw);
-}
-
 export function parseListOptions(params: URLSearchParams, strategy: ResourceStrategy, extraFieldSelector?: string): ListOptions {
-  let labelSelector: LabelSelector;
-  let fieldSelector: FieldSelector;
   try {
-    labelSelector = parseLabelSelector(params.get("labelSelector") ?? "");
+    const { fieldRequirements: _, ...decoded } = decodeListQuery(params);
     const fields = [params.get("fieldSelector") ?? "", extraFieldSelector ?? ""].filter((s) => s !== "").join(",");
-    fieldSelector = parseFieldSelector(fields, strategy.fieldLabels);
+    return { ...decoded, fieldSelector: parseFieldSelector(fields, strategy.fieldLabels) };
   } catch (e) {
-    if (e instanceof SelectorError) throw badRequest(e.message);
+    if (e instanceof SelectorError || e instanceof QueryError) throw badRequest(e.message);
     throw e;
   }
-  const limit = intParam(params, "limit") ?? 0;
-  const timeoutSeconds = intParam(params, "timeoutSeconds");
-  return {
-    labelSelector,
-    fieldSelector,
-    limit: Math.max(limit, 0),
-    continueToken: params.get("continue") ?? "",
-    resourceVersion: params.get("resourceVersion") ?? "",
-    resourceVersionMatch: params.get("resourceVersionMatch") ?? "",
-    watch: boolParam(params, "watch"),
-    allowWatchBookmarks: boolParam(params, "allowWatchBookmarks"),
-    sendInitialEvents: params.get("sendInitialEvents") ? boolParam(params, "sendInitialEvents") : undefined,
-    timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
-  };
 }
 
 /** The label and field selectors together, applied to decoded objects. */
@@ -85,13 +45,17 @@ export function objectFilter(options: ListOptions, strategy: ResourceStrategy): 
   };
 }
 
-/** A resourceVersion parameter as a revision: "" and "0" are undefined; anything else must be decimal. */
-export function parseResourceVersionParam(rv: string): number | undefined {
-  if (rv === "" || rv === "0") return undefined;
-  if (!/^[0-9]+$/.test(rv)) {
-    throw badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+/**
+ * The resourceVersion of a get or watch as storage parses it (storage/reads.ts): undefined for
+ * "" and "0", a bigint beyond 2^53; a bad one is answered as the server answers it for that read
+ * (storage-errors.ts). A list's is parsed by storage's list read itself.
+ */
+export function parseResourceVersionParam(rv: string, path: ReadPath, kind: ReadKind): number | bigint | undefined {
+  try {
+    return parseResourceVersion(rv);
+  } catch (e) {
+    throw readError(e, path, kind) ?? e;
   }
-  return Number(rv);
 }
 
 const NOT_OLDER_THAN = "NotOlderThan";

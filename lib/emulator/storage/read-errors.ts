@@ -23,7 +23,8 @@ export class ResourceVersionTooOld extends StorageReadError {
 /** The revision asked for is newer than the store's (a real server waits a while, then gives up). */
 export class ResourceVersionTooLarge extends StorageReadError {
   constructor(
-    readonly rv: number,
+    /** Exact: a bigint above 2^53 (any uint64 is a valid version). */
+    readonly rv: number | bigint,
     readonly current: number,
   ) {
     super(`revision ${rv} is newer than the current one (${current})`);
@@ -54,8 +55,20 @@ export class InvalidContinue extends StorageReadError {
 
 /** A continue token together with a resourceVersion: the token already fixes the revision. */
 export class ContinueWithResourceVersion extends StorageReadError {
-  constructor(readonly rv: number) {
+  /** The parameter as given: with a token the server does not parse it. */
+  constructor(readonly rv: string) {
     super(`a continue token fixes the revision; resourceVersion ${rv} was given too`);
     this.name = "ContinueWithResourceVersion";
+  }
+}
+
+/** A resourceVersion that is not a decimal uint64: Go's strconv.ParseUint error of it. */
+export class InvalidResourceVersion extends StorageReadError {
+  constructor(
+    readonly value: string,
+    readonly reason: "invalid syntax" | "value out of range",
+  ) {
+    super(`resourceVersion ${value}: ${reason}`);
+    this.name = "InvalidResourceVersion";
   }
 }

@@ -12,7 +12,7 @@
  */
 import { type ContinuePosition, type ContinueTokenSigner, decodeContinue, encodeContinue, encodeContinueFrom } from "./continue-token.js";
 import type { ObjectStorage, StoredType } from "./object-storage.js";
-import { ContinueExpired, ContinueWithResourceVersion, ResourceVersionTooLarge, ResourceVersionTooOld } from "./read-errors.js";
+import { ContinueExpired, ContinueWithResourceVersion, InvalidResourceVersion, ResourceVersionTooLarge, ResourceVersionTooOld } from "./read-errors.js";
 import { type ChangeEvent, type KeyValue, StoreError } from "./store.js";
 
 /** How this emulator issues and ages its continue tokens. */
@@ -30,8 +30,8 @@ export interface ListRead {
   readonly type: StoredType;
   /** One namespace of a namespaced type; undefined for the whole type. */
   readonly namespace: string | undefined;
-  /** The resourceVersion parameter as a revision; undefined when unset or "0" (any state). */
-  readonly resourceVersion: number | undefined;
+  /** The resourceVersion parameter as given ("" when unset); parsed here, as the server's storage does. */
+  readonly resourceVersion: string;
   /** "", "Exact" or "NotOlderThan" (other values are refused before storage). */
   readonly resourceVersionMatch: string;
   /** Page size; 0 for the whole collection. */
@@ -54,8 +54,28 @@ export interface ListPage {
   readonly remainingItemCount?: number;
 }
 
+const MAX_UINT64 = 2n ** 64n - 1n;
+
+/**
+ * A resourceVersion parameter as a revision, as the server's versioner parses it: "" and "0" are
+ * undefined (any state will do), anything else a decimal uint64 or InvalidResourceVersion, with
+ * Go's ParseUint verdict (the first bad character or overflow from the left decides). Exact:
+ * a number up to 2^53, a bigint above, which no store reaches.
+ */
+export function parseResourceVersion(rv: string): number | bigint | undefined {
+  if (rv === "" || rv === "0") return undefined;
+  let value = 0n;
+  for (const c of rv) {
+    if (c < "0" || c > "9") throw new InvalidResourceVersion(rv, "invalid syntax");
+    value = value * 10n + BigInt(c.charCodeAt(0) - 48);
+    if (value > MAX_UINT64) throw new InvalidResourceVersion(rv, "value out of range");
+  }
+  if (value === 0n) return undefined;
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+}
+
 /** Throws ResourceVersionTooLarge when the store has not reached rv yet (undefined: any state will do). */
-export function mustHaveReached(storage: ObjectStorage, rv: number | undefined): void {
+export function mustHaveReached(storage: ObjectStorage, rv: number | bigint | undefined): void {
   const current = storage.store.revision;
   if (rv !== undefined && rv > current) throw new ResourceVersionTooLarge(rv, current);
 }
@@ -79,17 +99,20 @@ export function readList(storage: ObjectStorage, read: ListRead): ListPage {
 
   let revision: number | undefined;
   let position: ContinuePosition | undefined;
-  const requestedRv = read.resourceVersion;
   if (read.continueToken) {
-    if (requestedRv !== undefined) throw new ContinueWithResourceVersion(requestedRv);
+    // The token is read first; the version is then refused unparsed, whatever it is but "" or "0".
     position = decodeContinue(read.continueToken, prefix, tokens.signer);
+    if (read.resourceVersion !== "" && read.resourceVersion !== "0") throw new ContinueWithResourceVersion(read.resourceVersion);
     revision = position.rv > 0 ? position.rv : undefined;
     // An aged token goes the way of a compacted one: on a real server the two are the same event.
     const aged = position.issuedAt !== undefined && tokens.now() - position.issuedAt > tokens.lifetimeMs;
     if (aged || (revision !== undefined && revision < store.compactRevision)) throw continueExpired(position, prefix);
-  } else if (requestedRv !== undefined) {
-    mustHaveReached(storage, requestedRv);
-    if (read.resourceVersionMatch === "Exact" || (read.resourceVersionMatch === "" && limit > 0)) {
+  } else {
+    const requested = parseResourceVersion(read.resourceVersion);
+    mustHaveReached(storage, requested);
+    // Reached, so a number.
+    const requestedRv = requested === undefined ? undefined : Number(requested);
+    if (requestedRv !== undefined && (read.resourceVersionMatch === "Exact" || (read.resourceVersionMatch === "" && limit > 0))) {
       const oldest = store.compactRevision;
       if (requestedRv < oldest) throw new ResourceVersionTooOld(requestedRv, oldest);
       revision = requestedRv;

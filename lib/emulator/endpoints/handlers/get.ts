@@ -14,7 +14,7 @@ import { readError } from "./storage-errors.js";
 export function handleGet(ctx: RequestContext, name: string, resourceVersion: string): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { failpoints } = ctx.parts.settings;
-  const requested = parseResourceVersionParam(resourceVersion);
+  const requested = parseResourceVersionParam(resourceVersion, strategy, "get");
   try {
     // A server that pretends a version it has not reached is its current one (failpoints.ts).
     if (!failpoints.has("future-rv-served")) mustHaveReached(ctx.parts.storage, requested);

@@ -8,8 +8,8 @@
 import type { KubeObject } from "../../apimachinery/json.js";
 import type { FailpointName } from "../../failpoints.js";
 import { type ContinuePosition, decodeContinue, encodeContinueFrom } from "../../storage/continue-token.js";
-import { type ListPage, type ListRead, readList } from "../../storage/reads.js";
-import { type ListOptions, objectFilter, parseResourceVersionParam } from "../list-options.js";
+import { type ListPage, type ListRead, parseResourceVersion, readList } from "../../storage/reads.js";
+import { type ListOptions, objectFilter } from "../list-options.js";
 import type { RequestContext } from "./context.js";
 import { type ListSource, writeList as writeListResponse } from "./respond.js";
 import { readError } from "./storage-errors.js";
@@ -22,7 +22,7 @@ export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
   const read: ListRead = {
     type: strategy,
     namespace: allNamespaces ? undefined : namespace,
-    resourceVersion: parseResourceVersionParam(options.resourceVersion),
+    resourceVersion: options.resourceVersion,
     resourceVersionMatch: options.resourceVersionMatch,
     limit: options.limit,
     continueToken: options.continueToken,
@@ -45,11 +45,12 @@ function readFaultyPage(ctx: RequestContext, asked: ListRead): ListPage {
   const { storage, settings } = ctx.parts;
   const on = (name: FailpointName): boolean => settings.failpoints.has(name);
   const store = storage.store;
-  const latest = { resourceVersion: undefined, resourceVersionMatch: "" };
+  const latest = { resourceVersion: "", resourceVersionMatch: "" };
   let read = asked;
   /** The version the faulty server puts on the page instead of the one it read at. */
   let label: number | undefined;
-  const rv = asked.resourceVersion;
+  const requested = asked.continueToken ? undefined : parseResourceVersion(asked.resourceVersion);
+  const rv = requested === undefined ? undefined : Number(requested);
   const exactRead = asked.resourceVersionMatch === "Exact" || (asked.resourceVersionMatch === "" && asked.limit > 0);
   if (on("list-ignores-resource-version")) read = { ...read, ...latest };
   else if (rv !== undefined && !asked.continueToken) {

@@ -8,7 +8,15 @@
  */
 import { failure } from "../../../wire/status.js";
 import { badRequest, details, expired, StatusError } from "../../apimachinery/api-errors.js";
-import { ContinueExpired, ContinueWithResourceVersion, InvalidContinue, ResourceVersionTooLarge, ResourceVersionTooOld } from "../../storage/read-errors.js";
+import { goQuote } from "../../apimachinery/field-errors.js";
+import {
+  ContinueExpired,
+  ContinueWithResourceVersion,
+  InvalidContinue,
+  InvalidResourceVersion,
+  ResourceVersionTooLarge,
+  ResourceVersionTooOld,
+} from "../../storage/read-errors.js";
 
 /** What of the type decides the wording: whether the real server serves it from the watch cache. */
 export interface ReadPath {
@@ -37,6 +45,18 @@ function tooLarge(error: ResourceVersionTooLarge): StatusError {
   );
 }
 
+/**
+ * A version that is no uint64 (wire-facts §11): storage's list validation wraps the versioner's
+ * error in a 400, and so does etcd's get (events); a watch, and a get from the watch cache, pass
+ * the bare error on, which the server answers as an unknown error, a 500 without a reason.
+ */
+function invalidResourceVersion(error: InvalidResourceVersion, path: ReadPath, kind: ReadKind): StatusError {
+  const value = goQuote(error.value);
+  const message = `resourceVersion: Invalid value: ${value}: strconv.ParseUint: parsing ${value}: ${error.reason}`;
+  if (kind === "list" || (kind === "get" && !path.watchCache)) return badRequest(`invalid resource version: ${message}`);
+  return new StatusError(failure(500, "", message));
+}
+
 function continueExpired(error: ContinueExpired, path: ReadPath): StatusError {
   if (path.watchCache) return expired(`too old resource version: ${error.rv}`);
   return expired(CONTINUE_EXPIRED, { continue: error.restart });
@@ -49,6 +69,7 @@ function continueExpired(error: ContinueExpired, path: ReadPath): StatusError {
 export function readError(error: unknown, path: ReadPath, kind: ReadKind): StatusError | undefined {
   if (error instanceof ResourceVersionTooOld) return tooOld(error, path, kind);
   if (error instanceof ResourceVersionTooLarge) return tooLarge(error);
+  if (error instanceof InvalidResourceVersion) return invalidResourceVersion(error, path, kind);
   if (error instanceof ContinueExpired) return continueExpired(error, path);
   if (error instanceof InvalidContinue) return badRequest(`invalid continue token: ${error.message}`);
   if (error instanceof ContinueWithResourceVersion) return badRequest("specifying resource version is not allowed when using continue");

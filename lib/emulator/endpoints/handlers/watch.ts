@@ -46,7 +46,9 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   const collection = allNamespaces ? undefined : namespace;
   const filter = objectFilter(options, strategy);
   // Validated before the 200 goes out: a bad version is a normal 400, a YAML watch 406, a bad includeObject 400.
-  let startRv = parseResourceVersionParam(options.resourceVersion);
+  const requested = parseResourceVersionParam(options.resourceVersion, strategy, "watch");
+  // Beyond 2^53 no store gets there: the stream just waits, whatever the rounding.
+  let startRv = requested === undefined ? undefined : Number(requested);
   const format = watchFormatOf(strategy, ctx.negotiated, settings.featureGates, ctx.url);
   const fp = settings.failpoints;
   // A server that takes a version it has not reached for "now" instead of waiting (failpoints.ts).
