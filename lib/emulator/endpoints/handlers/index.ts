@@ -7,6 +7,7 @@
 
 import { supportsProtobuf } from "../../../wire/protobuf/index.js";
 import { methodNotAllowed, notAcceptableMessage } from "../../apimachinery/api-errors.js";
+import { escapeFieldValue } from "../../apimachinery/field-selector.js";
 import { groupVersionOf } from "../../registry/generic/strategy.js";
 import { readBody } from "../http-io.js";
 import { parseListOptions, validateListOptions } from "../list-options.js";
@@ -74,17 +75,17 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   }
 
   if (method === "GET") {
-    const nameSelector = name !== undefined ? `metadata.name=${name.replace(/[\\,=]/g, (c) => `\\${c}`)}` : undefined;
+    // A GET of one object decodes only GetOptions (its resourceVersion): no other parameter can fail it.
+    if (name !== undefined && !route.watchPath) return handleGet(ctx, name, url.searchParams.get("resourceVersion") ?? "");
+    const nameSelector = name !== undefined ? `metadata.name=${escapeFieldValue(name)}` : undefined;
     const parsed = parseListOptions(url.searchParams, strategy, nameSelector);
-    // A real server's GET of one object reads only GetOptions: `watch` there is ignored (the
-    // object comes back), although doc1 lists it for resource paths; only the deprecated
+    // `watch` on one object's path is ignored (above; doc1 lists it there): only the deprecated
     // /watch/ prefix watches a single object.
-    const options = route.watchPath ? { ...parsed, watch: true } : name !== undefined ? { ...parsed, watch: false } : parsed;
+    const options = route.watchPath ? { ...parsed, watch: true } : parsed;
     if (options.watch) {
       validateListOptions(options);
       return handleWatch(ctx, options);
     }
-    if (name !== undefined) return handleGet(ctx, name, options.resourceVersion);
     validateListOptions(options);
     return handleList(ctx, options);
   }
