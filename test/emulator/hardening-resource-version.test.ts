@@ -68,6 +68,9 @@ describe("a resourceVersion that is no uint64", () => {
     const r = await call("GET", `${cms}?limit=1&continue=${token}&resourceVersion=${OVER}`);
     expect(status(r)).toEqual({ code: 400, reason: "BadRequest", message: "specifying resource version is not allowed when using continue" });
     expect((await call("GET", `${cms}?limit=1&continue=${token}&resourceVersion=0`)).status).toBe(200);
+    // The token is read first: a bad one is its own 400, whatever the version.
+    const bad = await call("GET", `${cms}?limit=1&continue=garbage!&resourceVersion=5`);
+    expect([bad.status, bad.json.message]).toEqual([400, expect.stringMatching(/^invalid continue token: continue key is not valid: /)]);
   });
 });
 
