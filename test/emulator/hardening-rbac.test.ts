@@ -18,7 +18,7 @@ afterEach(async () => {
 const RBAC_GROUP = "rbac.authorization.k8s.io";
 const RBAC = `/apis/${RBAC_GROUP}/v1`;
 
-type Rule = { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs: string[] };
+type Rule = { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[]; verbs: string[] };
 
 async function setup() {
   const emu = await startEmulator({ port: 0, auth: true });
@@ -264,5 +264,35 @@ describe("role writes", () => {
       (await s.admin("POST", `${RBAC}/clusterroles`, { metadata: { name: `${s.ns}-all` }, rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }] }))
         .status,
     ).toBe(201);
+  });
+
+  it("need full authority for a ClusterRole's aggregationRule", async () => {
+    const s = await setup();
+    const reads = { apiGroups: [""], resources: ["configmaps"], verbs: ["get"] };
+    const mgr = await s.account("mgr", [], [{ apiGroups: [RBAC_GROUP], resources: ["clusterroles"], verbs: ["create", "update", "get"] }, reads]);
+    const aggregationRule = { clusterRoleSelectors: [{ matchLabels: { "example.com/aggregate": "true" } }] };
+    expect((await mgr("POST", `${RBAC}/clusterroles`, { metadata: { name: `${s.ns}-plain` }, rules: [reads] })).status).toBe(201);
+    const agg = await mgr("POST", `${RBAC}/clusterroles`, { metadata: { name: `${s.ns}-agg` }, rules: [reads], aggregationRule });
+    expect(agg.status).toBe(403);
+    expect(agg.json.message).toBe(`clusterroles.${RBAC_GROUP} "${s.ns}-agg" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
+    // Dropping one an admin set is refused too.
+    expect((await s.admin("POST", `${RBAC}/clusterroles`, { metadata: { name: `${s.ns}-set` }, rules: [reads], aggregationRule })).status).toBe(201);
+    const set = (await mgr("GET", `${RBAC}/clusterroles/${s.ns}-set`)).json;
+    const drop = await mgr("PUT", `${RBAC}/clusterroles/${s.ns}-set`, {
+      ...set,
+      aggregationRule: undefined,
+      metadata: { ...set.metadata, labels: { a: "b" } },
+    });
+    expect(drop.status).toBe(403);
+    // A user bound to cluster-admin (outside system:masters) holds every permission and may.
+    const root = await s.account(
+      "root",
+      [],
+      [
+        { apiGroups: ["*"], resources: ["*"], verbs: ["*"] },
+        { nonResourceURLs: ["*"], verbs: ["*"] },
+      ],
+    );
+    expect((await root("POST", `${RBAC}/clusterroles`, { metadata: { name: `${s.ns}-agg` }, rules: [reads], aggregationRule })).status).toBe(201);
   });
 });

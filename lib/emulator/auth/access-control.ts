@@ -173,7 +173,8 @@ export class AccessControl {
    *    `bind` on the role it references (group and name from roleRef, the binding's namespace);
    *  - else the user must already hold every rule granted, in the namespace of the request. For a
    *    binding the referenced role must then exist: 404 otherwise, so a binding to a role created
-   *    later cannot grant what its author never held.
+   *    later cannot grant what its author never held;
+   *  - a ClusterRole with an aggregationRule (before or after) needs every permission there is.
    * `old` is the stored object of an update (undefined on create, or a create through PUT).
    */
   admitRbacWrite(user: User | undefined, strategy: TypeIdentity, namespace: string, urlName: string, object: KubeObject, old?: KubeObject): void {
@@ -209,14 +210,37 @@ export class AccessControl {
     }
     const errors: string[] = [];
     const owned = this.authorizer.rulesFor(user, namespace, errors);
-    const missing = compact(granted.flatMap(breakdown).filter((r) => !owned.some((o) => covers(o, r))));
-    if (missing.length === 0) return;
-    // A sorted set of descriptions, as sets.String.List() gives them.
-    const lines = [...new Set(missing.map(compactString))].sort();
-    let message = `user "${user.username}" (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join("\n")}`;
-    if (errors.length) message += `; resolution errors: [${aggregateMessage(errors)}]`;
-    throw forbiddenError({ group: strategy.group, resource: strategy.resource }, nameOf(object), message);
+    const refuse = (message: string): StatusError => forbiddenError({ group: strategy.group, resource: strategy.resource }, nameOf(object), message);
+    const missing = notHeld(granted, owned);
+    if (missing.length) {
+      // A sorted set of descriptions, as sets.String.List() gives them.
+      const lines = [...new Set(missing.map(compactString))].sort();
+      let message = `user "${user.username}" (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join("\n")}`;
+      if (errors.length) message += `; resolution errors: [${aggregateMessage(errors)}]`;
+      throw refuse(message);
+    }
+    // An aggregation rule gathers any rules, so setting, changing or dropping one takes full authority.
+    if (rbacKind === "role" && !strategy.namespaced && (hasAggregationRule(object) || (old !== undefined && hasAggregationRule(old)))) {
+      if (notHeld(FULL_AUTHORITY, owned).length) throw refuse("must have cluster-admin privileges to use the aggregationRule");
+    }
   }
+}
+
+const NONE: readonly string[] = [];
+/** `*` on every resource of every group, and on every non-resource URL (cluster-admin's rules). */
+const FULL_AUTHORITY: readonly PolicyRule[] = [
+  { verbs: ["*"], apiGroups: ["*"], resources: ["*"], resourceNames: NONE, nonResourceURLs: NONE },
+  { verbs: ["*"], apiGroups: NONE, resources: NONE, resourceNames: NONE, nonResourceURLs: ["*"] },
+];
+
+/** The granted rules no owned rule covers, merged back (rbac's Covers, then CompactRules). */
+function notHeld(granted: readonly PolicyRule[], owned: readonly PolicyRule[]): PolicyRule[] {
+  return compact(granted.flatMap(breakdown).filter((r) => !owned.some((o) => covers(o, r))));
+}
+
+function hasAggregationRule(o: KubeObject): boolean {
+  const rule = o["aggregationRule"];
+  return isJsonObject(rule) && Array.isArray(rule["clusterRoleSelectors"]) && rule["clusterRoleSelectors"].length > 0;
 }
 
 /** utilerrors.Aggregate's Error(): one message alone, several (deduplicated) in brackets. */
