@@ -123,6 +123,27 @@ describe("the admin endpoint under --auth", () => {
   });
 });
 
+describe("non-resource requests under --auth", () => {
+  it("are authorized with the lower-cased method as the verb, as the real RequestInfo has it", async () => {
+    const { raw } = await setup();
+    const post = await raw("POST", "/version", {});
+    expect(post.status).toBe(403);
+    expect(post.json).toEqual({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: 'forbidden: User "system:anonymous" cannot post path "/version"',
+      reason: "Forbidden",
+      details: {},
+      code: 403,
+    });
+    // system:public-info-viewer grants get on /healthz, which a HEAD (verb head) is not.
+    expect((await raw("GET", "/healthz")).status).toBe(200);
+    expect((await raw("HEAD", "/healthz")).status).toBe(403);
+  });
+});
+
 describe("the admin endpoint without --auth", () => {
   it("stays open: without authentication every caller is already allowed everything", async () => {
     const emu = await startEmulator({ port: 0, admin: true });
