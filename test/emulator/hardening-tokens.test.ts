@@ -78,4 +78,28 @@ describe("issued tokens", () => {
     expect((await whoami(t)).status).toBe(401);
     expect(authenticator.issuedCount).toBe(0);
   });
+
+  it("are accepted only for the audiences they were requested for", async () => {
+    const { server, admin, ns, whoami } = await setup();
+    const API = "https://kubernetes.default.svc.cluster.local";
+    const issue = async (audiences: string[]) => {
+      const r = await admin("POST", `/api/v1/namespaces/${ns}/serviceaccounts/robot/token`, { spec: { audiences } });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json.spec.audiences).toEqual(audiences);
+      return r.json.status.token as string;
+    };
+    const vault = await issue(["vault"]);
+    // A token meant for another service is not a credential for this one.
+    expect((await whoami(vault)).status).toBe(401);
+    expect((await whoami(await issue(["vault", API]))).status).toBe(201);
+    const review = (token: string, audiences?: string[]) =>
+      admin("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token, audiences } });
+    expect((await review(vault)).json.status).toEqual({ user: {} });
+    const forVault = await review(vault, ["vault", "other"]);
+    expect(forVault.json.status.authenticated).toBe(true);
+    expect(forVault.json.status.audiences).toEqual(["vault"]);
+    // The admin token, like a static token, is for the API server's audience only.
+    expect((await review(server.parts.settings.adminToken, ["vault"])).json.status).toEqual({ user: {} });
+    expect((await review(server.parts.settings.adminToken, ["vault", API])).json.status.audiences).toEqual([API]);
+  });
 });
