@@ -5,7 +5,8 @@
  * needs. Never needed against a real cluster.
  *
  * Contract: GET /tollgate/admin → 200 {"compact":true,"clock":true} when enabled (404 or 403,
- * as on a real cluster: not offered); POST /tollgate/admin/compact → {"compactedRevision":"N"}
+ * as on a real cluster: not offered; an emulator with --auth also answers 401 or 403 to anyone
+ * outside system:masters, so these calls go with the target's credentials, as every call does); POST /tollgate/admin/compact → {"compactedRevision":"N"}
  * (history older than the current revision is dropped); POST /tollgate/admin/clock with
  * {"advanceSeconds":N} → {"now":"<RFC 3339>"}. Optional, advertised as "corrupt":true: POST
  * /tollgate/admin/corrupt with {"path":"<API path of one object>"} makes that stored object
@@ -25,7 +26,7 @@ export interface AdminCapabilities {
 
 export type AdminDetection =
   | ({ kind: "offered" } & AdminCapabilities)
-  /** Not offered, as on a real cluster (404, or 403 for an identity that may not read unknown paths). */
+  /** Not offered, as on a real cluster (404, or 403 for an identity that may not read unknown paths), or not to this identity (401, 403). */
   | { kind: "absent"; answer: string }
   /** An answer no real server gives to a path that names nothing (a 5xx, or a 200 that is not the contract). */
   | { kind: "wrong"; answer: string };

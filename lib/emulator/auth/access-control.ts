@@ -14,10 +14,10 @@
  */
 
 import { failure } from "../../wire/status.js";
-import { forbiddenError, StatusError } from "../apimachinery/api-errors.js";
-import type { KubeObject } from "../apimachinery/json.js";
+import { forbiddenError, notFound, StatusError } from "../apimachinery/api-errors.js";
+import { isJsonObject, type KubeObject } from "../apimachinery/json.js";
 import { nameOf } from "../apimachinery/object-meta.js";
-import { MASTERS_GROUP, type User } from "../apimachinery/user.js";
+import { ANONYMOUS_USER, MASTERS_GROUP, type User } from "../apimachinery/user.js";
 import type { RequestAttributes, ResourceAttributes } from "../registry/authorization/authorizer.js";
 import type { TypeIdentity } from "../registry/generic/strategy.js";
 import { type PolicyRule, RBAC_GROUP, rbacKindOf, referencedRole, roleRefOf, rulesOf } from "../registry/rbac/strategy.js";
@@ -111,13 +111,22 @@ export class AccessControl {
 
   /**
    * Authenticates and authorizes one request, given its method, URL and Authorization header:
-   * throws 401 or 403, else returns the user. `authorize` false (the test-only admin endpoint)
-   * checks the credentials only.
+   * throws 401 or 403, else returns the user. The test-only admin endpoint (scope "admin") can
+   * rewrite history and time for everyone, so it is not an RBAC resource: only system:masters
+   * may call it; anonymous requests are 401 and any other user 403.
    */
-  check(method: string, url: URL, authorization: string | undefined, authorize = true): User {
+  check(method: string, url: URL, authorization: string | undefined, scope: "api" | "admin" = "api"): User {
     const authn = this.authenticator.authenticate(authorization);
     if (!authn.ok) throw unauthorized();
-    if (!authorize) return authn.user;
+    if (scope === "admin") {
+      if (authn.user.username === ANONYMOUS_USER) throw unauthorized();
+      if (!authn.user.groups.includes(MASTERS_GROUP)) {
+        // The text of a refused non-resource request; its verb is the lower-cased method, as in RequestInfo.
+        const a: RequestAttributes = { kind: "nonResource", verb: method.toLowerCase(), path: url.pathname };
+        throw accessForbidden(authn.user.username, a, `the admin endpoint is only for group ${MASTERS_GROUP}`);
+      }
+      return authn.user;
+    }
     const attrs = requestAttributes(method, url);
     const decision = this.authorizer.authorize(authn.user, attrs);
     if (!decision.allowed) throw accessForbidden(authn.user.username, attrs, decision.reason);
@@ -155,19 +164,29 @@ export class AccessControl {
   }
 
   /**
-   * Privilege escalation prevention on writes of roles and bindings: allowed with `escalate`
-   * (roles) or `bind` (bindings, on the referenced role), else only when the user already holds
-   * every permission granted, in the namespace of the object (cluster-wide for cluster types).
+   * Privilege escalation prevention on writes of roles and bindings (wire-facts §16), checked in
+   * this order:
+   *  - system:masters may write anything;
+   *  - an update that changes only ownerReferences or finalizers is not checked, so the garbage
+   *    collector can always let go of these objects;
+   *  - a role needs `escalate` on its own resource (name from the URL, "" on create), a binding
+   *    `bind` on the role it references (group and name from roleRef, the binding's namespace);
+   *  - else the user must already hold every rule granted, in the namespace of the request. For a
+   *    binding the referenced role must then exist: 404 otherwise, so a binding to a role created
+   *    later cannot grant what its author never held;
+   *  - a ClusterRole with an aggregationRule (before or after) needs every permission there is.
+   * `old` is the stored object of an update (undefined on create, or a create through PUT).
    */
-  admitRbacWrite(user: User | undefined, strategy: TypeIdentity, namespace: string, object: KubeObject): void {
+  admitRbacWrite(user: User | undefined, strategy: TypeIdentity, namespace: string, urlName: string, object: KubeObject, old?: KubeObject): void {
     if (!user || user.groups.includes(MASTERS_GROUP)) return;
     const rbacKind = rbacKindOf(strategy);
     if (!rbacKind) return;
-    const attr = (verb: string, resource: string, name: string): ResourceAttributes => ({
+    if (old && onlyGcFieldsChanged(object, old)) return;
+    const attr = (verb: string, group: string, resource: string, name: string): ResourceAttributes => ({
       kind: "resource",
       verb,
-      group: RBAC_GROUP,
-      version: "v1",
+      group,
+      version: "*",
       resource,
       subresource: "",
       namespace,
@@ -175,20 +194,93 @@ export class AccessControl {
     });
     let granted: PolicyRule[];
     if (rbacKind === "role") {
-      if (this.allowed(user, attr("escalate", strategy.resource, nameOf(object)))) return;
+      if (this.allowed(user, attr("escalate", strategy.group, strategy.resource, urlName))) return;
       granted = rulesOf(object);
     } else {
       const ref = roleRefOf(object);
+      if (ref.kind !== "Role" && ref.kind !== "ClusterRole") {
+        // GetRoleReferenceRules' plain error, which the apiserver answers as a 500 without a reason.
+        throw new StatusError(failure(500, "", `unsupported role reference kind: ${JSON.stringify(ref.kind)}`));
+      }
       const role = referencedRole(ref, namespace);
-      if (this.allowed(user, attr("bind", role.strategy.resource, ref.name))) return;
+      if (this.allowed(user, attr("bind", ref.apiGroup, role.strategy.resource, ref.name))) return;
       const stored = this.authorizer.roleObject(role.strategy, role.namespace, ref.name);
-      if (!stored) return; // a binding to a missing role grants nothing (yet)
+      if (!stored) throw notFound({ group: RBAC_GROUP, resource: role.strategy.resource }, ref.name);
       granted = rulesOf(stored);
     }
-    const owned = this.authorizer.rulesFor(user, namespace);
-    const missing = compact(granted.flatMap(breakdown).filter((r) => !owned.some((o) => covers(o, r))));
-    if (missing.length === 0) return;
-    const message = `user "${user.username}" (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${missing.map(compactString).join("\n")}`;
-    throw forbiddenError({ group: strategy.group, resource: strategy.resource }, nameOf(object), message);
+    const errors: string[] = [];
+    const owned = this.authorizer.rulesFor(user, namespace, errors);
+    const refuse = (message: string): StatusError => forbiddenError({ group: strategy.group, resource: strategy.resource }, nameOf(object), message);
+    const missing = notHeld(granted, owned);
+    if (missing.length) {
+      // A sorted set of descriptions, as sets.String.List() gives them.
+      const lines = [...new Set(missing.map(compactString))].sort();
+      let message = `user "${user.username}" (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join("\n")}`;
+      if (errors.length) message += `; resolution errors: [${aggregateMessage(errors)}]`;
+      throw refuse(message);
+    }
+    // An aggregation rule gathers any rules, so setting, changing or dropping one takes full authority.
+    if (rbacKind === "role" && !strategy.namespaced && (hasAggregationRule(object) || (old !== undefined && hasAggregationRule(old)))) {
+      if (notHeld(FULL_AUTHORITY, owned).length) throw refuse("must have cluster-admin privileges to use the aggregationRule");
+    }
   }
+}
+
+const NONE: readonly string[] = [];
+/** `*` on every resource of every group, and on every non-resource URL (cluster-admin's rules). */
+const FULL_AUTHORITY: readonly PolicyRule[] = [
+  { verbs: ["*"], apiGroups: ["*"], resources: ["*"], resourceNames: NONE, nonResourceURLs: NONE },
+  { verbs: ["*"], apiGroups: NONE, resources: NONE, resourceNames: NONE, nonResourceURLs: ["*"] },
+];
+
+/** The granted rules no owned rule covers, merged back (rbac's Covers, then CompactRules). */
+function notHeld(granted: readonly PolicyRule[], owned: readonly PolicyRule[]): PolicyRule[] {
+  return compact(granted.flatMap(breakdown).filter((r) => !owned.some((o) => covers(o, r))));
+}
+
+function hasAggregationRule(o: KubeObject): boolean {
+  const rule = o["aggregationRule"];
+  return isJsonObject(rule) && Array.isArray(rule["clusterRoleSelectors"]) && rule["clusterRoleSelectors"].length > 0;
+}
+
+/** utilerrors.Aggregate's Error(): one message alone, several (deduplicated) in brackets. */
+function aggregateMessage(messages: readonly string[]): string {
+  const unique = [...new Set(messages)];
+  return unique.length === 1 ? (unique[0] ?? "") : `[${unique.join(", ")}]`;
+}
+
+const isEmpty = (v: unknown): boolean =>
+  v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (typeof v === "object" && v !== null && Object.keys(v).length === 0);
+
+/** apimachinery's semantic DeepEqual on JSON: an empty list or map equals an absent one. */
+function semanticEqual(a: unknown, b: unknown): boolean {
+  if (isEmpty(a) && isEmpty(b)) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => semanticEqual(x, b[i]));
+  }
+  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
+    const ao = a as Record<string, unknown>;
+    const bo = b as Record<string, unknown>;
+    return [...new Set([...Object.keys(ao), ...Object.keys(bo)])].every((k) => semanticEqual(ao[k], bo[k]));
+  }
+  return a === b;
+}
+
+/**
+ * rbac's IsOnlyMutatingGCFields copies ownerReferences, finalizers and selfLink; managedFields
+ * too here, since the field manager has already recorded the change in them (the server's own
+ * bookkeeping, not something the user touched).
+ */
+const GC_FIELDS = ["ownerReferences", "finalizers", "selfLink", "managedFields"] as const;
+
+/** The new object equals the old once its GC fields are the old ones. */
+function onlyGcFieldsChanged(object: KubeObject, old: KubeObject): boolean {
+  const meta = isJsonObject(object["metadata"]) ? { ...object["metadata"] } : {};
+  const oldMeta = isJsonObject(old["metadata"]) ? old["metadata"] : {};
+  for (const f of GC_FIELDS) {
+    if (oldMeta[f] === undefined) delete meta[f];
+    else meta[f] = oldMeta[f];
+  }
+  return semanticEqual({ ...object, metadata: meta }, old);
 }

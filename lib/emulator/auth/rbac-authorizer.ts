@@ -89,11 +89,15 @@ export class RbacAuthorizer implements Authorizer {
     return out;
   }
 
-  private roleRules(kind: string, name: string, namespace: string, errors: string[]): PolicyRule[] {
+  /**
+   * A role's rules; a missing one adds its NotFound text to `errors`, with the singular resource
+   * as the authorizer's listers say it, or the plural as the registry (the escalation check) does.
+   */
+  private roleRules(kind: string, name: string, namespace: string, errors: string[], plural: boolean): PolicyRule[] {
     const role = referencedRole({ kind }, namespace);
     const stored = this.roleObject(role.strategy, role.namespace, name);
     if (!stored) {
-      errors.push(`${role.strategy.singularName}.${RBAC_GROUP} "${name}" not found`);
+      errors.push(`${plural ? role.strategy.resource : role.strategy.singularName}.${RBAC_GROUP} "${name}" not found`);
       return [];
     }
     return rulesOf(stored);
@@ -101,15 +105,16 @@ export class RbacAuthorizer implements Authorizer {
 
   /**
    * The bindings that apply to the user in this namespace ("" for cluster scope): the cluster
-   * role bindings, then the namespace's role bindings; unresolvable role references in `errors`.
+   * role bindings, then the namespace's role bindings; unresolvable role references in `errors`
+   * (`plural`: in the registry's words, see roleRules).
    */
-  appliedBindings(user: User, namespace: string, errors: string[] = []): AppliedBinding[] {
+  appliedBindings(user: User, namespace: string, errors: string[] = [], plural = false): AppliedBinding[] {
     const out: AppliedBinding[] = [];
     const add = (binding: KubeObject, bindingKind: string, bindingNamespace: string): void => {
       const subject = subjectsOf(binding).find((s) => subjectApplies(s, user, bindingNamespace));
       if (!subject) return;
       const ref = roleRefOf(binding);
-      const rules = this.roleRules(ref.kind, ref.name, bindingNamespace, errors);
+      const rules = this.roleRules(ref.kind, ref.name, bindingNamespace, errors, plural);
       const bindingName = bindingNamespace ? `${nameOf(binding)}/${bindingNamespace}` : nameOf(binding);
       out.push({ description: `${bindingKind} "${bindingName}" of ${ref.kind} "${ref.name}" to ${describeSubject(subject, bindingNamespace)}`, rules });
     };
@@ -127,9 +132,12 @@ export class RbacAuthorizer implements Authorizer {
     return kv && !this.storage.isCorrupt(kv) ? this.storage.decode(kv) : undefined;
   }
 
-  /** All the rules the user holds in a namespace ("" for the cluster scope). */
-  rulesFor(user: User, namespace: string): PolicyRule[] {
-    return this.appliedBindings(user, namespace).flatMap((b) => b.rules);
+  /**
+   * All the rules the user holds in a namespace ("" for the cluster scope), as the escalation
+   * check's resolver reads them: references to missing roles in `errors`, in the registry's words.
+   */
+  rulesFor(user: User, namespace: string, errors: string[] = []): PolicyRule[] {
+    return this.appliedBindings(user, namespace, errors, true).flatMap((b) => b.rules);
   }
 
   authorize(user: User, a: RequestAttributes): Decision {

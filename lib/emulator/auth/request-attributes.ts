@@ -4,7 +4,7 @@
  * before it would be 404):
  *
  *  - `/api/{v}/…` and `/apis/{g}/{v}/…` are resource requests, anything else (discovery roots,
- *    health, /version) a non-resource request on its path with the method's verb;
+ *    health, /version) a non-resource request on its path, its verb the lower-cased method;
  *  - the verb comes from the method (GET/HEAD get, POST create, PUT update, PATCH patch, DELETE
  *    delete); a GET without a name is list, or watch with `watch=true`; the `/watch/` prefix is
  *    watch; a DELETE without a name is deletecollection. A dry run keeps its verb;
@@ -62,7 +62,8 @@ function collectionRead(params: URLSearchParams): { verb: "list" | "watch"; name
 
 export function requestAttributes(method: string, url: URL): RequestAttributes {
   const methodVerb = METHOD_VERBS[method] ?? method.toLowerCase();
-  const nonResource: NonResourceAttributes = { kind: "nonResource", verb: methodVerb, path: url.pathname };
+  // A non-resource request's verb is the lower-cased method itself (HEAD is "head", POST "post").
+  const nonResource: NonResourceAttributes = { kind: "nonResource", verb: method.toLowerCase(), path: url.pathname };
   let parts = splitPath(url.pathname);
   const prefix = parts[0];
   if (parts.length < 3 || (prefix !== "api" && prefix !== "apis")) return nonResource;

@@ -16,6 +16,10 @@
  * reads of it then fail with 500, and only the unsafe force delete removes it; namespaces cannot be
  * marked (the namespace controller must keep reading them). Bad bodies are 400 BadRequest; a path
  * naming no stored object is 404.
+ *
+ * Who may call it: with --auth, only users in system:masters (the admin token); anonymous or an
+ * unknown token is 401, anyone else 403 (auth/access-control.ts). Without --auth it is open, as
+ * everything else is: every caller may already delete or rewrite any object.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { badRequest, methodNotAllowed, notFound, pathNotFound } from "../apimachinery/api-errors.js";

@@ -129,8 +129,8 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
   try {
     if (!limit.admit(req, res, url)) return;
     // Authentication, then authorization, before anything else (the real filter chain); the
-    // test-only admin endpoint only checks credentials.
-    const user = parts.auth?.check(req.method ?? "GET", url, req.headers.authorization, !(parts.settings.admin && isAdminPath(url.pathname)));
+    // test-only admin endpoint is for system:masters only.
+    const user = parts.auth?.check(req.method ?? "GET", url, req.headers.authorization, parts.settings.admin && isAdminPath(url.pathname) ? "admin" : "api");
     // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
     if (parts.settings.admin && isAdminPath(url.pathname)) {
       await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });

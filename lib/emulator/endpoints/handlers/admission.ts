@@ -120,7 +120,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const createOptions = queryOptions("CreateOptions", ctx.url);
       const mutated = (await admission.mutate(attributes(strategy, "CREATE", nameOf(object), object, undefined, createOptions, dryRun), warnings)) ?? object;
       // RBAC's escalation check sits in the registry, after mutating admission and before validation.
-      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, mutated);
+      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, ctx.route.name ?? "", mutated);
       if (strategy.namespaced && namespaceOf(mutated) !== ctx.route.namespace) {
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       }
@@ -136,7 +136,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const updateOptions = queryOptions("UpdateOptions", ctx.url);
       const name = nameOf(existing.object);
       const mutated = (await admission.mutate(attributes(strategy, "UPDATE", name, object, existing.object, updateOptions, dryRun), warnings)) ?? object;
-      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, mutated);
+      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, ctx.route.name ?? "", mutated, existing.object);
       try {
         return await generic.updateAdmitted(strategy, existing, mutated, options, validating(strategy, "UPDATE", updateOptions, dryRun));
       } catch (e) {

@@ -20,7 +20,6 @@ import { isJsonObject, type JsonObject, type KubeObject } from "../../apimachine
 import { objectHead } from "../../apimachinery/object-meta.js";
 import { ANY, field, struct } from "../../apimachinery/typed-json.js";
 import { type User, userInfoJson } from "../../apimachinery/user.js";
-import { API_AUDIENCE } from "../core/serviceaccount/token-request.js";
 import { Capability } from "../generic/capabilities.js";
 import type { ResourceStrategy, RestCreate, RestRequest, RestResult } from "../generic/strategy.js";
 import { AUTHORIZER, type Authorizer, type RequestAttributes } from "./authorizer.js";
@@ -30,8 +29,11 @@ const AUTHENTICATION = "authentication.k8s.io";
 
 /** Who a bearer token belongs to: what a TokenReview asks (auth/authenticator.ts answers it). */
 export interface TokenReviewer {
-  /** The token's user, or undefined for an unknown, expired or invalidated token. */
-  userOfToken(token: string): User | undefined;
+  /**
+   * The token's user and the audiences it is valid for among those asked (the API server's by
+   * default), or undefined for an unknown, expired or invalidated token, or one for none of them.
+   */
+  userOfToken(token: string, audiences?: readonly string[]): { readonly user: User; readonly audiences: readonly string[] } | undefined;
 }
 
 export const TOKEN_REVIEWER = new Capability<TokenReviewer>("token reviewer");
@@ -146,17 +148,11 @@ function serveTokenReview(request: RestRequest): RestResult {
   const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
   const token = text(spec, "token");
   if (!token) throw badRequest(`token is required for TokenReview in ${AUTHENTICATION}`);
-  const user = reviewer.userOfToken(token);
   const audiences = texts(spec, "audiences");
+  const found = reviewer.userOfToken(token, audiences.length ? audiences : undefined);
   const echoed: JsonObject = { token };
   if (audiences.length) echoed["audiences"] = audiences;
-  const status: JsonObject = user
-    ? {
-        authenticated: true,
-        user: userInfoJson(user) as JsonObject,
-        audiences: audiences.length ? audiences.filter((a) => a === API_AUDIENCE) : [API_AUDIENCE],
-      }
-    : { user: {} };
+  const status: JsonObject = found ? { authenticated: true, user: userInfoJson(found.user) as JsonObject, audiences: [...found.audiences] } : { user: {} };
   const out: KubeObject = { kind: "TokenReview", apiVersion: `${AUTHENTICATION}/v1`, metadata: {}, spec: echoed, status };
   return { code: 201, object: out };
 }

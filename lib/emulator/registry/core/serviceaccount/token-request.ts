@@ -2,7 +2,7 @@
  * POST `…/serviceaccounts/{name}/token`: an authentication.k8s.io/v1 TokenRequest in, the same
  * with status.token and status.expirationTimestamp out (201). spec.expirationSeconds defaults
  * to 3600 and may not be under 600 (10 minutes) or over 2^32; audiences default to the API
- * server's. The account must exist (404 otherwise). Nothing is stored but the token itself.
+ * server's, and a token for other audiences only is not accepted by this server (it is for them). The account must exist (404 otherwise). Nothing is stored but the token itself.
  *
  * A REST override of the `token` subresource (registry/generic/strategy.ts): the tokens come from
  * the TOKEN_ISSUER capability, which auth/ provides when it is on (auth/authenticator.ts).
@@ -23,8 +23,8 @@ const MAX_EXPIRATION_SECONDS = 2 ** 32;
 
 /** Bound service account tokens: what a TokenRequest asks for (auth/authenticator.ts issues them). */
 export interface TokenIssuer {
-  /** A token for the account, bound to its uid, valid for expirationSeconds on the server's clock. */
-  issue(namespace: string, name: string, uid: string, expirationSeconds: number): { token: string; expires: Date };
+  /** A token for the account, bound to its uid and audiences, valid for expirationSeconds on the server's clock. */
+  issue(namespace: string, name: string, uid: string, expirationSeconds: number, audiences: readonly string[]): { token: string; expires: Date };
 }
 
 export const TOKEN_ISSUER = new Capability<TokenIssuer>("token issuer");
@@ -48,7 +48,7 @@ export function serveTokenRequest(request: RestRequest): RestResult {
   const issuer = request.capabilities.get(TOKEN_ISSUER);
   if (!issuer) throw notFound({ group: "", resource: "serviceaccounts" }, name);
   const audiences = Array.isArray(spec["audiences"]) && spec["audiences"].length ? spec["audiences"].filter((a) => typeof a === "string") : [API_AUDIENCE];
-  const { token, expires } = issuer.issue(namespace, name, uidOf(account), seconds);
+  const { token, expires } = issuer.issue(namespace, name, uidOf(account), seconds, audiences);
   const out: KubeObject = {
     kind: "TokenRequest",
     apiVersion: "authentication.k8s.io/v1",
