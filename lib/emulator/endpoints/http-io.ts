@@ -9,18 +9,39 @@ import { compactJson, prettyJson } from "../apimachinery/json.js";
 /** The apiserver's request body limit (3 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-/** Reads the whole body; a body over the limit is drained and answered with 413. */
+/** The response of each request being served, so a body read can ask for the connection to close. */
+const responses = new WeakMap<IncomingMessage, ServerResponse>();
+
+/** Called as a request arrives (server.ts): lets readBody reach the request's response. */
+export function trackResponse(req: IncomingMessage, res: ServerResponse): void {
+  responses.set(req, res);
+}
+
+/**
+ * Reads the whole body. A body over the limit is answered with 413 as soon as the limit is
+ * passed, without reading the rest (chunked bodies have no length to check first, and may not
+ * end): the answer says `Connection: close` and the connection is closed after it, as Go's
+ * server does with a body the handler left unread.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
-    });
-    req.on("end", () => (tooLarge ? reject(requestEntityTooLarge(limit)) : resolve(Buffer.concat(chunks))));
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.pause();
+      responses.get(req)?.setHeader("Connection", "close");
+      reject(requestEntityTooLarge(limit));
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks));
+    req.on("data", onData);
+    req.on("end", onEnd);
     req.on("error", reject);
   });
 }
