@@ -109,3 +109,138 @@ describe("request bodies", () => {
     expect((await call("GET", "/api/v1/namespaces/default")).status).toBe(200);
   });
 });
+
+const CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "deeps.limits.example.com" },
+  spec: {
+    group: "limits.example.com",
+    names: { plural: "deeps", kind: "Deep" },
+    scope: "Namespaced",
+    versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+  },
+};
+const DEEPS = "/apis/limits.example.com/v1/namespaces/default/deeps";
+const CONFIGMAPS = "/api/v1/namespaces/default/configmaps";
+const YAML = { "content-type": "application/yaml" };
+const MERGE = { "content-type": "application/merge-patch+json" };
+const STRATEGIC = { "content-type": "application/strategic-merge-patch+json" };
+const JSON_PATCH = { "content-type": "application/json-patch+json" };
+const APPLY = { "content-type": "application/apply-patch+yaml" };
+
+/** `{"a":{"a":…1…}}`, `levels` objects deep. */
+const nested = (levels: number): string => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
+
+async function defineDeeps(): Promise<void> {
+  expect((await call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)).status).toBe(201);
+  for (let i = 0; i < 50; i++) {
+    if ((await call("GET", DEEPS)).status === 200) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("deeps never served");
+}
+
+describe("YAML bodies", () => {
+  /** The emulator once spent 49 s and 1 GB expanding a body like this one. */
+  function aliasBomb(): string {
+    const list = (item: string): string => `[${Array(9).fill(item).join(",")}]`;
+    let text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\nx0: &x0 ${list('"x"')}\n`;
+    for (let i = 1; i < 9; i++) text += `x${i}: &x${i} ${list(`*x${i - 1}`)}\n`;
+    return text;
+  }
+
+  it("refuses an alias bomb at once with go-yaml's excessive aliasing error", async () => {
+    const body = aliasBomb();
+    const started = Date.now();
+    const r = await call("POST", CONFIGMAPS, undefined, { raw: body, headers: YAML });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ reason: "BadRequest", code: 400 });
+    const hex = Buffer.from(body).subarray(0, 30).toString("hex");
+    expect(r.json.message).toBe(`the object provided is unrecognized (must be of type ConfigMap): yaml: document contains excessive aliasing (${hex} ...)`);
+  });
+
+  it("still reads documents with a few aliases", async () => {
+    const body = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aliased, labels: &l {a: b}, annotations: *l}\n";
+    const r = await call("POST", CONFIGMAPS, undefined, { raw: body, headers: YAML });
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.annotations).toEqual({ a: "b" });
+  });
+
+  it("refuses nesting over 10000 levels with go-yaml's depth error", async () => {
+    const body = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata: ${"[".repeat(10001)}${"]".repeat(10001)}\n`;
+    const r = await call("POST", CONFIGMAPS, undefined, { raw: body, headers: YAML });
+    expect(r.status).toBe(400);
+    const hex = Buffer.from(body).subarray(0, 30).toString("hex");
+    expect(r.json.message).toBe(`the object provided is unrecognized (must be of type ConfigMap): yaml: line 4: exceeded max depth of 10000 (${hex} ...)`);
+  });
+
+  it("answers an apply body over 10000 levels with the apply decoder's wording", async () => {
+    await call("POST", CONFIGMAPS, { metadata: { name: "applied" } });
+    const body = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied"},"data":${"[".repeat(10001)}${"]".repeat(10001)}}`;
+    const r = await call("PATCH", `${CONFIGMAPS}/applied?fieldManager=limits`, undefined, { raw: body, headers: APPLY });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toBe("error decoding patch: error converting YAML to JSON: yaml: exceeded max depth of 10000");
+  });
+});
+
+describe("JSON nesting", () => {
+  beforeAll(defineDeeps);
+
+  it("refuses a body over 10000 levels as Go's scanner does, while reading apiVersion and kind", async () => {
+    const body = `{"apiVersion":"limits.example.com/v1","kind":"Deep","metadata":{"name":"d"},"spec":${nested(10000)}}`;
+    const r = await call("POST", DEEPS, undefined, { raw: body });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toBe(
+      `the object provided is unrecognized (must be of type Deep): couldn't get version/kind; json parse error: invalid character '{' exceeded max depth (${body.slice(0, 30)} ...)`,
+    );
+  });
+
+  it("refuses patches over 10000 levels with each patch decoder's wording", async () => {
+    await call("POST", CONFIGMAPS, { metadata: { name: "patched" } });
+    const deep = `{"data":${nested(10000)}}`;
+    const at = `${CONFIGMAPS}/patched`;
+    expect((await call("PATCH", at, undefined, { raw: deep, headers: MERGE })).json.message).toBe(
+      "error decoding patch: invalid character '{' exceeded max depth",
+    );
+    expect((await call("PATCH", `${at}?fieldValidation=Ignore`, undefined, { raw: deep, headers: MERGE })).json.message).toBe("Invalid JSON Patch");
+    expect((await call("PATCH", at, undefined, { raw: deep, headers: STRATEGIC })).json.message).toBe("invalid character '{' exceeded max depth");
+    const ops = `[{"op":"add","path":"/data","value":${nested(10000)}}]`;
+    const strict = await call("PATCH", at, undefined, { raw: ops, headers: JSON_PATCH });
+    expect(strict.status).toBe(400);
+    expect(strict.json.message).toBe("error decoding patch: invalid character '{' exceeded max depth");
+    expect((await call("PATCH", `${at}?fieldValidation=Ignore`, undefined, { raw: ops, headers: JSON_PATCH })).json.message).toBe(
+      "invalid character '{' exceeded max depth",
+    );
+  });
+
+  it("writes custom resources nested 900 levels by create, merge patch, JSON patch and apply", async () => {
+    const create = await call("POST", DEEPS, undefined, {
+      raw: `{"apiVersion":"limits.example.com/v1","kind":"Deep","metadata":{"name":"n"},"spec":${nested(900)}}`,
+    });
+    expect(create.status).toBe(201);
+    expect((await call("PATCH", `${DEEPS}/n`, undefined, { raw: `{"spec":{"b":${nested(900)}}}`, headers: MERGE })).status).toBe(200);
+    expect((await call("PATCH", `${DEEPS}/n`, undefined, { raw: `[{"op":"add","path":"/spec/c","value":${nested(900)}}]`, headers: JSON_PATCH })).status).toBe(
+      200,
+    );
+    const apply = `{"apiVersion":"limits.example.com/v1","kind":"Deep","metadata":{"name":"n"},"spec":{"d":${nested(900)}}}`;
+    expect((await call("PATCH", `${DEEPS}/n?fieldManager=limits&force=true`, undefined, { raw: apply, headers: APPLY })).status).toBe(200);
+    const got = await call("GET", `${DEEPS}/n`);
+    expect(got.status).toBe(200);
+  });
+
+  it("refuses nesting it cannot follow (past 1000 levels) with a 400 that says so, never a 500", async () => {
+    const deep = `{"apiVersion":"limits.example.com/v1","kind":"Deep","metadata":{"name":"m"},"spec":${nested(5000)}}`;
+    for (const [method, path, headers] of [
+      ["POST", DEEPS, {}],
+      ["PATCH", `${DEEPS}/n`, MERGE],
+      ["PATCH", `${DEEPS}/n?fieldManager=limits`, APPLY],
+      ["POST", DEEPS, YAML],
+    ] as const) {
+      const r = await call(method, path, undefined, { raw: deep, headers: { "content-type": "application/json", ...headers } });
+      expect(r.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(400);
+      expect(r.json.message).toContain("nesting deeper than 1000 levels, more than this emulator follows (a real server reads up to 10000)");
+    }
+  });
+});

@@ -17,6 +17,23 @@ export function trackResponse(req: IncomingMessage, res: ServerResponse): void {
   responses.set(req, res);
 }
 
+/** How long a connection closed with a request body unread stays open, discarding it (Go's rstAvoidanceDelay). */
+const LINGER_MS = 500;
+
+/**
+ * Closing a socket with unread input makes the kernel reset the connection, and a client still
+ * sending may lose the answer. Like Go's closeWriteAndWait, the write side is closed first and
+ * the socket dropped a little later (what arrives meanwhile is discarded); Node calls
+ * destroySoon when a `Connection: close` response is done.
+ */
+function lingerOnClose(req: IncomingMessage): void {
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+}
+
 /**
  * Reads the whole body. A body over the limit is answered with 413 as soon as the limit is
  * passed, without reading the rest (chunked bodies have no length to check first, and may not
@@ -37,6 +54,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       req.off("end", onEnd);
       req.pause();
       responses.get(req)?.setHeader("Connection", "close");
+      lingerOnClose(req);
       reject(requestEntityTooLarge(limit));
     };
     const onEnd = (): void => resolve(Buffer.concat(chunks));
