@@ -133,7 +133,7 @@ const APPLY = { "content-type": "application/apply-patch+yaml" };
 const nested = (levels: number): string => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
 
 async function defineDeeps(): Promise<void> {
-  expect((await call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)).status).toBe(201);
+  expect([201, 409]).toContain((await call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)).status);
   for (let i = 0; i < 50; i++) {
     if ((await call("GET", DEEPS)).status === 200) return;
     await new Promise((r) => setTimeout(r, 100));
@@ -241,6 +241,61 @@ describe("JSON nesting", () => {
       const r = await call(method, path, undefined, { raw: deep, headers: { "content-type": "application/json", ...headers } });
       expect(r.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(400);
       expect(r.json.message).toContain("nesting deeper than 1000 levels, more than this emulator follows (a real server reads up to 10000)");
+    }
+  });
+});
+
+describe("objects too large for etcd", () => {
+  beforeAll(defineDeeps);
+  const deep = (name: string, spec: unknown): Record<string, unknown> => ({ apiVersion: "limits.example.com/v1", kind: "Deep", metadata: { name }, spec });
+  const TOO_LARGE = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 };
+
+  it("refuses an object over etcd's 1.5 MiB request limit with the real server's reasonless 500", async () => {
+    const r = await call("POST", DEEPS, deep("huge", { big: "x".repeat(2 * 1024 * 1024) }));
+    expect(r.status).toBe(500);
+    expect(r.json).toEqual(TOO_LARGE);
+    expect((await call("GET", `${DEEPS}/huge`)).status).toBe(404);
+    // An update that grows an object past it is refused the same way, the object unchanged.
+    expect((await call("POST", DEEPS, deep("grows", { a: "b" }))).status).toBe(201);
+    const u = await call("PATCH", `${DEEPS}/grows`, undefined, { raw: JSON.stringify({ spec: { big: "x".repeat(2 * 1024 * 1024) } }), headers: MERGE });
+    expect(u.json).toEqual(TOO_LARGE);
+    expect((await call("GET", `${DEEPS}/grows`)).json.spec).toEqual({ a: "b" });
+  });
+
+  it("stores an object that fits only without its managedFields, without them (the handlers' retry)", async () => {
+    // managedFields name every label: 6000 labels double in size with them, past the limit.
+    const labels: Record<string, string> = {};
+    for (let i = 0; i < 6000; i++) labels[`l${String(i).padStart(5, "0")}-${"a".repeat(50)}`] = "";
+    const r = await call("POST", CONFIGMAPS, { metadata: { name: "no-ownership", labels }, data: { big: "x".repeat(1000 * 1000) } });
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.managedFields).toBeUndefined();
+    expect(Object.keys(r.json.metadata.labels)).toHaveLength(6000);
+  });
+});
+
+describe("the store's quota", () => {
+  it("answers writes past --quota-backend-bytes with etcd's database space exceeded, history included, and still deletes", async () => {
+    const small = await startEmulator({ port: 0, storageQuotaBytes: 512 * 1024 });
+    try {
+      const c = client(small.url);
+      const value = "x".repeat(16 * 1024);
+      expect((await c("POST", CONFIGMAPS, { metadata: { name: "one" }, data: { v: value } })).status).toBe(201);
+      // Each update keeps the value it replaces for watches to replay: the quota fills up without new objects.
+      let last = await c("PUT", `${CONFIGMAPS}/one`, { metadata: { name: "one" }, data: { v: `${value}0` } });
+      for (let i = 1; i < 64 && last.status === 200; i++)
+        last = await c("PUT", `${CONFIGMAPS}/one`, { metadata: { name: "one" }, data: { v: `${value}${i}` } });
+      expect(last.status).toBe(500);
+      expect(last.json).toEqual({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: "etcdserver: mvcc: database space exceeded",
+        code: 500,
+      });
+      expect((await c("DELETE", `${CONFIGMAPS}/one`)).status).toBe(200);
+    } finally {
+      await small.close();
     }
   });
 });

@@ -195,7 +195,12 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
 
 export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer {
   const clock = new EmulatorClock();
-  const store = new MemoryStore({ retentionMs: settings.retentionMs, now: () => clock.now() });
+  const store = new MemoryStore({
+    retentionMs: settings.retentionMs,
+    now: () => clock.now(),
+    maxRequestBytes: settings.maxStorageRequestBytes,
+    quotaBytes: settings.storageQuotaBytes,
+  });
   const storage = new ObjectStorage(store);
   const registry = new ResourceRegistry(defaultStrategies(settings.failpoints));
   const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
