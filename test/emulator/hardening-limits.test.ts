@@ -299,3 +299,14 @@ describe("the store's quota", () => {
     }
   });
 });
+
+describe("delete bodies", () => {
+  it("refuses DeleteOptions over 10000 levels as the JSON decoder does", async () => {
+    const body = `{"kind":"DeleteOptions","apiVersion":"v1","x":${nested(10000)}}`;
+    const r = await call("DELETE", CONFIGMAPS, undefined, { raw: body });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toBe(
+      `the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; json parse error: invalid character '{' exceeded max depth (${body.slice(0, 30)} ...)`,
+    );
+  });
+});
