@@ -184,7 +184,7 @@ export interface FromYamlOptions {
 
 /**
  * A document the server's YAML reader (go-yaml v2.4, under sigs.k8s.io/yaml) refuses for its
- * size rather than its syntax; the message is that reader's, `yaml: …`.
+ * size or its aliases rather than its syntax; the message is that reader's, `yaml: …`.
  */
 export class YamlLimitError extends YamlDecodeError {
   override name = "YamlLimitError";
@@ -228,8 +228,12 @@ const COUNT_CAP = 2 ** 50;
  * share only rises and the allowed share only falls.
  */
 function checkAliasing(events: readonly Event[], text: string): void {
-  /** Expanded size of each finished node with an anchor, by anchor name (later ones shadow earlier). */
+  /**
+   * Expanded size of each node with an anchor, by anchor name (later ones shadow earlier, from
+   * where they start); OPEN while the node is still being read.
+   */
   const anchors = new Map<string, number>();
+  const OPEN = -1;
   /** Open collections: their expanded size so far and their anchor. */
   const open: Array<{ size: number; anchor: string | undefined }> = [];
   let decodeCount = 0;
@@ -257,6 +261,7 @@ function checkAliasing(events: readonly Event[], text: string): void {
         decodeCount += 1;
         if (excessive(aliasCount, decodeCount)) fail();
         open.push({ size: 1, anchor: anchorOf(e) });
+        if (anchorOf(e) !== undefined) anchors.set(anchorOf(e) as string, OPEN);
         break;
       case EVENT_ID.SCALAR:
         decodeCount += 1;
@@ -266,7 +271,10 @@ function checkAliasing(events: readonly Event[], text: string): void {
       case EVENT_ID.ALIAS: {
         decodeCount += 1;
         if (excessive(aliasCount, decodeCount)) fail();
-        const target = anchors.get(text.slice(e.anchorStart, e.anchorEnd)) ?? 0;
+        const name = text.slice(e.anchorStart, e.anchorEnd);
+        const target = anchors.get(name) ?? 0;
+        // A value holding an alias of itself would expand forever (and cannot be JSON).
+        if (target === OPEN) throw new YamlLimitError(`yaml: anchor '${name}' value contains itself`);
         decodeCount = Math.min(COUNT_CAP, decodeCount + target);
         aliasCount = Math.min(COUNT_CAP, aliasCount + target);
         if (excessive(aliasCount, decodeCount)) fail();

@@ -161,6 +161,14 @@ describe("YAML bodies", () => {
     expect(r.json.message).toBe(`the object provided is unrecognized (must be of type ConfigMap): yaml: document contains excessive aliasing (${hex} ...)`);
   });
 
+  it("refuses a value holding an alias of itself with go-yaml's error, not a 500", async () => {
+    const body = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: loop}\nx: &a [1, *a]\n";
+    const r = await call("POST", CONFIGMAPS, undefined, { raw: body, headers: YAML });
+    expect(r.status).toBe(400);
+    const hex = Buffer.from(body).subarray(0, 30).toString("hex");
+    expect(r.json.message).toBe(`the object provided is unrecognized (must be of type ConfigMap): yaml: anchor 'a' value contains itself (${hex} ...)`);
+  });
+
   it("still reads documents with a few aliases", async () => {
     const body = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aliased, labels: &l {a: b}, annotations: *l}\n";
     const r = await call("POST", CONFIGMAPS, undefined, { raw: body, headers: YAML });
