@@ -6,7 +6,9 @@
  */
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEmulatorServer } from "../../lib/emulator/endpoints/server.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { resolveSettings } from "../../lib/emulator/options.js";
 import { client } from "./support.js";
 
 let emu: RunningEmulator;
@@ -91,6 +93,19 @@ describe("request heads", () => {
   });
 });
 
+describe("the server's timeouts", () => {
+  it("are kube-apiserver's: 32 s for a head, 60 s for a whole request, 90 s between keep-alive requests", async () => {
+    const emulator = createEmulatorServer(resolveSettings({}));
+    const { server } = emulator;
+    expect({ headers: server.headersTimeout, request: server.requestTimeout, keepAlive: server.keepAliveTimeout }).toEqual({
+      headers: 32_000,
+      request: 60_000,
+      keepAlive: 90_000,
+    });
+    await emulator.close();
+  });
+});
+
 describe("request bodies", () => {
   it("answers an endless chunked body 413 once past 3 MiB, and closes the connection", async () => {
     const chunk = Buffer.from(`10000\r\n${"x".repeat(0x10000)}\r\n`);
@@ -101,7 +116,7 @@ describe("request bodies", () => {
       10_000,
     );
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(r.text).toMatch(/^HTTP\/1\.1 413 Request Entity Too Large\r\n/);
     expect(r.text).toMatch(/\r\nConnection: close\r\n/i);
     expect(r.text).toContain('"message":"Request entity too large: limit is 3145728","reason":"RequestEntityTooLarge"');
     expect(r.closed).toBe(true);

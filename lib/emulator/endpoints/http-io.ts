@@ -69,9 +69,18 @@ export interface WriteOptions {
   headers?: Record<string, string | string[]>;
 }
 
+/** Go's status texts where Node's differ (net/http StatusText): the reason phrase of the status line. */
+const GO_STATUS_TEXT: Readonly<Record<number, string>> = { 413: "Request Entity Too Large" };
+
+function statusLineText(code: number): string | undefined {
+  return GO_STATUS_TEXT[code];
+}
+
 export function writeJson(res: ServerResponse, code: number, body: unknown, options: WriteOptions): void {
   const text = options.pretty ? prettyJson(body) : compactJson(body);
   const bytes = Buffer.from(text, "utf8");
+  const reason = statusLineText(code);
+  if (reason !== undefined) res.statusMessage = reason;
   res.writeHead(code, {
     ...options.headers,
     "Cache-Control": "no-cache, private",
