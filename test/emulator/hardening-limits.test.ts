@@ -107,6 +107,14 @@ describe("the server's timeouts", () => {
 });
 
 describe("request bodies", () => {
+  it("closes the connection after answering a request whose endless body it never read", async () => {
+    const chunk = Buffer.from(`1000\r\n${"x".repeat(0x1000)}\r\n`);
+    const r = await raw("POST /no/such/path HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", chunk, 10_000);
+    expect(r.text).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+    expect(r.text).toMatch(/\r\nConnection: close\r\n/i);
+    expect(r.closed).toBe(true);
+  });
+
   it("answers an endless chunked body 413 once past 3 MiB, and closes the connection", async () => {
     const chunk = Buffer.from(`10000\r\n${"x".repeat(0x10000)}\r\n`);
     const started = Date.now();

@@ -9,14 +9,6 @@ import { compactJson, prettyJson } from "../apimachinery/json.js";
 /** The apiserver's request body limit (3 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-/** The response of each request being served, so a body read can ask for the connection to close. */
-const responses = new WeakMap<IncomingMessage, ServerResponse>();
-
-/** Called as a request arrives (server.ts): lets readBody reach the request's response. */
-export function trackResponse(req: IncomingMessage, res: ServerResponse): void {
-  responses.set(req, res);
-}
-
 /** How long a connection closed with a request body unread stays open, discarding it (Go's rstAvoidanceDelay). */
 const LINGER_MS = 500;
 
@@ -26,7 +18,7 @@ const LINGER_MS = 500;
  * the socket dropped a little later (what arrives meanwhile is discarded); Node calls
  * destroySoon when a `Connection: close` response is done.
  */
-function lingerOnClose(req: IncomingMessage): void {
+export function lingerOnClose(req: IncomingMessage): void {
   const socket = req.socket;
   socket.destroySoon = () => {
     socket.end();
@@ -35,10 +27,26 @@ function lingerOnClose(req: IncomingMessage): void {
 }
 
 /**
+ * Called as a request arrives (server.ts). A response that starts while the request's body is
+ * still unread (refused before reading it, or past the body limit) says `Connection: close` and
+ * the connection closes after it, as Go's server does when more than 256 KiB of body remain
+ * (here: any), instead of reading the rest, which may never end, to reach a next request.
+ */
+export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
+    if (!req.complete && !this.headersSent) {
+      this.setHeader("Connection", "close");
+      lingerOnClose(req);
+    }
+    return writeHead.apply(this, args);
+  } as ServerResponse["writeHead"];
+}
+
+/**
  * Reads the whole body. A body over the limit is answered with 413 as soon as the limit is
  * passed, without reading the rest (chunked bodies have no length to check first, and may not
- * end): the answer says `Connection: close` and the connection is closed after it, as Go's
- * server does with a body the handler left unread.
+ * end); the connection then closes (closeIfBodyUnread).
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -53,8 +61,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       req.off("data", onData);
       req.off("end", onEnd);
       req.pause();
-      responses.get(req)?.setHeader("Connection", "close");
-      lingerOnClose(req);
       reject(requestEntityTooLarge(limit));
     };
     const onEnd = (): void => resolve(Buffer.concat(chunks));

@@ -30,7 +30,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } fr
 import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
 import { handleResource } from "./handlers/index.js";
 import { encodeBody } from "./handlers/respond.js";
-import { trackResponse, writeJson, writeStatus, writeText } from "./http-io.js";
+import { closeIfBodyUnread, writeJson, writeStatus, writeText } from "./http-io.js";
 import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
 import { route } from "./router.js";
 
@@ -243,7 +243,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const serve = (req: IncomingMessage, res: ServerResponse): void => {
     res.on("error", () => {});
     req.on("error", () => {});
-    trackResponse(req, res);
+    closeIfBodyUnread(req, res);
     handle(parts, limit, address, req, res).catch((e: unknown) => respondError(res, req, e, false, settings.featureGates, settings.failpoints));
   };
   server.on("request", serve);
