@@ -341,3 +341,13 @@ describe("delete bodies", () => {
     );
   });
 });
+
+describe("YAML nesting within the real limit", () => {
+  it("reads a document 200 levels deep, and still reports its duplicate keys", async () => {
+    const deep = `${"[".repeat(200)}${"]".repeat(200)}`;
+    const body = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep-yaml\n  name: deep-yaml\ndata: {}\nx: ${deep}\n`;
+    const r = await call("POST", CONFIGMAPS, undefined, { raw: body, headers: YAML });
+    expect(r.status, r.text).toBe(201);
+    expect(r.headers.warning).toEqual(['299 - "line 5: key \\"name\\" already set in map"', '299 - "unknown field \\"x\\""']);
+  });
+});
