@@ -21,6 +21,17 @@ export interface EmulatorOptions {
   namespaceCleanupDelayMs?: number;
   /** Request body limit (default 3 MiB). */
   maxRequestBodyBytes?: number;
+  /**
+   * etcd's --max-request-bytes (default 1.5 MiB): a write whose key and JSON value are larger
+   * is retried without managedFields, then answered 500 `etcdserver: request is too large`.
+   */
+  maxStorageRequestBytes?: number;
+  /**
+   * etcd's --quota-backend-bytes (default 2 GiB): the bytes the store keeps (values and the
+   * history watches replay) stay under it; a write past it is answered 500
+   * `etcdserver: mvcc: database space exceeded`.
+   */
+  storageQuotaBytes?: number;
   /** Age after which a continue token answers 410 Expired (default 300000, 5 minutes; emulator clock). */
   continueTokenLifetimeMs?: number;
   /**

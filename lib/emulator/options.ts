@@ -4,7 +4,7 @@ import { type FeatureGates, resolveFeatureGates } from "./apimachinery/feature-g
 import { DEFAULT_MAX_BODY_BYTES } from "./endpoints/http-io.js";
 import { type FailpointName, type Failpoints, isFailpointName, NO_FAILPOINTS } from "./failpoints.js";
 import { DEFAULT_EVENT_TTL_MS } from "./storage/event-ttl.js";
-import { DEFAULT_RETENTION_MS } from "./storage/store.js";
+import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUOTA_BYTES, DEFAULT_RETENTION_MS } from "./storage/store.js";
 
 export interface EmulatorSettings {
   /** Interval between BOOKMARK events on watches that asked for them. */
@@ -15,6 +15,10 @@ export interface EmulatorSettings {
   readonly namespaceCleanupDelayMs: number;
   /** Request body limit (413 above it). */
   readonly maxRequestBodyBytes: number;
+  /** etcd --max-request-bytes: a stored object (key and JSON value) larger than this is refused, a 500 as on a real server. */
+  readonly maxStorageRequestBytes: number;
+  /** etcd --quota-backend-bytes: what the store keeps, current values and watch history, stays under this (500 past it). */
+  readonly storageQuotaBytes: number;
   /** Age (by the emulator clock) after which a continue token answers 410 Expired. */
   readonly continueTokenLifetimeMs: number;
   /** Time (by the emulator clock) from an event's last write to its deletion (kube-apiserver --event-ttl). */
@@ -61,6 +65,8 @@ const DEFAULT_SETTINGS: EmulatorSettings = {
   retentionMs: DEFAULT_RETENTION_MS,
   namespaceCleanupDelayMs: 0,
   maxRequestBodyBytes: DEFAULT_MAX_BODY_BYTES,
+  maxStorageRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
+  storageQuotaBytes: DEFAULT_QUOTA_BYTES,
   continueTokenLifetimeMs: DEFAULT_CONTINUE_TOKEN_LIFETIME_MS,
   eventTtlMs: DEFAULT_EVENT_TTL_MS,
   maxRequestsInFlight: 0,
@@ -92,6 +98,8 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     retentionMs: pick("retentionMs"),
     namespaceCleanupDelayMs: pick("namespaceCleanupDelayMs"),
     maxRequestBodyBytes: pick("maxRequestBodyBytes"),
+    maxStorageRequestBytes: pick("maxStorageRequestBytes"),
+    storageQuotaBytes: pick("storageQuotaBytes"),
     continueTokenLifetimeMs: pick("continueTokenLifetimeMs"),
     eventTtlMs: pick("eventTtlMs"),
     maxRequestsInFlight: Math.floor(pick("maxRequestsInFlight")),

@@ -25,12 +25,16 @@
  * strings and `<<` merge keys are not applied.
  */
 import {
+  constructFromEvents,
   DEFAULT_SCALAR_STYLE_RULES,
   DUMP_SCHEMA,
   defineScalarTag,
   dump,
+  EVENT_ID,
+  type Event,
   load,
   loadAll,
+  parseEvents,
   SCALAR_STYLE,
   type ScalarLayout,
   type ScalarTagDefinition,
@@ -171,6 +175,217 @@ export interface FromYamlOptions {
    * True: the last value wins, as the server does under `fieldValidation=Ignore`.
    */
   allowDuplicateKeys?: boolean;
+  /**
+   * The server's YAML reader's limits (go-yaml v2, see YamlLimitError) instead of js-yaml's
+   * default nesting limit of 100: for reading untrusted request bodies.
+   */
+  serverLimits?: boolean;
+}
+
+/**
+ * A document the server's YAML reader (go-yaml v2.4, under sigs.k8s.io/yaml) refuses for its
+ * size or its aliases rather than its syntax; the message is that reader's, `yaml: …`.
+ */
+export class YamlLimitError extends YamlDecodeError {
+  override name = "YamlLimitError";
+}
+
+/** A document nested deeper than js-yaml's recursive reader follows (about 1500 levels), though within go-yaml's limit. */
+export class YamlTooDeepError extends YamlDecodeError {
+  override name = "YamlTooDeepError";
+  constructor() {
+    super("invalid YAML: nesting deeper than this reader follows");
+  }
+}
+
+/** go-yaml v2's nesting limit (scannerc.go max_flow_level and max_indents). */
+const MAX_YAML_DEPTH = 10000;
+
+/**
+ * go-yaml v2's share of decoded nodes that may come from alias expansion (decode.go
+ * allowedAliasRatio): 99% up to 400,000 decoded nodes, 10% from 4,000,000, linear between.
+ */
+function allowedAliasRatio(decodeCount: number): number {
+  if (decodeCount <= 400_000) return 0.99;
+  if (decodeCount >= 4_000_000) return 0.1;
+  return 0.99 - 0.89 * ((decodeCount - 400_000) / 3_600_000);
+}
+
+const excessive = (aliasCount: number, decodeCount: number): boolean =>
+  aliasCount > 100 && decodeCount > 1000 && aliasCount / decodeCount > allowedAliasRatio(decodeCount);
+
+/** Node counts stop growing here: enough to fail any check, and exact as a double. */
+const COUNT_CAP = 2 ** 50;
+
+/**
+ * go-yaml v2's alias check, without expanding anything: its decoder counts every node it
+ * decodes (the document, each mapping, key, value, sequence and item, an alias and then
+ * everything the alias stands for again), and fails with `document contains excessive
+ * aliasing` when more than 100 of them came from aliases, more than 1000 in all, and the
+ * aliased share passes allowedAliasRatio. The nodes of the first document are visited in the
+ * decoder's order (the events' order); an alias adds its target's expanded size at once,
+ * which fails exactly when some step inside it would, since within an expansion the aliased
+ * share only rises and the allowed share only falls.
+ */
+function checkAliasing(events: readonly Event[], text: string): void {
+  /**
+   * Expanded size of each node with an anchor, by anchor name (later ones shadow earlier, from
+   * where they start); OPEN while the node is still being read.
+   */
+  const anchors = new Map<string, number>();
+  const OPEN = -1;
+  /** Open collections: their expanded size so far and their anchor. */
+  const open: Array<{ size: number; anchor: string | undefined }> = [];
+  let decodeCount = 0;
+  let aliasCount = 0;
+  const fail = (): never => {
+    throw new YamlLimitError("yaml: document contains excessive aliasing");
+  };
+  const finished = (size: number, anchor: string | undefined): void => {
+    if (anchor !== undefined) anchors.set(anchor, size);
+    const parent = open[open.length - 1];
+    if (parent) parent.size = Math.min(COUNT_CAP, parent.size + size);
+  };
+  const anchorOf = (e: { anchorStart: number; anchorEnd: number }): string | undefined =>
+    e.anchorStart < 0 ? undefined : text.slice(e.anchorStart, e.anchorEnd);
+  let documents = 0;
+  for (const e of events) {
+    switch (e.type) {
+      case EVENT_ID.DOCUMENT:
+        // Only the first document is decoded (yaml.Unmarshal).
+        if (++documents > 1) return;
+        decodeCount += 1;
+        break;
+      case EVENT_ID.MAPPING:
+      case EVENT_ID.SEQUENCE:
+        decodeCount += 1;
+        if (excessive(aliasCount, decodeCount)) fail();
+        open.push({ size: 1, anchor: anchorOf(e) });
+        if (anchorOf(e) !== undefined) anchors.set(anchorOf(e) as string, OPEN);
+        break;
+      case EVENT_ID.SCALAR:
+        decodeCount += 1;
+        if (excessive(aliasCount, decodeCount)) fail();
+        finished(1, anchorOf(e));
+        break;
+      case EVENT_ID.ALIAS: {
+        decodeCount += 1;
+        if (excessive(aliasCount, decodeCount)) fail();
+        const name = text.slice(e.anchorStart, e.anchorEnd);
+        const target = anchors.get(name) ?? 0;
+        // A value holding an alias of itself would expand forever (and cannot be JSON).
+        if (target === OPEN) throw new YamlLimitError(`yaml: anchor '${name}' value contains itself`);
+        decodeCount = Math.min(COUNT_CAP, decodeCount + target);
+        aliasCount = Math.min(COUNT_CAP, aliasCount + target);
+        if (excessive(aliasCount, decodeCount)) fail();
+        finished(1 + target, undefined);
+        break;
+      }
+      case EVENT_ID.POP: {
+        const done = open.pop();
+        if (done) finished(done.size, done.anchor);
+        break;
+      }
+    }
+  }
+}
+
+/**
+ * go-yaml v2's nesting limit, for a document too deeply nested for js-yaml's recursive parser
+ * to read at all: more than 10000 open flow collections, or block collections each indented
+ * further than the one holding it, fail with `yaml: exceeded max depth of 10000` (with
+ * `line N: ` when the opening is past the first line). A scan of the text, not a parse:
+ * quoted scalars and comments are skipped; block scalars are not recognized.
+ */
+function deepestOpening(text: string): { depth: number; line: number } {
+  let flow = 0;
+  const indents: number[] = [];
+  let line = 0;
+  let lineStart = 0;
+  let atValueStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === "\n") {
+      line++;
+      lineStart = i + 1;
+      atValueStart = true;
+      continue;
+    }
+    if (c === " " || c === "\t" || c === "\r") continue;
+    if (c === "#" && (i === 0 || /\s/.test(text[i - 1] as string))) {
+      while (i + 1 < text.length && text[i + 1] !== "\n") i++;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      for (i++; i < text.length && text[i] !== c; i++) if (c === '"' && text[i] === "\\") i++;
+      atValueStart = false;
+      continue;
+    }
+    const column = i - lineStart;
+    if (flow === 0 && atValueStart) {
+      // A block collection at a new column pushes an indentation level (roll_indent); a
+      // line starting further left pops the deeper ones (unroll_indent).
+      if (i === lineStart || text.slice(lineStart, i).trim() === "") while (indents.length && (indents[indents.length - 1] as number) > column) indents.pop();
+      const top = indents.length ? (indents[indents.length - 1] as number) : -1;
+      const entry = c === "-" && /\s/.test(text[i + 1] ?? " ");
+      const key = !entry && c !== "[" && c !== "{" && /^[^\s:#]*:(\s|$)/.test(text.slice(i, i + 256));
+      if ((entry || key) && column > top) {
+        indents.push(column);
+        if (indents.length > MAX_YAML_DEPTH) return { depth: indents.length, line };
+      }
+      if (entry) continue;
+    }
+    if (c === "[" || c === "{") {
+      if (flow > 0 || atValueStart) {
+        flow++;
+        if (flow > MAX_YAML_DEPTH) return { depth: flow, line };
+      }
+      atValueStart = true;
+      continue;
+    }
+    if (c === "]" || c === "}") {
+      if (flow > 0) flow--;
+      atValueStart = false;
+      continue;
+    }
+    if (c === ",") {
+      atValueStart = flow > 0;
+      continue;
+    }
+    if (c === ":" && /\s/.test(text[i + 1] ?? " ")) {
+      atValueStart = true;
+      continue;
+    }
+    atValueStart = false;
+  }
+  return { depth: 0, line: 0 };
+}
+
+function depthError(line: number): YamlLimitError {
+  // go-yaml prints a scanner error's line (1-based) only when it is not the first.
+  return new YamlLimitError(`yaml: ${line > 0 ? `line ${line + 1}: ` : ""}exceeded max depth of ${MAX_YAML_DEPTH}`);
+}
+
+/** Reads the documents under the server's limits; see FromYamlOptions.serverLimits. */
+function loadWithServerLimits(text: string, json: boolean): unknown[] {
+  let events: Event[];
+  try {
+    // js-yaml's own limit out of the way: go-yaml's is checked below, and js-yaml's parser
+    // recurses, running out of stack far earlier than 10000 levels.
+    events = parseEvents(text, { maxDepth: MAX_YAML_DEPTH * 2 });
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    const deepest = deepestOpening(text);
+    if (deepest.depth > MAX_YAML_DEPTH) throw depthError(deepest.line);
+    throw new YamlTooDeepError();
+  }
+  checkAliasing(events, text);
+  try {
+    return constructFromEvents(events, { source: text, json });
+  } catch (e) {
+    if (e instanceof RangeError) throw new YamlTooDeepError();
+    throw e;
+  }
 }
 
 function kindOf(v: unknown): string {
@@ -183,8 +398,11 @@ function kindOf(v: unknown): string {
 export function fromYaml(text: string, options: FromYamlOptions = {}): Record<string, unknown> {
   let docs: unknown[];
   try {
-    docs = loadAll(text, { json: options.allowDuplicateKeys ?? false });
+    docs = options.serverLimits
+      ? loadWithServerLimits(text, options.allowDuplicateKeys ?? false)
+      : loadAll(text, { json: options.allowDuplicateKeys ?? false });
   } catch (e) {
+    if (e instanceof YamlDecodeError) throw e;
     if (e instanceof YAMLException) {
       const line = e.mark ? e.mark.line + 1 : undefined;
       const column = e.mark ? e.mark.column + 1 : undefined;

@@ -3,6 +3,8 @@
  * message. They appear inside 400 decode errors, where clients may show them to people.
  */
 
+import { JsonDepthError } from "./json.js";
+
 /** Go's quoteChar: the offending byte in single quotes. */
 function quoteChar(c: string): string {
   if (c === "'") return "'\\''";
@@ -12,6 +14,8 @@ function quoteChar(c: string): string {
 }
 
 export function goJsonSyntaxError(text: string, error: unknown): string {
+  // Already Go's text (json.ts parseJsonLimited).
+  if (error instanceof JsonDepthError) return error.message;
   const message = error instanceof Error ? error.message : String(error);
   if (/Unexpected end of JSON input|Unterminated string/.test(message) || text.trim() === "") return "unexpected end of JSON input";
   const pos = /at position (\d+)/.exec(message);

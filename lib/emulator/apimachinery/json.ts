@@ -15,8 +15,103 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A deep copy. Iterative: structuredClone recurses and runs out of stack at about 2000 levels,
+ * while the server takes objects nested 10000 deep (MAX_JSON_DEPTH).
+ */
 export function cloneJson<T extends Json>(value: T): T {
-  return structuredClone(value);
+  if (typeof value !== "object" || value === null) return value;
+  const root: Json = Array.isArray(value) ? [] : {};
+  const stack: Array<[Json[] | JsonObject, Json[] | JsonObject]> = [[value, root as Json[] | JsonObject]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [from, to] = top;
+    if (Array.isArray(from)) {
+      const out = to as Json[];
+      for (const item of from) out.push(copyShallow(item, stack));
+    } else {
+      const out = to as JsonObject;
+      for (const key of Object.keys(from)) {
+        const copy = copyShallow(from[key] as Json, stack);
+        // A "__proto__" key stays an own property, as structuredClone keeps it.
+        if (key === "__proto__") Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+        else out[key] = copy;
+      }
+    }
+  }
+  return root as T;
+}
+
+function copyShallow(v: Json, stack: Array<[Json[] | JsonObject, Json[] | JsonObject]>): Json {
+  if (typeof v !== "object" || v === null) return v;
+  const copy: Json[] | JsonObject = Array.isArray(v) ? [] : {};
+  stack.push([v, copy]);
+  return copy;
+}
+
+/** Go's encoding/json nesting limit (scanner.go maxNestingDepth), which sigs.k8s.io/json keeps. */
+export const MAX_JSON_DEPTH = 10000;
+
+/** JSON text nested deeper than Go's scanner reads; the message is Go's. */
+export class JsonDepthError extends SyntaxError {
+  override name = "JsonDepthError";
+}
+
+/**
+ * The nesting this emulator follows. Its recursive steps (decoding, patches, field sets, and
+ * V8's own JSON.stringify and structuredClone) run out of a default 1 MB stack well before
+ * Go's 10000 levels; a body between the two is refused with EMULATOR_DEPTH_MESSAGE rather
+ * than failing halfway with a 500.
+ */
+export const EMULATOR_MAX_DEPTH = 1000;
+
+/** Why a body nested deeper than EMULATOR_MAX_DEPTH (but within MAX_JSON_DEPTH) is refused. */
+export const EMULATOR_DEPTH_MESSAGE = `nesting deeper than ${EMULATOR_MAX_DEPTH} levels, more than this emulator follows (a real server reads up to ${10000})`;
+
+/**
+ * JSON.parse, refusing text nested deeper than MAX_JSON_DEPTH as Go's decoders do (and
+ * deeper than EMULATOR_MAX_DEPTH with EMULATOR_DEPTH_MESSAGE).
+ */
+export function parseJsonLimited(text: string): Json {
+  const opener = jsonDepthExceeded(text);
+  if (opener !== undefined) throw new JsonDepthError(`invalid character '${opener}' exceeded max depth`);
+  if (jsonDepthExceeded(text, EMULATOR_MAX_DEPTH) !== undefined) throw new JsonDepthError(EMULATOR_DEPTH_MESSAGE);
+  return JSON.parse(text) as Json;
+}
+
+/** Whether a value nests objects and arrays more than `max` deep (iterative). */
+export function valueDepthExceeds(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [v, depth] = top;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * The bracket ('{' or '[') at which JSON text opens more than `max` nested objects and arrays,
+ * or undefined: Go's scanner then fails with `invalid character '{' exceeded max depth`.
+ * A scan of the text (strings skipped), not a parse.
+ */
+export function jsonDepthExceeded(text: string, max = MAX_JSON_DEPTH): string | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return text[i];
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return undefined;
 }
 
 /** Parses text that is known to be JSON written by this process (stored values). */

@@ -176,7 +176,8 @@ type Frame = MappingFrame | { readonly kind: "sequence" | "document" };
 export function yamlDuplicateLines(text: string): string[] {
   let events: YamlEvent[];
   try {
-    events = parseEvents(text, {});
+    // Past js-yaml's default of 100 levels, as go-yaml reads up to 10000 (the decoder already took the body).
+    events = parseEvents(text, { maxDepth: 20_000 });
   } catch {
     // Unreadable YAML is reported by the decoder, not here.
     return [];

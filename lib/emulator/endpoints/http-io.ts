@@ -9,18 +9,63 @@ import { compactJson, prettyJson } from "../apimachinery/json.js";
 /** The apiserver's request body limit (3 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
-/** Reads the whole body; a body over the limit is drained and answered with 413. */
+/** How long a connection closed with a request body unread stays open, discarding it (Go's rstAvoidanceDelay). */
+const LINGER_MS = 500;
+
+/**
+ * Closing a socket with unread input makes the kernel reset the connection, and a client still
+ * sending may lose the answer. Like Go's closeWriteAndWait, the write side is closed first and
+ * the socket dropped a little later (what arrives meanwhile is discarded); Node calls
+ * destroySoon when a `Connection: close` response is done.
+ */
+export function lingerOnClose(req: IncomingMessage): void {
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+}
+
+/**
+ * Called as a request arrives (server.ts). A response that starts while the request's body is
+ * still unread (refused before reading it, or past the body limit) says `Connection: close` and
+ * the connection closes after it, as Go's server does when more than 256 KiB of body remain
+ * (here: any), instead of reading the rest, which may never end, to reach a next request.
+ */
+export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): void {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
+    if (!req.complete && !this.headersSent) {
+      this.setHeader("Connection", "close");
+      lingerOnClose(req);
+    }
+    return writeHead.apply(this, args);
+  } as ServerResponse["writeHead"];
+}
+
+/**
+ * Reads the whole body. A body over the limit is answered with 413 as soon as the limit is
+ * passed, without reading the rest (chunked bodies have no length to check first, and may not
+ * end); the connection then closes (closeIfBodyUnread).
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
-    });
-    req.on("end", () => (tooLarge ? reject(requestEntityTooLarge(limit)) : resolve(Buffer.concat(chunks))));
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.pause();
+      reject(requestEntityTooLarge(limit));
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks));
+    req.on("data", onData);
+    req.on("end", onEnd);
     req.on("error", reject);
   });
 }
@@ -30,9 +75,18 @@ export interface WriteOptions {
   headers?: Record<string, string | string[]>;
 }
 
+/** Go's status texts where Node's differ (net/http StatusText): the reason phrase of the status line. */
+const GO_STATUS_TEXT: Readonly<Record<number, string>> = { 413: "Request Entity Too Large" };
+
+function statusLineText(code: number): string | undefined {
+  return GO_STATUS_TEXT[code];
+}
+
 export function writeJson(res: ServerResponse, code: number, body: unknown, options: WriteOptions): void {
   const text = options.pretty ? prettyJson(body) : compactJson(body);
   const bytes = Buffer.from(text, "utf8");
+  const reason = statusLineText(code);
+  if (reason !== undefined) res.statusMessage = reason;
   res.writeHead(code, {
     ...options.headers,
     "Cache-Control": "no-cache, private",

@@ -2,8 +2,9 @@
  * The HTTP front: routing, the non-resource endpoints, and the one place where every error
  * becomes a Status response (an unexpected throw is a 500 InternalError, never a crash).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type Server, ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { parseGoBool } from "../../wire/go-strconv.js";
 import { AdmissionDispatcher } from "../admission/dispatcher.js";
 import { storedWebhooks } from "../admission/webhooks.js";
@@ -29,7 +30,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } fr
 import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
 import { handleResource } from "./handlers/index.js";
 import { encodeBody } from "./handlers/respond.js";
-import { writeJson, writeStatus, writeText } from "./http-io.js";
+import { closeIfBodyUnread, writeJson, writeStatus, writeText } from "./http-io.js";
 import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
 import { route } from "./router.js";
 
@@ -121,6 +122,34 @@ function respondError(res: ServerResponse, req: IncomingMessage, error: unknown,
   res.end(bytes);
 }
 
+/** http.Server's MaxHeaderBytes in kube-apiserver (pkg/server/secure_serving.go). */
+const MAX_HEADER_BYTES = 1 << 20;
+
+/** Go's fixed headers of the answers its server writes itself before any handler runs. */
+const GO_ERROR_HEADERS = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n";
+
+/** How long a socket answered with a raw error stays open for the client to read it (Go's rstAvoidanceDelay). */
+const LINGER_MS = 500;
+
+/**
+ * A request Node could not parse or finish reading, answered as Go's net/http answers one
+ * (server.go conn.serve): a head over the limit gets a raw 431, any other malformed request
+ * a raw 400 (wire-facts §11, headers), both with `Connection: close`; a timeout or a reset
+ * gets nothing. The write side is closed first and the socket dropped a little later, so the
+ * client can read the answer while it is still sending.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const busy = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  const silent = err.code === "ECONNRESET" || err.code === "ERR_HTTP_REQUEST_TIMEOUT" || !socket.writable || (busy?.headersSent ?? false);
+  if (silent) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+  socket.end(`HTTP/1.1 ${status}${GO_ERROR_HEADERS}${status}`);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
 async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://emulator.invalid");
   // A server whose write path loses the dry-run flag (failpoints.ts).
@@ -166,7 +195,12 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
 
 export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer {
   const clock = new EmulatorClock();
-  const store = new MemoryStore({ retentionMs: settings.retentionMs, now: () => clock.now() });
+  const store = new MemoryStore({
+    retentionMs: settings.retentionMs,
+    now: () => clock.now(),
+    maxRequestBytes: settings.maxStorageRequestBytes,
+    quotaBytes: settings.storageQuotaBytes,
+  });
   const storage = new ObjectStorage(store);
   const registry = new ResourceRegistry(defaultStrategies(settings.failpoints));
   const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
@@ -191,17 +225,41 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   crds.start();
 
   const limit = new InFlightLimit(settings.maxRequestsInFlight);
-  const server = createServer();
+  const server = createServer({
+    // Go's server reads at most MaxHeaderBytes (1 MiB) + 4096 bytes of request head (wire-facts §11, headers).
+    maxHeaderSize: MAX_HEADER_BYTES + 4096,
+    // kube-apiserver's ReadHeaderTimeout (pkg/server/secure_serving.go): a client trickling its
+    // headers is dropped; the whole request (body included) within --request-timeout's 60 s.
+    // Neither bounds a response, so watches live on.
+    headersTimeout: 32_000,
+    requestTimeout: 60_000,
+    // Its IdleTimeout, the time a keep-alive connection may wait for its next request.
+    keepAliveTimeout: 90_000,
+  });
   const address = (): string => {
     const a = server.address() as AddressInfo | null;
     return a ? `${a.family === "IPv6" ? `[${a.address}]` : a.address}:${a.port}` : "";
   };
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     res.on("error", () => {});
     req.on("error", () => {});
+    closeIfBodyUnread(req, res);
     handle(parts, limit, address, req, res).catch((e: unknown) => respondError(res, req, e, false, settings.featureGates, settings.failpoints));
+  };
+  server.on("request", serve);
+  // Node hands a CONNECT request over as a bare socket; Go serves it like any other method, so
+  // it gets the handler chain's answer, and the connection closes after it.
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.on("finish", () => {
+      res.detachSocket(socket as Socket);
+      socket.end();
+    });
+    serve(req, res);
   });
-  server.on("clientError", (_err, socket) => socket.destroy());
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket));
 
   return {
     server,

@@ -19,11 +19,23 @@
  * entry's modRevision, so any later write of the key (a new, readable value) ends it. Known differences: the namespace
  * controller and watches still read the marked value, and a DELETED event carries its last state.
  */
-import { internalError } from "../apimachinery/api-errors.js";
+import { failure } from "../../wire/status.js";
+import { internalError, StatusError } from "../apimachinery/api-errors.js";
 import { type KubeObject, parseStored } from "../apimachinery/json.js";
 import { asKubeObject, setMeta } from "../apimachinery/object-meta.js";
 import { type StorageView, ViewedEntries } from "./storage-views.js";
-import type { ChangeEvent, DeleteResult, KeyValue, MemoryStore, PutResult, RangeOptions, RangeResult, WatchListener, WriteOptions } from "./store.js";
+import {
+  type ChangeEvent,
+  type DeleteResult,
+  type KeyValue,
+  type MemoryStore,
+  type PutResult,
+  type RangeOptions,
+  type RangeResult,
+  StoreError,
+  type WatchListener,
+  type WriteOptions,
+} from "./store.js";
 
 /** What the object layer needs of a served type: where its entries live and how they read. */
 export interface StoredType {
@@ -147,8 +159,31 @@ export class ObjectStorage {
     return this.store.watch(prefix, afterRevision, (change: ChangeEvent) => listener(viewed.change(change)));
   }
 
-  /** Writes value (encode()'s output, in the type's form) at key; the entry comes back in the type's form. */
+  /**
+   * Writes value (encode()'s output, in the type's form) at key; the entry comes back in the
+   * type's form. A value etcd would refuse as too large is written once more without its
+   * metadata.managedFields, as the real server's create, update and patch handlers retry
+   * (handlers/rest.go isTooLargeError); past that, and past the store's quota, the answer is
+   * the real server's: a 500 with etcd's message and no reason (wire-facts §11, object vs etcd).
+   * Server-side apply does not retry on a real server; here it does, as the store cannot tell.
+   */
   put(type: StoredType, key: string, value: string, options: WriteOptions = {}): PutResult {
+    try {
+      return this.putOnce(type, key, value, options);
+    } catch (e) {
+      if (!(e instanceof StoreError) || (e.code !== "RequestTooLarge" && e.code !== "NoSpace")) throw e;
+      const slimmer = e.code === "RequestTooLarge" ? withoutManagedFields(value) : undefined;
+      if (slimmer === undefined) throw etcdFailure(e);
+      try {
+        return this.putOnce(type, key, slimmer, options);
+      } catch (again) {
+        if (again instanceof StoreError && (again.code === "RequestTooLarge" || again.code === "NoSpace")) throw etcdFailure(again);
+        throw again;
+      }
+    }
+  }
+
+  private putOnce(type: StoredType, key: string, value: string, options: WriteOptions): PutResult {
     const viewed = this.viewOf(type);
     if (!viewed) return this.store.put(key, value, options);
     const result = this.store.put(key, viewed.view.toStored(value), options);
@@ -160,6 +195,20 @@ export class ObjectStorage {
     const result = this.store.delete(key, options);
     return viewed ? { revision: result.revision, prevKv: viewed.kv(result.prevKv) } : result;
   }
+}
+
+/** etcd's error as kube-apiserver passes it on: ErrorToAPIStatus of an unknown error, a 500 without reason. */
+function etcdFailure(e: StoreError): StatusError {
+  return new StatusError(failure(500, "", e.message));
+}
+
+/** The stored value without metadata.managedFields, or undefined when it has none. */
+function withoutManagedFields(value: string): string | undefined {
+  const object = parseStored(value);
+  const metadata = object["metadata"];
+  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata) || !("managedFields" in metadata)) return undefined;
+  delete metadata["managedFields"];
+  return JSON.stringify(object);
 }
 
 /** ObjectMeta fields that come before resourceVersion in its Go order; all are strings. */

@@ -26,7 +26,7 @@ export interface ChangeEvent {
   readonly at: number;
 }
 
-export type StoreErrorCode = "KeyExists" | "KeyNotFound" | "Conflict" | "Compacted" | "FutureRevision";
+export type StoreErrorCode = "KeyExists" | "KeyNotFound" | "Conflict" | "Compacted" | "FutureRevision" | "RequestTooLarge" | "NoSpace";
 
 export class StoreError extends Error {
   constructor(
@@ -44,6 +44,29 @@ export interface StoreOptions {
   retentionMs?: number;
   /** The clock the retention window is measured on (the emulator's clock, so it can be advanced). */
   now?: () => number;
+  /** etcd --max-request-bytes: a put of key and value larger than this fails RequestTooLarge. Default 1.5 MiB. */
+  maxRequestBytes?: number;
+  /** etcd --quota-backend-bytes: a put that would take the kept revisions past this fails NoSpace. Default 2 GiB. */
+  quotaBytes?: number;
+}
+
+/** etcd's default --max-request-bytes (server/embed/config.go DefaultMaxRequestBytes). */
+export const DEFAULT_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
+/** etcd's default --quota-backend-bytes (DefaultQuotaBytes). */
+export const DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024;
+
+/** What etcd answers for a request over --max-request-bytes (rpctypes ErrGRPCRequestTooLarge). */
+export const REQUEST_TOO_LARGE = "etcdserver: request is too large";
+/** What etcd answers for a write past its quota (rpctypes ErrGRPCNoSpace). */
+export const NO_SPACE = "etcdserver: mvcc: database space exceeded";
+
+/**
+ * The size a write of key and value counts: the bytes of both, what etcd's raft request
+ * carries besides a few dozen bytes of framing (the value here is the object's JSON, which is
+ * what a real server stores for custom resources; built-in types it stores as protobuf, usually smaller).
+ */
+export function entrySize(key: string, value: string): number {
+  return Buffer.byteLength(key) + Buffer.byteLength(value);
 }
 
 export interface RangeOptions {
@@ -101,10 +124,21 @@ export class MemoryStore {
   private readonly watchers = new Set<Watcher>();
   private readonly retentionMs: number;
   private readonly now: () => number;
+  private readonly maxRequestBytes: number;
+  private readonly quotaBytes: number;
+  /** Bytes of every revision kept: the current entries and the earlier values the change log holds. */
+  private used = 0;
 
   constructor(options: StoreOptions = {}) {
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
     this.now = options.now ?? Date.now;
+    this.maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+    this.quotaBytes = options.quotaBytes ?? DEFAULT_QUOTA_BYTES;
+  }
+
+  /** Bytes kept (current values and the history watches can still replay), which the quota bounds. */
+  get usedBytes(): number {
+    return this.used;
   }
 
   /** The revision of the last write (the store's current revision). */
@@ -148,8 +182,16 @@ export class MemoryStore {
   }
 
   put(key: string, value: string, options: WriteOptions = {}): PutResult {
+    const size = entrySize(key, value);
+    // etcd refuses the raft request before anything else is looked at.
+    if (size > this.maxRequestBytes) throw new StoreError("RequestTooLarge", REQUEST_TOO_LARGE, key);
     const prevKv = this.entries.get(key);
     this.checkExpectation(key, prevKv, options.expectModRevision);
+    if (this.used + size > this.quotaBytes) {
+      // Compacting what retention no longer covers may make room; etcd's own compaction does it in the background.
+      this.expire();
+      if (this.used + size > this.quotaBytes) throw new StoreError("NoSpace", NO_SPACE, key);
+    }
     const revision = ++this.rev;
     const kv: KeyValue = { key, value, createRevision: prevKv?.createRevision ?? revision, modRevision: revision };
     if (!prevKv)
@@ -159,6 +201,8 @@ export class MemoryStore {
         key,
       );
     this.entries.set(key, kv);
+    // The new value is kept; the one it replaces stays, as history, until compaction.
+    this.used += size;
     this.record({ type: "put", key, revision, kv, prevKv, at: this.now() });
     return { revision, kv, prevKv };
   }
@@ -210,7 +254,14 @@ export class MemoryStore {
       if ((this.log[mid]?.revision ?? Infinity) <= target) drop = mid + 1;
       else hi = mid;
     }
-    if (drop > 0) this.log.splice(0, drop);
+    if (drop > 0) {
+      // The values these changes replaced or deleted are no longer kept.
+      for (let i = 0; i < drop; i++) {
+        const prev = this.log[i]?.prevKv;
+        if (prev) this.used -= entrySize(prev.key, prev.value);
+      }
+      this.log.splice(0, drop);
+    }
     this.compacted = target;
   }
 

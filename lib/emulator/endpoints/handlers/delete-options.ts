@@ -14,7 +14,7 @@ import { parseGoBool } from "../../../wire/go-strconv.js";
 import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
 import { type FieldError, forbidden, invalid as invalidField, notSupported } from "../../apimachinery/field-errors.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
-import { isJsonObject, type Json, obj } from "../../apimachinery/json.js";
+import { isJsonObject, type Json, obj, parseJsonLimited } from "../../apimachinery/json.js";
 import { BOOL, DecodeError, decodeObject, field, INT64, jsonTypeName, listOf, STRING, struct } from "../../apimachinery/typed-json.js";
 import type { DeleteOptions } from "../../registry/generic/options.js";
 import { requestBodyEncoding } from "../negotiation.js";
@@ -69,7 +69,8 @@ function mergeBody(draft: Draft, body: Buffer): void {
     );
   let parsed: Json;
   try {
-    parsed = JSON.parse(text) as Json;
+    // Go's JSON nesting limit too (wire-facts §11, JSON depth).
+    parsed = parseJsonLimited(text);
   } catch (e) {
     throw unrecognized(goJsonSyntaxError(text, e));
   }
@@ -106,7 +107,9 @@ export function parseDeleteOptions(ctx: RequestContext, body: Buffer): DeleteOpt
     const encoding = requestBodyEncoding(ctx.req, ctx.parts.settings.featureGates);
     const unrecognized = (detail: string): Error =>
       badRequest(`the object provided is unrecognized (must be of type DeleteOptions): couldn't get version/kind; ${detail} (${summarizeBody(body)})`);
-    mergeBody(draft, encoding === "json" ? body : Buffer.from(JSON.stringify(bodyJsonForm(encoding, body, false, unrecognized)), "utf8"));
+    const convertFailed = (detail: string): Error =>
+      badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${detail} (${summarizeBody(body)})`);
+    mergeBody(draft, encoding === "json" ? body : Buffer.from(JSON.stringify(bodyJsonForm(encoding, body, false, unrecognized, convertFailed)), "utf8"));
   }
   // An option read by its presence, not its value (failpoint force-option-presence-counts).
   if (draft.ignoreStoreReadError === false && ctx.parts.settings.failpoints.has("force-option-presence-counts")) draft.ignoreStoreReadError = true;

@@ -17,11 +17,20 @@
 import { CborDecodeError, decodeCbor } from "../../../wire/cbor.js";
 import { parseJsonStrict } from "../../../wire/json-strict.js";
 import { decodeObject as decodeProtobuf, ProtobufFormatError } from "../../../wire/protobuf/index.js";
-import { fromYaml, YamlDecodeError } from "../../../wire/yaml.js";
+import { fromYaml, YamlDecodeError, YamlLimitError, YamlTooDeepError } from "../../../wire/yaml.js";
 import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
 import { notSupported } from "../../apimachinery/field-errors.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
-import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
+import {
+  EMULATOR_DEPTH_MESSAGE,
+  EMULATOR_MAX_DEPTH,
+  isJsonObject,
+  type Json,
+  type JsonObject,
+  jsonDepthExceeded,
+  type KubeObject,
+  valueDepthExceeds,
+} from "../../apimachinery/json.js";
 import { asKubeObject } from "../../apimachinery/object-meta.js";
 import { jsonStrictErrors, strictWarnings, unknownFieldMessage, yamlStrictErrors } from "../../apimachinery/strict-decoding.js";
 import { DecodeError, decodeObject, jsonTypeName } from "../../apimachinery/typed-json.js";
@@ -110,7 +119,14 @@ function jsonForm(value: unknown): Json {
  * unreadable; otherwise the last one wins, as the server's lenient conversion does (decodeBody
  * always reads that way and reports duplicates as strict decoding errors instead).
  */
-export function bodyJsonForm(encoding: Encoding, body: Buffer, strict: boolean, unrecognized: (detail: string) => Error): Json {
+export function bodyJsonForm(
+  encoding: Encoding,
+  body: Buffer,
+  strict: boolean,
+  unrecognized: (detail: string) => Error,
+  /** The error for a YAML body the server's YAML reader refuses (its limits), when it differs from `unrecognized`'s. */
+  convertFailed?: (detail: string) => Error,
+): Json {
   switch (encoding) {
     case "json": {
       const text = body.toString("utf8");
@@ -122,8 +138,12 @@ export function bodyJsonForm(encoding: Encoding, body: Buffer, strict: boolean, 
     }
     case "yaml":
       try {
-        return jsonForm(fromYaml(body.toString("utf8"), { allowDuplicateKeys: !strict }));
+        return jsonForm(fromYaml(body.toString("utf8"), { allowDuplicateKeys: !strict, serverLimits: true }));
       } catch (e) {
+        // sigs.k8s.io/yaml v1.6.0's YAMLToJSON returns go-yaml's error as is, before any
+        // version/kind is looked for (wire-facts §11, YAML).
+        if (e instanceof YamlLimitError) throw (convertFailed ?? unrecognized)(e.message);
+        if (e instanceof YamlTooDeepError) throw unrecognized(EMULATOR_DEPTH_MESSAGE);
         if (e instanceof YamlDecodeError) throw unrecognized(`error converting YAML to JSON: ${e.message}`);
         throw e;
       }
@@ -160,7 +180,19 @@ interface ReadBody {
  * duplicates resolve to the last value here, as the server's lenient conversion does; the
  * strict checks find them in the text.
  */
-function parseBody(encoding: Encoding, body: Buffer, mode: FieldValidation, unrecognized: (detail: string) => Error): ReadBody {
+function parseBody(
+  encoding: Encoding,
+  body: Buffer,
+  mode: FieldValidation,
+  unrecognized: (detail: string) => Error,
+  convertFailed: (detail: string) => Error,
+): ReadBody {
+  if (encoding === "json") {
+    // Go's JSON scanner stops at 10000 levels, while reading apiVersion and kind (wire-facts §11, JSON depth).
+    const opener = jsonDepthExceeded(body.toString("utf8"));
+    if (opener !== undefined) throw unrecognized(`invalid character '${opener}' exceeded max depth`);
+    if (jsonDepthExceeded(body.toString("utf8"), EMULATOR_MAX_DEPTH) !== undefined) throw unrecognized(EMULATOR_DEPTH_MESSAGE);
+  }
   if (encoding === "json" && mode !== "Ignore") {
     const text = body.toString("utf8");
     try {
@@ -173,7 +205,8 @@ function parseBody(encoding: Encoding, body: Buffer, mode: FieldValidation, unre
       return { value: bodyJsonForm(encoding, body, false, unrecognized), duplicates: [] };
     }
   }
-  const value = bodyJsonForm(encoding, body, false, unrecognized);
+  const value = bodyJsonForm(encoding, body, false, unrecognized, convertFailed);
+  if (valueDepthExceeds(value, EMULATOR_MAX_DEPTH)) throw unrecognized(EMULATOR_DEPTH_MESSAGE);
   return { value, text: encoding === "yaml" && mode !== "Ignore" ? body.toString("utf8") : undefined, duplicates: [] };
 }
 
@@ -200,7 +233,9 @@ export function decodeBody(ctx: RequestContext, body: Buffer, mode: FieldValidat
     badRequest(
       `the object provided is unrecognized (must be of type ${strategy.kind}): couldn't get version/kind; ${encoding === "json" ? "json parse error: " : ""}${detail} (${summarizeBody(body)})`,
     );
-  const read = parseBody(encoding, body, mode, unrecognized);
+  const convertFailed = (detail: string): Error =>
+    badRequest(`the object provided is unrecognized (must be of type ${strategy.kind}): ${detail} (${summarizeBody(body)})`);
+  const read = parseBody(encoding, body, mode, unrecognized, convertFailed);
   const parsed = read.value;
   if (!isJsonObject(parsed)) {
     throw unrecognized(`json: cannot unmarshal ${jsonTypeName(parsed)} into Go value of type ${TYPE_META_STRUCT}`);

@@ -18,10 +18,10 @@
  */
 
 import { CborDecodeError, decodeCbor } from "../../../wire/cbor.js";
-import { fromYaml, YamlDecodeError } from "../../../wire/yaml.js";
+import { fromYaml, YamlDecodeError, YamlLimitError, YamlTooDeepError } from "../../../wire/yaml.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goQuote } from "../../apimachinery/field-errors.js";
-import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
+import { EMULATOR_DEPTH_MESSAGE, EMULATOR_MAX_DEPTH, isJsonObject, type Json, type JsonObject, valueDepthExceeds } from "../../apimachinery/json.js";
 import { fieldElement, pathString } from "../../apimachinery/managed-fields/field-set.js";
 import type { SchemaNode } from "../../apimachinery/managed-fields/schema.js";
 import { itemElement } from "../../apimachinery/managed-fields/typed-values.js";
@@ -63,9 +63,12 @@ function duplicateKeyText(text: string, line: number | undefined, column: number
 function readYaml(text: string, validation: FieldValidation): ApplyBody {
   let config: Json;
   try {
-    config = fromYaml(text, { allowDuplicateKeys: true }) as JsonObject;
+    config = fromYaml(text, { allowDuplicateKeys: true, serverLimits: true }) as JsonObject;
   } catch (e) {
     if (!(e instanceof YamlDecodeError)) throw e;
+    // yaml.Unmarshal (sigs.k8s.io/yaml v1.6.0) prefixes go-yaml's own error once.
+    if (e instanceof YamlLimitError) throw badRequest(`error decoding patch: error converting YAML to JSON: ${e.message}`);
+    if (e instanceof YamlTooDeepError) throw badRequest(`error decoding patch: ${EMULATOR_DEPTH_MESSAGE}`);
     if (/holds no document|root is null/.test(e.message)) return { config: {} };
     const root = /root is (a \w+)/.exec(e.message)?.[1];
     if (root !== undefined) throw notAMapping(ROOT_KINDS[root] ?? "object");
@@ -73,7 +76,7 @@ function readYaml(text: string, validation: FieldValidation): ApplyBody {
   }
   if (validation === "Ignore") return { config: config as JsonObject };
   try {
-    fromYaml(text, { allowDuplicateKeys: false });
+    fromYaml(text, { allowDuplicateKeys: false, serverLimits: true });
     return { config: config as JsonObject };
   } catch (e) {
     if (e instanceof YamlDecodeError && /duplicated mapping key/.test(e.message)) {
@@ -97,7 +100,9 @@ function readCbor(body: Buffer): ApplyBody {
 }
 
 export function readApplyBody(patchType: PatchType, body: Buffer, validation: FieldValidation): ApplyBody {
-  return patchType === "apply-cbor" ? readCbor(body) : readYaml(body.toString("utf8"), validation);
+  const read = patchType === "apply-cbor" ? readCbor(body) : readYaml(body.toString("utf8"), validation);
+  if (valueDepthExceeds(read.config, EMULATOR_MAX_DEPTH)) throw badRequest(`error decoding patch: ${EMULATOR_DEPTH_MESSAGE}`);
+  return read;
 }
 
 /** `<group>/<version>, Kind=<kind>` (schema.GroupVersionKind.String), from an apiVersion string. */

@@ -26,7 +26,7 @@ import jsonpatch from "fast-json-patch";
 import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../../apimachinery/go-json-errors.js";
-import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
+import { isJsonObject, type Json, type JsonObject, parseJsonLimited } from "../../apimachinery/json.js";
 import { jsonTypeName } from "../../apimachinery/typed-json.js";
 import { patchRejected, tooManyOperations } from "./errors.js";
 import type { FieldValidation } from "./options.js";
@@ -47,7 +47,7 @@ function decodeOperations(body: Buffer, validation: FieldValidation): { ops: Jso
   const strict = validation !== "Ignore";
   let parsed: Json;
   try {
-    parsed = JSON.parse(text) as Json;
+    parsed = parseJsonLimited(text);
   } catch (e) {
     throw badRequest(strict ? `error decoding patch: ${goJsonSyntaxError(text, e)}` : goJsonSyntaxError(text, e));
   }

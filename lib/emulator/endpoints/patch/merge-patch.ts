@@ -14,7 +14,7 @@ import jsonMergePatch from "json-merge-patch";
 import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../../apimachinery/go-json-errors.js";
-import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
+import { isJsonObject, type Json, type JsonObject, parseJsonLimited } from "../../apimachinery/json.js";
 import { jsonTypeName } from "../../apimachinery/typed-json.js";
 import type { PatchResult } from "./json-patch.js";
 import type { FieldValidation } from "./options.js";
@@ -32,7 +32,7 @@ export function applyMergePatch(doc: JsonObject, body: Buffer, validation: Field
   const strict = validation !== "Ignore";
   let patch: Json;
   try {
-    patch = JSON.parse(text) as Json;
+    patch = parseJsonLimited(text);
   } catch (e) {
     throw badRequest(strict ? `error decoding patch: ${goJsonSyntaxError(text, e)}` : BAD_PATCH);
   }

@@ -32,7 +32,7 @@
 import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../../apimachinery/go-json-errors.js";
-import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
+import { isJsonObject, type Json, type JsonObject, parseJsonLimited } from "../../apimachinery/json.js";
 import type { SchemaNode } from "../../apimachinery/managed-fields/schema.js";
 import { jsonTypeName } from "../../apimachinery/typed-json.js";
 import { PatchInputError, patchRejected } from "./errors.js";
@@ -400,7 +400,7 @@ export function applyStrategicMergePatch(doc: JsonObject, body: Buffer, validati
   const text = body.toString("utf8");
   let patch: Json;
   try {
-    patch = JSON.parse(text) as Json;
+    patch = parseJsonLimited(text);
   } catch (e) {
     throw badRequest(goJsonSyntaxError(text, e));
   }
