@@ -193,13 +193,31 @@ function applyOne(doc: Json, raw: JsonObject, kind: string): Json {
   if (kind === "move" || kind === "copy") {
     const from = raw["from"];
     const moved = typeof from === "string" ? resolve(doc, from) : undefined;
-    if (typeof from !== "string" || moved === undefined) throw new jsonpatch.JsonPatchError("missing from", "OPERATION_FROM_UNRESOLVABLE");
+    if (typeof from !== "string" || moved === undefined) {
+      throw new jsonpatch.JsonPatchError("Cannot perform the operation from a path that does not exist", "OPERATION_FROM_UNRESOLVABLE");
+    }
     const source = kind === "move" ? libraryOperation(doc, { op: "remove", path: from }) : doc;
     return libraryOperation(source, { op: "add", path: raw["path"], value: bareClone(moved) } as Operation);
   }
   // evanphx v4 writes null for an add or replace that has no value.
   const op = { ...raw, ...(kind === "add" || kind === "replace" ? { value: value === undefined ? null : bareClone(value) } : {}) } as unknown as Operation;
   return libraryOperation(doc, op);
+}
+
+/**
+ * Decoded operations applied to a copy of `doc`, keys handled as in applyJsonPatch; a failing
+ * operation throws the library's error (an admission webhook's patch reports its text).
+ */
+export function applyPatchOperations(doc: JsonObject, ops: readonly JsonObject[]): Json {
+  let current: Json = bareClone(doc);
+  for (const raw of ops) {
+    const kind = raw["op"];
+    if (typeof kind !== "string" || !["add", "remove", "replace", "move", "copy", "test"].includes(kind)) {
+      throw new jsonpatch.JsonPatchError("Operation `op` property is not one of operations defined in RFC-6902", "OPERATION_OP_INVALID");
+    }
+    current = applyOne(current, raw, kind);
+  }
+  return structuredClone(current);
 }
 
 /** Applies the patch to a copy of `doc`. */
