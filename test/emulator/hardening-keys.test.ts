@@ -200,6 +200,84 @@ describe("the three observed failures", () => {
   });
 });
 
+describe("server-side apply", () => {
+  it("owns f:__proto__ and f:constructor, and removes them when its next apply leaves them out", async () => {
+    const name = uniq("a");
+    const url = `${cm(name)}?fieldManager=keys`;
+    const apply = (data: Dict): Promise<Answer> =>
+      send("PATCH", url, { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data }, "application/apply-patch+yaml");
+    const first = await apply(
+      dict([
+        ["__proto__", "p"],
+        ["constructor", "c"],
+        ["x", "1"],
+      ]),
+    );
+    expect(first.status, first.text).toBe(201);
+    expect(first.json.metadata.managedFields[0].fieldsV1).toEqual({ "f:data": { "f:__proto__": {}, "f:constructor": {}, "f:x": {} } });
+    const second = await apply({ x: "1" });
+    expect(second.status, second.text).toBe(200);
+    expect(entriesOf(second.json.data)).toEqual([["x", "1"]]);
+    expect(second.json.metadata.managedFields[0].fieldsV1).toEqual({ "f:data": { "f:x": {} } });
+  });
+});
+
+describe("a custom resource schema naming constructor, toString and __proto__", () => {
+  it("validates and prunes them as own fields, not Object.prototype's members", async () => {
+    const group = `${uniq("g")}.example.com`;
+    const crd = await call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: `gadgets.${group}` },
+      spec: {
+        group,
+        names: { plural: "gadgets", kind: "Gadget" },
+        scope: "Namespaced",
+        versions: [
+          {
+            name: "v1",
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: "object",
+                properties: {
+                  spec: {
+                    type: "object",
+                    required: ["constructor"],
+                    properties: dict([
+                      ["constructor", { type: "string" } as unknown as string],
+                      ["toString", { type: "string" } as unknown as string],
+                      ["__proto__", { type: "object", properties: { a: { type: "string" } } } as unknown as string],
+                    ]),
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+    expect(crd.status, crd.text).toBe(201);
+    const gadgets = `/apis/${group}/v1/namespaces/${ns}/gadgets`;
+    const gadget = (name: string, spec: string): string => `{"apiVersion":"${group}/v1","kind":"Gadget","metadata":{"name":"${name}"},"spec":${spec}}`;
+    const post = (name: string, spec: string): Promise<Answer> => send("POST", gadgets, gadget(name, spec), "application/json");
+    // Before: a missing constructor met `required` and failed `type: string` as "function".
+    const missing = await post("a", "{}");
+    expect(missing.status).toBe(422);
+    expect(missing.json.message).toBe(`Gadget.${group} "a" is invalid: spec.constructor: Required value`);
+    const made = await post("b", '{"constructor":"x","__proto__":{"a":"1","unknown":"pruned"}}');
+    expect(made.status, made.text).toBe(201);
+    expect(made.text).toContain('"spec":{"__proto__":{"a":"1"},"constructor":"x"}');
+    // ajv skips a property named __proto__: it is checked through a pattern.
+    const wrong = await post("c", '{"constructor":"x","__proto__":{"a":1}}');
+    expect(wrong.status).toBe(422);
+    expect(wrong.json.message).toBe(
+      `Gadget.${group} "c" is invalid: spec.__proto__.a: Invalid value: "integer": spec.__proto__.a in body must be of type string: "integer"`,
+    );
+  });
+});
+
 describe("a mutating webhook's patch", () => {
   it("adds /data/__proto__ and /data/constructor (fast-json-patch's ban made it a 500)", async () => {
     const hook = await startWebhookServer();
