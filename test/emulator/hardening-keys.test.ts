@@ -12,10 +12,13 @@
 import fc from "fast-check";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PKI, PROXY_ALLOWED_NAME, readPair } from "../../fixtures/daemons/pki.js";
+import { startEmulatedDaemons } from "../../lib/emulator/daemons/index.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { CborSeqReader, decodeCbor, encodeCbor } from "../../lib/wire/cbor.js";
 import { decodeObject, encodeObject, WatchFrameReader } from "../../lib/wire/protobuf/index.js";
 import { fromYaml, toYaml } from "../../lib/wire/yaml.js";
+import { get as daemonGet, TLS } from "./daemons/support.js";
 import { type ChunkDecoder, client, openDecodedWatch, uniq, type WatchReader } from "./support.js";
 import { allow, jsonPatch, startWebhookServer } from "./webhook-server.js";
 
@@ -275,6 +278,33 @@ describe("a custom resource schema naming constructor, toString and __proto__", 
     expect(wrong.json.message).toBe(
       `Gadget.${group} "c" is invalid: spec.__proto__.a: Invalid value: "integer": spec.__proto__.a in body must be of type string: "integer"`,
     );
+  });
+});
+
+describe("an emulated daemon's front-proxy extra headers", () => {
+  it("X-Remote-Extra-__proto__ and -constructor are extra keys like any other (they were a 500, `not iterable`)", async () => {
+    const daemons = await startEmulatedDaemons({
+      tls: TLS,
+      access: { tokens: {}, allowedUsers: ["carol"], allowedGroups: [] },
+      controllerManager: {
+        args: [
+          "--authentication-kubeconfig=/x",
+          "--authorization-kubeconfig=/x",
+          `--requestheader-client-ca-file=${PKI.proxyCa}`,
+          `--requestheader-allowed-names=${PROXY_ALLOWED_NAME}`,
+        ],
+        port: 0,
+      },
+    });
+    try {
+      const url = daemons.controllerManager?.url as string;
+      for (const key of ["__proto__", "constructor", "plain"]) {
+        const r = await daemonGet(`${url}/metrics`, { "x-remote-user": "carol", [`x-remote-extra-${key}`]: "v" }, readPair(PKI.proxy));
+        expect(r.status, `${key}: ${r.body}`).toBe(200);
+      }
+    } finally {
+      await daemons.close();
+    }
   });
 });
 
