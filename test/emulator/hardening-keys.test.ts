@@ -281,6 +281,16 @@ describe("a custom resource schema naming constructor, toString and __proto__", 
   });
 });
 
+describe("media type parameters", () => {
+  it("an Accept parameter named constructor or __proto__ is ignored like charset (it was a 406)", async () => {
+    for (const param of ["charset=utf-8", "constructor=x", "__proto__=x"]) {
+      const r = await call("GET", cm(), undefined, { headers: { accept: `application/json;${param}` } });
+      expect(r.status, `${param}: ${r.text}`).toBe(200);
+      expect(r.headers["content-type"]).toBe("application/json");
+    }
+  });
+});
+
 describe("an emulated daemon's front-proxy extra headers", () => {
   it("X-Remote-Extra-__proto__ and -constructor are extra keys like any other (they were a 500, `not iterable`)", async () => {
     const daemons = await startEmulatedDaemons({
