@@ -281,6 +281,32 @@ describe("a custom resource schema naming constructor, toString and __proto__", 
   });
 });
 
+describe("names from the body looked up in the server's own tables", () => {
+  it("an apiVersion named constructor, toString or __proto__ is an unregistered version (it was a 500)", async () => {
+    for (const apiVersion of ["constructor", "toString", "__proto__"]) {
+      const r = await call("POST", cm(), { apiVersion, kind: "ConfigMap", metadata: { name: "x" } });
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.message).toBe(
+        `ConfigMap in version "${apiVersion}" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "${apiVersion}" in scheme "pkg/api/legacyscheme/scheme.go:30"`,
+      );
+    }
+  });
+
+  it("a webhook's matchLabels key __proto__ is refused as a label key, not dropped", async () => {
+    const name = uniq("v");
+    const r = await send(
+      "POST",
+      "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+      `{"metadata":{"name":"${name}"},"webhooks":[{"name":"a.b.c","clientConfig":{"url":"https://x.example.com/"},"sideEffects":"None","admissionReviewVersions":["v1"],"objectSelector":{"matchLabels":{"__proto__":"x","constructor":"y"}}}]}`,
+      "application/json",
+    );
+    expect(r.status, r.text).toBe(422);
+    expect(r.json.message).toBe(
+      `ValidatingWebhookConfiguration.admissionregistration.k8s.io "${name}" is invalid: webhooks[0].objectSelector.matchLabels: Invalid value: "__proto__": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+    );
+  });
+});
+
 describe("media type parameters", () => {
   it("an Accept parameter named constructor or __proto__ is ignored like charset (it was a 406)", async () => {
     for (const param of ["charset=utf-8", "constructor=x", "__proto__=x"]) {
