@@ -194,15 +194,17 @@ function sameRepresentation(a: MediaType, b: MediaType): boolean {
 function matchSpecificity(entry: MediaType, offer: MediaType): number {
   if (!sameRepresentation(entry, offer)) return -1;
   const others = Object.entries(entry.params).filter(([k]) => !(REPRESENTATION_PARAMS as readonly string[]).includes(k));
+  // Parameter names are the client's (`constructor`, `__proto__`): the offer's own ones only.
+  const offered = (k: string): string | undefined => (Object.hasOwn(offer.params, k) ? offer.params[k] : undefined);
   for (const [k, v] of others) {
-    const ov = offer.params[k];
+    const ov = offered(k);
     if (ov !== undefined && ov !== v) return -1;
   }
   if (entry.type === "*") return 0;
   if (entry.type !== offer.type) return -1;
   if (entry.subtype === "*") return 1;
   if (entry.subtype !== offer.subtype) return -1;
-  return others.length > 0 && others.every(([k]) => offer.params[k] !== undefined) ? 3 : 2;
+  return others.length > 0 && others.every(([k]) => offered(k) !== undefined) ? 3 : 2;
 }
 
 /**

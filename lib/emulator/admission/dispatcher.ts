@@ -24,14 +24,13 @@
  * annotations; the request's own deadline is not passed on.
  */
 
-import type { Operation as PatchOperation } from "fast-json-patch";
-import jsonpatch from "fast-json-patch";
 import { makeStatus, type StatusDetails } from "../../wire/status.js";
 import { badRequest, internalError, StatusError } from "../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../apimachinery/go-json-errors.js";
-import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject } from "../apimachinery/json.js";
+import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../apimachinery/json.js";
 import { asKubeObject } from "../apimachinery/object-meta.js";
 import { DecodeError, decodeObject, type StructShape } from "../apimachinery/typed-json.js";
+import { applyPatchOperations } from "../endpoints/patch/json-patch.js";
 import { isExempt, type MatchAttributes, webhookApplies } from "./matching.js";
 import { InvalidReviewResponse, type ReviewAttributes, type ReviewResponse, readReviewResponse, reviewRequest, reviewVersionFor } from "./review.js";
 import { CallFailure, postWebhook, unexpectedStatusText, type WebhookPoster } from "./webhook-client.js";
@@ -134,7 +133,11 @@ export class AdmissionDispatcher {
     if (response.patchType !== "JSONPatch") throw new CallingWebhookError(hook, `unsupported patch type ${JSON.stringify(response.patchType)}`);
     let patched: Json;
     try {
-      patched = jsonpatch.applyPatch(cloneJson(object), ops as unknown as PatchOperation[], true, false).newDocument as Json;
+      // Keys are user data (`__proto__` included): the patch code that stores them as such.
+      patched = applyPatchOperations(
+        object,
+        ops.map((op) => (isJsonObject(op) ? op : {})),
+      );
     } catch (e) {
       throw internalError(e instanceof Error ? (e.message.split("\n")[0] ?? e.message) : String(e));
     }

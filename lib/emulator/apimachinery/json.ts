@@ -183,10 +183,9 @@ export function obj(parent: JsonObject | undefined, key: string): JsonObject | u
 
 export function stringMap(parent: JsonObject | undefined, key: string): Record<string, string> {
   const v = obj(parent, key);
-  const out: Record<string, string> = {};
-  if (!v) return out;
-  for (const [k, val] of Object.entries(v)) if (typeof val === "string") out[k] = val;
-  return out;
+  if (!v) return {};
+  // fromEntries stores every key as an own member, `__proto__` included (user data).
+  return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string"));
 }
 
 export function stringList(parent: JsonObject | undefined, key: string): string[] {

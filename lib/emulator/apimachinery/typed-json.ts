@@ -7,6 +7,7 @@
  */
 import { parseApiTime } from "./api-time.js";
 import { isJsonObject, type Json, type JsonObject } from "./json.js";
+import { ownValue, setOwn } from "./own-keys.js";
 
 export type ScalarKind = "string" | "bool" | "int32" | "int64" | "time" | "microtime" | "bytes" | "any";
 
@@ -167,7 +168,7 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
         const v = value[key];
         if (v === undefined) continue;
         // encoding/json stores null map values as the zero value.
-        out[key] = v === null ? (zeroValue(shape.values) ?? null) : decodeValue(v, shape.values, { ...ctx, path: `${ctx.path}[${key}]` });
+        setOwn(out, key, v === null ? (zeroValue(shape.values) ?? null) : decodeValue(v, shape.values, { ...ctx, path: `${ctx.path}[${key}]` }));
       }
       return out;
     }
@@ -197,7 +198,8 @@ function decodeFields(input: JsonObject, shape: StructShape, ctx: Ctx): JsonObje
   }
   const out: JsonObject = {};
   for (const spec of shape.fields) {
-    const raw = input[spec.name];
+    // A custom resource's schema may name a property `constructor` or `__proto__`: own members only.
+    const raw = ownValue(input, spec.name);
     const inner: Ctx = {
       ...ctx,
       structName: shape.goName,
@@ -206,12 +208,12 @@ function decodeFields(input: JsonObject, shape: StructShape, ctx: Ctx): JsonObje
     };
     const value = raw === undefined || raw === null ? undefined : decodeValue(raw, spec.shape, inner);
     const emitted = emitValue(value, spec);
-    if (emitted !== undefined) out[spec.name] = emitted;
+    if (emitted !== undefined) setOwn(out, spec.name, emitted);
   }
   if (kept.length === 0) return out;
   for (const key of kept) {
     const v = input[key];
-    if (v !== undefined) out[key] = v;
+    if (v !== undefined) setOwn(out, key, v);
   }
   return Object.fromEntries(
     Object.keys(out)
@@ -259,7 +261,7 @@ export function zeroValue(shape: Shape): Json {
       const out: JsonObject = {};
       for (const spec of shape.fields) {
         const v = emitValue(undefined, spec);
-        if (v !== undefined) out[spec.name] = v;
+        if (v !== undefined) setOwn(out, spec.name, v);
       }
       return out;
     }

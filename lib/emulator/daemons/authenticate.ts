@@ -87,7 +87,9 @@ function fromRequestHeaders(req: IncomingMessage, cert: X509Certificate | undefi
     const prefix = rh.extraHeaderPrefixes.find((p) => header.startsWith(p.toLowerCase()));
     if (!prefix || values === undefined) continue;
     const key = unescapeKey(header.slice(prefix.length));
-    extra[key] = [...(extra[key] ?? []), ...values];
+    // The key is the client's (`__proto__`, `constructor`): own members only, as data.
+    const earlier = Object.hasOwn(extra, key) ? (extra[key] ?? []) : [];
+    Object.defineProperty(extra, key, { value: [...earlier, ...values], enumerable: true, writable: true, configurable: true });
   }
   return { name, groups, extra };
 }

@@ -9,6 +9,7 @@
  * struct items (`k:`). A null is a value like any other scalar.
  */
 import { isJsonObject, type Json, type JsonObject } from "../json.js";
+import { ownValue, setOwn } from "../own-keys.js";
 import { FieldSet, fieldElement, keyElement, type Path, valueElement } from "./field-set.js";
 import { childOf, isAtomic, type SchemaNode } from "./schema.js";
 
@@ -19,7 +20,7 @@ export function deepEqual(a: Json | undefined, b: Json | undefined): boolean {
   if (isJsonObject(a)) {
     if (!isJsonObject(b)) return false;
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]));
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
   }
   return false;
 }
@@ -121,7 +122,7 @@ export function compare(lhs: Json | undefined, rhs: Json | undefined, node: Sche
     const lo = (lv ?? {}) as JsonObject;
     const ro = (rv ?? {}) as JsonObject;
     for (const key of new Set([...Object.keys(lo), ...Object.keys(ro)])) {
-      walk(lo[key], ro[key], childOf(n, key), [...path, fieldElement(key)]);
+      walk(ownValue(lo, key), ownValue(ro, key), childOf(n, key), [...path, fieldElement(key)]);
     }
   };
   walk(lhs, rhs, node, []);
@@ -154,8 +155,8 @@ export function merge(live: Json | undefined, config: Json | undefined, node: Sc
   if (!isJsonObject(live) || !isJsonObject(config)) return structuredClone(config);
   const out: JsonObject = { ...live };
   for (const [key, value] of Object.entries(config)) {
-    const merged = merge(live[key], value, childOf(node, key));
-    if (merged !== undefined) out[key] = merged;
+    const merged = merge(ownValue(live, key), value, childOf(node, key));
+    if (merged !== undefined) setOwn(out, key, merged);
   }
   return out;
 }
@@ -168,7 +169,7 @@ export function removePath(root: JsonObject, path: Path, node: SchemaNode): void
     const e = path[i] ?? "";
     if (e.startsWith("f:")) {
       if (!isJsonObject(value)) return;
-      value = value[e.slice(2)];
+      value = ownValue(value, e.slice(2));
       n = childOf(n, e.slice(2));
     } else {
       if (!Array.isArray(value) || n.type !== "list") return;

@@ -73,7 +73,8 @@ function checkTypeMeta(strategy: TypeIdentity & ObjectSchema, kind: string, apiV
   if (kind === strategy.kind && strategy.sameTypeVersions?.includes(apiVersion)) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected})`);
   }
-  if (REGISTERED_KINDS[apiVersion]?.includes(kind)) {
+  // apiVersion is the client's (`constructor`, `__proto__`): own entries only.
+  if (Object.hasOwn(REGISTERED_KINDS, apiVersion) && REGISTERED_KINDS[apiVersion]?.includes(kind)) {
     const pkg = apiVersion.includes("/") ? versionPart(apiVersion) : apiVersion;
     // The internal type's Go package: core for the core group (events included), else the group's first label.
     const internalPkg = strategy.internalKind.group === "" ? "core" : (strategy.internalKind.group.split(".")[0] ?? "core");

@@ -20,9 +20,12 @@ export function goValue(value: Json | undefined): string {
 function sortKeys(value: Json): Json {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (!isJsonObject(value)) return value;
-  const out: Record<string, Json> = {};
-  for (const k of Object.keys(value).sort()) out[k] = sortKeys(value[k] ?? null);
-  return out;
+  // fromEntries: keys are user data, `__proto__` included.
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys(value[k] ?? null)]),
+  );
 }
 
 /** json.Marshal of a map-based document: compact, keys sorted at every level. */

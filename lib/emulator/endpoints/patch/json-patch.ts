@@ -19,6 +19,13 @@
  *    report a missing key), and an add/replace without `value` writes null.
  *
  * Nothing is changed on failure: the operations run on a copy.
+ *
+ * Keys are user data (`__proto__`, `constructor`, `toString` are valid ConfigMap keys, stored
+ * by a real server like any other): fast-json-patch reads and writes `obj[key]`, so the
+ * document it works on is a copy without prototypes (no inherited members to read, no
+ * `__proto__` setter to hit) and its prototype ban is off. `test`, `move` and `copy` are done
+ * here (evanphx's own way: a read, a remove, an add) because the library's versions re-enter
+ * it with the ban on, and its equality calls the value's `hasOwnProperty`.
  */
 
 import type { Operation } from "fast-json-patch";
@@ -27,6 +34,7 @@ import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-stric
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../../apimachinery/go-json-errors.js";
 import { isJsonObject, type Json, type JsonObject, parseJsonLimited } from "../../apimachinery/json.js";
+import { deepEqual } from "../../apimachinery/managed-fields/typed-values.js";
 import { jsonTypeName } from "../../apimachinery/typed-json.js";
 import { patchRejected, tooManyOperations } from "./errors.js";
 import type { FieldValidation } from "./options.js";
@@ -146,25 +154,90 @@ function validator(operation: Operation, index: number, document: unknown, exist
   jsonpatch.validator(operation, index, document, existingPath);
 }
 
+/**
+ * A deep copy whose objects have no prototype (see the module comment). Iterative, as
+ * structuredClone is, so that a deeply nested document does not exhaust the stack.
+ */
+function bareClone(value: Json): Json {
+  const shell = (v: Json): Json => (Array.isArray(v) ? [] : isJsonObject(v) ? (Object.create(null) as JsonObject) : v);
+  const root = shell(value);
+  const pending: [Json, Json][] = [[value, root]];
+  for (let top = pending.pop(); top; top = pending.pop()) {
+    const [from, to] = top;
+    const entries: [string | number, Json][] = Array.isArray(from) ? [...from.entries()] : isJsonObject(from) ? Object.entries(from) : [];
+    for (const [key, child] of entries) {
+      const copy = shell(child);
+      // A prototype-less target has no `__proto__` setter: plain assignment stores the key.
+      (to as Record<string | number, Json>)[key] = copy;
+      if (copy !== child) pending.push([child, copy]);
+    }
+  }
+  return root;
+}
+
+/** One library operation on a bare copy of `doc`, prototype ban off. */
+function libraryOperation(doc: Json, op: Operation): Json {
+  return jsonpatch.applyOperation(bareClone(doc), op, validator, true, false).newDocument as Json;
+}
+
+/** Applies one operation to `doc` (a bare copy), giving the new document; throws the library's errors. */
+function applyOne(doc: Json, raw: JsonObject, kind: string): Json {
+  const value = raw["value"];
+  if (kind === "test") {
+    const path = raw["path"];
+    const actual = typeof path === "string" && (path === "" || path.startsWith("/")) ? resolve(doc, path) : undefined;
+    if (actual === undefined || value === undefined || !deepEqual(actual, value))
+      throw new jsonpatch.JsonPatchError("Test operation failed", "TEST_OPERATION_FAILED");
+    return doc;
+  }
+  if (kind === "move" || kind === "copy") {
+    const from = raw["from"];
+    const moved = typeof from === "string" ? resolve(doc, from) : undefined;
+    if (typeof from !== "string" || moved === undefined) {
+      throw new jsonpatch.JsonPatchError("Cannot perform the operation from a path that does not exist", "OPERATION_FROM_UNRESOLVABLE");
+    }
+    const source = kind === "move" ? libraryOperation(doc, { op: "remove", path: from }) : doc;
+    return libraryOperation(source, { op: "add", path: raw["path"], value: bareClone(moved) } as Operation);
+  }
+  // evanphx v4 writes null for an add or replace that has no value.
+  const op = { ...raw, ...(kind === "add" || kind === "replace" ? { value: value === undefined ? null : bareClone(value) } : {}) } as unknown as Operation;
+  return libraryOperation(doc, op);
+}
+
+/**
+ * Decoded operations applied to a copy of `doc`, keys handled as in applyJsonPatch; a failing
+ * operation throws the library's error (an admission webhook's patch reports its text).
+ */
+export function applyPatchOperations(doc: JsonObject, ops: readonly JsonObject[]): Json {
+  let current: Json = bareClone(doc);
+  for (const raw of ops) {
+    const kind = raw["op"];
+    if (typeof kind !== "string" || !["add", "remove", "replace", "move", "copy", "test"].includes(kind)) {
+      throw new jsonpatch.JsonPatchError("Operation `op` property is not one of operations defined in RFC-6902", "OPERATION_OP_INVALID");
+    }
+    current = applyOne(current, raw, kind);
+  }
+  return structuredClone(current);
+}
+
 /** Applies the patch to a copy of `doc`. */
 export function applyJsonPatch(doc: JsonObject, body: Buffer, validation: FieldValidation): PatchResult {
   const { ops, strictErrors } = decodeOperations(body, validation);
   if (ops.length > MAX_JSON_PATCH_OPERATIONS) throw tooManyOperations(ops.length);
-  let current: Json = structuredClone(doc);
+  let current: Json = bareClone(doc);
   for (const raw of ops) {
     const kind = raw["op"];
     if (typeof kind !== "string" || !["add", "remove", "replace", "move", "copy", "test"].includes(kind)) {
       throw patchRejected(`Unexpected kind: ${typeof kind === "string" ? kind : "unknown"}`);
     }
-    // evanphx v4 writes null for an add or replace that has no value.
-    const op = { ...raw, ...((kind === "add" || kind === "replace") && raw["value"] === undefined ? { value: null } : {}) } as unknown as Operation;
     const before = current;
     try {
-      current = jsonpatch.applyOperation(structuredClone(before), op, validator, true).newDocument as Json;
+      current = applyOne(before, raw, kind);
     } catch (e) {
       if (e instanceof jsonpatch.JsonPatchError || e instanceof TypeError) throw patchRejected(failureText(raw, before, e.message));
       throw e;
     }
   }
-  return { patched: current, strictErrors };
+  // Back to ordinary objects (structuredClone keeps an own `__proto__` member as one).
+  return { patched: structuredClone(current), strictErrors };
 }

@@ -34,6 +34,7 @@ import { badRequest } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../../apimachinery/go-json-errors.js";
 import { isJsonObject, type Json, type JsonObject, parseJsonLimited } from "../../apimachinery/json.js";
 import type { SchemaNode } from "../../apimachinery/managed-fields/schema.js";
+import { ownValue, setOwn } from "../../apimachinery/own-keys.js";
 import { jsonTypeName } from "../../apimachinery/typed-json.js";
 import { PatchInputError, patchRejected } from "./errors.js";
 import { goValue } from "./go-format.js";
@@ -142,7 +143,7 @@ function normalizeSliceOrder(toSort: Json[], order: readonly Json[], mergeKey: s
   let toDelete: Json[] = [];
   if (kind === "map") {
     for (const v of [...items, ...order]) {
-      if (!isJsonObject(v) || !(mergeKey in v)) throw noMergeKey(v, mergeKey);
+      if (!isJsonObject(v) || !Object.hasOwn(v, mergeKey)) throw noMergeKey(v, mergeKey);
     }
     toDelete = items.filter((v) => isJsonObject(v) && v[DIRECTIVE] === "delete");
     items = items.filter((v) => !(isJsonObject(v) && v[DIRECTIVE] === "delete"));
@@ -213,7 +214,7 @@ function partition(merged: readonly Json[], by: readonly Json[], mergeKey: strin
   for (const v of merged) {
     let found: boolean;
     if (kind === "map") {
-      if (!isJsonObject(v) || !(mergeKey in v)) throw noMergeKey(v, mergeKey);
+      if (!isJsonObject(v) || !Object.hasOwn(v, mergeKey)) throw noMergeKey(v, mergeKey);
       found = by.some((b) => isJsonObject(b) && b[mergeKey] === v[mergeKey]);
     } else {
       found = by.some((b) => b === v);
@@ -244,13 +245,13 @@ function mergeSlice(original: Json[], patch: Json[], node: SchemaNode, mergeKey:
     let replace = false;
     for (const v of patch) {
       const item = v as JsonObject;
-      if (!(DIRECTIVE in item)) {
+      if (!Object.hasOwn(item, DIRECTIVE)) {
         plain.push(v);
         continue;
       }
       const directive = item[DIRECTIVE];
       if (directive === "delete") {
-        if (!(mergeKey in item)) throw noMergeKey(item, mergeKey);
+        if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
         orig = deleteMatching(orig, mergeKey, item[mergeKey] ?? null);
       } else if (directive === "replace") {
         replace = true;
@@ -270,7 +271,7 @@ function mergeSlice(original: Json[], patch: Json[], node: SchemaNode, mergeKey:
     merged = [...orig];
     for (const v of pat) {
       const item = v as JsonObject;
-      if (!(mergeKey in item)) throw noMergeKey(item, mergeKey);
+      if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
       const at = merged.findIndex((m) => isJsonObject(m) && m[mergeKey] === item[mergeKey]);
       const found = merged[at];
       if (at >= 0 && isJsonObject(found)) merged[at] = mergeMap(structuredClone(found), structuredClone(item), itemNode(node));
@@ -307,7 +308,7 @@ function checkOrderList(patchList: Json[], order: Json[], mergeKey: string): voi
   let s = 0;
   while (p < nonDelete.length && s < order.length) {
     const item = nonDelete[p] ?? null;
-    if (isJsonObject(item) && DIRECTIVE in item) {
+    if (isJsonObject(item) && Object.hasOwn(item, DIRECTIVE)) {
       p++;
       continue;
     }
@@ -329,8 +330,8 @@ function applyOrderDirectives(original: JsonObject, patch: JsonObject, node: Sch
     delete patch[key];
     if (!Array.isArray(order)) throw new SentinelError(ERR_ORDER_LIST, 400);
     const field = extractKey(key, ORDER_PREFIX);
-    const originalList = original[field];
-    const patchList = patch[field];
+    const originalList = ownValue(original, field);
+    const patchList = ownValue(patch, field);
     if (originalList !== undefined && !Array.isArray(originalList)) throw new SentinelError(ERR_ORDER_LIST, 400);
     if (patchList !== undefined && !Array.isArray(patchList)) throw new SentinelError(ERR_ORDER_LIST, 400);
     const child = lookup(node, field);
@@ -343,8 +344,23 @@ function applyOrderDirectives(original: JsonObject, patch: JsonObject, node: Sch
     else merged = mergeSliceHandler(originalList, patchList, child, false);
     const kind = sliceElementKind(originalList ?? [], patchList ?? []);
     const [inOrder, serverOnly] = partition(merged, order, mergeKey, kind);
-    original[field] = normalizeElementOrder(inOrder, serverOnly, order, originalList ?? [], mergeKey, kind);
+    setOwn(original, field, normalizeElementOrder(inOrder, serverOnly, order, originalList ?? [], mergeKey, kind));
     delete patch[field];
+  }
+}
+
+/**
+ * discardNullValuesFromPatch (IgnoreUnmatchedNulls): a patch value taken whole, because the
+ * original lacks the key or has another type there, loses its nulls; else a null meant to
+ * delete a key that is not there would store one (`{"data":{"x":null}}` giving `x: ""`).
+ */
+function discardNulls(value: Json): void {
+  if (Array.isArray(value)) for (const item of value) discardNulls(item);
+  else if (isJsonObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      if (v === null) delete value[k];
+      else discardNulls(v);
+    }
   }
 }
 
@@ -373,19 +389,22 @@ function mergeMap(original: JsonObject, patch: JsonObject, node: SchemaNode): Js
       delete original[k];
       continue;
     }
+    // Keys are user data (`__proto__` is a valid ConfigMap key): own members only.
     if (!Object.hasOwn(original, k)) {
-      original[k] = patchV;
+      discardNulls(patchV);
+      setOwn(original, k, patchV);
       continue;
     }
     const current = original[k] ?? null;
     if (goType(current) !== goType(patchV)) {
-      original[k] = patchV;
+      discardNulls(patchV);
+      setOwn(original, k, patchV);
       continue;
     }
     const child = lookup(node, k);
-    if (isJsonObject(current) && isJsonObject(patchV)) original[k] = mergeMap(current, patchV, child);
-    else if (Array.isArray(current) && Array.isArray(patchV)) original[k] = mergeSliceHandler(current, patchV, child, isDeleteList);
-    else original[k] = patchV;
+    if (isJsonObject(current) && isJsonObject(patchV)) setOwn(original, k, mergeMap(current, patchV, child));
+    else if (Array.isArray(current) && Array.isArray(patchV)) setOwn(original, k, mergeSliceHandler(current, patchV, child, isDeleteList));
+    else setOwn(original, k, patchV);
   }
   return original;
 }

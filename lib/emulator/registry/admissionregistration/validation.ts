@@ -131,9 +131,8 @@ function validateLabelSelector(selector: JsonObject, path: string): FieldError[]
 }
 
 function stringMapOf(v: Json | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (isJsonObject(v)) for (const [k, val] of Object.entries(v)) if (typeof val === "string") out[k] = val;
-  return out;
+  // fromEntries keeps a `__proto__` key, for validation to refuse.
+  return isJsonObject(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string")) : {};
 }
 
 const URL_FORM = "; desired format: https://host[/path]";

@@ -12,6 +12,7 @@
  * find nothing here (a real server would evaluate them or refuse the CRD).
  */
 import { isJsonObject, type Json, type JsonObject, type KubeObject, str } from "../../apimachinery/json.js";
+import { ownValue } from "../../apimachinery/own-keys.js";
 import { CREATION_TIMESTAMP_DOC, humanDuration, NAME_COLUMN, type TableCell, type TableColumnDefinition, type TablePrinter, timeMs } from "../generic/table.js";
 
 type Step =
@@ -62,7 +63,7 @@ function parseJsonPath(path: string): Step[] | undefined {
 
 function follow(node: Json | undefined, path: readonly string[]): Json | undefined {
   let cur = node;
-  for (const k of path) cur = isJsonObject(cur) ? cur[k] : undefined;
+  for (const k of path) cur = isJsonObject(cur) ? ownValue(cur, k) : undefined;
   return cur;
 }
 
@@ -73,7 +74,7 @@ function findFirst(root: Json, steps: readonly Step[]): Json | undefined {
     const next: Json[] = [];
     for (const n of nodes) {
       if ("key" in step) {
-        const v = isJsonObject(n) ? n[step.key] : undefined;
+        const v = isJsonObject(n) ? ownValue(n, step.key) : undefined;
         if (v !== undefined) next.push(v);
       } else if ("index" in step) {
         if (Array.isArray(n)) {

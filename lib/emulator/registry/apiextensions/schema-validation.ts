@@ -15,8 +15,11 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { type FieldError, invalid, notSupported, required, tooLong } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
+import { ownValue } from "../../apimachinery/own-keys.js";
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, validateSchema: false });
+// ownProperties: a property the schema names `constructor` or `toString` is absent when the
+// object lacks it, not Object.prototype's function (which failed `type: string` and met `required`).
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, validateSchema: false, ownProperties: true });
 
 const DROPPED = new Set([
   "x-kubernetes-preserve-unknown-fields",
@@ -48,6 +51,13 @@ function forAjv(schema: Json): Json {
     } else {
       out[key] = forAjv(value);
     }
+  }
+  // ajv skips a property named `__proto__`; the same schema as a pattern for exactly that name
+  // is checked like any other property (properties and patternProperties both apply).
+  const properties = out["properties"];
+  if (isJsonObject(properties) && Object.hasOwn(properties, "__proto__")) {
+    const patterns = isJsonObject(out["patternProperties"]) ? out["patternProperties"] : {};
+    out["patternProperties"] = { ...patterns, "^__proto__$": ownValue(properties, "__proto__") ?? {} };
   }
   if (schema["x-kubernetes-int-or-string"] === true) {
     const intOrString: JsonObject = { anyOf: [{ type: "integer" }, { type: "string" }] };
