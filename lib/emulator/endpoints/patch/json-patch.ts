@@ -28,13 +28,12 @@
  * it with the ban on, and its equality calls the value's `hasOwnProperty`.
  */
 
-import type { Operation } from "fast-json-patch";
 import jsonpatch from "fast-json-patch";
 import { duplicateFieldMessage, parseJsonStrict } from "../../../wire/json-strict.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goJsonSyntaxError } from "../../apimachinery/go-json-errors.js";
 import { isJsonObject, type Json, type JsonObject, parseJsonLimited } from "../../apimachinery/json.js";
-import { deepEqual } from "../../apimachinery/managed-fields/typed-values.js";
+import { applyOne, bareClone, resolve, splitPointer } from "../../apimachinery/json-patch-operations.js";
 import { jsonTypeName } from "../../apimachinery/typed-json.js";
 import { patchRejected, tooManyOperations } from "./errors.js";
 import type { FieldValidation } from "./options.js";
@@ -84,27 +83,6 @@ function decodeOperations(body: Buffer, validation: FieldValidation): { ops: Jso
   return { ops: parsed.map((op) => (isJsonObject(op) ? op : {})), strictErrors };
 }
 
-const unescapeToken = (s: string): string => s.replace(/~1/g, "/").replace(/~0/g, "~");
-
-/** The value at a JSON pointer, or undefined when the pointer does not resolve. */
-function resolve(doc: Json, pointer: string): Json | undefined {
-  if (pointer === "") return doc;
-  let v: Json | undefined = doc;
-  for (const raw of pointer.split("/").slice(1)) {
-    const key = unescapeToken(raw);
-    if (Array.isArray(v)) v = /^\d+$/.test(key) ? v[Number(key)] : undefined;
-    else if (isJsonObject(v)) v = Object.hasOwn(v, key) ? v[key] : undefined;
-    else return undefined;
-    if (v === undefined) return undefined;
-  }
-  return v;
-}
-
-function splitPointer(pointer: string): { parent: string; key: string } {
-  const at = pointer.lastIndexOf("/");
-  return { parent: at <= 0 ? "" : pointer.slice(0, at), key: unescapeToken(pointer.slice(at + 1)) };
-}
-
 /** evanphx/json-patch v4's text for an operation that failed on `doc`. */
 function failureText(op: JsonObject, doc: Json, fallback: string): string {
   const kind = typeof op["op"] === "string" ? op["op"] : "unknown";
@@ -140,84 +118,6 @@ function failureText(op: JsonObject, doc: Json, fallback: string): string {
     default:
       return fallback;
   }
-}
-
-/**
- * fast-json-patch's own validation, except that a `replace` may name a missing member of an
- * existing object (evanphx v4 behaviour, see the module comment).
- */
-function validator(operation: Operation, index: number, document: unknown, existingPath?: string): void {
-  if (operation.op === "replace" && existingPath !== undefined && existingPath !== operation.path) {
-    const { parent } = splitPointer(operation.path);
-    if (existingPath === parent && isJsonObject(resolve(document as Json, parent) ?? null)) return;
-  }
-  jsonpatch.validator(operation, index, document, existingPath);
-}
-
-/**
- * A deep copy whose objects have no prototype (see the module comment). Iterative, as
- * structuredClone is, so that a deeply nested document does not exhaust the stack.
- */
-function bareClone(value: Json): Json {
-  const shell = (v: Json): Json => (Array.isArray(v) ? [] : isJsonObject(v) ? (Object.create(null) as JsonObject) : v);
-  const root = shell(value);
-  const pending: [Json, Json][] = [[value, root]];
-  for (let top = pending.pop(); top; top = pending.pop()) {
-    const [from, to] = top;
-    const entries: [string | number, Json][] = Array.isArray(from) ? [...from.entries()] : isJsonObject(from) ? Object.entries(from) : [];
-    for (const [key, child] of entries) {
-      const copy = shell(child);
-      // A prototype-less target has no `__proto__` setter: plain assignment stores the key.
-      (to as Record<string | number, Json>)[key] = copy;
-      if (copy !== child) pending.push([child, copy]);
-    }
-  }
-  return root;
-}
-
-/** One library operation on a bare copy of `doc`, prototype ban off. */
-function libraryOperation(doc: Json, op: Operation): Json {
-  return jsonpatch.applyOperation(bareClone(doc), op, validator, true, false).newDocument as Json;
-}
-
-/** Applies one operation to `doc` (a bare copy), giving the new document; throws the library's errors. */
-function applyOne(doc: Json, raw: JsonObject, kind: string): Json {
-  const value = raw["value"];
-  if (kind === "test") {
-    const path = raw["path"];
-    const actual = typeof path === "string" && (path === "" || path.startsWith("/")) ? resolve(doc, path) : undefined;
-    if (actual === undefined || value === undefined || !deepEqual(actual, value))
-      throw new jsonpatch.JsonPatchError("Test operation failed", "TEST_OPERATION_FAILED");
-    return doc;
-  }
-  if (kind === "move" || kind === "copy") {
-    const from = raw["from"];
-    const moved = typeof from === "string" ? resolve(doc, from) : undefined;
-    if (typeof from !== "string" || moved === undefined) {
-      throw new jsonpatch.JsonPatchError("Cannot perform the operation from a path that does not exist", "OPERATION_FROM_UNRESOLVABLE");
-    }
-    const source = kind === "move" ? libraryOperation(doc, { op: "remove", path: from }) : doc;
-    return libraryOperation(source, { op: "add", path: raw["path"], value: bareClone(moved) } as Operation);
-  }
-  // evanphx v4 writes null for an add or replace that has no value.
-  const op = { ...raw, ...(kind === "add" || kind === "replace" ? { value: value === undefined ? null : bareClone(value) } : {}) } as unknown as Operation;
-  return libraryOperation(doc, op);
-}
-
-/**
- * Decoded operations applied to a copy of `doc`, keys handled as in applyJsonPatch; a failing
- * operation throws the library's error (an admission webhook's patch reports its text).
- */
-export function applyPatchOperations(doc: JsonObject, ops: readonly JsonObject[]): Json {
-  let current: Json = bareClone(doc);
-  for (const raw of ops) {
-    const kind = raw["op"];
-    if (typeof kind !== "string" || !["add", "remove", "replace", "move", "copy", "test"].includes(kind)) {
-      throw new jsonpatch.JsonPatchError("Operation `op` property is not one of operations defined in RFC-6902", "OPERATION_OP_INVALID");
-    }
-    current = applyOne(current, raw, kind);
-  }
-  return structuredClone(current);
 }
 
 /** Applies the patch to a copy of `doc`. */
