@@ -22,13 +22,17 @@ import { zeroValue } from "../../apimachinery/typed-json.js";
 import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
 import { ResourceVersionTooOld } from "../../storage/read-errors.js";
 import { replayChanges, startWatch } from "../../storage/reads.js";
+import type { KeyValue } from "../../storage/store.js";
 import { type ListOptions, objectFilter, parseResourceVersionParam } from "../list-options.js";
 import type { RequestContext } from "./context.js";
 import { readError } from "./storage-errors.js";
 import { viewOf, type WatchEvent } from "./watch-change.js";
 import { encodeWatchEvent, watchFormatOf, watchObject } from "./watch-format.js";
 import { joinWatchGroup } from "./watch-groups.js";
-import { watchOutbox } from "./watch-outbox.js";
+import { type LazyLines, watchOutbox } from "./watch-outbox.js";
+
+/** About the bytes an event adds to its object's JSON (`{"type":"ADDED","object":…}` and a newline). */
+const EVENT_ENVELOPE_BYTES = 30;
 
 /** Annotation of the BOOKMARK that ends the initial events (wire-facts §2). */
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
@@ -80,7 +84,7 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
       res.end();
     }
   };
-  const outbox = watchOutbox(res, close);
+  const outbox = watchOutbox(res, settings.watchBacklogBytes, close);
   // A cleanup registered after the stream closed runs at once, so nothing outlives it.
   const addCleanup = (cleanup: () => void): void => {
     if (closed) cleanup();
@@ -91,11 +95,33 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   res.on("error", close);
   // Protobuf frames without their length prefix (failpoints.ts): every frame passes here, the shared fan-out's too.
   const unframed = fp.has("protobuf-watch-unframed") && format.encoding === "protobuf";
+  const frame = (line: Buffer | string): Buffer | string => (unframed && typeof line !== "string" ? line.subarray(4) : line);
   const sendLine = (line: Buffer | string): void => {
-    if (!closed) outbox.send(unframed && typeof line !== "string" ? line.subarray(4) : line);
+    if (!closed) outbox.send(frame(line));
   };
   const send = (event: WatchEvent): void => {
     if (!closed) sendLine(encodeWatchEvent(format, event.type, watchObject(format, event.object, takeHeaders(), clock.now())));
+  };
+  /** ADDED events of the entries, in order; only the first may carry Table column definitions. */
+  const initialEvents = (kvs: readonly KeyValue[], headers: boolean): LazyLines => {
+    let next = 0;
+    let remaining = 0;
+    for (const kv of kvs) remaining += kv.value.length + EVENT_ENVELOPE_BYTES;
+    let first = headers;
+    return {
+      get remainingBytes() {
+        return remaining;
+      },
+      next() {
+        const kv = kvs[next++];
+        if (kv === undefined) return undefined;
+        remaining -= kv.value.length + EVENT_ENVELOPE_BYTES;
+        if (format.plainJson) return watchEventLine("ADDED", storage.objectJson(kv));
+        const withHeaders = first;
+        first = false;
+        return frame(encodeWatchEvent(format, "ADDED", watchObject(format, storage.decode(kv), withHeaders, clock.now())));
+      },
+    };
   };
 
   const started = startWatch(storage, {
@@ -110,13 +136,11 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     ((fp.has("watch-unset-rv-no-initial-events") && !options.resourceVersion) || (fp.has("watch-rv-0-no-initial-events") && options.resourceVersion === "0"));
   const { initial, from } = noInitial ? { initial: undefined, from: started.from } : started;
   if (initial) {
-    for (const kv of initial) {
-      if (filter.empty && format.plainJson) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
-      else {
-        const o = storage.decode(kv);
-        if (filter.matches(o)) send({ type: "ADDED", object: o });
-      }
-    }
+    // Made on demand as the socket drains (watch-outbox.ts): a client that does not read costs a
+    // chunk, not the collection. Selectors are applied now, so a Table stream knows whether its
+    // first event is an initial one (which then carries the column definitions).
+    const kvs = filter.empty ? initial : initial.filter((kv) => filter.matches(storage.decode(kv)));
+    if (kvs.length > 0) outbox.setLazy(initialEvents(kvs, takeHeaders()));
     if (options.sendInitialEvents && options.allowWatchBookmarks) {
       const end = bookmarkObject(strategy, from);
       end["metadata"] = { resourceVersion: String(from), annotations: { [INITIAL_EVENTS_END]: "true" } };
