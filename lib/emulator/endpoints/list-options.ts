@@ -6,7 +6,7 @@
 
 import { parseGoBool } from "../../wire/go-strconv.js";
 import { badRequest, invalidError } from "../apimachinery/api-errors.js";
-import { type FieldError, forbidden, notSupported } from "../apimachinery/field-errors.js";
+import { type FieldError, forbidden, goQuote, notSupported } from "../apimachinery/field-errors.js";
 import { type FieldSelector, parseFieldSelector } from "../apimachinery/field-selector.js";
 import type { KubeObject } from "../apimachinery/json.js";
 import { type LabelSelector, parseLabelSelector, SelectorError } from "../apimachinery/label-selector.js";
@@ -25,8 +25,8 @@ export interface ListOptions {
   readonly allowWatchBookmarks: boolean;
   /** Tri-state: undefined when the parameter is absent. */
   readonly sendInitialEvents?: boolean;
-  /** Seconds; undefined when absent. */
-  readonly timeoutSeconds?: number;
+  /** Seconds, any int64 (0 and negative included, see watchTimeoutMs); undefined when absent. */
+  readonly timeoutSeconds?: bigint;
 }
 
 export interface ObjectFilter {
@@ -49,6 +49,30 @@ function intParam(params: URLSearchParams, name: string): number | undefined {
   return Number(raw);
 }
 
+const INT64_MAX = (1n << 63n) - 1n;
+
+/**
+ * strconv.ParseInt(s, 10, 64), as the ListOptions conversion reads timeoutSeconds
+ * (apimachinery runtime Convert_Slice_string_To_Pointer_int64): an empty value is no absence
+ * but a syntax error; a value past int64 is out of range. 400 with Go's error text.
+ */
+function int64Param(params: URLSearchParams, name: string): bigint | undefined {
+  const raw = params.get(name);
+  if (raw === null) return undefined;
+  const fail = (why: string): Error => badRequest(`strconv.ParseInt: parsing ${goQuote(raw)}: ${why}`);
+  const negative = raw.startsWith("-");
+  const digits = raw.startsWith("-") || raw.startsWith("+") ? raw.slice(1) : raw;
+  if (!/^[0-9]+$/.test(digits)) {
+    // Go scans left to right: an overflow before the first bad character is a range error.
+    const lead = /^[0-9]*/.exec(digits)?.[0] ?? "";
+    if (lead.length > 0 && BigInt(lead) > (1n << 64n) - 1n) throw fail("value out of range");
+    throw fail("invalid syntax");
+  }
+  const n = BigInt(digits);
+  if (n > (negative ? INT64_MAX + 1n : INT64_MAX)) throw fail("value out of range");
+  return negative ? -n : n;
+}
+
 export function parseListOptions(params: URLSearchParams, strategy: ResourceStrategy, extraFieldSelector?: string): ListOptions {
   let labelSelector: LabelSelector;
   let fieldSelector: FieldSelector;
@@ -61,7 +85,7 @@ export function parseListOptions(params: URLSearchParams, strategy: ResourceStra
     throw e;
   }
   const limit = intParam(params, "limit") ?? 0;
-  const timeoutSeconds = intParam(params, "timeoutSeconds");
+  const timeoutSeconds = int64Param(params, "timeoutSeconds");
   return {
     labelSelector,
     fieldSelector,
@@ -72,7 +96,7 @@ export function parseListOptions(params: URLSearchParams, strategy: ResourceStra
     watch: boolParam(params, "watch"),
     allowWatchBookmarks: boolParam(params, "allowWatchBookmarks"),
     sendInitialEvents: params.get("sendInitialEvents") ? boolParam(params, "sendInitialEvents") : undefined,
-    timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
+    timeoutSeconds,
   };
 }
 

@@ -188,8 +188,41 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     );
     addCleanup(() => clearInterval(timer));
   }
-  if (options.timeoutSeconds !== undefined) {
-    const timer = setTimeout(close, options.timeoutSeconds * 1000);
-    addCleanup(() => clearTimeout(timer));
-  }
+  addCleanup(endAfter(watchTimeoutMs(options.timeoutSeconds), close));
+}
+
+/** kube-apiserver --min-request-timeout: 1800 s. */
+const MIN_REQUEST_TIMEOUT_MS = 1_800_000;
+
+/** The longest setTimeout delay; a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * When a watch ends, in ms (wire-facts §11; apiserver handlers/get.go ListResource):
+ * timeoutSeconds × 1 s as a Go time.Duration, int64 nanoseconds that wrap past about 292 years
+ * as Go's multiplication does; 0 or absent is --min-request-timeout × (1 + rand[0,1)); a
+ * negative duration ends the stream at once. No maximum, no validation.
+ */
+export function watchTimeoutMs(timeoutSeconds: bigint | undefined, random: () => number = Math.random): number {
+  const ns = timeoutSeconds === undefined ? 0n : BigInt.asIntN(64, timeoutSeconds * 1_000_000_000n);
+  if (ns === 0n) return MIN_REQUEST_TIMEOUT_MS * (1 + random());
+  return ns < 0n ? 0 : Number(ns / 1_000_000n);
+}
+
+/** Calls done after ms, however long (timers chained past setTimeout's limit); returns the cancel. */
+function endAfter(ms: number, done: () => void): () => void {
+  const deadline = performance.now() + ms;
+  let timer: NodeJS.Timeout;
+  const arm = (left: number): void => {
+    timer = setTimeout(
+      () => {
+        const rest = deadline - performance.now();
+        if (rest > 1) arm(rest);
+        else done();
+      },
+      Math.min(Math.max(left, 0), MAX_TIMER_MS),
+    );
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
 }
