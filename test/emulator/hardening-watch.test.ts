@@ -225,6 +225,40 @@ describe("watchers that do not read", () => {
     }
   }, 60_000);
 
+  it("sends initial events made on demand in order: Table headers on the first only, selectors applied", async () => {
+    const small = await start();
+    try {
+      const c = client(small.url);
+      const target = uniq("lazy");
+      await c("POST", "/api/v1/namespaces", { metadata: { name: target } });
+      for (const [n, parity] of [
+        ["a", "even"],
+        ["b", "odd"],
+        ["c", "even"],
+      ] as const)
+        await c("POST", cms(target), configMapBody(n, {}, { parity }));
+      const table = await openWatch(small.url, `${cms(target)}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`, {
+        accept: "application/json;as=Table;v=v1;g=meta.k8s.io",
+      });
+      const even = await openWatch(small.url, `${cms(target)}?watch=true&labelSelector=parity%3Deven`);
+      await c("POST", cms(target), configMapBody("d", {}, { parity: "even" }));
+      const rows = await table.take(5, 5_000);
+      expect(rows.map((e) => e.type)).toEqual(["ADDED", "ADDED", "ADDED", "BOOKMARK", "ADDED"]);
+      expect(rows.map((e) => Array.isArray(e.object["columnDefinitions"]) && e.object["columnDefinitions"].length > 0)).toEqual([
+        true,
+        false,
+        false,
+        false,
+        false,
+      ]);
+      expect((await even.take(3, 5_000)).map((e) => e.object.metadata.name)).toEqual(["a", "c", "d"]);
+      table.close();
+      even.close();
+    } finally {
+      await small.emu.close();
+    }
+  });
+
   it("has a default bound of 8 MiB", () => {
     expect(DEFAULT_WATCH_BACKLOG_BYTES).toBe(8 * 1024 * 1024);
     expect(resolveSettings({}).watchBacklogBytes).toBe(8 * 1024 * 1024);
