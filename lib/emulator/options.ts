@@ -28,7 +28,7 @@ export interface EmulatorSettings {
   /**
    * Per-watch backlog bound: bytes produced for a watch stream and not yet taken by its client
    * (queued events, the socket's buffer) plus its initial events still to send. A stream over
-   * it with nothing taken for 100 ms, or with four times as much produced, is ended as the real
+   * it with nothing taken for 200 ms, or with four times as much produced, is ended as the real
    * cacher ends a watcher that falls behind (watch-outbox.ts). Default 8 MiB.
    */
   readonly watchBacklogBytes: number;

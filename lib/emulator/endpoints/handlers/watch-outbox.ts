@@ -14,8 +14,8 @@
  * events are produced only as the socket drains (setLazy), so a client that does not read a
  * huge collection costs one chunk, not the collection. A stream whose backlog (bytes queued,
  * initial events still to produce, bytes in the socket's buffer) stays over its bound with no
- * byte taken by the client for GRACE_MS is ended, as the real cacher terminates a watcher still
- * full after its wait budget (100 ms at most); one whose produced backlog passes FAR_FACTOR
+ * byte taken by the client for GRACE_MS (200 ms) is ended, as the real cacher terminates a
+ * watcher still full after its wait budget (100 ms at most); one whose produced backlog passes FAR_FACTOR
  * times the bound is ended at once. The client sees the response just end (no ERROR event, no
  * bookmark, like the real server) and watches again; lines still queued are dropped.
  */
@@ -24,8 +24,14 @@ import type { ServerResponse } from "node:http";
 /** Default bound of a stream's backlog (EmulatorSettings.watchBacklogBytes). */
 export const DEFAULT_WATCH_BACKLOG_BYTES = 8 * 1024 * 1024;
 
-/** How long a stream may stay over its bound without the client taking a byte (the cacher's budget cap). */
-const GRACE_MS = 100;
+/**
+ * How long a stream may stay over its bound without the client taking a byte. The cacher's
+ * budget is 100 ms at most; this server sees its clients' progress only through TCP, so it
+ * waits twice that, and for STALL_CHECKS checks CHECK_MS apart.
+ */
+const GRACE_MS = 200;
+const CHECK_MS = 50;
+const STALL_CHECKS = 4;
 
 /** Produced bytes (queued plus socket-buffered) past this many times the bound end the stream at once. */
 const FAR_FACTOR = 4;
@@ -41,6 +47,9 @@ const LAZY_FLUSH_BYTES = 8 * 1024 * 1024;
 
 /** What is left of LAZY_FLUSH_BYTES in the current flush. */
 let lazyBudget = LAZY_FLUSH_BYTES;
+
+/** Streams the current flush's budget left without initial events: the next flush starts with them. */
+let starved: Pending[] = [];
 
 /** Lines made on demand, in order (a stream's initial events). */
 export interface LazyLines {
@@ -77,7 +86,7 @@ interface Pending {
   /** Bytes handed to the socket so far. */
   written: number;
   /** Since when the backlog is over the bound, and how many bytes the client had taken then. */
-  over?: { readonly at?: number; readonly taken: number; timer: NodeJS.Timeout };
+  over?: { readonly at?: number; readonly taken: number; checks: number; timer: NodeJS.Timeout };
   /** Ended (unresponsive or closed): nothing more is written. */
   done: boolean;
 }
@@ -175,20 +184,23 @@ function checkBacklog(p: Pending, fromTimer = false): void {
     p.over = undefined;
     return;
   }
-  // The grace is measured between timer callbacks only: a poll phase lies between two of them,
-  // so a client that could not read because this process was busy is not taken for a stalled one.
-  if (!p.over) p.over = { taken: 0, timer: rearm(p, GRACE_MS) };
+  // Stalled means: no byte taken, bytes waiting in the socket, over GRACE_MS and at least
+  // STALL_CHECKS checks CHECK_MS apart. Each check is a timer callback with I/O polled between
+  // two of them, so a client in this process (or one starved of CPU) that could not read
+  // because the machine was busy is not taken for one that stopped reading.
+  if (!p.over) p.over = { taken: 0, checks: 0, timer: rearm(p, CHECK_MS) };
   if (!fromTimer) return;
   const now = performance.now();
   const takenNow = taken(p);
-  if (p.over.at === undefined || takenNow !== p.over.taken) {
-    // Newly over, or the client took something since: the grace starts again.
-    p.over = { at: now, taken: takenNow, timer: rearm(p, GRACE_MS) };
+  if (p.over.at === undefined || takenNow !== p.over.taken || !backedUp(p)) {
+    // Newly over, the client took something since, or its socket is empty (the wait is this
+    // server's, whose flushes have not come to it): the grace starts again.
+    p.over = { at: now, taken: takenNow, checks: 0, timer: rearm(p, CHECK_MS) };
     return;
   }
-  const waited = now - p.over.at;
-  if (waited >= GRACE_MS) return unresponsive(p);
-  p.over.timer = rearm(p, GRACE_MS - waited + 1);
+  p.over.checks++;
+  if (now - p.over.at >= GRACE_MS && p.over.checks >= STALL_CHECKS) return unresponsive(p);
+  p.over.timer = rearm(p, CHECK_MS);
 }
 
 function rearm(p: Pending, ms: number): NodeJS.Timeout {
@@ -283,7 +295,11 @@ function flushOne(p: Pending, chunk?: Buffer): void {
   }
   if (p.lazy || p.lines.length > 0) {
     if (backedUp(p)) awaitDrain(p);
-    else enqueue(p);
+    else if (p.lazy && lazyBytes === 0 && lazyBudget <= 0) {
+      // Nothing made for it in this flush: first in the next one, so no stream waits for ever.
+      p.queued = true;
+      starved.push(p);
+    } else enqueue(p);
   }
   checkBacklog(p);
 }
@@ -308,6 +324,11 @@ function flushAll(): void {
       lastBytes = framed(p.lines);
     }
     flushOne(p, lastBytes);
+  }
+  if (starved.length > 0) {
+    if (queue.length === 0) scheduleFlush();
+    queue = starved.concat(queue);
+    starved = [];
   }
   lastFlushEnd = performance.now();
 }
