@@ -47,6 +47,13 @@ export interface EmulatorOptions {
    */
   maxRequestsInFlight?: number;
   /**
+   * Bound of a watch stream's backlog in bytes: what its client has not taken yet, its initial
+   * events still to send included. A stream over it that the client does not read for 200 ms
+   * (or 4 times over it) is ended, as a real server ends a watcher that falls behind; the
+   * client watches again (default 8 MiB).
+   */
+  watchBacklogBytes?: number;
+  /**
    * Serves the test-only /tollgate/admin endpoint: compact the history, advance the clock
    * (default false: the path is a plain 404, as on a real server).
    */

@@ -1,6 +1,7 @@
 /** Emulator settings, with the defaults of a real 1.35 server where one exists. */
 import { randomBytes } from "node:crypto";
 import { type FeatureGates, resolveFeatureGates } from "./apimachinery/feature-gates.js";
+import { DEFAULT_WATCH_BACKLOG_BYTES } from "./endpoints/handlers/watch-outbox.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./endpoints/http-io.js";
 import { type FailpointName, type Failpoints, isFailpointName, NO_FAILPOINTS } from "./failpoints.js";
 import { DEFAULT_EVENT_TTL_MS } from "./storage/event-ttl.js";
@@ -28,6 +29,13 @@ export interface EmulatorSettings {
    * (kube-apiserver --max-requests-inflight); watches, health and admin paths are exempt. 0: unlimited.
    */
   readonly maxRequestsInFlight: number;
+  /**
+   * Per-watch backlog bound: bytes produced for a watch stream and not yet taken by its client
+   * (queued events, the socket's buffer) plus its initial events still to send. A stream over
+   * it with nothing taken for 200 ms, or with four times as much produced, is ended as the real
+   * cacher ends a watcher that falls behind (watch-outbox.ts). Default 8 MiB.
+   */
+  readonly watchBacklogBytes: number;
   /** Serves the test-only /tollgate/admin endpoint (compaction, clock). */
   readonly admin: boolean;
   /** The feature gates in effect (feature-gates.ts), the 1.35 defaults unless overridden. */
@@ -70,6 +78,7 @@ const DEFAULT_SETTINGS: EmulatorSettings = {
   continueTokenLifetimeMs: DEFAULT_CONTINUE_TOKEN_LIFETIME_MS,
   eventTtlMs: DEFAULT_EVENT_TTL_MS,
   maxRequestsInFlight: 0,
+  watchBacklogBytes: DEFAULT_WATCH_BACKLOG_BYTES,
   admin: false,
   featureGates: resolveFeatureGates(undefined),
   auth: false,
@@ -103,6 +112,8 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     continueTokenLifetimeMs: pick("continueTokenLifetimeMs"),
     eventTtlMs: pick("eventTtlMs"),
     maxRequestsInFlight: Math.floor(pick("maxRequestsInFlight")),
+    // 0 would end every stream with a byte in flight.
+    watchBacklogBytes: pick("watchBacklogBytes") || DEFAULT_WATCH_BACKLOG_BYTES,
     admin: partial.admin === true,
     featureGates: resolveFeatureGates(partial.featureGates),
     auth: partial.auth === true,

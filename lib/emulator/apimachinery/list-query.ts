@@ -4,6 +4,7 @@
  * one decoding of the emulator: the list and watch handlers (endpoints/list-options.ts) and the
  * authorizer's verb and name (auth/request-attributes.ts) both read the query through it.
  */
+import { goQuote } from "./field-errors.js";
 import { type FieldRequirement, parseFieldRequirements } from "./field-selector.js";
 import { type LabelSelector, parseLabelSelector, SelectorError } from "./label-selector.js";
 
@@ -19,8 +20,8 @@ export interface DecodedListQuery {
   readonly allowWatchBookmarks: boolean;
   /** Tri-state: undefined when the parameter is absent. */
   readonly sendInitialEvents?: boolean;
-  /** Seconds; undefined when absent. */
-  readonly timeoutSeconds?: number;
+  /** Seconds, any int64 (0 and negative included: the watch reads them as Go does); undefined when absent. */
+  readonly timeoutSeconds?: bigint;
 }
 
 /** A failure of that decoding: a 400 with this message on the list, no name for the authorizer. */
@@ -45,10 +46,10 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /** Go's strconv.ParseInt(v, 10, 64), with its error texts ("" is invalid syntax). */
-function intParam(params: URLSearchParams, name: string): number | undefined {
+function intParam(params: URLSearchParams, name: string): bigint | undefined {
   const raw = params.get(name);
   if (raw === null) return undefined;
-  const fail = (why: string): QueryError => new QueryError(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: ${why}`);
+  const fail = (why: string): QueryError => new QueryError(`strconv.ParseInt: parsing ${goQuote(raw)}: ${why}`);
   const digits = raw.startsWith("+") || raw.startsWith("-") ? raw.slice(1) : raw;
   if (digits === "") throw fail("invalid syntax");
   let value = 0n;
@@ -60,14 +61,14 @@ function intParam(params: URLSearchParams, name: string): number | undefined {
   }
   if (raw.startsWith("-")) value = -value;
   if (value < INT64_MIN || value > INT64_MAX) throw fail("value out of range");
-  return Number(value);
+  return value;
 }
 
 /** The server's decoding of a list or watch query; throws QueryError as it refuses one. */
 export function decodeListQuery(params: URLSearchParams): DecodedListQuery {
   // In the order of the server's conversions: the numbers first, then the selectors.
   const timeoutSeconds = intParam(params, "timeoutSeconds");
-  const limit = intParam(params, "limit") ?? 0;
+  const limit = Number(intParam(params, "limit") ?? 0n);
   let labelSelector: LabelSelector;
   let fieldRequirements: FieldRequirement[];
   try {
@@ -87,6 +88,6 @@ export function decodeListQuery(params: URLSearchParams): DecodedListQuery {
     watch: boolParam(params, "watch") ?? false,
     allowWatchBookmarks: boolParam(params, "allowWatchBookmarks") ?? false,
     sendInitialEvents: boolParam(params, "sendInitialEvents"),
-    timeoutSeconds: timeoutSeconds !== undefined && timeoutSeconds > 0 ? timeoutSeconds : undefined,
+    timeoutSeconds,
   };
 }

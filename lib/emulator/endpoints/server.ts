@@ -32,6 +32,7 @@ import { handleResource } from "./handlers/index.js";
 import { encodeBody } from "./handlers/respond.js";
 import { closeIfBodyUnread, writeJson, writeStatus, writeText } from "./http-io.js";
 import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
+import { checkRequestTimeout } from "./request-timeout.js";
 import { route } from "./router.js";
 
 export interface EmulatorServer {
@@ -87,6 +88,11 @@ class InFlightLimit {
 function exempt(url: URL): boolean {
   const path = url.pathname;
   if (isAdminPath(path) || /^\/(healthz|readyz|livez)(\/|$)/.test(path)) return true;
+  return isWatch(url);
+}
+
+function isWatch(url: URL): boolean {
+  const path = url.pathname;
   if (/^\/api\/[^/]+\/watch(\/|$)/.test(path) || /^\/apis\/[^/]+\/[^/]+\/watch(\/|$)/.test(path)) return true;
   const watch = url.searchParams.get("watch");
   return watch !== null && watch !== "" && parseGoBool(watch) === true;
@@ -156,6 +162,8 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
   if (parts.settings.failpoints.has("dry-run-persists")) url.searchParams.delete("dryRun");
   const pretty = wantsPretty(req, url);
   try {
+    // The request-deadline filter runs before the in-flight limit and authentication; watches skip it.
+    if (!isWatch(url) && !isAdminPath(url.pathname)) checkRequestTimeout(url);
     if (!limit.admit(req, res, url)) return;
     // Authentication, then authorization, before anything else (the real filter chain); the
     // test-only admin endpoint is for system:masters only.

@@ -22,13 +22,17 @@ import { zeroValue } from "../../apimachinery/typed-json.js";
 import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
 import { ResourceVersionTooOld } from "../../storage/read-errors.js";
 import { replayChanges, startWatch } from "../../storage/reads.js";
+import type { KeyValue } from "../../storage/store.js";
 import { type ListOptions, objectFilter, parseResourceVersionParam } from "../list-options.js";
 import type { RequestContext } from "./context.js";
 import { readError } from "./storage-errors.js";
 import { viewOf, type WatchEvent } from "./watch-change.js";
 import { encodeWatchEvent, watchFormatOf, watchObject } from "./watch-format.js";
 import { joinWatchGroup } from "./watch-groups.js";
-import { watchOutbox } from "./watch-outbox.js";
+import { type LazyLines, watchOutbox } from "./watch-outbox.js";
+
+/** About the bytes an event adds to its object's JSON (`{"type":"ADDED","object":…}` and a newline). */
+const EVENT_ENVELOPE_BYTES = 30;
 
 /** Annotation of the BOOKMARK that ends the initial events (wire-facts §2). */
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
@@ -82,7 +86,7 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
       res.end();
     }
   };
-  const outbox = watchOutbox(res, close);
+  const outbox = watchOutbox(res, settings.watchBacklogBytes, close);
   // A cleanup registered after the stream closed runs at once, so nothing outlives it.
   const addCleanup = (cleanup: () => void): void => {
     if (closed) cleanup();
@@ -93,11 +97,33 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
   res.on("error", close);
   // Protobuf frames without their length prefix (failpoints.ts): every frame passes here, the shared fan-out's too.
   const unframed = fp.has("protobuf-watch-unframed") && format.encoding === "protobuf";
+  const frame = (line: Buffer | string): Buffer | string => (unframed && typeof line !== "string" ? line.subarray(4) : line);
   const sendLine = (line: Buffer | string): void => {
-    if (!closed) outbox.send(unframed && typeof line !== "string" ? line.subarray(4) : line);
+    if (!closed) outbox.send(frame(line));
   };
   const send = (event: WatchEvent): void => {
     if (!closed) sendLine(encodeWatchEvent(format, event.type, watchObject(format, event.object, takeHeaders(), clock.now())));
+  };
+  /** ADDED events of the entries, in order; only the first may carry Table column definitions. */
+  const initialEvents = (kvs: readonly KeyValue[], headers: boolean): LazyLines => {
+    let next = 0;
+    let remaining = 0;
+    for (const kv of kvs) remaining += kv.value.length + EVENT_ENVELOPE_BYTES;
+    let first = headers;
+    return {
+      get remainingBytes() {
+        return remaining;
+      },
+      next() {
+        const kv = kvs[next++];
+        if (kv === undefined) return undefined;
+        remaining -= kv.value.length + EVENT_ENVELOPE_BYTES;
+        if (format.plainJson) return watchEventLine("ADDED", storage.objectJson(kv));
+        const withHeaders = first;
+        first = false;
+        return frame(encodeWatchEvent(format, "ADDED", watchObject(format, storage.decode(kv), withHeaders, clock.now())));
+      },
+    };
   };
 
   const started = startWatch(storage, {
@@ -112,13 +138,11 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     ((fp.has("watch-unset-rv-no-initial-events") && !options.resourceVersion) || (fp.has("watch-rv-0-no-initial-events") && options.resourceVersion === "0"));
   const { initial, from } = noInitial ? { initial: undefined, from: started.from } : started;
   if (initial) {
-    for (const kv of initial) {
-      if (filter.empty && format.plainJson) sendLine(watchEventLine("ADDED", storage.objectJson(kv)));
-      else {
-        const o = storage.decode(kv);
-        if (filter.matches(o)) send({ type: "ADDED", object: o });
-      }
-    }
+    // Made on demand as the socket drains (watch-outbox.ts): a client that does not read costs a
+    // chunk, not the collection. Selectors are applied now, so a Table stream knows whether its
+    // first event is an initial one (which then carries the column definitions).
+    const kvs = filter.empty ? initial : initial.filter((kv) => filter.matches(storage.decode(kv)));
+    if (kvs.length > 0) outbox.setLazy(initialEvents(kvs, takeHeaders()));
     if (options.sendInitialEvents && options.allowWatchBookmarks) {
       const end = bookmarkObject(strategy, from);
       end["metadata"] = { resourceVersion: String(from), annotations: { [INITIAL_EVENTS_END]: "true" } };
@@ -166,8 +190,41 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     );
     addCleanup(() => clearInterval(timer));
   }
-  if (options.timeoutSeconds !== undefined) {
-    const timer = setTimeout(close, options.timeoutSeconds * 1000);
-    addCleanup(() => clearTimeout(timer));
-  }
+  addCleanup(endAfter(watchTimeoutMs(options.timeoutSeconds), close));
+}
+
+/** kube-apiserver --min-request-timeout: 1800 s. */
+const MIN_REQUEST_TIMEOUT_MS = 1_800_000;
+
+/** The longest setTimeout delay; a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * When a watch ends, in ms (wire-facts §11; apiserver handlers/get.go ListResource):
+ * timeoutSeconds × 1 s as a Go time.Duration, int64 nanoseconds that wrap past about 292 years
+ * as Go's multiplication does; 0 or absent is --min-request-timeout × (1 + rand[0,1)); a
+ * negative duration ends the stream at once. No maximum, no validation.
+ */
+export function watchTimeoutMs(timeoutSeconds: bigint | undefined, random: () => number = Math.random): number {
+  const ns = timeoutSeconds === undefined ? 0n : BigInt.asIntN(64, timeoutSeconds * 1_000_000_000n);
+  if (ns === 0n) return MIN_REQUEST_TIMEOUT_MS * (1 + random());
+  return ns < 0n ? 0 : Number(ns / 1_000_000n);
+}
+
+/** Calls done after ms, however long (timers chained past setTimeout's limit); returns the cancel. */
+function endAfter(ms: number, done: () => void): () => void {
+  const deadline = performance.now() + ms;
+  let timer: NodeJS.Timeout;
+  const arm = (left: number): void => {
+    timer = setTimeout(
+      () => {
+        const rest = deadline - performance.now();
+        if (rest > 1) arm(rest);
+        else done();
+      },
+      Math.min(Math.max(left, 0), MAX_TIMER_MS),
+    );
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
 }
