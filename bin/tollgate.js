@@ -98,6 +98,11 @@ function listenForPassedSignals() {
     process.off(sig, listeners.get(sig));
     process.kill(process.pid, sig);
   };
+  // The parent gone first (killed with SIGKILL): stop as on SIGTERM rather than live on unseen.
+  pipe.on("end", () => {
+    if (process.listenerCount("SIGTERM") > 1) process.emit("SIGTERM", "SIGTERM");
+    else die("SIGTERM");
+  });
   let buffered = "";
   pipe.on("data", (chunk) => {
     const at = Date.now();

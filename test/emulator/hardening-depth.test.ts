@@ -4,7 +4,7 @@
  * real server; an emulator on a small stack (this test worker's) refuses what it cannot follow
  * with a 400 that says so, never a 500.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { resolve } from "node:path";
 import { request } from "undici";
@@ -131,6 +131,63 @@ describe("the CLI emulator", () => {
       `the object provided is unrecognized (must be of type Deep): couldn't get version/kind; json parse error: invalid character '{' exceeded max depth (${body.slice(0, 30)} ...)`,
     );
   });
+});
+
+describe("bin/tollgate.js re-run with a larger stack", () => {
+  // The re-run needs Linux's /proc/self/limits; elsewhere there is one process.
+  it.runIf(process.platform === "linux")(
+    "stops once, cleanly, on a SIGINT to its whole process group (Ctrl-C), and passes a SIGINT sent to it alone on",
+    async () => {
+      for (const target of ["group", "parent"] as const) {
+        const child = spawn(process.execPath, [BIN, "emulator", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+        let out = "";
+        child.stdout?.setEncoding("utf8");
+        await new Promise<void>((resolveUp, reject) => {
+          child.stdout?.on("data", (d: string) => {
+            out += d;
+            if (out.includes("listening on")) resolveUp();
+          });
+          child.once("exit", () => reject(new Error(`emulator exited early: ${out}`)));
+        });
+        const pid = child.pid as number;
+        // Both processes get a group's signal; a second SIGINT would end the emulator by the signal.
+        process.kill(target === "group" ? -pid : pid, "SIGINT");
+        const [code, signal] = await once(child, "exit");
+        expect({ target, code, signal }).toEqual({ target, code: 0, signal: null });
+      }
+    },
+    30_000,
+  );
+
+  it.runIf(process.platform === "linux")(
+    "does not leave the re-run behind when it is killed outright",
+    async () => {
+      const child = spawn(process.execPath, [BIN, "emulator", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout?.setEncoding("utf8");
+      await new Promise<void>((resolveUp, reject) => {
+        child.stdout?.on("data", (d: string) => {
+          out += d;
+          if (out.includes("listening on")) resolveUp();
+        });
+        child.once("exit", () => reject(new Error(`emulator exited early: ${out}`)));
+      });
+      const rerun = Number(execFileSync("pgrep", ["-P", String(child.pid)], { encoding: "utf8" }).trim());
+      expect(rerun).toBeGreaterThan(0);
+      child.kill("SIGKILL");
+      const alive = (): boolean => {
+        try {
+          process.kill(rerun, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(alive()).toBe(false);
+    },
+    30_000,
+  );
 });
 
 describe("an emulator on a small stack", () => {
