@@ -83,6 +83,14 @@ function emulatorFaults(names: readonly string[]): Fault[] {
   });
 }
 
+/** A size in bytes: a whole number from 1; undefined when not given. */
+function bytesFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^[0-9]+$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && Number.isSafeInteger(n))) throw new UsageError(`--${name} must be a whole number of bytes from 1, not "${value}"`);
+  return n;
+}
+
 /** The whole command line: the API emulator's options, and the daemons' when any daemon flag is given. */
 export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const { values } = parseOptions({
@@ -99,6 +107,9 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       "continue-lifetime": { type: "string" },
       // kube-apiserver's name; 0 (the default here) means no limit.
       "max-requests-inflight": { type: "string" },
+      // etcd's --max-request-bytes and --quota-backend-bytes, for the emulator's store.
+      "max-storage-request-bytes": { type: "string" },
+      "storage-quota-bytes": { type: "string" },
       // kube-apiserver's form: --feature-gates CBORServingAndStorage=true,APIResponseCompression=false
       "feature-gates": { type: "string" },
       "controller-manager-port": { type: "string" },
@@ -140,6 +151,10 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
     if (!(n >= 0 && n <= 1_000_000)) throw new UsageError(`--max-requests-inflight must be a whole number from 0 (no limit) to 1000000, not "${inflight}"`);
     api.maxRequestsInFlight = n;
   }
+  const maxStorageRequestBytes = bytesFlag("max-storage-request-bytes", values["max-storage-request-bytes"]);
+  const storageQuotaBytes = bytesFlag("storage-quota-bytes", values["storage-quota-bytes"]);
+  if (maxStorageRequestBytes !== undefined) api.maxStorageRequestBytes = maxStorageRequestBytes;
+  if (storageQuotaBytes !== undefined) api.storageQuotaBytes = storageQuotaBytes;
   const gates = values["feature-gates"];
   if (gates !== undefined) {
     try {

@@ -51,6 +51,7 @@ const COMMAND_USAGE = {
   emulator: `  tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
                     [--retention S] [--continue-lifetime S] [--feature-gates Name=bool,...]
                     [--max-requests-inflight N] [--auth [--admin-token T]]
+                    [--max-storage-request-bytes N] [--storage-quota-bytes N]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]

@@ -149,11 +149,30 @@ const SCALAR_RULES = [
   R.fallbackToDoubleQuoted,
 ];
 
+/** The deepest nesting written in block style (js-yaml takes 0.2 s at 500 levels). */
+const BLOCK_DEPTH = 200;
+
+/** Whether objects and arrays nest more than `max` deep (iterative, for values of any depth). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [v, depth] = top;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** The YAML text the server would write for this object (see the module comment). */
 export function toYaml(obj: unknown): string {
   const json = JSON.stringify(obj);
   if (json === undefined) throw new TypeError(`toYaml: ${typeof obj} has no JSON form`);
   const value: unknown = JSON.parse(json);
+  // js-yaml's writer re-indents each nested block (time grows with the cube of the depth:
+  // 9 s at 2000 levels) and recurses; past BLOCK_DEPTH levels the text is the JSON form,
+  // which reads back as the same YAML value, instead of a frozen server.
+  if (nestedDeeperThan(value, BLOCK_DEPTH)) return `${json}\n`;
   return dump(value, {
     schema: WRITE_SCHEMA,
     seqNoIndent: true,

@@ -5,9 +5,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { parseEmulatorArgs } from "../../lib/cli/emulator.js";
 import { main } from "../../lib/cli/main.js";
 import { verdictEnvironment } from "../../lib/cli/run.js";
 import { loadEnvironment, runBounds } from "../../lib/cli/run-flags.js";
+import { UsageError } from "../../lib/cli/usage.js";
 import { startEmulator } from "../../lib/emulator/index.js";
 import { runViaCli } from "../support/run-suite.js";
 
@@ -156,6 +158,52 @@ describe("tollgate CLI", () => {
       TOLLGATE_SEED: "7",
       TOLLGATE_THOROUGH_MINUTES: "11",
     });
+  });
+
+  it("tollgate emulator --max-storage-request-bytes and --storage-quota-bytes set the store's etcd limits", async () => {
+    expect(parseEmulatorArgs(["--max-storage-request-bytes", "4096", "--storage-quota-bytes", "65536"])).toMatchObject({
+      maxStorageRequestBytes: 4096,
+      storageQuotaBytes: 65536,
+    });
+    expect(parseEmulatorArgs([])).not.toHaveProperty("maxStorageRequestBytes");
+    for (const flag of ["--max-storage-request-bytes", "--storage-quota-bytes"]) {
+      for (const bad of ["0", "-1", "1.5", "1e6", "x", ""]) {
+        expect(() => parseEmulatorArgs([`${flag}=${bad}`]), `${flag} ${bad}`).toThrow(
+          new UsageError(`${flag} must be a whole number of bytes from 1, not "${bad}"`),
+        );
+      }
+    }
+    const child = spawn(process.execPath, [BIN, "emulator", "--port", "0", "--max-storage-request-bytes", "4096", "--storage-quota-bytes", "65536"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let out = "";
+      child.stdout.setEncoding("utf8");
+      const url = await new Promise<string>((resolveLine, reject) => {
+        child.stdout.on("data", (d: string) => {
+          out += d;
+          const m = out.match(/listening on (http:\/\/\S+)/);
+          if (m) resolveLine(m[1] as string);
+        });
+        child.once("exit", () => reject(new Error(`emulator exited early: ${out}`)));
+      });
+      const post = (name: string, bytes: number) =>
+        fetch(`${url}/api/v1/namespaces/default/configmaps`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ metadata: { name }, data: { v: "x".repeat(bytes) } }),
+        });
+      const large = await post("large", 8192);
+      expect(large.status).toBe(500);
+      expect(((await large.json()) as { message: string }).message).toBe("etcdserver: request is too large");
+      let last = await post("fill", 3000);
+      for (let i = 0; i < 40 && last.status === 201; i++) last = await post(`fill-${i}`, 3000);
+      expect(last.status).toBe(500);
+      expect(((await last.json()) as { message: string }).message).toBe("etcdserver: mvcc: database space exceeded");
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
   });
 
   it("tollgate emulator prints where it listens once it accepts connections, and stops on SIGTERM", async () => {

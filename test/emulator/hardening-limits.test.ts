@@ -6,6 +6,7 @@
  */
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EMULATOR_DEPTH_MESSAGE, EMULATOR_MAX_DEPTH } from "../../lib/emulator/apimachinery/json.js";
 import { createEmulatorServer } from "../../lib/emulator/endpoints/server.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { resolveSettings } from "../../lib/emulator/options.js";
@@ -261,8 +262,8 @@ describe("JSON nesting", () => {
     expect(got.status).toBe(200);
   });
 
-  it("refuses nesting it cannot follow (past 1000 levels) with a 400 that says so, never a 500", async () => {
-    const deep = `{"apiVersion":"limits.example.com/v1","kind":"Deep","metadata":{"name":"m"},"spec":${nested(5000)}}`;
+  it("refuses nesting it cannot follow (past what its stack follows) with a 400 that says so, never a 500", async () => {
+    const deep = `{"apiVersion":"limits.example.com/v1","kind":"Deep","metadata":{"name":"m"},"spec":${nested(EMULATOR_MAX_DEPTH + 100)}}`;
     for (const [method, path, headers] of [
       ["POST", DEEPS, {}],
       ["PATCH", `${DEEPS}/n`, MERGE],
@@ -271,7 +272,7 @@ describe("JSON nesting", () => {
     ] as const) {
       const r = await call(method, path, undefined, { raw: deep, headers: { "content-type": "application/json", ...headers } });
       expect(r.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(400);
-      expect(r.json.message).toContain("nesting deeper than 1000 levels, more than this emulator follows (a real server reads up to 10000)");
+      expect(r.json.message).toContain(EMULATOR_DEPTH_MESSAGE);
     }
   });
 });

@@ -57,15 +57,47 @@ export class JsonDepthError extends SyntaxError {
 }
 
 /**
- * The nesting this emulator follows. Its recursive steps (decoding, patches, field sets, and
- * V8's own JSON.stringify and structuredClone) run out of a default 1 MB stack well before
- * Go's 10000 levels; a body between the two is refused with EMULATOR_DEPTH_MESSAGE rather
- * than failing halfway with a 500.
+ * Frames of a bare recursive call that fit on this thread's stack: a probe, once, at load.
+ * The stack is fixed per thread (V8's --stack-size on the main thread, resourceLimits in a
+ * worker), so this is a measure of how deep the emulator's recursive steps can go here.
  */
-export const EMULATOR_MAX_DEPTH = 1000;
+function stackFrames(): number {
+  let depth = 0;
+  const down = (): void => {
+    depth++;
+    down();
+  };
+  try {
+    down();
+  } catch {
+    // RangeError: the stack is full.
+  }
+  return depth;
+}
+
+/**
+ * Bare frames per level of nesting the emulator's deepest request path takes (decoding,
+ * patches, field sets, schema pruning, V8's JSON.stringify and js-yaml's reader): measured
+ * failing near 1800 levels on Node's default stack (13688 probe frames) and near 13000 with
+ * --stack-size=7168 (101638); 9.5 leaves about a quarter of the stack spare.
+ */
+const FRAMES_PER_LEVEL = 9.5;
+
+/**
+ * The nesting this emulator follows: Go's 10000 levels when the stack allows (bin/tollgate.js
+ * runs the CLI with a stack that does), fewer on a small stack (the emulator started inside a
+ * test worker). A body between the two is refused with EMULATOR_DEPTH_MESSAGE rather than
+ * failing halfway through with a RangeError.
+ */
+export const EMULATOR_MAX_DEPTH = Math.min(MAX_JSON_DEPTH, Math.floor(stackFrames() / FRAMES_PER_LEVEL));
 
 /** Why a body nested deeper than EMULATOR_MAX_DEPTH (but within MAX_JSON_DEPTH) is refused. */
-export const EMULATOR_DEPTH_MESSAGE = `nesting deeper than ${EMULATOR_MAX_DEPTH} levels, more than this emulator follows (a real server reads up to ${10000})`;
+export const EMULATOR_DEPTH_MESSAGE = `nesting deeper than ${EMULATOR_MAX_DEPTH} levels, more than this emulator follows on its stack (a real server reads up to ${MAX_JSON_DEPTH}; run it with node's --stack-size larger)`;
+
+/** The message of the RangeError V8 throws when the stack runs out. */
+export function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && error.message === "Maximum call stack size exceeded";
+}
 
 /**
  * JSON.parse, refusing text nested deeper than MAX_JSON_DEPTH as Go's decoders do (and

@@ -8,9 +8,10 @@ import type { Duplex } from "node:stream";
 import { parseGoBool } from "../../wire/go-strconv.js";
 import { AdmissionDispatcher } from "../admission/dispatcher.js";
 import { storedWebhooks } from "../admission/webhooks.js";
-import { internalError, methodNotAllowed, pathNotFound, StatusError } from "../apimachinery/api-errors.js";
+import { badRequest, internalError, methodNotAllowed, pathNotFound, StatusError } from "../apimachinery/api-errors.js";
 import { EmulatorClock } from "../apimachinery/clock.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
+import { EMULATOR_DEPTH_MESSAGE, isStackOverflow } from "../apimachinery/json.js";
 import { enableAuth } from "../auth/index.js";
 import type { Failpoints } from "../failpoints.js";
 import type { EmulatorSettings } from "../options.js";
@@ -110,7 +111,10 @@ function respondError(res: ServerResponse, req: IncomingMessage, error: unknown,
     if (!res.writableEnded) res.end();
     return;
   }
-  let status = error instanceof StatusError ? error.status : internalError(error instanceof Error ? error.message : String(error)).status;
+  // A value nested past what this thread's stack follows, missed by the depth checks on the
+  // body: the request's fault (a 400 that says why), not a 500 with V8's words.
+  const cause = isStackOverflow(error) ? badRequest(EMULATOR_DEPTH_MESSAGE) : error;
+  let status = cause instanceof StatusError ? cause.status : internalError(cause instanceof Error ? cause.message : String(cause)).status;
   if (failpoints.has("conflict-as-500") && status.code === 409 && status.reason === "Conflict") status = internalError(status.message ?? "conflict").status;
   const encoding = negotiateStatusEncoding(req.headers.accept, gates);
   if (encoding === undefined || encoding === "json") {

@@ -165,17 +165,19 @@ export class ObjectStorage {
    * metadata.managedFields, as the real server's create, update and patch handlers retry
    * (handlers/rest.go isTooLargeError); past that, and past the store's quota, the answer is
    * the real server's: a 500 with etcd's message and no reason (wire-facts §11, object vs etcd).
-   * Server-side apply does not retry on a real server; here it does, as the store cannot tell.
+   * Server-side apply does not retry on a real server (its handler has no such retry): its
+   * writes come with slimRetry false.
    */
-  put(type: StoredType, key: string, value: string, options: WriteOptions = {}): PutResult {
+  put(type: StoredType, key: string, value: string, options: WriteOptions & { readonly slimRetry?: boolean } = {}): PutResult {
+    const { slimRetry = true, ...write } = options;
     try {
-      return this.putOnce(type, key, value, options);
+      return this.putOnce(type, key, value, write);
     } catch (e) {
       if (!(e instanceof StoreError) || (e.code !== "RequestTooLarge" && e.code !== "NoSpace")) throw e;
-      const slimmer = e.code === "RequestTooLarge" ? withoutManagedFields(value) : undefined;
+      const slimmer = e.code === "RequestTooLarge" && slimRetry ? withoutManagedFields(value) : undefined;
       if (slimmer === undefined) throw etcdFailure(e);
       try {
-        return this.putOnce(type, key, slimmer, options);
+        return this.putOnce(type, key, slimmer, write);
       } catch (again) {
         if (again instanceof StoreError && (again.code === "RequestTooLarge" || again.code === "NoSpace")) throw etcdFailure(again);
         throw again;

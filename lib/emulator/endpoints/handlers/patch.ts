@@ -251,13 +251,14 @@ export async function handlePatch(ctx: RequestContext, name: string, patchType: 
     lifecycle.admitCreate(strategy, namespace, name);
     // Creation through the update path prepares the object for storage, dropping any version.
     setMeta(object, "resourceVersion", undefined);
-    const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun: options.dryRun });
+    const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun: options.dryRun, apply });
     return writeObject(ctx, 201, created, warningHeaders(warnings));
   }
   // A server whose apply always writes, even when it changes nothing (failpoints.ts).
   const writeUnchanged = apply && ctx.parts.settings.failpoints.has("apply-noop-writes");
   const updated = await admittedWrites(ctx, warnings).update(strategy, stored, object, {
     dryRun: options.dryRun,
+    apply,
     ...(writeUnchanged ? { writeUnchanged } : {}),
   });
   return writeObject(ctx, 200, updated, warningHeaders(warnings));

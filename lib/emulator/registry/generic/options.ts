@@ -27,6 +27,8 @@ export interface WriteOptions {
   readonly dryRun?: boolean;
   /** Test-only (failpoint apply-noop-writes): write an update that changes nothing. */
   readonly writeUnchanged?: boolean;
+  /** A server-side apply: a write too large for etcd is not retried without managedFields (ObjectStorage.put). */
+  readonly apply?: boolean;
 }
 
 export type DeleteOutcome =

@@ -118,7 +118,7 @@ export class GenericRegistry {
       // A store that keeps tombstones of deleted keys (failpoint deleted-name-stays-taken).
       if (fp.has("deleted-name-stays-taken") && this.deletedKeys.has(key)) throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       try {
-        const { kv } = this.storage.put(strategy, key, this.storage.encode(stored), { expectModRevision: 0 });
+        const { kv } = this.storage.put(strategy, key, this.storage.encode(stored), { expectModRevision: 0, slimRetry: !options.apply });
         return this.storage.decode(kv);
       } catch (e) {
         if (!(e instanceof StoreError) || e.code !== "KeyExists") throw e;
@@ -197,7 +197,7 @@ export class GenericRegistry {
       setMeta(next, "resourceVersion", String(revision));
       return next;
     }
-    const { kv } = this.storage.put(strategy, existing.kv.key, value, { expectModRevision });
+    const { kv } = this.storage.put(strategy, existing.kv.key, value, { expectModRevision, slimRetry: !options.apply });
     return this.storage.decode(kv);
   }
 

@@ -1,0 +1,264 @@
+/**
+ * JSON nested up to Go's 10000 levels (wire-facts §11, JSON depth): the CLI emulator, which
+ * bin/tollgate.js runs with a stack large enough, writes and reads such custom resources like a
+ * real server; an emulator on a small stack (this test worker's) refuses what it cannot follow
+ * with a 400 that says so, never a 500.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { resolve } from "node:path";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EMULATOR_DEPTH_MESSAGE, EMULATOR_MAX_DEPTH } from "../../lib/emulator/apimachinery/json.js";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { client } from "./support.js";
+
+const BIN = resolve(import.meta.dirname, "../../bin/tollgate.js");
+const CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "deeps.depth.example.com" },
+  spec: {
+    group: "depth.example.com",
+    names: { plural: "deeps", kind: "Deep" },
+    scope: "Namespaced",
+    versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+  },
+};
+const DEEPS = "/apis/depth.example.com/v1/namespaces/default/deeps";
+const CONFIGMAPS = "/api/v1/namespaces/default/configmaps";
+const MERGE = { "content-type": "application/merge-patch+json" };
+const JSON_PATCH = { "content-type": "application/json-patch+json" };
+const APPLY = { "content-type": "application/apply-patch+yaml" };
+
+/** `{"k":{"k":…1…}}`, `levels` objects deep. */
+const nested = (levels: number, k = "a"): string => `${`{"${k}":`.repeat(levels)}1${"}".repeat(levels)}`;
+/** A Deep whose spec makes the whole object `levels` deep. */
+const deep = (name: string, levels: number, k = "a"): string =>
+  `{"apiVersion":"depth.example.com/v1","kind":"Deep","metadata":{"name":"${name}"},"spec":${nested(levels - 1, k)}}`;
+
+async function defineDeeps(call: ReturnType<typeof client>): Promise<void> {
+  expect([201, 409]).toContain((await call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD)).status);
+  for (let i = 0; i < 50; i++) {
+    if ((await call("GET", DEEPS)).status === 200) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("deeps never served");
+}
+
+/** The first line of a watch (raw text: the values are too deep for a recursive comparison). */
+async function firstWatchLine(url: string): Promise<string> {
+  const abort = new AbortController();
+  const res = await request(url, { signal: abort.signal });
+  let text = "";
+  for await (const chunk of res.body) {
+    text += (chunk as Buffer).toString("utf8");
+    if (text.includes("\n")) break;
+  }
+  abort.abort();
+  return text.slice(0, text.indexOf("\n"));
+}
+
+describe("the CLI emulator", () => {
+  let child: ChildProcess;
+  let base: string;
+  let call: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, [BIN, "emulator", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout?.setEncoding("utf8");
+    base = await new Promise<string>((resolveUrl, reject) => {
+      child.stdout?.on("data", (d: string) => {
+        out += d;
+        const m = out.match(/listening on (http:\/\/\S+)/);
+        if (m) resolveUrl(m[1] as string);
+      });
+      child.once("exit", () => reject(new Error(`emulator exited early: ${out}`)));
+    });
+    call = client(base);
+    await defineDeeps(call);
+  }, 30_000);
+  afterAll(async () => {
+    child.kill("SIGTERM");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+  });
+
+  // The re-run with a larger stack needs Linux's /proc/self/limits and an 8 MB ulimit -s.
+  it.runIf(process.platform === "linux")(
+    "writes a custom resource 9999 levels deep by create, JSON patch and apply, and reads it back the same by GET, YAML, list and watch",
+    async () => {
+      const created = await call("POST", DEEPS, undefined, { raw: deep("d", 9999) });
+      expect(created.status, created.text.slice(0, 300)).toBe(201);
+      // Texts this long are compared by includes: a failing toContain would print megabytes.
+      expect(created.text.includes(`"spec":${nested(9998)}}`)).toBe(true);
+      const patched = await call("PATCH", `${DEEPS}/d`, undefined, {
+        raw: `[{"op":"replace","path":"/spec","value":${nested(9998, "b")}}]`,
+        headers: JSON_PATCH,
+      });
+      expect(patched.status, patched.text.slice(0, 300)).toBe(200);
+      expect(patched.text.includes(`"spec":${nested(9998, "b")}}`)).toBe(true);
+      const applied = await call("PATCH", `${DEEPS}/d?fieldManager=depth&force=true`, undefined, { raw: deep("d", 9999, "c"), headers: APPLY });
+      expect(applied.status, applied.text.slice(0, 300)).toBe(200);
+      expect(applied.text.includes(`"c":${nested(9997, "c")}`)).toBe(true);
+
+      const got = await call("GET", `${DEEPS}/d`);
+      expect(got.status).toBe(200);
+      expect(got.text === applied.text).toBe(true);
+      // Too deep for block style (and for js-yaml's reader): written as JSON, which YAML reads the same.
+      const yaml = await call("GET", `${DEEPS}/d`, undefined, { headers: { accept: "application/yaml" } });
+      expect(yaml.status).toBe(200);
+      expect(yaml.headers["content-type"]).toBe("application/yaml");
+      expect(yaml.text === got.text).toBe(true);
+      const list = await call("GET", DEEPS);
+      expect(list.status).toBe(200);
+      // List items go out without apiVersion and kind, the rest as GET gives it.
+      const item = `{${got.text.slice(got.text.indexOf('"metadata":')).trimEnd()}`;
+      expect(list.text.includes(`"items":[${item}]`)).toBe(true);
+      const line = await firstWatchLine(`${base}${DEEPS}?watch=true&resourceVersion=0`);
+      expect(line === `{"type":"ADDED","object":${got.text.trimEnd()}}`).toBe(true);
+    },
+    60_000,
+  );
+
+  it("refuses 10001 levels with the real server's message", async () => {
+    const body = deep("e", 10001);
+    const r = await call("POST", DEEPS, undefined, { raw: body });
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ kind: "Status", status: "Failure", reason: "BadRequest", code: 400 });
+    expect(r.json.message).toBe(
+      `the object provided is unrecognized (must be of type Deep): couldn't get version/kind; json parse error: invalid character '{' exceeded max depth (${body.slice(0, 30)} ...)`,
+    );
+  });
+});
+
+describe("bin/tollgate.js re-run with a larger stack", () => {
+  // The re-run needs Linux's /proc/self/limits; elsewhere there is one process.
+  it.runIf(process.platform === "linux")(
+    "stops once, cleanly, on a SIGINT to its whole process group (Ctrl-C), and passes a SIGINT sent to it alone on",
+    async () => {
+      for (const target of ["group", "parent"] as const) {
+        const child = spawn(process.execPath, [BIN, "emulator", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+        let out = "";
+        child.stdout?.setEncoding("utf8");
+        await new Promise<void>((resolveUp, reject) => {
+          child.stdout?.on("data", (d: string) => {
+            out += d;
+            if (out.includes("listening on")) resolveUp();
+          });
+          child.once("exit", () => reject(new Error(`emulator exited early: ${out}`)));
+        });
+        const pid = child.pid as number;
+        // Both processes get a group's signal; a second SIGINT would end the emulator by the signal.
+        process.kill(target === "group" ? -pid : pid, "SIGINT");
+        const [code, signal] = await once(child, "exit");
+        expect({ target, code, signal }).toEqual({ target, code: 0, signal: null });
+      }
+    },
+    30_000,
+  );
+
+  it.runIf(process.platform === "linux")(
+    "does not leave the re-run behind when it is killed outright",
+    async () => {
+      const child = spawn(process.execPath, [BIN, "emulator", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout?.setEncoding("utf8");
+      await new Promise<void>((resolveUp, reject) => {
+        child.stdout?.on("data", (d: string) => {
+          out += d;
+          if (out.includes("listening on")) resolveUp();
+        });
+        child.once("exit", () => reject(new Error(`emulator exited early: ${out}`)));
+      });
+      const rerun = Number(execFileSync("pgrep", ["-P", String(child.pid)], { encoding: "utf8" }).trim());
+      expect(rerun).toBeGreaterThan(0);
+      child.kill("SIGKILL");
+      const alive = (): boolean => {
+        try {
+          process.kill(rerun, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(alive()).toBe(false);
+    },
+    30_000,
+  );
+});
+
+describe("an emulator on a small stack", () => {
+  let emu: RunningEmulator;
+  let call: ReturnType<typeof client>;
+
+  beforeAll(async () => {
+    emu = await startEmulator({ port: 0 });
+    call = client(emu.url);
+    await defineDeeps(call);
+    // The patches go to objects that exist at every depth.
+    expect((await call("POST", DEEPS, undefined, { raw: deep("base", 2) })).status).toBe(201);
+    expect((await call("POST", CONFIGMAPS, { metadata: { name: "base" } })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await emu.close();
+  });
+
+  it("follows less than Go's 10000 levels here, as the probe of its stack says", () => {
+    expect(EMULATOR_MAX_DEPTH).toBeLessThan(10000);
+    expect(EMULATOR_DEPTH_MESSAGE).toBe(
+      `nesting deeper than ${EMULATOR_MAX_DEPTH} levels, more than this emulator follows on its stack (a real server reads up to 10000; run it with node's --stack-size larger)`,
+    );
+  });
+
+  it("answers create, merge patch and apply of a custom resource and a ConfigMap at any depth up to 12000 without a 500", async () => {
+    const cap = EMULATOR_MAX_DEPTH;
+    const depths = new Set<number>();
+    for (let d = 1; d <= 12000; d += d < 40 ? 1 : 97) depths.add(d);
+    for (const d of [cap - 2, cap - 1, cap, cap + 1, cap + 2, 9999, 10000, 10001, 10002, 12000]) depths.add(d);
+    for (const d of [...depths].sort((a, b) => a - b)) {
+      const within = d <= cap;
+      const name = `d${d}`;
+      const cm = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"x":${nested(Math.max(d - 1, 0))}}`;
+      const attempts: Array<[string, string, string, Record<string, string>]> = [
+        ["POST", DEEPS, deep(name, d), {}],
+        ["PATCH", `${DEEPS}/base`, `{"spec":${nested(Math.max(d - 1, 0), "m")}}`, MERGE],
+        ["PATCH", `${DEEPS}/base?fieldManager=depth&force=true`, deep("base", d, "p"), APPLY],
+        ["POST", CONFIGMAPS, cm, {}],
+        ["PATCH", `${CONFIGMAPS}/base`, `{"x":${nested(Math.max(d - 1, 0), "m")}}`, MERGE],
+        ["PATCH", `${CONFIGMAPS}/base?fieldManager=depth`, cm.replace(name, "base"), APPLY],
+      ];
+      for (const [method, path, raw, headers] of attempts) {
+        const r = await call(method, path, undefined, { raw, headers: { "content-type": "application/json", ...headers } });
+        const what = `${method} ${path} ${headers["content-type"] ?? "json"} at ${d}: ${r.text.slice(0, 200)}`;
+        expect(r.status, what).not.toBe(500);
+        expect(r.text, what).not.toContain("Maximum call stack");
+        // Within what the stack follows everything is written (but a ConfigMap applied with a
+        // field it does not have); beyond, the honest 400s.
+        if (within) expect(r.status < 300 || /\.x: field not declared in schema/.test(r.json.message), what).toBe(true);
+        else if (d <= 10000) expect(r.json.message, what).toContain(EMULATOR_DEPTH_MESSAGE);
+        else expect(r.json.message, what).toMatch(/exceeded max depth/);
+      }
+    }
+  }, 120_000);
+
+  it("answers a JSON patch whose result nests past what the stack follows with the 400, the object unchanged", async () => {
+    const d = EMULATOR_MAX_DEPTH - 10;
+    expect((await call("POST", DEEPS, undefined, { raw: deep("copied", d) })).status).toBe(201);
+    // A copy of the spec deep inside itself doubles the nesting with a flat body.
+    const copy = JSON.stringify([{ op: "copy", from: "/spec", path: `/spec${"/a".repeat(d - 2)}/z` }]);
+    let last = await call("PATCH", `${DEEPS}/copied`, undefined, { raw: copy, headers: JSON_PATCH });
+    for (let i = 0; i < 3 && last.status === 200; i++) last = await call("PATCH", `${DEEPS}/copied`, undefined, { raw: copy, headers: JSON_PATCH });
+    expect(last.status).toBe(400);
+    expect(last.json).toMatchObject({ kind: "Status", status: "Failure", reason: "BadRequest", code: 400, message: EMULATOR_DEPTH_MESSAGE });
+    const before = last;
+    const after = await call("GET", `${DEEPS}/copied`);
+    expect(after.status).toBe(200);
+    // Nothing half-written: another try fails the same, the object's version is where it was.
+    const again = await call("PATCH", `${DEEPS}/copied`, undefined, { raw: copy, headers: JSON_PATCH });
+    expect(again.status).toBe(before.status);
+    expect((await call("GET", `${DEEPS}/copied`)).json.metadata.resourceVersion).toBe(after.json.metadata.resourceVersion);
+  });
+});
