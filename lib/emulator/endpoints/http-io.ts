@@ -33,6 +33,11 @@ export function lingerOnClose(req: IncomingMessage): void {
  * (here: any), instead of reading the rest, which may never end, to reach a next request.
  */
 export function closeIfBodyUnread(req: IncomingMessage, res: ServerResponse): void {
+  // A request without a body is not complete yet while the 'request' event runs (the parser
+  // marks it after), so an answer written at once (the in-flight limit's 429) must not count it.
+  const length = req.headers["content-length"];
+  const hasBody = req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+  if (!hasBody) return;
   const writeHead = res.writeHead;
   res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
     if (!req.complete && !this.headersSent) {
