@@ -13,7 +13,7 @@ import { describe as describeRequest, newDispatcher, pooled, prepare, send, type
 import { requestArb, seedRequests, TEST_OPTIONS, tokenRequest } from "./requests.js";
 
 /** Property runs per mode; each is one batch of generated requests. */
-const RUNS = 30;
+const RUNS = 20;
 const BATCH = { minLength: 1, maxLength: 150, size: "max" } as const;
 const CONCURRENCY = 24;
 
