@@ -160,8 +160,18 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
+/**
+ * The request target read as Go's url.ParseRequestURI reads it: a target starting with "//" is
+ * a path, not a host (WHATWG URL parsing threw on "//" and made it a 500), and a "#" stays in
+ * the path instead of cutting off the query as a fragment.
+ */
+export function requestUrl(target: string | undefined): URL {
+  const t = (target ?? "/").replaceAll("#", "%23");
+  return t.startsWith("/") ? new URL(`http://emulator.invalid${t}`) : new URL(t, "http://emulator.invalid");
+}
+
 async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () => string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://emulator.invalid");
+  const url = requestUrl(req.url);
   // A server whose write path loses the dry-run flag (failpoints.ts).
   if (parts.settings.failpoints.has("dry-run-persists")) url.searchParams.delete("dryRun");
   const pretty = wantsPretty(req, url);
