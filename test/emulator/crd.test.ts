@@ -272,6 +272,10 @@ describe("custom resources", () => {
     const list = await call("GET", base);
     expect(list.json).toMatchObject({ apiVersion: `${group}/v1`, kind: "WidgetList" });
     expect(list.json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(["a"]);
+    // An unstructured list keeps each item whole, kind and apiVersion included (a built-in list's items have none).
+    expect(list.json.items[0]).toEqual(created.json);
+    const yamlList = await call("GET", base, undefined, { headers: { accept: "application/yaml" } });
+    expect(yamlList.text).toContain(`items:\n- apiVersion: ${group}/v1\n  kind: Widget\n`);
     const updated = await call("PUT", `${base}/a`, { ...created.json, spec: { size: 4 } });
     expect(updated.status).toBe(200);
     expect(updated.json.metadata.generation).toBe(2);

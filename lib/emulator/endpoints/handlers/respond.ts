@@ -157,7 +157,8 @@ function listMetadata(list: ListMetaInit): JsonObject {
  * A list item as a list shows it: without kind and apiVersion. The server sets them on the
  * list object only (the items of a built-in type's list carry an empty TypeMeta, and JSON
  * omits its empty fields), so JSON, YAML and CBOR items agree with protobuf ones, whose
- * messages have no TypeMeta at all.
+ * messages have no TypeMeta at all. A custom resource's list is unstructured: each item is the
+ * stored object, kind and apiVersion included (keepTypeMeta).
  */
 function listItem(o: KubeObject): KubeObject {
   const { kind: _kind, apiVersion: _apiVersion, ...rest } = o;
@@ -186,10 +187,13 @@ export function writeList(ctx: RequestContext, source: ListSource): Promise<void
   switch (representation.as) {
     case "object": {
       const head: JsonObject = { kind: strategy.listKind, apiVersion: groupVersionOf(strategy), metadata };
-      if (encoding === "json") return write(collectionJsonPieces(head, "items", mapIterable(source.itemTexts(), listItemText), ctx.pretty));
+      const keepTypeMeta = strategy.unstructured !== undefined;
+      const itemText = keepTypeMeta ? (t: string): string => t : listItemText;
+      const item = keepTypeMeta ? (o: KubeObject): KubeObject => o : listItem;
+      if (encoding === "json") return write(collectionJsonPieces(head, "items", mapIterable(source.itemTexts(), itemText), ctx.pretty));
       // The codec needs each item's kind to pick its message; the message itself has no TypeMeta.
       if (encoding === "protobuf") return write(protobufListPieces(head, () => source.items()));
-      return write([encodeBody(encoding, { ...head, items: [...mapIterable(source.items(), listItem)] }, ctx.pretty)]);
+      return write([encodeBody(encoding, { ...head, items: [...mapIterable(source.items(), item)] }, ctx.pretty)]);
     }
     case "PartialObjectMetadataList": {
       const apiVersion = metaApiVersion(representation.version);
