@@ -110,6 +110,8 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       // etcd's --max-request-bytes and --quota-backend-bytes, for the emulator's store.
       "max-storage-request-bytes": { type: "string" },
       "storage-quota-bytes": { type: "string" },
+      // What a watcher that does not read may have waiting before its stream is ended.
+      "watch-backlog-bytes": { type: "string" },
       // kube-apiserver's form: --feature-gates CBORServingAndStorage=true,APIResponseCompression=false
       "feature-gates": { type: "string" },
       "controller-manager-port": { type: "string" },
@@ -155,6 +157,8 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const storageQuotaBytes = bytesFlag("storage-quota-bytes", values["storage-quota-bytes"]);
   if (maxStorageRequestBytes !== undefined) api.maxStorageRequestBytes = maxStorageRequestBytes;
   if (storageQuotaBytes !== undefined) api.storageQuotaBytes = storageQuotaBytes;
+  const watchBacklogBytes = bytesFlag("watch-backlog-bytes", values["watch-backlog-bytes"]);
+  if (watchBacklogBytes !== undefined) api.watchBacklogBytes = watchBacklogBytes;
   const gates = values["feature-gates"];
   if (gates !== undefined) {
     try {

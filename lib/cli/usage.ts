@@ -52,6 +52,7 @@ const COMMAND_USAGE = {
                     [--retention S] [--continue-lifetime S] [--feature-gates Name=bool,...]
                     [--max-requests-inflight N] [--auth [--admin-token T]]
                     [--max-storage-request-bytes N] [--storage-quota-bytes N]
+                    [--watch-backlog-bytes N]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]

@@ -166,7 +166,9 @@ describe("tollgate CLI", () => {
       storageQuotaBytes: 65536,
     });
     expect(parseEmulatorArgs([])).not.toHaveProperty("maxStorageRequestBytes");
-    for (const flag of ["--max-storage-request-bytes", "--storage-quota-bytes"]) {
+    expect(parseEmulatorArgs(["--watch-backlog-bytes", "262144"])).toMatchObject({ watchBacklogBytes: 262144 });
+    expect(parseEmulatorArgs([])).not.toHaveProperty("watchBacklogBytes");
+    for (const flag of ["--max-storage-request-bytes", "--storage-quota-bytes", "--watch-backlog-bytes"]) {
       for (const bad of ["0", "-1", "1.5", "1e6", "x", ""]) {
         expect(() => parseEmulatorArgs([`${flag}=${bad}`]), `${flag} ${bad}`).toThrow(
           new UsageError(`${flag} must be a whole number of bytes from 1, not "${bad}"`),
