@@ -11,7 +11,7 @@
  * which the shipped CLI should not carry.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import fc from "fast-check";
@@ -76,14 +76,27 @@ async function startChild(): Promise<Server> {
   return { url, child, ...(auth ? { adminToken: ADMIN_TOKEN } : {}) };
 }
 
-/** VmRSS of a process in bytes (Linux), from /proc. */
+/**
+ * VmRSS in bytes (Linux, /proc) of a process and its descendants: bin/tollgate.js runs the
+ * emulator in a child of its own (a larger stack), so the child spawned here is only a wrapper.
+ */
 function rssOf(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m?.[1] ? Number(m[1]) * 1024 : undefined;
+    let total = m?.[1] ? Number(m[1]) * 1024 : 0;
+    for (const child of childrenOf(pid)) total += rssOf(child) ?? 0;
+    return total;
   } catch {
     return undefined;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean).map(Number));
+  } catch {
+    return [];
   }
 }
 
