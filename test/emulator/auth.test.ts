@@ -176,6 +176,7 @@ describe("service accounts and their tokens", () => {
     expect(authz.json.resources.map((r: { name: string }) => r.name)).toEqual([
       "localsubjectaccessreviews",
       "selfsubjectaccessreviews",
+      "selfsubjectrulesreviews",
       "subjectaccessreviews",
     ]);
   });

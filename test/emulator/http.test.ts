@@ -142,6 +142,17 @@ describe("discovery and health", () => {
           versions: [{ groupVersion: "events.k8s.io/v1", version: "v1" }],
           preferredVersion: { groupVersion: "events.k8s.io/v1", version: "v1" },
         },
+        // Then the review groups, served with or without auth, in a real server's order.
+        {
+          name: "authentication.k8s.io",
+          versions: [{ groupVersion: "authentication.k8s.io/v1", version: "v1" }],
+          preferredVersion: { groupVersion: "authentication.k8s.io/v1", version: "v1" },
+        },
+        {
+          name: "authorization.k8s.io",
+          versions: [{ groupVersion: "authorization.k8s.io/v1", version: "v1" }],
+          preferredVersion: { groupVersion: "authorization.k8s.io/v1", version: "v1" },
+        },
         // A real server lists events.k8s.io before admissionregistration.k8s.io too.
         {
           name: "admissionregistration.k8s.io",

@@ -22,6 +22,7 @@ import type { RequestAttributes, ResourceAttributes } from "../registry/authoriz
 import type { TypeIdentity } from "../registry/generic/strategy.js";
 import { type PolicyRule, RBAC_GROUP, rbacKindOf, referencedRole, roleRefOf, rulesOf } from "../registry/rbac/strategy.js";
 import type { Authenticator } from "./authenticator.js";
+import { type DistinctHeaders, impersonate } from "./impersonation.js";
 import type { RbacAuthorizer } from "./rbac-authorizer.js";
 import { requestAttributes } from "./request-attributes.js";
 
@@ -110,27 +111,29 @@ export class AccessControl {
   ) {}
 
   /**
-   * Authenticates and authorizes one request, given its method, URL and Authorization header:
-   * throws 401 or 403, else returns the user. The test-only admin endpoint (scope "admin") can
+   * Authenticates, impersonates (auth/impersonation.ts) and authorizes one request, given its
+   * method, URL and headers: throws 401, 403 (or the 500 of impersonation without a user), else
+   * returns the user the request acts as. The test-only admin endpoint (scope "admin") can
    * rewrite history and time for everyone, so it is not an RBAC resource: only system:masters
    * may call it; anonymous requests are 401 and any other user 403.
    */
-  check(method: string, url: URL, authorization: string | undefined, scope: "api" | "admin" = "api"): User {
-    const authn = this.authenticator.authenticate(authorization);
+  check(method: string, url: URL, headers: DistinctHeaders, scope: "api" | "admin" = "api"): User {
+    const authn = this.authenticator.authenticate(headers["authorization"]?.[0]);
     if (!authn.ok) throw unauthorized();
+    const user = impersonate(authn.user, headers, this.authorizer, (u, a, reason) => accessForbidden(u.username, a, reason));
     if (scope === "admin") {
-      if (authn.user.username === ANONYMOUS_USER) throw unauthorized();
-      if (!authn.user.groups.includes(MASTERS_GROUP)) {
+      if (user.username === ANONYMOUS_USER) throw unauthorized();
+      if (!user.groups.includes(MASTERS_GROUP)) {
         // The text of a refused non-resource request; its verb is the lower-cased method, as in RequestInfo.
         const a: RequestAttributes = { kind: "nonResource", verb: method.toLowerCase(), path: url.pathname };
-        throw accessForbidden(authn.user.username, a, `the admin endpoint is only for group ${MASTERS_GROUP}`);
+        throw accessForbidden(user.username, a, `the admin endpoint is only for group ${MASTERS_GROUP}`);
       }
-      return authn.user;
+      return user;
     }
     const attrs = requestAttributes(method, url);
-    const decision = this.authorizer.authorize(authn.user, attrs);
-    if (!decision.allowed) throw accessForbidden(authn.user.username, attrs, decision.reason);
-    return authn.user;
+    const decision = this.authorizer.authorize(user, attrs);
+    if (!decision.allowed) throw accessForbidden(user.username, attrs, decision.reason);
+    return user;
   }
 
   private allowed(user: User, a: ResourceAttributes): boolean {

@@ -1,13 +1,18 @@
 /**
  * Turning authentication and authorization on: the types it brings (core v1 ServiceAccounts,
- * RBAC, the review types) are served, the default cluster roles and bindings seeded, the
- * access control every request passes is built, and the authorizer and the token issuer and
- * reviewer are provided to the REST overrides that need them (the reviews, TokenRequest). With
- * auth off none of this exists.
+ * RBAC) are served, the default cluster roles and bindings seeded, the access control every
+ * request passes is built, and the authorizer, its rules resolver and the token issuer and
+ * reviewer are provided to the REST overrides that need them (the reviews, TokenRequest).
+ *
+ * With auth off the server is one whose authorizer is AlwaysAllow and that authenticates nobody:
+ * every caller is the administrator, may impersonate anyone, and the review types are served
+ * all the same (a real server registers them whenever it has an authorizer), answering from
+ * AlwaysAllow; a TokenReview then authenticates no token.
  */
 import type { EmulatorClock } from "../apimachinery/clock.js";
+import type { User } from "../apimachinery/user.js";
 import { AUTHORIZER } from "../registry/authorization/authorizer.js";
-import { TOKEN_REVIEWER } from "../registry/authorization/reviews.js";
+import { RULES_RESOLVER, TOKEN_REVIEWER } from "../registry/authorization/reviews.js";
 import { TOKEN_ISSUER } from "../registry/core/serviceaccount/token-request.js";
 import type { Capabilities } from "../registry/generic/capabilities.js";
 import type { GenericRegistry } from "../registry/generic/registry.js";
@@ -18,6 +23,7 @@ import type { ObjectStorage } from "../storage/object-storage.js";
 import { AccessControl } from "./access-control.js";
 import { Authenticator } from "./authenticator.js";
 import { defaultClusterRoleBindings, defaultClusterRoles } from "./default-policy.js";
+import { ALWAYS_ALLOW, ALWAYS_ALLOW_RULES, type DistinctHeaders, impersonate } from "./impersonation.js";
 import { RbacAuthorizer } from "./rbac-authorizer.js";
 
 export function enableAuth(
@@ -36,5 +42,20 @@ export function enableAuth(
   capabilities.provide(AUTHORIZER, authorizer);
   capabilities.provide(TOKEN_ISSUER, authenticator);
   capabilities.provide(TOKEN_REVIEWER, authenticator);
+  capabilities.provide(RULES_RESOLVER, authorizer);
   return new AccessControl(authenticator, authorizer);
+}
+
+/** Who every caller is without auth: the administrator admission webhooks are told about too. */
+const NO_AUTH_USER: User = { username: "system:admin", groups: ["system:masters", "system:authenticated"] };
+
+/** Auth off: the review types (always served) answer from AlwaysAllow; no token reviewer (no token is known). */
+export function enableNoAuth(capabilities: Capabilities): void {
+  capabilities.provide(AUTHORIZER, ALWAYS_ALLOW);
+  capabilities.provide(RULES_RESOLVER, ALWAYS_ALLOW_RULES);
+}
+
+/** The user of a request without auth: the administrator, or whom it impersonates (always allowed). */
+export function noAuthUser(headers: DistinctHeaders): User {
+  return impersonate(NO_AUTH_USER, headers, ALWAYS_ALLOW, () => new Error("AlwaysAllow denied"));
 }

@@ -7,11 +7,12 @@
  * to ServiceAccount "sa/ns"`; a denial carries none, unless a referenced role is missing.
  */
 
-import type { KubeObject } from "../apimachinery/json.js";
+import type { JsonObject, KubeObject } from "../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../apimachinery/object-meta.js";
 import { MASTERS_GROUP, serviceAccountUsername, type User } from "../apimachinery/user.js";
 import { type Failpoints, NO_FAILPOINTS } from "../failpoints.js";
 import type { Authorizer, Decision, RequestAttributes } from "../registry/authorization/authorizer.js";
+import type { ResolvedRules, RulesResolver } from "../registry/authorization/reviews.js";
 import type { ResourceStrategy } from "../registry/generic/strategy.js";
 import {
   clusterRoleBindingStrategy,
@@ -73,7 +74,16 @@ export interface AppliedBinding {
   readonly rules: readonly PolicyRule[];
 }
 
-export class RbacAuthorizer implements Authorizer {
+/** A policy rule as authorization/v1 ResourceRule: verbs always, the lists only when set. */
+function resourceRuleJson(r: PolicyRule): JsonObject {
+  const out: JsonObject = { verbs: [...r.verbs] };
+  if (r.apiGroups.length) out["apiGroups"] = [...r.apiGroups];
+  if (r.resources.length) out["resources"] = [...r.resources];
+  if (r.resourceNames.length) out["resourceNames"] = [...r.resourceNames];
+  return out;
+}
+
+export class RbacAuthorizer implements Authorizer, RulesResolver {
   constructor(
     private readonly storage: ObjectStorage,
     /** The emulator's failpoints (failpoints.ts): none but in tollgate's self-test. */
@@ -138,6 +148,24 @@ export class RbacAuthorizer implements Authorizer {
    */
   rulesFor(user: User, namespace: string, errors: string[] = []): PolicyRule[] {
     return this.appliedBindings(user, namespace, errors, true).flatMap((b) => b.rules);
+  }
+
+  /**
+   * RBAC's RulesFor for a SelfSubjectRulesReview: every rule of every binding that applies, in
+   * binding order (duplicates kept), a rule with resources as a resource rule and one with URLs
+   * as a non-resource rule; never incomplete, a missing role only in evaluationError. The
+   * privileged group has no rule resolver: system:masters shows what its bindings grant
+   * (cluster-admin, bound to it by default).
+   */
+  resolveRules(user: User, namespace: string): ResolvedRules {
+    const errors: string[] = [];
+    const rules = this.appliedBindings(user, namespace, errors).flatMap((b) => b.rules);
+    return {
+      resourceRules: rules.filter((r) => r.resources.length > 0).map(resourceRuleJson),
+      nonResourceRules: rules.filter((r) => r.nonResourceURLs.length > 0).map((r) => ({ verbs: [...r.verbs], nonResourceURLs: [...r.nonResourceURLs] })),
+      incomplete: false,
+      evaluationError: errors.length === 0 ? "" : errors.length === 1 ? (errors[0] ?? "") : `[${errors.join(", ")}]`,
+    };
   }
 
   authorize(user: User, a: RequestAttributes): Decision {

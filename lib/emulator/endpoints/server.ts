@@ -12,7 +12,7 @@ import { badRequest, internalError, methodNotAllowed, pathNotFound, StatusError 
 import { EmulatorClock } from "../apimachinery/clock.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { EMULATOR_DEPTH_MESSAGE, isStackOverflow } from "../apimachinery/json.js";
-import { enableAuth } from "../auth/index.js";
+import { enableAuth, enableNoAuth, noAuthUser } from "../auth/index.js";
 import type { Failpoints } from "../failpoints.js";
 import type { EmulatorSettings } from "../options.js";
 import { CrdController } from "../registry/apiextensions/crd-controller.js";
@@ -181,7 +181,9 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     if (!limit.admit(req, res, url)) return;
     // Authentication, then authorization, before anything else (the real filter chain); the
     // test-only admin endpoint is for system:masters only.
-    const user = parts.auth?.check(req.method ?? "GET", url, req.headers.authorization, parts.settings.admin && isAdminPath(url.pathname) ? "admin" : "api");
+    const user = parts.auth
+      ? parts.auth.check(req.method ?? "GET", url, req.headersDistinct, parts.settings.admin && isAdminPath(url.pathname) ? "admin" : "api")
+      : noAuthUser(req.headersDistinct);
     // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
     if (parts.settings.admin && isAdminPath(url.pathname)) {
       await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });
@@ -240,6 +242,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   const capabilities = new Capabilities();
   capabilities.provide(NAMESPACE_DELETER, lifecycle);
   const auth = settings.auth ? enableAuth(registry, generic, storage, clock, settings.adminToken, capabilities) : undefined;
+  if (!auth) enableNoAuth(capabilities);
   const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
   lifecycle.seed();
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.

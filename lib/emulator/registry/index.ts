@@ -26,6 +26,8 @@ export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS): Resou
     configMapStrategy,
     coreEventStrategyWith(failpoints),
     eventStrategyWith(failpoints),
+    // Served whatever the authorizer (auth off: AlwaysAllow), as a real server serves them.
+    ...REVIEW_STRATEGIES,
     mutatingWebhookConfigurationStrategy,
     validatingWebhookConfigurationStrategy,
     crdStrategy,
@@ -35,7 +37,7 @@ export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS): Resou
 
 /** The types served only with authentication on (auth/index.ts adds them): core first, then the groups in the order a real server lists them. */
 export function authStrategies(): ResourceStrategy[] {
-  return [serviceAccountStrategy, ...REVIEW_STRATEGIES, ...RBAC_STRATEGIES];
+  return [serviceAccountStrategy, ...RBAC_STRATEGIES];
 }
 
 export {

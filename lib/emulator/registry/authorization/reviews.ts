@@ -7,8 +7,8 @@
  * groups for a SubjectAccessReview; a TokenReview needs a token, 400).
  *
  * Each is a REST override (registry/generic/strategy.ts): the request comes in as data, and the
- * authorizer and the token reviewer are capabilities auth/ provides when it is on (absent, the
- * review is refused with 400).
+ * authorizer, the rules resolver and the token reviewer are capabilities auth/ provides (with
+ * auth off: AlwaysAllow and no token reviewer, so a TokenReview authenticates nothing).
  *
  * Known differences: no fieldSelector/labelSelector attributes are evaluated (RBAC ignores them
  * too); the echoed spec keeps the fields the emulator reads; bodies are read as JSON only.
@@ -37,6 +37,22 @@ export interface TokenReviewer {
 }
 
 export const TOKEN_REVIEWER = new Capability<TokenReviewer>("token reviewer");
+
+/** authorization/v1 ResourceRule and NonResourceRule as JSON (verbs always written). */
+export interface ResolvedRules {
+  readonly resourceRules: readonly JsonObject[];
+  readonly nonResourceRules: readonly JsonObject[];
+  readonly incomplete: boolean;
+  /** The resolution errors (a missing role, say), as the authorizer words them; "" for none. */
+  readonly evaluationError: string;
+}
+
+/** What a SelfSubjectRulesReview asks: the rules that apply to a user in a namespace (the authorizer's RulesFor). */
+export interface RulesResolver {
+  resolveRules(user: User, namespace: string): ResolvedRules;
+}
+
+export const RULES_RESOLVER = new Capability<RulesResolver>("rules resolver");
 
 const text = (o: JsonObject | undefined, key: string): string => (o && typeof o[key] === "string" ? (o[key] as string) : "");
 const texts = (o: JsonObject | undefined, key: string): string[] => {
@@ -143,13 +159,14 @@ function serveAccessReview(kind: Kind, request: RestRequest): RestResult {
 }
 
 function serveTokenReview(request: RestRequest): RestResult {
-  const reviewer = required(request, TOKEN_REVIEWER);
+  // Without authentication there is no token authenticator: the review comes back unanswered.
+  const reviewer = request.capabilities.get(TOKEN_REVIEWER);
   const input = request.body;
   const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
   const token = text(spec, "token");
   if (!token) throw badRequest(`token is required for TokenReview in ${AUTHENTICATION}`);
   const audiences = texts(spec, "audiences");
-  const found = reviewer.userOfToken(token, audiences.length ? audiences : undefined);
+  const found = reviewer?.userOfToken(token, audiences.length ? audiences : undefined);
   const echoed: JsonObject = { token };
   if (audiences.length) echoed["audiences"] = audiences;
   const status: JsonObject = found ? { authenticated: true, user: userInfoJson(found.user) as JsonObject, audiences: [...found.audiences] } : { user: {} };
@@ -165,6 +182,24 @@ function serveSelfSubjectReview(request: RestRequest): RestResult {
     metadata: { creationTimestamp: formatTime(request.now()) },
     status: { userInfo: userInfoJson(user) as JsonObject },
   };
+  return { code: 201, object: out };
+}
+
+/** The rules that apply to the requester in spec.namespace; the reply is a new object, so its spec is empty. */
+function serveRulesReview(request: RestRequest): RestResult {
+  const resolver = required(request, RULES_RESOLVER);
+  const input = request.body;
+  const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
+  const namespace = text(spec, "namespace");
+  if (!namespace) throw badRequest("no namespace on request");
+  const rules = resolver.resolveRules(requestUser(request), namespace);
+  const status: JsonObject = {
+    resourceRules: [...rules.resourceRules],
+    nonResourceRules: [...rules.nonResourceRules],
+    incomplete: rules.incomplete,
+  };
+  if (rules.evaluationError) status["evaluationError"] = rules.evaluationError;
+  const out: KubeObject = { kind: "SelfSubjectRulesReview", apiVersion: `${AUTHORIZATION}/v1`, metadata: {}, spec: {}, status };
   return { code: 201, object: out };
 }
 
@@ -207,5 +242,6 @@ export const REVIEW_STRATEGIES: readonly ResourceStrategy[] = [
     create: (r) => serveAccessReview("LocalSubjectAccessReview", r),
   }),
   virtualType(AUTHORIZATION, "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, { create: (r) => serveAccessReview("SelfSubjectAccessReview", r) }),
+  virtualType(AUTHORIZATION, "selfsubjectrulesreviews", "SelfSubjectRulesReview", false, { create: serveRulesReview }),
   virtualType(AUTHORIZATION, "subjectaccessreviews", "SubjectAccessReview", false, { create: (r) => serveAccessReview("SubjectAccessReview", r) }),
 ];
