@@ -220,6 +220,58 @@ const SAMPLES: Obj[] = [
       },
     ],
   },
+  {
+    kind: "Service",
+    apiVersion: "v1",
+    metadata: { name: "kubernetes", namespace: "default" },
+    spec: {
+      ports: [
+        { name: "https", protocol: "TCP", port: 443, targetPort: 6443 },
+        { name: "web", protocol: "TCP", appProtocol: "http", port: 80, targetPort: "http", nodePort: 30080 },
+      ],
+      selector: { app: "web" },
+      clusterIP: "10.0.0.1",
+      clusterIPs: ["10.0.0.1"],
+      type: "ClusterIP",
+      sessionAffinity: "ClientIP",
+      sessionAffinityConfig: { clientIP: { timeoutSeconds: 10800 } },
+      ipFamilies: ["IPv4"],
+      ipFamilyPolicy: "SingleStack",
+      internalTrafficPolicy: "Cluster",
+    },
+    status: {
+      loadBalancer: { ingress: [{ ip: "1.2.3.4", ipMode: "VIP", ports: [{ port: 80, protocol: "TCP", error: "e" }] }] },
+      conditions: [{ type: "Ready", status: "True", observedGeneration: 2, lastTransitionTime: "2024-05-06T07:08:09Z", reason: "R", message: "" }],
+    },
+  },
+  {
+    kind: "ServiceList",
+    apiVersion: "v1",
+    metadata: {},
+    items: [{ metadata: { name: "s" }, spec: { ports: [{ port: 1, targetPort: 0 }] }, status: { loadBalancer: {} } }],
+  },
+  {
+    kind: "EndpointSlice",
+    apiVersion: "discovery.k8s.io/v1",
+    metadata: { name: "kubernetes", namespace: "default", labels: { "kubernetes.io/service-name": "kubernetes" } },
+    addressType: "IPv4",
+    endpoints: [
+      {
+        addresses: ["10.0.0.5"],
+        conditions: { ready: true, serving: true, terminating: false },
+        hostname: "h",
+        targetRef: { kind: "Pod", namespace: "default", name: "p", uid: "u" },
+        nodeName: "n",
+        zone: "z",
+        hints: { forZones: [{ name: "z" }], forNodes: [{ name: "n" }] },
+      },
+      { addresses: null, conditions: {} },
+    ],
+    ports: [{ name: "https", protocol: "TCP", port: 6443, appProtocol: "https" }, {}],
+  },
+  // endpoints and ports have no omitempty: nil is null.
+  { kind: "EndpointSlice", apiVersion: "discovery.k8s.io/v1", metadata: {}, addressType: "FQDN", endpoints: null, ports: null },
+  { kind: "EndpointSliceList", apiVersion: "discovery.k8s.io/v1", metadata: {}, items: [] },
   ...["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"].map((k) => ({
     kind: `${k}List`,
     apiVersion: ADM,
@@ -228,7 +280,7 @@ const SAMPLES: Obj[] = [
   })),
 ];
 
-describe("protobuf forms of the auth, RBAC and webhook configuration kinds", () => {
+describe("protobuf forms of the auth, RBAC, webhook configuration, Service and EndpointSlice kinds", () => {
   it("has a protobuf form for every kind (and still none for custom resources)", () => {
     for (const s of SAMPLES) expect(supportsProtobuf(s["apiVersion"] as string, s["kind"] as string), String(s["kind"])).toBe(true);
     expect(supportsProtobuf("apiextensions.k8s.io/v1", "CustomResourceDefinition")).toBe(false);
@@ -362,5 +414,54 @@ describe("hand-checked bytes", () => {
       1a06 0a00 1200 1a00          # 3 roleRef, all three strings empty
     `),
     );
+  });
+
+  it("Service: targetPort is an IntOrString {1 type, 2 intVal, 3 strVal}, all three always written", () => {
+    const svc = {
+      kind: "Service",
+      apiVersion: "v1",
+      metadata: {},
+      spec: { ports: [{ name: "http", port: 80, targetPort: "web" }] },
+      status: { loadBalancer: {} },
+    };
+    const expected = h(`
+      ${EMPTY_META}
+      1229                              # 2 spec (41)
+        0a17                            #   1 ports[0] (23)
+          0a04 ${ascii("http")}         #     1 name
+          1200                          #     2 protocol ""
+          1850                          #     3 port 80
+          2209 0801 1000 1a03 ${ascii("web")} # 4 targetPort: type 1 (string), intVal 0, strVal "web"
+          2800                          #     5 nodePort 0 (6 appProtocol is a pointer)
+        1a00 2200                       #   3 clusterIP, 4 type
+        3a00 4200 5200 5a00             #   7 sessionAffinity, 8 loadBalancerIP, 10 externalName, 11 externalTrafficPolicy
+        6000 6800                       #   12 healthCheckNodePort, 13 publishNotReadyAddresses
+      1a02 0a00                         # 3 status: 1 loadBalancer, empty
+    `);
+    expect(body(svc)).toBe(expected);
+    // An int target: type 0, intVal 8080 (varint 90 3f), strVal "".
+    const intTarget = { ...svc, spec: { ports: [{ port: 80, targetPort: 8080 }] } };
+    expect(body(intTarget)).toContain(h("2207 0800 10903f 1a00"));
+    expect(decodeObject(encodeObject(intTarget))).toEqual(intTarget);
+  });
+
+  it("EndpointSlice: addressType is field 4 but written last; conditions are pointers", () => {
+    const es = {
+      kind: "EndpointSlice",
+      apiVersion: "discovery.k8s.io/v1",
+      metadata: {},
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.0.0.1"], conditions: { ready: true } }],
+      ports: [{ port: 80 }],
+    };
+    const expected = h(`
+      ${EMPTY_META}
+      120e                              # 2 endpoints[0] (14)
+        0a08 ${ascii("10.0.0.1")}       #   1 addresses
+        1202 0801                       #   2 conditions: 1 ready true (serving, terminating unset)
+      1a02 1850                         # 3 ports[0]: 3 port 80 (name, protocol, appProtocol unset)
+      2204 ${ascii("IPv4")}             # 4 addressType
+    `);
+    expect(body(es)).toBe(expected);
   });
 });

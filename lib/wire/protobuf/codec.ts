@@ -187,6 +187,15 @@ function encodeStringList(v: unknown, w: Writer, path: string): void {
   }
 }
 
+/** IntOrString: type (0 int, 1 string), intVal and strVal, all three always written. */
+function encodeIntOrString(v: unknown, w: Writer, path: string): void {
+  const isString = typeof v === "string";
+  if (!isString && v !== undefined && v !== null && typeof v !== "number") throw fail(path, `expected an integer or a string, got ${describe(v)}`);
+  w.uint32(tag(1, WIRE_VARINT)).int64(longOf(isString ? 1n : 0n));
+  w.uint32(tag(2, WIRE_VARINT)).int32(isString || v === undefined || v === null ? 0 : Number(integerOf(v, 32, path)));
+  w.uint32(tag(3, WIRE_LEN)).bytes(utf8(isString ? v : ""));
+}
+
 /** Writes one occurrence of field f; v undefined/null means the zero value. */
 function encodeValue(f: FieldDesc, v: unknown, w: Writer, path: string): void {
   const t = f.type;
@@ -251,6 +260,8 @@ function encodeMessageBody(desc: MessageDesc, v: unknown, w: Writer, path: strin
       return;
     case "stringList":
       return encodeStringList(v, w, path);
+    case "intOrString":
+      return encodeIntOrString(v, w, path);
     case undefined:
       if (v === undefined || v === null) return encodeFields(desc, {}, w, path);
       if (!isPlainObject(v)) throw fail(path, `expected an object, got ${describe(v)}`);
@@ -431,6 +442,15 @@ function decodeMessageBody(desc: MessageDesc, bytes: Uint8Array | undefined, pat
     }
     case "stringList":
       return decodeStringList(bytes, path);
+    case "intOrString": {
+      // All three fields are non-pointers; type 1 means the string form.
+      const fields = readFields(desc, bytes ?? new Uint8Array(0), path);
+      if ((fields.get(1)?.at(-1)?.varint ?? 0n) === 1n) {
+        const b = fields.get(3)?.at(-1)?.bytes;
+        return b ? utf8Decoder.decode(b) : "";
+      }
+      return Number(BigInt.asIntN(32, fields.get(2)?.at(-1)?.varint ?? 0n));
+    }
     case undefined:
       return decodeFields(desc, bytes ?? new Uint8Array(0), path);
   }

@@ -4,12 +4,12 @@
  * fails loudly here instead of producing wrong bytes later.
  */
 import protobuf from "protobufjs";
-import { AUTHENTICATION_PACKAGE, AUTHORIZATION_PACKAGE, loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
+import { AUTHENTICATION_PACKAGE, AUTHORIZATION_PACKAGE, INTSTR_PACKAGE, loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
 
 export type ScalarKind = "string" | "bool" | "int32" | "int64" | "bytes";
 
 /** Messages whose JSON form is not a JSON object of their fields. */
-export type SpecialMessage = "time" | "microTime" | "fieldsV1" | "rawExtension" | "stringList";
+export type SpecialMessage = "time" | "microTime" | "fieldsV1" | "rawExtension" | "stringList" | "intOrString";
 
 /**
  * How the JSON side treats the field (see schema.ts for the option spelling):
@@ -56,6 +56,7 @@ const SPECIAL: Readonly<Record<string, SpecialMessage>> = {
   [`${META_PACKAGE}.MicroTime`]: "microTime",
   [`${META_PACKAGE}.FieldsV1`]: "fieldsV1",
   [`${RUNTIME_PACKAGE}.RawExtension`]: "rawExtension",
+  [`${INTSTR_PACKAGE}.IntOrString`]: "intOrString",
   [`${AUTHENTICATION_PACKAGE}.ExtraValue`]: "stringList",
   [`${AUTHORIZATION_PACKAGE}.ExtraValue`]: "stringList",
 };

@@ -10,6 +10,7 @@ import {
   AUTHORIZATION_PACKAGE,
   COORDINATION_PACKAGE,
   CORE_PACKAGE,
+  DISCOVERY_PACKAGE,
   EVENTS_PACKAGE,
   META_PACKAGE,
   RBAC_PACKAGE,
@@ -40,6 +41,7 @@ const OPTION_VERSIONS = [
   "authorization.k8s.io/v1",
   "rbac.authorization.k8s.io/v1",
   "admissionregistration.k8s.io/v1",
+  "discovery.k8s.io/v1",
 ];
 const OPTION_KINDS = ["DeleteOptions", "ListOptions", "GetOptions", "CreateOptions", "UpdateOptions", "PatchOptions"];
 
@@ -57,7 +59,18 @@ for (const gv of ["events.k8s.io/v1", "events.k8s.io/v1beta1"]) {
   add(gv, "Event", `${EVENTS_PACKAGE}.Event`);
   add(gv, "EventList", `${EVENTS_PACKAGE}.EventList`);
 }
-for (const kind of ["Event", "EventList", "Namespace", "NamespaceList", "ConfigMap", "ConfigMapList", "ServiceAccount", "ServiceAccountList"]) {
+for (const kind of [
+  "Event",
+  "EventList",
+  "Namespace",
+  "NamespaceList",
+  "ConfigMap",
+  "ConfigMapList",
+  "ServiceAccount",
+  "ServiceAccountList",
+  "Service",
+  "ServiceList",
+]) {
   add("v1", kind, `${CORE_PACKAGE}.${kind}`);
 }
 add("coordination.k8s.io/v1", "Lease", `${COORDINATION_PACKAGE}.Lease`);
@@ -74,6 +87,8 @@ for (const kind of ["ValidatingWebhookConfiguration", "MutatingWebhookConfigurat
   add("admissionregistration.k8s.io/v1", kind, `${ADMISSIONREGISTRATION_PACKAGE}.${kind}`);
   add("admissionregistration.k8s.io/v1", `${kind}List`, `${ADMISSIONREGISTRATION_PACKAGE}.${kind}List`);
 }
+add("discovery.k8s.io/v1", "EndpointSlice", `${DISCOVERY_PACKAGE}.EndpointSlice`);
+add("discovery.k8s.io/v1", "EndpointSliceList", `${DISCOVERY_PACKAGE}.EndpointSliceList`);
 // Status, APIGroup and APIVersions are "unversioned" types, served as apiVersion "v1" only.
 for (const kind of ["Status", "APIGroup", "APIVersions"]) add("v1", kind, `${META_PACKAGE}.${kind}`);
 add("meta.k8s.io/v1", "PartialObjectMetadata", `${META_PACKAGE}.PartialObjectMetadata`);

@@ -28,13 +28,14 @@
  *
  * Four message types have a special JSON form, recognised by full name in codec.ts:
  * meta.v1 Time, MicroTime (RFC 3339 strings), FieldsV1 (raw JSON text inline) and
- * runtime.RawExtension (an embedded object); and ExtraValue (a Go []string: a JSON array).
+ * runtime.RawExtension (an embedded object); ExtraValue (a Go []string: a JSON array) and
+ * intstr.IntOrString (a JSON number or string).
  *
  * Two more options: (json) = "null" for a Go pointer, slice or map without omitempty (JSON
  * null when unset), and (inline) = true for a struct embedded with json:",inline".
  *
  * Field numbers of the groups below: api@v0.35.7 rbac/v1, authentication/v1, authorization/v1,
- * admissionregistration/v1 and core/v1 generated.proto; JSON tags from their types.go.
+ * admissionregistration/v1, discovery/v1 and core/v1 generated.proto; JSON tags from their types.go.
  */
 import protobuf from "protobufjs";
 
@@ -61,11 +62,24 @@ message RawExtension {
 }
 `;
 
+// Go's intstr.IntOrString: type 0 = Int (intVal), 1 = String (strVal); a JSON number or string.
+const INTSTR = `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.util.intstr;
+
+message IntOrString {
+  optional int64 type = 1;
+  optional int32 intVal = 2;
+  optional string strVal = 3;
+}
+`;
+
 const META = `
 syntax = "proto2";
 package k8s.io.apimachinery.pkg.apis.meta.v1;
 
 import "runtime.proto";
+import "intstr.proto";
 
 // Time: nanos are never written (always 0) and ignored when read. MicroTime: nanos
 // truncated to microseconds. Both: the zero time is an empty message.
@@ -252,6 +266,16 @@ message FieldSelectorRequirement {
   repeated string values = 3 [(json) = "omitempty"];
 }
 
+// observedGeneration is the only omitempty field.
+message Condition {
+  optional string type = 1;
+  optional string status = 2;
+  optional int64 observedGeneration = 3 [(json) = "omitempty"];
+  optional Time lastTransitionTime = 4;
+  optional string reason = 5;
+  optional string message = 6;
+}
+
 message PartialObjectMetadata {
   optional ObjectMeta metadata = 1;
 }
@@ -364,6 +388,81 @@ message ServiceAccount {
 message ServiceAccountList {
   optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
   repeated ServiceAccount items = 2;
+}
+
+message ClientIPConfig {
+  optional int32 timeoutSeconds = 1 [(ptr) = true];
+}
+
+message SessionAffinityConfig {
+  optional ClientIPConfig clientIP = 1 [(ptr) = true];
+}
+
+// targetPort: omitempty cannot leave out a struct, so a zero IntOrString is written as 0.
+message ServicePort {
+  optional string name = 1 [(json) = "omitempty"];
+  optional string protocol = 2 [(json) = "omitempty"];
+  optional string appProtocol = 6 [(ptr) = true];
+  optional int32 port = 3;
+  optional k8s.io.apimachinery.pkg.util.intstr.IntOrString targetPort = 4;
+  optional int32 nodePort = 5 [(json) = "omitempty"];
+}
+
+// JSON in Go struct order; field numbers 15 and 16 are retired (ipFamily, topologyKeys).
+message ServiceSpec {
+  repeated ServicePort ports = 1 [(json) = "omitempty"];
+  map<string, string> selector = 2 [(json) = "omitempty"];
+  optional string clusterIP = 3 [(json) = "omitempty"];
+  repeated string clusterIPs = 18 [(json) = "omitempty"];
+  optional string type = 4 [(json) = "omitempty"];
+  repeated string externalIPs = 5 [(json) = "omitempty"];
+  optional string sessionAffinity = 7 [(json) = "omitempty"];
+  optional string loadBalancerIP = 8 [(json) = "omitempty"];
+  repeated string loadBalancerSourceRanges = 9 [(json) = "omitempty"];
+  optional string externalName = 10 [(json) = "omitempty"];
+  optional string externalTrafficPolicy = 11 [(json) = "omitempty"];
+  optional int32 healthCheckNodePort = 12 [(json) = "omitempty"];
+  optional bool publishNotReadyAddresses = 13 [(json) = "omitempty"];
+  optional SessionAffinityConfig sessionAffinityConfig = 14 [(ptr) = true];
+  repeated string ipFamilies = 19 [(json) = "omitempty"];
+  optional string ipFamilyPolicy = 17 [(ptr) = true];
+  optional bool allocateLoadBalancerNodePorts = 20 [(ptr) = true];
+  optional string loadBalancerClass = 21 [(ptr) = true];
+  optional string internalTrafficPolicy = 22 [(ptr) = true];
+  optional string trafficDistribution = 23 [(ptr) = true];
+}
+
+message PortStatus {
+  optional int32 port = 1;
+  optional string protocol = 2;
+  optional string error = 3 [(ptr) = true];
+}
+
+message LoadBalancerIngress {
+  optional string ip = 1 [(json) = "omitempty"];
+  optional string hostname = 2 [(json) = "omitempty"];
+  optional string ipMode = 3 [(ptr) = true];
+  repeated PortStatus ports = 4 [(json) = "omitempty"];
+}
+
+message LoadBalancerStatus {
+  repeated LoadBalancerIngress ingress = 1 [(json) = "omitempty"];
+}
+
+message ServiceStatus {
+  optional LoadBalancerStatus loadBalancer = 1;
+  repeated k8s.io.apimachinery.pkg.apis.meta.v1.Condition conditions = 2 [(json) = "omitempty"];
+}
+
+message Service {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ServiceSpec spec = 2;
+  optional ServiceStatus status = 3;
+}
+
+message ServiceList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Service items = 2;
 }
 
 message ConfigMapList {
@@ -690,6 +789,64 @@ message ClusterRoleBindingList {
 }
 `;
 
+const DISCOVERY = `
+syntax = "proto2";
+package k8s.io.api.discovery.v1;
+
+import "core.proto";
+
+message EndpointConditions {
+  optional bool ready = 1 [(ptr) = true];
+  optional bool serving = 2 [(ptr) = true];
+  optional bool terminating = 3 [(ptr) = true];
+}
+
+message ForZone {
+  optional string name = 1;
+}
+
+message ForNode {
+  optional string name = 1;
+}
+
+message EndpointHints {
+  repeated ForZone forZones = 1 [(json) = "omitempty"];
+  repeated ForNode forNodes = 2 [(json) = "omitempty"];
+}
+
+// addresses has no omitempty: nil is null.
+message Endpoint {
+  repeated string addresses = 1 [(json) = "null"];
+  optional EndpointConditions conditions = 2;
+  optional string hostname = 3 [(ptr) = true];
+  optional k8s.io.api.core.v1.ObjectReference targetRef = 4 [(ptr) = true];
+  map<string, string> deprecatedTopology = 5 [(json) = "omitempty"];
+  optional string nodeName = 6 [(ptr) = true];
+  optional string zone = 7 [(ptr) = true];
+  optional EndpointHints hints = 8 [(ptr) = true];
+}
+
+message EndpointPort {
+  optional string name = 1 [(ptr) = true];
+  optional string protocol = 2 [(ptr) = true];
+  optional int32 port = 3 [(ptr) = true];
+  optional string appProtocol = 4 [(ptr) = true];
+}
+
+// JSON order addressType, endpoints, ports; endpoints and ports have no omitempty.
+message EndpointSlice {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional string addressType = 4;
+  repeated Endpoint endpoints = 2 [(json) = "null"];
+  repeated EndpointPort ports = 3 [(json) = "null"];
+}
+
+message EndpointSliceList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated EndpointSlice items = 2;
+}
+`;
+
 const ADMISSIONREGISTRATION = `
 syntax = "proto2";
 package k8s.io.api.admissionregistration.v1;
@@ -782,6 +939,7 @@ message MutatingWebhookConfigurationList {
 /** The .proto sources, by file name (the imports above refer to these names). */
 const PROTO_SOURCES: Readonly<Record<string, string>> = {
   "runtime.proto": RUNTIME,
+  "intstr.proto": INTSTR,
   "meta.proto": META,
   "core.proto": CORE,
   "events.proto": EVENTS,
@@ -790,6 +948,7 @@ const PROTO_SOURCES: Readonly<Record<string, string>> = {
   "authorization.proto": AUTHORIZATION,
   "rbac.proto": RBAC,
   "admissionregistration.proto": ADMISSIONREGISTRATION,
+  "discovery.proto": DISCOVERY,
 };
 
 export const RUNTIME_PACKAGE = "k8s.io.apimachinery.pkg.runtime";
@@ -797,6 +956,8 @@ export const META_PACKAGE = "k8s.io.apimachinery.pkg.apis.meta.v1";
 export const CORE_PACKAGE = "k8s.io.api.core.v1";
 export const EVENTS_PACKAGE = "k8s.io.api.events.v1";
 export const COORDINATION_PACKAGE = "k8s.io.api.coordination.v1";
+export const INTSTR_PACKAGE = "k8s.io.apimachinery.pkg.util.intstr";
+export const DISCOVERY_PACKAGE = "k8s.io.api.discovery.v1";
 export const AUTHENTICATION_PACKAGE = "k8s.io.api.authentication.v1";
 export const AUTHORIZATION_PACKAGE = "k8s.io.api.authorization.v1";
 export const RBAC_PACKAGE = "k8s.io.api.rbac.v1";
