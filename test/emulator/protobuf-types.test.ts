@@ -182,10 +182,24 @@ describe("protobuf for stored built-in types", () => {
         expect(listPb.obj["kind"]).toBe(`${c.kind}List`);
         expect(listPb.obj).toEqual(listJson.obj);
 
-        expect(await watch.take(2)).toEqual([
+        // DeleteOptions in protobuf, registered in the type's own group-version.
+        const apiVersion = asJson.obj["apiVersion"] as string;
+        const deleted = await call(
+          "DELETE",
+          `${base}/${name}`,
+          { apiVersion, kind: "DeleteOptions", propagationPolicy: "Background" },
+          { send: true, accept: true },
+        );
+        expect(deleted.status, JSON.stringify(deleted.obj)).toBe(200);
+        expect(deleted.contentType).toBe(PB);
+
+        const events = await watch.take(3);
+        expect(events.slice(0, 2)).toEqual([
           { type: "ADDED", object: asJson.obj },
           { type: "MODIFIED", object: updatedJson.obj },
         ]);
+        expect(events[2]?.type).toBe("DELETED");
+        expect(events[2]?.object).toMatchObject({ kind: c.kind, apiVersion, metadata: { name } });
       } finally {
         watch.close();
       }
@@ -267,6 +281,15 @@ describe("protobuf for the review and token types", () => {
     });
     expect(status.token.length).toBeGreaterThan(10);
     expect(status.expirationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    // The same request in JSON: the same fields (boundObjectRef null, no omitempty), another token.
+    const trJson = await call("POST", `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      spec: { audiences: ["https://kubernetes.default.svc"], expirationSeconds: 3600 },
+    });
+    expect(tr.obj["spec"]).toEqual({ audiences: ["https://kubernetes.default.svc"], expirationSeconds: 3600, boundObjectRef: null });
+    expect(trJson.obj["spec"]).toEqual(tr.obj["spec"]);
+    expect(Object.keys(trJson.obj)).toEqual(Object.keys(tr.obj));
 
     const review = {
       apiVersion: "authentication.k8s.io/v1",
