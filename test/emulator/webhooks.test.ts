@@ -249,14 +249,16 @@ describe("webhook configurations", () => {
   });
 });
 
-describe("webhook configurations without a protobuf form", () => {
-  it("answer kubectl's protobuf-then-JSON Accept in JSON, and a protobuf-only Accept with 406, never 500", async () => {
+describe("webhook configurations in protobuf", () => {
+  // Protobuf round trips of these types: test/emulator/protobuf-types.test.ts.
+  it("answer kubectl's protobuf-then-JSON Accept in protobuf, as a real server does", async () => {
     await register(VWC, [webhook("pb.tollgate.dev")]);
-    const fallback = await call("GET", VWC, undefined, { headers: { accept: "application/vnd.kubernetes.protobuf, application/json" } });
-    expect(fallback.status).toBe(200);
-    expect(fallback.headers["content-type"]).toBe("application/json");
-    const only = await call("GET", VWC, undefined, { headers: { accept: "application/vnd.kubernetes.protobuf" } });
-    expect(only.status).toBe(406);
+    const pb = await call("GET", VWC, undefined, { headers: { accept: "application/vnd.kubernetes.protobuf, application/json" } });
+    expect(pb.status).toBe(200);
+    expect(pb.headers["content-type"]).toBe("application/vnd.kubernetes.protobuf");
+    expect(pb.text.startsWith("k8s\u0000")).toBe(true);
+    expect(pb.text).toContain("ValidatingWebhookConfigurationList");
+    expect(pb.text).toContain("pb.tollgate.dev");
   });
 });
 

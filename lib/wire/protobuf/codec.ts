@@ -14,7 +14,7 @@
 import type { Long, Reader, Writer } from "protobufjs";
 import protobuf from "protobufjs";
 import { concatBytes } from "../bytes.js";
-import type { FieldDesc, MessageDesc, ScalarKind } from "./descriptors.js";
+import type { FieldDesc, MapValue, MessageDesc, ScalarKind } from "./descriptors.js";
 import { messageDesc } from "./descriptors.js";
 import { ProtobufFormatError } from "./errors.js";
 import { type KindEntry, lookupKind } from "./registry.js";
@@ -131,7 +131,8 @@ function encodeFields(desc: MessageDesc, obj: Record<string, unknown>, w: Writer
   // Keys that are not fields (kind/apiVersion at the top, anything unknown) are ignored, as
   // Go's JSON decoder drops unknown fields.
   for (const f of desc.byNumber) {
-    const v = own(obj, f.name);
+    // An inline (embedded) struct reads its fields from this same JSON object.
+    const v = f.inline ? obj : own(obj, f.name);
     const fpath = `${path}.${f.name}`;
     if (f.type.kind === "map") {
       if (v === undefined || v === null) continue;
@@ -151,7 +152,7 @@ function encodeFields(desc: MessageDesc, obj: Record<string, unknown>, w: Writer
   }
 }
 
-function encodeMap(f: FieldDesc, valueKind: "string" | "bytes", v: unknown, w: Writer, path: string): void {
+function encodeMap(f: FieldDesc, valueKind: MapValue, v: unknown, w: Writer, path: string): void {
   if (!isPlainObject(v)) throw fail(path, `expected an object, got ${describe(v)}`);
   const entries = Object.entries(v).map(([k, val]) => ({ k, kb: utf8(k), val }));
   entries.sort((a, b) => compareUtf8(a.kb, b.kb));
@@ -162,6 +163,11 @@ function encodeMap(f: FieldDesc, valueKind: "string" | "bytes", v: unknown, w: W
     if (valueKind === "string") {
       if (val !== null && typeof val !== "string") throw fail(epath, `expected a string, got ${describe(val)}`);
       w.uint32(tag(2, WIRE_LEN)).bytes(utf8(val ?? ""));
+    } else if (valueKind === "stringList") {
+      // A message value is always written, even empty (gogo marshals the map value struct).
+      w.uint32(tag(2, WIRE_LEN)).fork();
+      encodeStringList(val, w, epath);
+      w.ldelim();
     } else if (val !== null) {
       // A null []byte is nil in Go, and gogo leaves the value field of a nil entry out.
       if (typeof val !== "string") throw fail(epath, `expected a base64 string, got ${describe(val)}`);
@@ -169,6 +175,25 @@ function encodeMap(f: FieldDesc, valueKind: "string" | "bytes", v: unknown, w: W
     }
     w.ldelim();
   }
+}
+
+/** The body of a `[]string` message (ExtraValue): field 1 once per string; null is nil. */
+function encodeStringList(v: unknown, w: Writer, path: string): void {
+  if (v === undefined || v === null) return;
+  if (!Array.isArray(v)) throw fail(path, `expected an array, got ${describe(v)}`);
+  for (const [i, s] of v.entries()) {
+    if (typeof s !== "string") throw fail(`${path}[${i}]`, `expected a string, got ${describe(s)}`);
+    w.uint32(tag(1, WIRE_LEN)).bytes(utf8(s));
+  }
+}
+
+/** IntOrString: type (0 int, 1 string), intVal and strVal, all three always written. */
+function encodeIntOrString(v: unknown, w: Writer, path: string): void {
+  const isString = typeof v === "string";
+  if (!isString && v !== undefined && v !== null && typeof v !== "number") throw fail(path, `expected an integer or a string, got ${describe(v)}`);
+  w.uint32(tag(1, WIRE_VARINT)).int64(longOf(isString ? 1n : 0n));
+  w.uint32(tag(2, WIRE_VARINT)).int32(isString || v === undefined || v === null ? 0 : Number(integerOf(v, 32, path)));
+  w.uint32(tag(3, WIRE_LEN)).bytes(utf8(isString ? v : ""));
 }
 
 /** Writes one occurrence of field f; v undefined/null means the zero value. */
@@ -233,6 +258,10 @@ function encodeMessageBody(desc: MessageDesc, v: unknown, w: Writer, path: strin
     case "rawExtension":
       if (v !== undefined && v !== null) w.uint32(tag(1, WIRE_LEN)).bytes(embeddedBytes(v, path));
       return;
+    case "stringList":
+      return encodeStringList(v, w, path);
+    case "intOrString":
+      return encodeIntOrString(v, w, path);
     case undefined:
       if (v === undefined || v === null) return encodeFields(desc, {}, w, path);
       if (!isPlainObject(v)) throw fail(path, `expected an object, got ${describe(v)}`);
@@ -411,9 +440,38 @@ function decodeMessageBody(desc: MessageDesc, bytes: Uint8Array | undefined, pat
       if (raw === undefined) return null;
       return hasMagic(raw) ? decodeEnveloped(raw) : parseJsonBytes(raw, path);
     }
+    case "stringList":
+      return decodeStringList(bytes, path);
+    case "intOrString": {
+      // All three fields are non-pointers; type 1 means the string form.
+      const fields = readFields(desc, bytes ?? new Uint8Array(0), path);
+      if ((fields.get(1)?.at(-1)?.varint ?? 0n) === 1n) {
+        const b = fields.get(3)?.at(-1)?.bytes;
+        return b ? utf8Decoder.decode(b) : "";
+      }
+      return Number(BigInt.asIntN(32, fields.get(2)?.at(-1)?.varint ?? 0n));
+    }
     case undefined:
       return decodeFields(desc, bytes ?? new Uint8Array(0), path);
   }
+}
+
+/** A `[]string` message: nil (JSON null) when it holds no strings, as Go's decoder leaves it. */
+function decodeStringList(bytes: Uint8Array | undefined, path: string): string[] | null {
+  const r: Reader = protobuf.Reader.create(bytes ?? new Uint8Array(0));
+  const out: string[] = [];
+  try {
+    while (r.pos < r.len) {
+      const t = r.uint32();
+      if (t >>> 3 === 1 && (t & 7) === WIRE_LEN) out.push(utf8Decoder.decode(r.bytes()));
+      else if (t >>> 3 === 1) throw fail(path, `wrong wire type ${t & 7} for field 1`);
+      else r.skipType(t & 7);
+    }
+  } catch (e) {
+    if (e instanceof ProtobufFormatError) throw e;
+    throw fail(path, `malformed protobuf message: ${(e as Error).message}`);
+  }
+  return out.length > 0 ? out : null;
 }
 
 export function decodeFields(desc: MessageDesc, bytes: Uint8Array, path: string): Record<string, unknown> {
@@ -426,15 +484,20 @@ export function decodeFields(desc: MessageDesc, bytes: Uint8Array, path: string)
     if (t.kind === "map") {
       const m = decodeMapField(t.value, list, fpath);
       if (Object.keys(m).length > 0 || f.json === "always") out[f.name] = m;
+      else if (f.json === "null") out[f.name] = null;
       continue;
     }
     if (f.repeated) {
       const arr = list.map((occ, i) => decodeOccurrence(f, occ, `${fpath}[${i}]`));
       if (arr.length > 0 || f.json === "always") out[f.name] = arr;
+      else if (f.json === "null") out[f.name] = null;
       continue;
     }
     const present = list.length > 0;
-    if (!present && f.pointer) continue;
+    if (!present && f.pointer) {
+      if (f.json === "null") out[f.name] = null;
+      continue;
+    }
     if (t.kind === "scalar") {
       if (!present && t.scalar === "bytes") {
         if (f.json === "always") out[f.name] = null; // nil []byte
@@ -450,12 +513,16 @@ export function decodeFields(desc: MessageDesc, bytes: Uint8Array, path: string)
     const bytesOf = t.message.special === undefined && list.length > 1 ? concatBytes(list.map((o) => o.bytes ?? new Uint8Array(0))) : list.at(-1)?.bytes;
     const v = decodeMessageBody(t.message, bytesOf, fpath);
     if (!f.pointer && f.json === "omitzero" && v === null) continue;
+    if (f.inline && isPlainObject(v)) {
+      for (const [k, inner] of Object.entries(v)) setKey(out, k, inner);
+      continue;
+    }
     out[f.name] = v;
   }
   return out;
 }
 
-function decodeMapField(valueKind: "string" | "bytes", list: Occurrence[], path: string): Record<string, unknown> {
+function decodeMapField(valueKind: MapValue, list: Occurrence[], path: string): Record<string, unknown> {
   const byKey = new Map<string, Uint8Array | undefined>();
   for (const occ of list) {
     const { kb, vb } = splitMapEntry(occ.bytes ?? new Uint8Array(0), path);
@@ -467,7 +534,8 @@ function decodeMapField(valueKind: "string" | "bytes", list: Occurrence[], path:
   for (const [k, v] of sorted) {
     // An absent value decodes to "" (gogo starts string and []byte values empty).
     const bytes = v ?? new Uint8Array(0);
-    setKey(out, k, valueKind === "string" ? utf8Decoder.decode(bytes) : toBase64(bytes));
+    const epath = `${path}[${JSON.stringify(k)}]`;
+    setKey(out, k, valueKind === "string" ? utf8Decoder.decode(bytes) : valueKind === "bytes" ? toBase64(bytes) : decodeStringList(bytes, epath));
   }
   return out;
 }

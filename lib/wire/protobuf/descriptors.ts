@@ -4,23 +4,28 @@
  * fails loudly here instead of producing wrong bytes later.
  */
 import protobuf from "protobufjs";
-import { loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
+import { AUTHENTICATION_PACKAGE, AUTHORIZATION_PACKAGE, INTSTR_PACKAGE, loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
 
 export type ScalarKind = "string" | "bool" | "int32" | "int64" | "bytes";
 
 /** Messages whose JSON form is not a JSON object of their fields. */
-export type SpecialMessage = "time" | "microTime" | "fieldsV1" | "rawExtension";
+export type SpecialMessage = "time" | "microTime" | "fieldsV1" | "rawExtension" | "stringList" | "intOrString";
 
 /**
  * How the JSON side treats the field (see schema.ts for the option spelling):
  * - always: written even when zero (repeated/map: `[]` / `{}` when empty);
  * - omitempty: left out when zero/empty (non-pointer scalars, repeated fields, maps);
- * - omitzero: left out when zero (creationTimestamp).
- * Pointer fields are left out when unset, whatever this says.
+ * - omitzero: left out when zero (creationTimestamp);
+ * - null: no omitempty on a pointer, slice or map, so Go writes `null` when it is nil (and a
+ *   protobuf decode leaves an empty repeated field nil).
+ * Other pointer fields are left out when unset.
  */
-export type JsonMode = "always" | "omitempty" | "omitzero";
+export type JsonMode = "always" | "omitempty" | "omitzero" | "null";
 
-export type FieldType = { kind: "scalar"; scalar: ScalarKind } | { kind: "message"; message: MessageDesc } | { kind: "map"; value: "string" | "bytes" };
+/** Map values: strings, bytes, or a string-list message (ExtraValue: `[]string` in Go, an array in JSON). */
+export type MapValue = "string" | "bytes" | "stringList";
+
+export type FieldType = { kind: "scalar"; scalar: ScalarKind } | { kind: "message"; message: MessageDesc } | { kind: "map"; value: MapValue };
 
 export interface FieldDesc {
   /** The JSON key; also the proto field name (Kubernetes protos use the JSON names). */
@@ -31,6 +36,8 @@ export interface FieldDesc {
   /** Go pointer: protobuf writes it only when set; JSON leaves it out when unset. */
   readonly pointer: boolean;
   readonly json: JsonMode;
+  /** Go `json:",inline"` embedding: the message's fields sit in the parent's JSON object. */
+  readonly inline: boolean;
 }
 
 export interface MessageDesc {
@@ -49,6 +56,9 @@ const SPECIAL: Readonly<Record<string, SpecialMessage>> = {
   [`${META_PACKAGE}.MicroTime`]: "microTime",
   [`${META_PACKAGE}.FieldsV1`]: "fieldsV1",
   [`${RUNTIME_PACKAGE}.RawExtension`]: "rawExtension",
+  [`${INTSTR_PACKAGE}.IntOrString`]: "intOrString",
+  [`${AUTHENTICATION_PACKAGE}.ExtraValue`]: "stringList",
+  [`${AUTHORIZATION_PACKAGE}.ExtraValue`]: "stringList",
 };
 
 const SCALARS: ReadonlySet<string> = new Set<ScalarKind>(["string", "bool", "int32", "int64", "bytes"]);
@@ -93,21 +103,24 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
       const options: Record<string, unknown> = { ...(field.options ?? {}) };
       const ptr = options["(ptr)"] === true;
       const jsonOption = options["(json)"];
+      const inline = options["(inline)"] === true;
       delete options["(ptr)"];
       delete options["(json)"];
+      delete options["(inline)"];
       const where = `${type.fullName}.${field.name}`;
       if (Object.keys(options).length > 0) throw new Error(`schema: unexpected options on ${where}: ${JSON.stringify(options)}`);
-      if (jsonOption !== undefined && jsonOption !== "omitempty" && jsonOption !== "omitzero") {
+      if (jsonOption !== undefined && jsonOption !== "omitempty" && jsonOption !== "omitzero" && jsonOption !== "null") {
         throw new Error(`schema: bad (json) option on ${where}`);
       }
       const json: JsonMode = jsonOption ?? "always";
 
       let fieldType: FieldType;
       if (field instanceof protobuf.MapField) {
-        if (field.keyType !== "string" || (field.type !== "string" && field.type !== "bytes")) {
+        const valueType = field.resolvedType instanceof protobuf.Type ? SPECIAL[stripDot(field.resolvedType.fullName)] : field.type;
+        if (field.keyType !== "string" || (valueType !== "string" && valueType !== "bytes" && valueType !== "stringList")) {
           throw new Error(`schema: unsupported map on ${where}`);
         }
-        fieldType = { kind: "map", value: field.type };
+        fieldType = { kind: "map", value: valueType };
       } else if (SCALARS.has(field.type)) {
         fieldType = { kind: "scalar", scalar: field.type as ScalarKind };
       } else if (field.resolvedType instanceof protobuf.Type) {
@@ -118,7 +131,8 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
         throw new Error(`schema: unsupported type ${field.type} on ${where}`);
       }
       if (ptr && (field.repeated || field instanceof protobuf.MapField)) throw new Error(`schema: (ptr) on a repeated field ${where}`);
-      desc.fields.push({ name: field.name, number: field.id, type: fieldType, repeated: field.repeated, pointer: ptr, json });
+      if (inline && (fieldType.kind !== "message" || field.repeated || ptr)) throw new Error(`schema: (inline) on ${where} needs a single non-pointer message`);
+      desc.fields.push({ name: field.name, number: field.id, type: fieldType, repeated: field.repeated, pointer: ptr, json, inline });
     }
     desc.byNumber.push(...[...desc.fields].sort((a, b) => a.number - b.number));
     for (const f of desc.fields) desc.fieldForNumber.set(f.number, f);

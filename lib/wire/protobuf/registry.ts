@@ -4,7 +4,17 @@
  * throws ProtobufFormatError, which the server answers with 406 (wire-facts §1.0, §1.5).
  */
 import { type MessageDesc, messageDesc } from "./descriptors.js";
-import { COORDINATION_PACKAGE, CORE_PACKAGE, EVENTS_PACKAGE, META_PACKAGE } from "./schema.js";
+import {
+  ADMISSIONREGISTRATION_PACKAGE,
+  AUTHENTICATION_PACKAGE,
+  AUTHORIZATION_PACKAGE,
+  COORDINATION_PACKAGE,
+  CORE_PACKAGE,
+  DISCOVERY_PACKAGE,
+  EVENTS_PACKAGE,
+  META_PACKAGE,
+  RBAC_PACKAGE,
+} from "./schema.js";
 
 export interface KindEntry {
   readonly message: MessageDesc;
@@ -21,7 +31,18 @@ export interface KindEntry {
  * `metav1.AddToGroupVersion` adds them to every group-version, and meta.k8s.io/v1 has its own
  * copy; only the group-versions of the kinds below are listed here.
  */
-const OPTION_VERSIONS = ["v1", "meta.k8s.io/v1", "events.k8s.io/v1", "events.k8s.io/v1beta1", "coordination.k8s.io/v1"];
+const OPTION_VERSIONS = [
+  "v1",
+  "meta.k8s.io/v1",
+  "events.k8s.io/v1",
+  "events.k8s.io/v1beta1",
+  "coordination.k8s.io/v1",
+  "authentication.k8s.io/v1",
+  "authorization.k8s.io/v1",
+  "rbac.authorization.k8s.io/v1",
+  "admissionregistration.k8s.io/v1",
+  "discovery.k8s.io/v1",
+];
 const OPTION_KINDS = ["DeleteOptions", "ListOptions", "GetOptions", "CreateOptions", "UpdateOptions", "PatchOptions"];
 
 const ENTRIES = new Map<string, KindEntry>();
@@ -38,11 +59,36 @@ for (const gv of ["events.k8s.io/v1", "events.k8s.io/v1beta1"]) {
   add(gv, "Event", `${EVENTS_PACKAGE}.Event`);
   add(gv, "EventList", `${EVENTS_PACKAGE}.EventList`);
 }
-for (const kind of ["Event", "EventList", "Namespace", "NamespaceList", "ConfigMap", "ConfigMapList"]) {
+for (const kind of [
+  "Event",
+  "EventList",
+  "Namespace",
+  "NamespaceList",
+  "ConfigMap",
+  "ConfigMapList",
+  "ServiceAccount",
+  "ServiceAccountList",
+  "Service",
+  "ServiceList",
+]) {
   add("v1", kind, `${CORE_PACKAGE}.${kind}`);
 }
 add("coordination.k8s.io/v1", "Lease", `${COORDINATION_PACKAGE}.Lease`);
 add("coordination.k8s.io/v1", "LeaseList", `${COORDINATION_PACKAGE}.LeaseList`);
+for (const kind of ["TokenRequest", "TokenReview", "SelfSubjectReview"]) add("authentication.k8s.io/v1", kind, `${AUTHENTICATION_PACKAGE}.${kind}`);
+for (const kind of ["SubjectAccessReview", "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview"]) {
+  add("authorization.k8s.io/v1", kind, `${AUTHORIZATION_PACKAGE}.${kind}`);
+}
+for (const kind of ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]) {
+  add("rbac.authorization.k8s.io/v1", kind, `${RBAC_PACKAGE}.${kind}`);
+  add("rbac.authorization.k8s.io/v1", `${kind}List`, `${RBAC_PACKAGE}.${kind}List`);
+}
+for (const kind of ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"]) {
+  add("admissionregistration.k8s.io/v1", kind, `${ADMISSIONREGISTRATION_PACKAGE}.${kind}`);
+  add("admissionregistration.k8s.io/v1", `${kind}List`, `${ADMISSIONREGISTRATION_PACKAGE}.${kind}List`);
+}
+add("discovery.k8s.io/v1", "EndpointSlice", `${DISCOVERY_PACKAGE}.EndpointSlice`);
+add("discovery.k8s.io/v1", "EndpointSliceList", `${DISCOVERY_PACKAGE}.EndpointSliceList`);
 // Status, APIGroup and APIVersions are "unversioned" types, served as apiVersion "v1" only.
 for (const kind of ["Status", "APIGroup", "APIVersions"]) add("v1", kind, `${META_PACKAGE}.${kind}`);
 add("meta.k8s.io/v1", "PartialObjectMetadata", `${META_PACKAGE}.PartialObjectMetadata`);

@@ -28,7 +28,14 @@
  *
  * Four message types have a special JSON form, recognised by full name in codec.ts:
  * meta.v1 Time, MicroTime (RFC 3339 strings), FieldsV1 (raw JSON text inline) and
- * runtime.RawExtension (an embedded object).
+ * runtime.RawExtension (an embedded object); ExtraValue (a Go []string: a JSON array) and
+ * intstr.IntOrString (a JSON number or string).
+ *
+ * Two more options: (json) = "null" for a Go pointer, slice or map without omitempty (JSON
+ * null when unset), and (inline) = true for a struct embedded with json:",inline".
+ *
+ * Field numbers of the groups below: api@v0.35.7 rbac/v1, authentication/v1, authorization/v1,
+ * admissionregistration/v1, discovery/v1 and core/v1 generated.proto; JSON tags from their types.go.
  */
 import protobuf from "protobufjs";
 
@@ -55,11 +62,24 @@ message RawExtension {
 }
 `;
 
+// Go's intstr.IntOrString: type 0 = Int (intVal), 1 = String (strVal); a JSON number or string.
+const INTSTR = `
+syntax = "proto2";
+package k8s.io.apimachinery.pkg.util.intstr;
+
+message IntOrString {
+  optional int64 type = 1;
+  optional int32 intVal = 2;
+  optional string strVal = 3;
+}
+`;
+
 const META = `
 syntax = "proto2";
 package k8s.io.apimachinery.pkg.apis.meta.v1;
 
 import "runtime.proto";
+import "intstr.proto";
 
 // Time: nanos are never written (always 0) and ignored when read. MicroTime: nanos
 // truncated to microseconds. Both: the zero time is an empty message.
@@ -229,6 +249,33 @@ message APIVersions {
   repeated ServerAddressByClientCIDR serverAddressByClientCIDRs = 2;
 }
 
+message LabelSelector {
+  map<string, string> matchLabels = 1 [(json) = "omitempty"];
+  repeated LabelSelectorRequirement matchExpressions = 2 [(json) = "omitempty"];
+}
+
+message LabelSelectorRequirement {
+  optional string key = 1;
+  optional string operator = 2;
+  repeated string values = 3 [(json) = "omitempty"];
+}
+
+message FieldSelectorRequirement {
+  optional string key = 1;
+  optional string operator = 2;
+  repeated string values = 3 [(json) = "omitempty"];
+}
+
+// observedGeneration is the only omitempty field.
+message Condition {
+  optional string type = 1;
+  optional string status = 2;
+  optional int64 observedGeneration = 3 [(json) = "omitempty"];
+  optional Time lastTransitionTime = 4;
+  optional string reason = 5;
+  optional string message = 6;
+}
+
 message PartialObjectMetadata {
   optional ObjectMeta metadata = 1;
 }
@@ -327,6 +374,97 @@ message ConfigMap {
   map<string, bytes> binaryData = 3 [(json) = "omitempty"];
 }
 
+message LocalObjectReference {
+  optional string name = 1 [(json) = "omitempty"];
+}
+
+message ServiceAccount {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated ObjectReference secrets = 2 [(json) = "omitempty"];
+  repeated LocalObjectReference imagePullSecrets = 3 [(json) = "omitempty"];
+  optional bool automountServiceAccountToken = 4 [(ptr) = true];
+}
+
+message ServiceAccountList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ServiceAccount items = 2;
+}
+
+message ClientIPConfig {
+  optional int32 timeoutSeconds = 1 [(ptr) = true];
+}
+
+message SessionAffinityConfig {
+  optional ClientIPConfig clientIP = 1 [(ptr) = true];
+}
+
+// targetPort: omitempty cannot leave out a struct, so a zero IntOrString is written as 0.
+message ServicePort {
+  optional string name = 1 [(json) = "omitempty"];
+  optional string protocol = 2 [(json) = "omitempty"];
+  optional string appProtocol = 6 [(ptr) = true];
+  optional int32 port = 3;
+  optional k8s.io.apimachinery.pkg.util.intstr.IntOrString targetPort = 4;
+  optional int32 nodePort = 5 [(json) = "omitempty"];
+}
+
+// JSON in Go struct order; field numbers 15 and 16 are retired (ipFamily, topologyKeys).
+message ServiceSpec {
+  repeated ServicePort ports = 1 [(json) = "omitempty"];
+  map<string, string> selector = 2 [(json) = "omitempty"];
+  optional string clusterIP = 3 [(json) = "omitempty"];
+  repeated string clusterIPs = 18 [(json) = "omitempty"];
+  optional string type = 4 [(json) = "omitempty"];
+  repeated string externalIPs = 5 [(json) = "omitempty"];
+  optional string sessionAffinity = 7 [(json) = "omitempty"];
+  optional string loadBalancerIP = 8 [(json) = "omitempty"];
+  repeated string loadBalancerSourceRanges = 9 [(json) = "omitempty"];
+  optional string externalName = 10 [(json) = "omitempty"];
+  optional string externalTrafficPolicy = 11 [(json) = "omitempty"];
+  optional int32 healthCheckNodePort = 12 [(json) = "omitempty"];
+  optional bool publishNotReadyAddresses = 13 [(json) = "omitempty"];
+  optional SessionAffinityConfig sessionAffinityConfig = 14 [(ptr) = true];
+  repeated string ipFamilies = 19 [(json) = "omitempty"];
+  optional string ipFamilyPolicy = 17 [(ptr) = true];
+  optional bool allocateLoadBalancerNodePorts = 20 [(ptr) = true];
+  optional string loadBalancerClass = 21 [(ptr) = true];
+  optional string internalTrafficPolicy = 22 [(ptr) = true];
+  optional string trafficDistribution = 23 [(ptr) = true];
+}
+
+message PortStatus {
+  optional int32 port = 1;
+  optional string protocol = 2;
+  optional string error = 3 [(ptr) = true];
+}
+
+message LoadBalancerIngress {
+  optional string ip = 1 [(json) = "omitempty"];
+  optional string hostname = 2 [(json) = "omitempty"];
+  optional string ipMode = 3 [(ptr) = true];
+  repeated PortStatus ports = 4 [(json) = "omitempty"];
+}
+
+message LoadBalancerStatus {
+  repeated LoadBalancerIngress ingress = 1 [(json) = "omitempty"];
+}
+
+message ServiceStatus {
+  optional LoadBalancerStatus loadBalancer = 1;
+  repeated k8s.io.apimachinery.pkg.apis.meta.v1.Condition conditions = 2 [(json) = "omitempty"];
+}
+
+message Service {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ServiceSpec spec = 2;
+  optional ServiceStatus status = 3;
+}
+
+message ServiceList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Service items = 2;
+}
+
 message ConfigMapList {
   optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
   repeated ConfigMap items = 2;
@@ -398,13 +536,419 @@ message LeaseList {
 }
 `;
 
+const AUTHENTICATION = `
+syntax = "proto2";
+package k8s.io.api.authentication.v1;
+
+import "meta.proto";
+
+// Go []string; JSON an array (special "stringList" in descriptors.ts).
+message ExtraValue {
+  repeated string items = 1;
+}
+
+// The .proto names field 4 "uID"; its JSON name is uid (names never reach the wire).
+message BoundObjectReference {
+  optional string kind = 1 [(json) = "omitempty"];
+  optional string apiVersion = 2 [(json) = "omitempty"];
+  optional string name = 3 [(json) = "omitempty"];
+  optional string uid = 4 [(json) = "omitempty"];
+}
+
+message UserInfo {
+  optional string username = 1 [(json) = "omitempty"];
+  optional string uid = 2 [(json) = "omitempty"];
+  repeated string groups = 3 [(json) = "omitempty"];
+  map<string, ExtraValue> extra = 4 [(json) = "omitempty"];
+}
+
+message TokenReviewSpec {
+  optional string token = 1 [(json) = "omitempty"];
+  repeated string audiences = 2 [(json) = "omitempty"];
+}
+
+message TokenReviewStatus {
+  optional bool authenticated = 1 [(json) = "omitempty"];
+  optional UserInfo user = 2;
+  repeated string audiences = 4 [(json) = "omitempty"];
+  optional string error = 3 [(json) = "omitempty"];
+}
+
+message TokenReview {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional TokenReviewSpec spec = 2;
+  optional TokenReviewStatus status = 3;
+}
+
+// No omitempty on any field, so unset ones are JSON null. (attestations = 5 came after 1.35.)
+message TokenRequestSpec {
+  repeated string audiences = 1 [(json) = "null"];
+  optional int64 expirationSeconds = 4 [(ptr) = true, (json) = "null"];
+  optional BoundObjectReference boundObjectRef = 3 [(ptr) = true, (json) = "null"];
+}
+
+message TokenRequestStatus {
+  optional string token = 1;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.Time expirationTimestamp = 2;
+}
+
+message TokenRequest {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional TokenRequestSpec spec = 2;
+  optional TokenRequestStatus status = 3;
+}
+
+message SelfSubjectReviewStatus {
+  optional UserInfo userInfo = 1;
+}
+
+message SelfSubjectReview {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SelfSubjectReviewStatus status = 2;
+}
+`;
+
+const AUTHORIZATION = `
+syntax = "proto2";
+package k8s.io.api.authorization.v1;
+
+import "meta.proto";
+
+message ExtraValue {
+  repeated string items = 1;
+}
+
+message FieldSelectorAttributes {
+  optional string rawSelector = 1 [(json) = "omitempty"];
+  repeated k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement requirements = 2 [(json) = "omitempty"];
+}
+
+message LabelSelectorAttributes {
+  optional string rawSelector = 1 [(json) = "omitempty"];
+  repeated k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement requirements = 2 [(json) = "omitempty"];
+}
+
+message ResourceAttributes {
+  optional string namespace = 1 [(json) = "omitempty"];
+  optional string verb = 2 [(json) = "omitempty"];
+  optional string group = 3 [(json) = "omitempty"];
+  optional string version = 4 [(json) = "omitempty"];
+  optional string resource = 5 [(json) = "omitempty"];
+  optional string subresource = 6 [(json) = "omitempty"];
+  optional string name = 7 [(json) = "omitempty"];
+  optional FieldSelectorAttributes fieldSelector = 8 [(ptr) = true];
+  optional LabelSelectorAttributes labelSelector = 9 [(ptr) = true];
+}
+
+message NonResourceAttributes {
+  optional string path = 1 [(json) = "omitempty"];
+  optional string verb = 2 [(json) = "omitempty"];
+}
+
+message SubjectAccessReviewSpec {
+  optional ResourceAttributes resourceAttributes = 1 [(ptr) = true];
+  optional NonResourceAttributes nonResourceAttributes = 2 [(ptr) = true];
+  optional string user = 3 [(json) = "omitempty"];
+  repeated string groups = 4 [(json) = "omitempty"];
+  map<string, ExtraValue> extra = 5 [(json) = "omitempty"];
+  optional string uid = 6 [(json) = "omitempty"];
+}
+
+message SelfSubjectAccessReviewSpec {
+  optional ResourceAttributes resourceAttributes = 1 [(ptr) = true];
+  optional NonResourceAttributes nonResourceAttributes = 2 [(ptr) = true];
+}
+
+message SubjectAccessReviewStatus {
+  optional bool allowed = 1;
+  optional bool denied = 4 [(json) = "omitempty"];
+  optional string reason = 2 [(json) = "omitempty"];
+  optional string evaluationError = 3 [(json) = "omitempty"];
+}
+
+message SubjectAccessReview {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SubjectAccessReviewSpec spec = 2;
+  optional SubjectAccessReviewStatus status = 3;
+}
+
+message LocalSubjectAccessReview {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SubjectAccessReviewSpec spec = 2;
+  optional SubjectAccessReviewStatus status = 3;
+}
+
+message SelfSubjectAccessReview {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SelfSubjectAccessReviewSpec spec = 2;
+  optional SubjectAccessReviewStatus status = 3;
+}
+
+message SelfSubjectRulesReviewSpec {
+  optional string namespace = 1 [(json) = "omitempty"];
+}
+
+message ResourceRule {
+  repeated string verbs = 1 [(json) = "null"];
+  repeated string apiGroups = 2 [(json) = "omitempty"];
+  repeated string resources = 3 [(json) = "omitempty"];
+  repeated string resourceNames = 4 [(json) = "omitempty"];
+}
+
+message NonResourceRule {
+  repeated string verbs = 1 [(json) = "null"];
+  repeated string nonResourceURLs = 2 [(json) = "omitempty"];
+}
+
+message SubjectRulesReviewStatus {
+  repeated ResourceRule resourceRules = 1 [(json) = "null"];
+  repeated NonResourceRule nonResourceRules = 2 [(json) = "null"];
+  optional bool incomplete = 3;
+  optional string evaluationError = 4 [(json) = "omitempty"];
+}
+
+message SelfSubjectRulesReview {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional SelfSubjectRulesReviewSpec spec = 2;
+  optional SubjectRulesReviewStatus status = 3;
+}
+`;
+
+const RBAC = `
+syntax = "proto2";
+package k8s.io.api.rbac.v1;
+
+import "meta.proto";
+
+message PolicyRule {
+  repeated string verbs = 1 [(json) = "null"];
+  repeated string apiGroups = 2 [(json) = "omitempty"];
+  repeated string resources = 3 [(json) = "omitempty"];
+  repeated string resourceNames = 4 [(json) = "omitempty"];
+  repeated string nonResourceURLs = 5 [(json) = "omitempty"];
+}
+
+message Subject {
+  optional string kind = 1;
+  optional string apiGroup = 2 [(json) = "omitempty"];
+  optional string name = 3;
+  optional string namespace = 4 [(json) = "omitempty"];
+}
+
+message RoleRef {
+  optional string apiGroup = 1;
+  optional string kind = 2;
+  optional string name = 3;
+}
+
+message AggregationRule {
+  repeated k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector clusterRoleSelectors = 1 [(json) = "omitempty"];
+}
+
+message Role {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated PolicyRule rules = 2 [(json) = "null"];
+}
+
+message ClusterRole {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated PolicyRule rules = 2 [(json) = "null"];
+  optional AggregationRule aggregationRule = 3 [(ptr) = true];
+}
+
+message RoleBinding {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated Subject subjects = 2 [(json) = "omitempty"];
+  optional RoleRef roleRef = 3;
+}
+
+message ClusterRoleBinding {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated Subject subjects = 2 [(json) = "omitempty"];
+  optional RoleRef roleRef = 3;
+}
+
+message RoleList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated Role items = 2;
+}
+
+message ClusterRoleList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ClusterRole items = 2;
+}
+
+message RoleBindingList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated RoleBinding items = 2;
+}
+
+message ClusterRoleBindingList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ClusterRoleBinding items = 2;
+}
+`;
+
+const DISCOVERY = `
+syntax = "proto2";
+package k8s.io.api.discovery.v1;
+
+import "core.proto";
+
+message EndpointConditions {
+  optional bool ready = 1 [(ptr) = true];
+  optional bool serving = 2 [(ptr) = true];
+  optional bool terminating = 3 [(ptr) = true];
+}
+
+message ForZone {
+  optional string name = 1;
+}
+
+message ForNode {
+  optional string name = 1;
+}
+
+message EndpointHints {
+  repeated ForZone forZones = 1 [(json) = "omitempty"];
+  repeated ForNode forNodes = 2 [(json) = "omitempty"];
+}
+
+// addresses has no omitempty: nil is null.
+message Endpoint {
+  repeated string addresses = 1 [(json) = "null"];
+  optional EndpointConditions conditions = 2;
+  optional string hostname = 3 [(ptr) = true];
+  optional k8s.io.api.core.v1.ObjectReference targetRef = 4 [(ptr) = true];
+  map<string, string> deprecatedTopology = 5 [(json) = "omitempty"];
+  optional string nodeName = 6 [(ptr) = true];
+  optional string zone = 7 [(ptr) = true];
+  optional EndpointHints hints = 8 [(ptr) = true];
+}
+
+message EndpointPort {
+  optional string name = 1 [(ptr) = true];
+  optional string protocol = 2 [(ptr) = true];
+  optional int32 port = 3 [(ptr) = true];
+  optional string appProtocol = 4 [(ptr) = true];
+}
+
+// JSON order addressType, endpoints, ports; endpoints and ports have no omitempty.
+message EndpointSlice {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional string addressType = 4;
+  repeated Endpoint endpoints = 2 [(json) = "null"];
+  repeated EndpointPort ports = 3 [(json) = "null"];
+}
+
+message EndpointSliceList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated EndpointSlice items = 2;
+}
+`;
+
+const ADMISSIONREGISTRATION = `
+syntax = "proto2";
+package k8s.io.api.admissionregistration.v1;
+
+import "meta.proto";
+
+message MatchCondition {
+  optional string name = 1;
+  optional string expression = 2;
+}
+
+message ServiceReference {
+  optional string namespace = 1;
+  optional string name = 2;
+  optional string path = 3 [(ptr) = true];
+  optional int32 port = 4 [(ptr) = true];
+}
+
+// JSON order url, service, caBundle; caBundle is bytes (base64 in JSON).
+message WebhookClientConfig {
+  optional string url = 3 [(ptr) = true];
+  optional ServiceReference service = 1 [(ptr) = true];
+  optional bytes caBundle = 2 [(json) = "omitempty"];
+}
+
+message Rule {
+  repeated string apiGroups = 1 [(json) = "omitempty"];
+  repeated string apiVersions = 2 [(json) = "omitempty"];
+  repeated string resources = 3 [(json) = "omitempty"];
+  optional string scope = 4 [(ptr) = true];
+}
+
+// Rule is embedded with json:",inline": its fields sit beside operations in JSON.
+message RuleWithOperations {
+  repeated string operations = 1 [(json) = "omitempty"];
+  optional Rule rule = 2 [(inline) = true];
+}
+
+message ValidatingWebhook {
+  optional string name = 1;
+  optional WebhookClientConfig clientConfig = 2;
+  repeated RuleWithOperations rules = 3 [(json) = "omitempty"];
+  optional string failurePolicy = 4 [(ptr) = true];
+  optional string matchPolicy = 9 [(ptr) = true];
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector namespaceSelector = 5 [(ptr) = true];
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector objectSelector = 10 [(ptr) = true];
+  optional string sideEffects = 6 [(ptr) = true, (json) = "null"];
+  optional int32 timeoutSeconds = 7 [(ptr) = true];
+  repeated string admissionReviewVersions = 8 [(json) = "null"];
+  repeated MatchCondition matchConditions = 11 [(json) = "omitempty"];
+}
+
+message MutatingWebhook {
+  optional string name = 1;
+  optional WebhookClientConfig clientConfig = 2;
+  repeated RuleWithOperations rules = 3 [(json) = "omitempty"];
+  optional string failurePolicy = 4 [(ptr) = true];
+  optional string matchPolicy = 9 [(ptr) = true];
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector namespaceSelector = 5 [(ptr) = true];
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector objectSelector = 11 [(ptr) = true];
+  optional string sideEffects = 6 [(ptr) = true, (json) = "null"];
+  optional int32 timeoutSeconds = 7 [(ptr) = true];
+  repeated string admissionReviewVersions = 8 [(json) = "null"];
+  optional string reinvocationPolicy = 10 [(ptr) = true];
+  repeated MatchCondition matchConditions = 12 [(json) = "omitempty"];
+}
+
+// The .proto names field 2 "Webhooks"; JSON says webhooks.
+message ValidatingWebhookConfiguration {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated ValidatingWebhook webhooks = 2 [(json) = "omitempty"];
+}
+
+message MutatingWebhookConfiguration {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated MutatingWebhook webhooks = 2 [(json) = "omitempty"];
+}
+
+message ValidatingWebhookConfigurationList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ValidatingWebhookConfiguration items = 2;
+}
+
+message MutatingWebhookConfigurationList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated MutatingWebhookConfiguration items = 2;
+}
+`;
+
 /** The .proto sources, by file name (the imports above refer to these names). */
 const PROTO_SOURCES: Readonly<Record<string, string>> = {
   "runtime.proto": RUNTIME,
+  "intstr.proto": INTSTR,
   "meta.proto": META,
   "core.proto": CORE,
   "events.proto": EVENTS,
   "coordination.proto": COORDINATION,
+  "authentication.proto": AUTHENTICATION,
+  "authorization.proto": AUTHORIZATION,
+  "rbac.proto": RBAC,
+  "admissionregistration.proto": ADMISSIONREGISTRATION,
+  "discovery.proto": DISCOVERY,
 };
 
 export const RUNTIME_PACKAGE = "k8s.io.apimachinery.pkg.runtime";
@@ -412,6 +956,12 @@ export const META_PACKAGE = "k8s.io.apimachinery.pkg.apis.meta.v1";
 export const CORE_PACKAGE = "k8s.io.api.core.v1";
 export const EVENTS_PACKAGE = "k8s.io.api.events.v1";
 export const COORDINATION_PACKAGE = "k8s.io.api.coordination.v1";
+export const INTSTR_PACKAGE = "k8s.io.apimachinery.pkg.util.intstr";
+export const DISCOVERY_PACKAGE = "k8s.io.api.discovery.v1";
+export const AUTHENTICATION_PACKAGE = "k8s.io.api.authentication.v1";
+export const AUTHORIZATION_PACKAGE = "k8s.io.api.authorization.v1";
+export const RBAC_PACKAGE = "k8s.io.api.rbac.v1";
+export const ADMISSIONREGISTRATION_PACKAGE = "k8s.io.api.admissionregistration.v1";
 
 /** Parses all sources into one protobufjs Root (each source keeps its own package). */
 export function loadRoot(): protobuf.Root {

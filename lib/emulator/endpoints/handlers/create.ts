@@ -6,14 +6,17 @@
  * on a create-only subresource: the body decoded as JSON, the override called with the request
  * as data, and the object it returns written with its code.
  */
+
+import { isProtobuf, parseMediaType } from "../../../wire/media-type.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import type { KubeObject } from "../../apimachinery/json.js";
+import { isJsonObject, type JsonObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf, setMeta } from "../../apimachinery/object-meta.js";
 import type { Shape } from "../../apimachinery/typed-json.js";
 import type { RestCreate, TypeIdentity } from "../../registry/generic/strategy.js";
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
-import { decodeBody, decodeJsonObject, fieldValidationOf } from "./request-body.js";
+import { bodyJsonForm, decodeBody, decodeJsonObject, fieldValidationOf } from "./request-body.js";
 import { writeObject } from "./respond.js";
 import { warningHeaders, writeOptionsOf } from "./write-options.js";
 import { recordWriteOwnership } from "./write-ownership.js";
@@ -67,10 +70,21 @@ export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<v
   return writeObject(ctx, 201, created, warningHeaders(warnings));
 }
 
+/** An override's body: protobuf by its Content-Type (kubectl 1.32+ sends reviews and TokenRequests so), else JSON. */
+function overrideBody(ctx: RequestContext, body: Buffer, kind: string): JsonObject {
+  const header = ctx.req.headers["content-type"];
+  const media = header === undefined ? undefined : parseMediaType(header);
+  if (media === undefined || !isProtobuf(media)) return decodeJsonObject(body, kind);
+  const unreadable = (detail: string): Error => badRequest(`the body of the request was in an unknown format or could not be decoded as a ${kind}: ${detail}`);
+  const decoded = bodyJsonForm("protobuf", body, false, unreadable);
+  if (!isJsonObject(decoded)) throw unreadable("not an object");
+  return decoded;
+}
+
 /** POST served by a create override; `kind` is what decode errors call the body. */
 export function handleCreateOverride(ctx: RequestContext, override: RestCreate, name: string, kind: string, body: Buffer): Promise<void> {
   const { parts } = ctx;
-  const decoded = body.length === 0 && override.emptyBodyAllowed ? {} : decodeJsonObject(body, kind);
+  const decoded = body.length === 0 && override.emptyBodyAllowed ? {} : overrideBody(ctx, body, kind);
   const result = override.create({
     namespace: ctx.route.namespace,
     name,

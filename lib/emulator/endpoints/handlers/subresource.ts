@@ -14,6 +14,8 @@
  *  - output negotiation as on the main resource, except that a subresource without a Table
  *    convertor cannot answer as a Table (406 when nothing else is acceptable).
  */
+
+import { supportsProtobuf } from "../../../wire/protobuf/index.js";
 import { methodNotAllowed, pathNotFound } from "../../apimachinery/api-errors.js";
 import { findSubresource, subresourceServes, subresourceWriteStrategy } from "../../registry/generic/subresources.js";
 import { readBody } from "../http-io.js";
@@ -36,7 +38,10 @@ export async function handleSubresource(request: ResourceRequest, subresource: s
   const gates = request.parts.settings.featureGates;
   if (method === "POST" && sub.create) {
     const body = await readBody(req, request.parts.settings.maxRequestBodyBytes);
-    const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates, false, false), gzip: wantsGzip(req, gates) };
+    // The answer (a TokenRequest) has a protobuf form when the shared codec knows its kind.
+    const answer = sub.discoveryKind;
+    const protobuf = answer !== undefined && supportsProtobuf(answer.group === "" ? answer.version : `${answer.group}/${answer.version}`, answer.kind);
+    const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates, protobuf, false), gzip: wantsGzip(req, gates) };
     return handleCreateOverride(ctx, sub.create, name, sub.discoveryKind?.kind ?? route.strategy.kind, body);
   }
   const patchType = method === "PATCH" ? patchTypeOf(req, gates) : undefined;

@@ -8,8 +8,7 @@
  * type is a role or a binding, where a roleRef's role is stored), so auth reads facts from here
  * rather than comparing strategies.
  *
- * Known differences: ClusterRole aggregationRule is stored but never aggregated; there is no
- * protobuf form (lib/wire has no rbac messages), so JSON answers.
+ * Known differences: ClusterRole aggregationRule is stored but never aggregated.
  */
 import { type FieldError, invalid, notSupported, required } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../../apimachinery/json.js";
