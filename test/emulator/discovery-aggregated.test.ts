@@ -178,6 +178,12 @@ describe("aggregated discovery", () => {
     expect((await get("/api", "application/json")).json).toMatchObject({ kind: "APIVersions", versions: ["v1"] });
   });
 
+  it("serves client-go 0.35's profile=nopeer clause as plain aggregated discovery (the peer proxy gate is off)", async () => {
+    const r = await get("/apis", `${V2};profile=nopeer,${V2},application/json`);
+    expect(r.headers["content-type"]).toBe(V2);
+    expect(r.json.kind).toBe("APIGroupDiscoveryList");
+  });
+
   it("answers JSON to a protobuf-first Accept (no protobuf form of the list here; a real server would send protobuf)", async () => {
     const r = await get("/apis", `application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,${V2},application/json`);
     expect(r.headers["content-type"]).toBe(V2);
