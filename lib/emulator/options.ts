@@ -8,7 +8,7 @@ import { DEFAULT_EVENT_TTL_MS } from "./storage/event-ttl.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUOTA_BYTES, DEFAULT_RETENTION_MS } from "./storage/store.js";
 
 export interface EmulatorSettings {
-  /** Interval between BOOKMARK events on watches that asked for them. */
+  /** Interval between BOOKMARK events on watches that asked for them (watch-cached types; plus one 2 s before the deadline; 0: none). */
   readonly bookmarkIntervalMs: number;
   /** Watch history window of the store (etcd compaction); older resourceVersions get 410. */
   readonly retentionMs: number;

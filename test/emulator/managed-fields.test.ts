@@ -170,7 +170,7 @@ describe("CreateOptions and UpdateOptions", () => {
     r = await call("POST", `${cm()}?fieldManager=a%09b&dryRun=Some`, undefined, { raw: "{not json", headers: { "content-type": "application/json" } });
     expect(r.status).toBe(422);
     expect(r.json.message).toBe(
-      'CreateOptions.meta.k8s.io "" is invalid: [fieldManager: Invalid value: "a\\tb": invalid character U+0009 (at position 1), dryRun: Unsupported value: "Some": supported values: "All"]',
+      'CreateOptions.meta.k8s.io "" is invalid: [fieldManager: Invalid value: "a\\tb": invalid character U+0009 (at position 1), dryRun: Unsupported value: ["Some"]: supported values: "All"]',
     );
 
     r = await put(`${cm(name)}?fieldManager=${long}&fieldValidation=Loud`, (await call("GET", cm(name))).json);

@@ -274,7 +274,7 @@ describe("PatchOptions", () => {
     expect(statusOf(() => patchOptionsOf(url("force=false&dryRun=Some&fieldValidation=Loud"), "merge"))).toEqual({
       code: 422,
       message:
-        'PatchOptions.meta.k8s.io "" is invalid: [force: Forbidden: may not be specified for non-apply patch, dryRun: Unsupported value: "Some": supported values: "All", fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"]',
+        'PatchOptions.meta.k8s.io "" is invalid: [force: Forbidden: may not be specified for non-apply patch, dryRun: Unsupported value: ["Some"]: supported values: "All", fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"]',
     });
     expect(statusOf(() => patchOptionsOf(url(`fieldManager=${"m".repeat(129)}`), "apply-yaml")).message).toMatch(/fieldManager: Too long/);
     expect(statusOf(() => patchOptionsOf(url("fieldManager=a%01b"), "json")).message).toBe(

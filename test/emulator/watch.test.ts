@@ -110,17 +110,17 @@ describe("watch", () => {
 
   it("sends BOOKMARKs only when asked, with the watched kind and the current version", async () => {
     const quiet = await openWatch(url, `${cms(ns)}?watch=true&resourceVersion=1000000`);
-    const asked = await openWatch(url, `/apis/events.k8s.io/v1/namespaces/${ns}/events?watch=true&allowWatchBookmarks=true&resourceVersion=1`);
+    // Periodic bookmarks come from the watch cache, so a Lease watch (Events have none, wire-facts §12).
+    const asked = await openWatch(url, `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases?watch=true&allowWatchBookmarks=true&resourceVersion=1`);
     await sleep(200);
     expect(await quiet.next(50)).toBeUndefined();
     let bookmark = await asked.next();
     while (bookmark && bookmark.type !== "BOOKMARK") bookmark = await asked.next();
-    expect(bookmark?.object).toMatchObject({
-      kind: "Event",
-      apiVersion: "events.k8s.io/v1",
+    expect(bookmark?.object).toEqual({
+      kind: "Lease",
+      apiVersion: "coordination.k8s.io/v1",
       metadata: { resourceVersion: String(emu.parts.storage.store.revision) },
-      eventTime: null,
-      regarding: {},
+      spec: {},
     });
     expect(Object.keys(bookmark?.object.metadata ?? {})).toEqual(["resourceVersion"]);
     quiet.close();

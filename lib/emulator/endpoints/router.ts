@@ -22,7 +22,7 @@ export interface ResourceRoute {
 
 export type Route =
   | { readonly kind: "version" }
-  | { readonly kind: "health"; readonly check: "healthz" | "readyz" | "livez" }
+  | { readonly kind: "health"; readonly check: "healthz" | "readyz" | "livez"; readonly name?: string }
   | { readonly kind: "apiVersions" }
   | { readonly kind: "apiGroupList" }
   | { readonly kind: "apiGroup"; readonly group: string }
@@ -53,6 +53,9 @@ export function route(pathname: string, registry: ResourceRegistry): Route {
     if (first === "apis") return { kind: "apiGroupList" };
     return NOT_FOUND;
   }
+  // One check of a health endpoint (`/readyz/etcd`); health.ts knows which exist.
+  if (seg.length === 2 && second !== undefined && (first === "healthz" || first === "readyz" || first === "livez"))
+    return { kind: "health", check: first, name: second };
   if (first === "api" && second !== undefined) {
     if (!registry.hasGroupVersion("", second)) return NOT_FOUND;
     if (seg.length === 2) return { kind: "apiResourceList", group: "", version: second };

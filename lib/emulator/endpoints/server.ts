@@ -27,11 +27,13 @@ import { EventTtl } from "../storage/event-ttl.js";
 import { ObjectStorage } from "../storage/object-storage.js";
 import { MemoryStore } from "../storage/store.js";
 import { handleAdmin, isAdminPath } from "./admin.js";
+import { wantsAggregatedDiscovery, writeAggregatedDiscovery } from "./aggregated-discovery.js";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.js";
 import type { EmulatorParts, WatchRegistry } from "./handlers/context.js";
 import { handleResource } from "./handlers/index.js";
 import { encodeBody } from "./handlers/respond.js";
-import { closeIfBodyUnread, writeJson, writeStatus, writeText } from "./http-io.js";
+import { answerHealth } from "./health.js";
+import { closeIfBodyUnread, writeJson, writeStatus } from "./http-io.js";
 import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
 import { checkRequestTimeout } from "./request-timeout.js";
 import { route } from "./router.js";
@@ -197,7 +199,11 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     }
     if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed();
     if (r.kind === "health") {
-      writeText(res, 200, "ok");
+      if (!answerHealth(res, url, r.check, r.name)) throw pathNotFound();
+      return;
+    }
+    if ((r.kind === "apiVersions" || r.kind === "apiGroupList") && wantsAggregatedDiscovery(req)) {
+      writeAggregatedDiscovery(req, res, parts.registry, r.kind === "apiVersions", pretty);
       return;
     }
     negotiateJsonOnly(req);

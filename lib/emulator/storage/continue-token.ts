@@ -13,6 +13,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { posix } from "node:path";
+import { goJsonSyntaxError } from "../apimachinery/go-json-errors.js";
 import { InvalidContinue } from "./read-errors.js";
 
 const VERSION = "meta.k8s.io/v1";
@@ -80,23 +81,22 @@ export function decodeContinue(token: string, keyPrefix: string, signer?: Contin
   if (badChar || token.length % 4 === 1) {
     throw new InvalidContinue(`${INVALID}: illegal base64 data at input byte ${badChar ? badChar.index : token.length - 1}`);
   }
+  const text = Buffer.from(token, "base64url").toString("utf8");
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+    parsed = JSON.parse(text);
   } catch (e) {
-    throw new InvalidContinue(`${INVALID}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new InvalidContinue(`${INVALID}: ${goJsonSyntaxError(text, e)}`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new InvalidContinue(`${INVALID}: json: cannot unmarshal into continueToken`);
-  }
-  const { v, rv, start, issued, sig } = parsed as { v?: unknown; rv?: unknown; start?: unknown; issued?: unknown; sig?: unknown };
+  const { v, rv, start, issued, sig } = tokenFields(parsed);
   if (v !== VERSION) {
-    throw new InvalidContinue(`${INVALID} server does not recognize this encoded version ${JSON.stringify(String(v ?? ""))}`);
+    // ErrUnrecognizedEncodedVersion wrapped with "%w %v": a space, then the version as it is.
+    throw new InvalidContinue(`${INVALID}: server does not recognize this encoded version ${v}`);
   }
-  if (typeof rv !== "number" || !Number.isInteger(rv) || rv === 0) {
+  if (rv === 0) {
     throw new InvalidContinue(`${INVALID}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
   }
-  if (typeof start !== "string" || start.length === 0) {
+  if (start.length === 0) {
     throw new InvalidContinue(`${INVALID}: encoded start key empty (version meta.k8s.io/v1)`);
   }
   // Path cleaning stops a token from reaching above the list's prefix.
@@ -113,4 +113,48 @@ export function decodeContinue(token: string, keyPrefix: string, signer?: Contin
     throw new InvalidContinue(`${INVALID}: the token was not issued by this server or has been altered`);
   }
   return { rv, startKey, issuedAt: issued };
+}
+
+/** encoding/json's name of a JSON value's type in an UnmarshalTypeError. */
+function jsonType(value: unknown): string {
+  if (Array.isArray(value)) return "array";
+  if (value === null) return "null";
+  return typeof value === "object" ? "object" : typeof value === "boolean" ? "bool" : typeof value;
+}
+
+const INT64_MAX = 2 ** 63;
+
+/**
+ * The token's fields as json.Unmarshal fills Go's continueToken{v string, rv int64, start string}:
+ * keys matched case-insensitively, null leaves a field at its zero value, and a value of another
+ * type is encoding/json's "cannot unmarshal" error (the first one met). The emulator's own two
+ * keys ride along. Not an object at all is the error for the whole value.
+ */
+function tokenFields(parsed: unknown): { v: string; rv: number; start: string; issued?: unknown; sig?: unknown } {
+  const out: { v: string; rv: number; start: string; issued?: unknown; sig?: unknown } = { v: "", rv: 0, start: "" };
+  if (parsed === null) return out;
+  if (typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new InvalidContinue(`${INVALID}: json: cannot unmarshal ${jsonType(parsed)} into Go value of type storage.continueToken`);
+  }
+  let typeError: string | undefined;
+  const wrong = (field: string, goType: string, what: string): void => {
+    typeError ??= `json: cannot unmarshal ${what} into Go struct field continueToken.${field} of type ${goType}`;
+  };
+  for (const [key, value] of Object.entries(parsed)) {
+    const field = key.toLowerCase();
+    if (field === "issued" || field === "sig") {
+      if (key === field) out[field] = value;
+      continue;
+    }
+    if (field !== "v" && field !== "rv" && field !== "start") continue;
+    if (value === null) continue;
+    if (field === "rv") {
+      if (typeof value !== "number") wrong(field, "int64", jsonType(value));
+      else if (!Number.isInteger(value) || Math.abs(value) >= INT64_MAX) wrong(field, "int64", `number ${value}`);
+      else out.rv = value;
+    } else if (typeof value !== "string") wrong(field, "string", jsonType(value));
+    else out[field] = value;
+  }
+  if (typeError !== undefined) throw new InvalidContinue(`${INVALID}: ${typeError}`);
+  return out;
 }

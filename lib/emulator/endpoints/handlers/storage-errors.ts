@@ -4,7 +4,8 @@
  * does not know: types served from the watch cache answer from the cacher
  * (`too old resource version: N (M)`, no fresh continue token), the others (events, wire-facts
  * §4) go to etcd, whose texts name the list or the watch and whose expired continue token comes
- * back with a token for the rest of the list (§9). A too-large version is the same 504 for all.
+ * back with a token for the rest of the list (§9). A too-large version is a 504 for all, with a
+ * retry delay from the cacher only.
  */
 import { failure } from "../../../wire/status.js";
 import { badRequest, details, expired, StatusError } from "../../apimachinery/api-errors.js";
@@ -34,13 +35,18 @@ function tooOld(error: ResourceVersionTooOld, path: ReadPath, kind: ReadKind): S
   return expired(`The resourceVersion for the provided ${kind === "watch" ? "watch" : "list"} is too old.`);
 }
 
-/** 504 Timeout for a version the store has not reached (the real server gives up after ~3 s). */
-function tooLarge(error: ResourceVersionTooLarge): StatusError {
+/**
+ * 504 Timeout for a version the store has not reached (the real server gives up after ~3 s). The
+ * cacher asks the client to retry in 1 s (retryAfterSeconds, hence Retry-After); etcd's list and
+ * get pass 0, which the Status omits (apiserver@v0.35.7 storage/cacher/watch_cache.go,
+ * storage/etcd3/store.go).
+ */
+function tooLarge(error: ResourceVersionTooLarge, path: ReadPath): StatusError {
   const message = `Too large resource version: ${error.rv}, current: ${error.current}`;
   return new StatusError(
     failure(504, "Timeout", `Timeout: ${message}`, {
       ...details({ causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }] }),
-      retryAfterSeconds: 1,
+      ...(path.watchCache ? { retryAfterSeconds: 1 } : {}),
     }),
   );
 }
@@ -68,7 +74,7 @@ function continueExpired(error: ContinueExpired, path: ReadPath): StatusError {
  */
 export function readError(error: unknown, path: ReadPath, kind: ReadKind): StatusError | undefined {
   if (error instanceof ResourceVersionTooOld) return tooOld(error, path, kind);
-  if (error instanceof ResourceVersionTooLarge) return tooLarge(error);
+  if (error instanceof ResourceVersionTooLarge) return tooLarge(error, path);
   if (error instanceof InvalidResourceVersion) return invalidResourceVersion(error, path, kind);
   if (error instanceof ContinueExpired) return continueExpired(error, path);
   if (error instanceof InvalidContinue) return badRequest(`invalid continue token: ${error.message}`);

@@ -5,7 +5,8 @@
  * specific version replays the store history after it (storage's ResourceVersionTooOld when the
  * history no longer reaches it, sent as a 410 ERROR event worded in storage-errors.ts).
  * Selectors turn an object leaving the selection into DELETED and one entering it into ADDED.
- * BOOKMARKs only with allowWatchBookmarks.
+ * BOOKMARKs only with allowWatchBookmarks: the initial-events-end one, and for types with a watch
+ * cache one every bookmark interval and one 2 s before the watch's deadline (wire-facts §12).
  *
  * Encodings and representations (JSON lines, protobuf frames, CBOR sequences; Tables,
  * PartialObjectMetadata) are watch-format.ts's; a YAML watch is 406.
@@ -183,14 +184,47 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
       fail: close,
     }),
   );
-  if (options.allowWatchBookmarks && settings.bookmarkIntervalMs > 0) {
-    const timer = setInterval(
-      () => send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(storage.store.revision, from)) }),
-      settings.bookmarkIntervalMs,
-    );
-    addCleanup(() => clearInterval(timer));
+  const timeoutMs = watchTimeoutMs(options.timeoutSeconds);
+  // Periodic bookmarks are the watch cache's; a type watched straight from etcd (Events) gets none.
+  if (options.allowWatchBookmarks && strategy.watchCache && settings.bookmarkIntervalMs > 0) {
+    const bookmark = (): void => send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(storage.store.revision, from)) });
+    addCleanup(scheduleBookmarks(performance.now() + timeoutMs, settings.bookmarkIntervalMs, bookmark));
   }
-  addCleanup(endAfter(watchTimeoutMs(options.timeoutSeconds), close));
+  addCleanup(endAfter(timeoutMs, close));
+}
+
+/** How long before its deadline a watcher gets its last bookmark (cache_watcher.go nextBookmarkTime). */
+const PRE_DEADLINE_BOOKMARK_MS = 2_000;
+
+/**
+ * When the next bookmark is due, or undefined for none (wire-facts §12; cache_watcher.go
+ * nextBookmarkTime): an interval after now, or PRE_DEADLINE_BOOKMARK_MS before the deadline if
+ * that is sooner, and none once that moment has passed. So `timeoutSeconds=T` gets one about
+ * T−2 s in and one every interval before, and none after; T ≤ 2 s gets none.
+ */
+export function nextBookmarkAt(now: number, deadline: number, intervalMs: number): number | undefined {
+  const due = Math.min(now + intervalMs, deadline - PRE_DEADLINE_BOOKMARK_MS);
+  return due <= now ? undefined : due;
+}
+
+/** Sends bookmarks at the times nextBookmarkAt gives, from now until there is none; returns the cancel. */
+function scheduleBookmarks(deadline: number, intervalMs: number, bookmark: () => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  // `at`: now, or the due time just reached (a timer may fire a little early by performance.now()).
+  const arm = (at: number): void => {
+    const now = Math.max(performance.now(), at);
+    const due = nextBookmarkAt(now, deadline, intervalMs);
+    if (due === undefined) return;
+    timer = setTimeout(
+      () => {
+        bookmark();
+        arm(due);
+      },
+      Math.min(due - performance.now(), MAX_TIMER_MS),
+    );
+  };
+  arm(0);
+  return () => clearTimeout(timer);
 }
 
 /** kube-apiserver --min-request-timeout: 1800 s. */

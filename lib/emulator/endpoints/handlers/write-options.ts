@@ -1,15 +1,13 @@
 /** Query parameters shared by the writing verbs. */
 import { invalidError } from "../../apimachinery/api-errors.js";
 import { notSupported } from "../../apimachinery/field-errors.js";
-import { validateFieldManager } from "../patch/options.js";
+import { unsupportedDryRun, validateFieldManager } from "../patch/options.js";
 
 /** dryRun: absent or empty for a real write, "All" for a dry run; anything else is refused. */
 export function dryRunOf(values: readonly string[], optionsKind: string): boolean {
-  const given = values.filter((v) => v !== "");
-  for (const v of given) {
-    if (v !== "All") throw invalidError({ group: "meta.k8s.io", kind: optionsKind }, "", [notSupported("dryRun", v, ["All"])]);
-  }
-  return given.length > 0;
+  const bad = unsupportedDryRun(values);
+  if (bad) throw invalidError({ group: "meta.k8s.io", kind: optionsKind }, "", [bad]);
+  return values.some((v) => v !== "");
 }
 
 export interface WriteOptions {
@@ -29,9 +27,8 @@ export function writeOptionsOf(url: URL, optionsKind: "CreateOptions" | "UpdateO
   const dryRunValues = q.getAll("dryRun");
   const fieldValidation = q.get("fieldValidation") ?? "";
   const errs = validateFieldManager(fieldManager);
-  // As dryRunOf: the first value other than All is the one reported.
-  const badDryRun = dryRunValues.find((v) => v !== "" && v !== "All");
-  if (badDryRun !== undefined) errs.push(notSupported("dryRun", badDryRun, ["All"]));
+  const badDryRun = unsupportedDryRun(dryRunValues);
+  if (badDryRun) errs.push(badDryRun);
   if (!["", "Ignore", "Strict", "Warn"].includes(fieldValidation)) {
     errs.push(notSupported("fieldValidation", fieldValidation, ["", "Ignore", "Strict", "Warn"]));
   }

@@ -34,6 +34,14 @@ function runeCode(ch: string): string {
   return `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
+/**
+ * The 422 cause for dryRun values other than All (an empty value is let through here), or
+ * undefined. ValidateDryRun reports the whole list as given, JSON-marshalled: `["Maybe"]`.
+ */
+export function unsupportedDryRun(values: readonly string[]): FieldError | undefined {
+  return values.some((v) => v !== "" && v !== "All") ? notSupported("dryRun", [...values], ["All"]) : undefined;
+}
+
 /** ValidateFieldManager: at most 128 bytes, printable characters only (PatchOptions, CreateOptions, UpdateOptions). */
 export function validateFieldManager(fieldManager: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -59,14 +67,14 @@ export function patchOptionsOf(url: URL, patchType: PatchType): PatchOptions {
     errs.push(required("fieldManager", "is required for apply patch"));
   }
   errs.push(...validateFieldManager(fieldManager));
-  const dryRunValues = q.getAll("dryRun").filter((v) => v !== "");
-  const badDryRun = dryRunValues.find((v) => v !== "All");
-  if (badDryRun !== undefined) errs.push(notSupported("dryRun", badDryRun, ["All"]));
+  const dryRunValues = q.getAll("dryRun");
+  const badDryRun = unsupportedDryRun(dryRunValues);
+  if (badDryRun) errs.push(badDryRun);
   const fv = q.get("fieldValidation") ?? "";
   if (!["", "Ignore", "Strict", "Warn"].includes(fv)) errs.push(notSupported("fieldValidation", fv, ["", "Ignore", "Strict", "Warn"]));
   if (errs.length) throw invalidError({ group: "meta.k8s.io", kind: "PatchOptions" }, "", errs);
   return {
-    dryRun: dryRunValues.length > 0,
+    dryRun: dryRunValues.some((v) => v !== ""),
     force,
     fieldManager,
     fieldValidation: fv === "" ? "Warn" : (fv as FieldValidation),

@@ -99,6 +99,8 @@ export function customResourceTypes(crd: KubeObject, terminating: () => boolean)
   const servedApiVersions = served.map((v) => `${group}/${str(v, "name")}`);
   const shortNames = Array.isArray(names["shortNames"]) ? names["shortNames"].filter((s): s is string => typeof s === "string") : [];
   const hash = storageVersionHash(group, storageVersion, kind);
+  // names.categories, listed by both discovery forms (customresource_discovery_controller.go).
+  const categories = Array.isArray(names["categories"]) ? names["categories"].filter((s): s is string => typeof s === "string") : [];
 
   const strategyOf = (v: JsonObject): ResourceStrategy => {
     const main = mainStrategyOf(v);
@@ -120,6 +122,7 @@ export function customResourceTypes(crd: KubeObject, terminating: () => boolean)
       listKind: str(names, "listKind") || `${kind}List`,
       singularName: str(names, "singular") || kind.toLowerCase(),
       shortNames,
+      ...(categories.length ? { categories } : {}),
       namespaced,
       verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
       storageVersionHash: hash,
