@@ -158,4 +158,44 @@ describe.skipIf(!kubectl)("kubectl with validation on", () => {
       { headers: { "content-type": "application/merge-patch+json" } },
     );
   }, 180_000);
+  it("a CRD applied with kubectl publishes its schema: explain shows its descriptions, create -f validates custom resources", async () => {
+    const crd = [
+      "apiVersion: apiextensions.k8s.io/v1",
+      "kind: CustomResourceDefinition",
+      "metadata: {name: crontabs.kubectl.example.com}",
+      "spec:",
+      "  group: kubectl.example.com",
+      "  scope: Namespaced",
+      "  names: {plural: crontabs, singular: crontab, kind: CronTab}",
+      "  versions:",
+      "  - name: v1",
+      "    served: true",
+      "    storage: true",
+      "    schema:",
+      "      openAPIV3Schema:",
+      "        type: object",
+      "        properties:",
+      "          spec: {type: object, description: the crontab's spec, properties: {cronSpec: {type: string, description: when it runs}}}",
+      "",
+    ].join("\n");
+    const applied = await run(["apply", "-f", manifest("crd.yaml", crd)]);
+    expect([applied.code, applied.out.trim()]).toEqual([0, "customresourcedefinition.apiextensions.k8s.io/crontabs.kubectl.example.com created"]);
+    const explained = await run(["explain", "crontabs.spec"]);
+    expect(explained.out).toContain("GROUP:      kubectl.example.com");
+    expect(explained.out).toContain("the crontab's spec");
+    expect(explained.out).toMatch(/cronSpec\t<string>\n +when it runs/);
+    const created = await run([
+      "create",
+      "-f",
+      manifest("ct.yaml", "apiVersion: kubectl.example.com/v1\nkind: CronTab\nmetadata: {name: c1, namespace: default}\nspec: {cronSpec: '* * * * */5'}\n"),
+    ]);
+    expect([created.code, created.out.trim()]).toEqual([0, "crontab.kubectl.example.com/c1 created"]);
+    const bad = await run([
+      "create",
+      "-f",
+      manifest("ct-bad.yaml", "apiVersion: kubectl.example.com/v1\nkind: CronTab\nmetadata: {name: c2, namespace: default}\nspec: {cronSpecz: x}\n"),
+    ]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toContain('strict decoding error: unknown field "spec.cronSpecz"');
+  }, 180_000);
 });

@@ -148,6 +148,22 @@ describe("custom resources", () => {
     expect((await call("GET", after)).json.components.schemas["com.example.openapi.v1.Widget"].properties.spec.properties.color).toEqual({ type: "string" });
     expect((await call("GET", url)).status).toBe(301);
   });
+
+  it("every document, the custom resources' included, defines every schema it refers to", async () => {
+    const index = (await call("GET", "/openapi/v3")).json;
+    expect(Object.keys(index.paths)).toContain("apis/openapi.example.com/v1");
+    for (const entry of Object.values<Obj>(index.paths)) {
+      const doc = (await call("GET", entry["serverRelativeURL"])).json;
+      const refs = new Set([...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]));
+      expect([entry["serverRelativeURL"], [...refs].filter((r) => !(String(r) in doc.components.schemas))]).toEqual([entry["serverRelativeURL"], []]);
+    }
+    const v2 = (await call("GET", "/openapi/v2")).json;
+    const refs = new Set([...JSON.stringify(v2).matchAll(/"#\/definitions\/([^"]+)"/g)].map((m) => m[1]));
+    expect([...refs].filter((r) => !(String(r) in v2.definitions))).toEqual([]);
+    expect(v2.definitions["com.example.openapi.v1.Widget"]["x-kubernetes-group-version-kind"]).toEqual([
+      { group: "openapi.example.com", kind: "Widget", version: "v1" },
+    ]);
+  });
 });
 
 describe.skipIf(!existsSync(REFERENCE))("the generated documents against the real 1.35 ones", () => {

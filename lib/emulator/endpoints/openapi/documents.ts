@@ -7,6 +7,7 @@
  * decides client-side apply's patch).
  */
 import { cloneJson, isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
+import { OBJECT_META } from "../../apimachinery/object-meta.js";
 import type { StructShape } from "../../apimachinery/typed-json.js";
 import type { ResourceStrategy } from "../../registry/generic/strategy.js";
 import { DELETE_OPTIONS_SHAPE } from "../handlers/delete-options.js";
@@ -104,7 +105,9 @@ function generateFor(strategies: readonly ResourceStrategy[], group: string, ver
   addMetaSchemas(schemas);
   const pkg = packageOf(group, version);
   const shapes = new ShapeSchemas(schemas, pkg);
+  // Every document carries the schemas its operations and custom resources refer to.
   shapes.nameOf(DELETE_OPTIONS_SHAPE);
+  shapes.nameOf(OBJECT_META);
   const paths: JsonObject = {};
   const tag = group ? `${opGroup(group).charAt(0).toLowerCase()}${opGroup(group).slice(1)}_${version}` : `core_${version}`;
   const root = group ? `/apis/${group}/${version}` : `/api/${version}`;
@@ -278,8 +281,7 @@ function addPaths(paths: JsonObject, s: ResourceStrategy, names: TypeNames, root
 }
 
 function patchOperation(objectRef: JsonObject, unstructured: boolean): JsonObject {
-  // Custom resources take no strategic merge patch (a real server lists it nonetheless; kubectl
-  // patches custom resources with a merge patch either way).
+  // Custom resources take no strategic merge patch here, so it is not listed for them.
   const types = unstructured ? PATCH_TYPES.filter((t) => t !== "application/strategic-merge-patch+json") : PATCH_TYPES;
   return {
     parameters: PATCH_PARAMS,
