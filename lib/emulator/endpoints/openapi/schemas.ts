@@ -23,6 +23,43 @@ const META_TYPES = new Set([
 ]);
 const CORE_TYPES = new Set(["ObjectReference", "EventSource"]);
 
+/**
+ * What the shapes do not carry: the fields a type's Go definition requires (no omitempty and no
+ * `+optional`), lists marked `+listType=atomic` (the merge schema treats unmarked lists the same,
+ * but only marked ones carry the extension) and structs marked `+structType=atomic` beyond the
+ * merge schema's. From the api@v0.35.7 and apimachinery types' markers.
+ */
+const REQUIRED: Readonly<Record<string, readonly string[]>> = {
+  "io.k8s.api.core.v1.Event": ["metadata", "involvedObject"],
+  "io.k8s.api.core.v1.NamespaceCondition": ["type", "status"],
+  "io.k8s.api.events.v1.Event": ["eventTime"],
+  "io.k8s.api.events.v1.EventSeries": ["count", "lastObservedTime"],
+  "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference": ["apiVersion", "kind", "name", "uid"],
+  "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement": ["key", "operator"],
+  "io.k8s.api.rbac.v1.PolicyRule": ["verbs"],
+  "io.k8s.api.rbac.v1.Subject": ["kind", "name"],
+  "io.k8s.api.rbac.v1.RoleRef": ["apiGroup", "kind", "name"],
+  "io.k8s.api.rbac.v1.RoleBinding": ["roleRef"],
+  "io.k8s.api.rbac.v1.ClusterRoleBinding": ["roleRef"],
+  "io.k8s.api.admissionregistration.v1.ValidatingWebhook": ["name", "clientConfig", "sideEffects", "admissionReviewVersions"],
+  "io.k8s.api.admissionregistration.v1.MutatingWebhook": ["name", "clientConfig", "sideEffects", "admissionReviewVersions"],
+  "io.k8s.api.admissionregistration.v1.ServiceReference": ["namespace", "name"],
+  "io.k8s.api.admissionregistration.v1.MatchCondition": ["name", "expression"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition": ["spec"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec": ["group", "names", "scope", "versions"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames": ["plural", "kind"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion": ["name", "served", "storage"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition": ["type", "status"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition": ["name", "type", "jsonPath"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion": ["strategy"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion": ["conversionReviewVersions"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference": ["namespace", "name"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule": ["rule"],
+  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField": ["jsonPath"],
+};
+const ATOMIC_LISTS = new Set(["ObjectMeta.managedFields", "NamespaceSpec.finalizers", "DeleteOptions.dryRun"]);
+const ATOMIC_STRUCTS = new Set(["OwnerReference"]);
+
 export const metaName = (name: string): string => `${META}.${name}`;
 export const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 
@@ -130,27 +167,27 @@ export class ShapeSchemas {
     // Another shape of the same name already written (a type shared by several groups) is kept.
     if (!this.out.has(name)) {
       this.out.set(name, {});
-      this.out.set(name, this.structSchema(shape));
+      this.out.set(name, this.structSchema(shape, name));
     }
     return name;
   }
 
-  private structSchema(shape: StructShape): JsonObject {
+  private structSchema(shape: StructShape, name: string): JsonObject {
     const node = schemaOf(shape);
     const properties: JsonObject = {};
-    const required: string[] = [];
     for (const f of [...shape.fields].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const child = node.type === "struct" ? node.fields.get(f.name) : undefined;
       const fieldSchema =
         shape.goName === "ManagedFieldsEntry" && f.name === "fieldsV1"
           ? { allOf: [ref(metaName("FieldsV1"))] }
           : this.valueSchema(f.shape, child, f.emit !== "pointer");
-      properties[f.name] = { ...fieldSchema, description: `${shape.goName}.${f.name}.` };
-      if (f.emit === "always" && f.name !== "metadata") required.push(f.name);
+      const atomicList: JsonObject = ATOMIC_LISTS.has(`${shape.goName}.${f.name}`) ? { "x-kubernetes-list-type": "atomic" } : {};
+      properties[f.name] = { ...fieldSchema, ...atomicList, description: `${shape.goName}.${f.name}.` };
     }
     const schema: JsonObject = { description: `${shape.goName}.`, type: "object", properties };
-    if (required.length > 0) schema["required"] = required;
-    if (node.type === "struct" && node.atomic) schema["x-kubernetes-map-type"] = "atomic";
+    const required = REQUIRED[name];
+    if (required) schema["required"] = [...required];
+    if ((node.type === "struct" && node.atomic) || ATOMIC_STRUCTS.has(shape.goName)) schema["x-kubernetes-map-type"] = "atomic";
     return schema;
   }
 
