@@ -35,6 +35,7 @@ import { encodeBody } from "./handlers/respond.js";
 import { answerHealth } from "./health.js";
 import { closeIfBodyUnread, writeJson, writeStatus } from "./http-io.js";
 import { contentTypeOf, negotiateJsonOnly, negotiateStatusEncoding, wantsPretty } from "./negotiation.js";
+import { handleOpenApi, isOpenApiPath } from "./openapi/handler.js";
 import { checkRequestTimeout } from "./request-timeout.js";
 import { route } from "./router.js";
 
@@ -189,6 +190,10 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
     if (parts.settings.admin && isAdminPath(url.pathname)) {
       await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });
+      return;
+    }
+    if (isOpenApiPath(url.pathname) && (req.method === "GET" || req.method === "HEAD")) {
+      handleOpenApi(parts.registry.all(), req, res, url);
       return;
     }
     const r = route(url.pathname, parts.registry);

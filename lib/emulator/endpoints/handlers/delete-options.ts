@@ -22,7 +22,7 @@ import type { RequestContext } from "./context.js";
 import { bodyJsonForm } from "./request-body.js";
 import { dryRunOf } from "./write-options.js";
 
-const DELETE_OPTIONS_SHAPE = struct("v1", "DeleteOptions", [
+export const DELETE_OPTIONS_SHAPE = struct("v1", "DeleteOptions", [
   field("kind", STRING),
   field("apiVersion", STRING),
   field("gracePeriodSeconds", INT64, "pointer"),

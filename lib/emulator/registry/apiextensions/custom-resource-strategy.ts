@@ -152,7 +152,7 @@ export function customResourceTypes(crd: KubeObject, terminating: () => boolean)
       validateUpdate: (o, old) => [...withoutStandardFinalizerRule(validateObjectMetaUpdate(o, old)), ...validateContent(o)],
       canonicalize() {},
       pendingFinalizers: () => [],
-      unstructured: { servedApiVersions },
+      unstructured: { servedApiVersions, openAPIV3Schema: schema },
       tablePrinter: customResourcePrinter(columns),
       admitVerb(verb) {
         if (verb === "create" && terminating()) {

@@ -228,6 +228,8 @@ export interface ResourceStrategy extends TypeIdentity, ObjectSchema, StorageSet
 export interface UnstructuredInfo {
   /** The definition's served apiVersions (`group/version`), any of which a body may carry. */
   readonly servedApiVersions: readonly string[];
+  /** The served version's openAPIV3Schema, which the OpenAPI documents publish. */
+  readonly openAPIV3Schema?: JsonObject;
 }
 
 export function groupVersionOf(s: Pick<TypeIdentity, "group" | "version">): string {
