@@ -58,7 +58,8 @@ const BIN = fileURLToPath(new URL("../bin/tollgate.js", import.meta.url));
 /** `tollgate emulator` in a child process, with the admin endpoint, CBOR and (unless --no-auth) auth on. */
 async function startChild(): Promise<Server> {
   const args = [BIN, "emulator", "--port", "0", "--admin", "--feature-gates", "CBORServingAndStorage=true"];
-  if (auth) args.push("--auth", "--admin-token", ADMIN_TOKEN);
+  // Plain HTTP: the fuzzer sends its token itself, and attacks the HTTP front, not TLS.
+  if (auth) args.push("--auth", "--plain-http", "--admin-token", ADMIN_TOKEN);
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
   // The emulator goes with the fuzzer, whatever ends it.
   process.once("exit", () => child.kill("SIGKILL"));

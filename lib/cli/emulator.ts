@@ -1,6 +1,8 @@
 /** `tollgate emulator`: the reference server on its own, until interrupted; with emulated doc3 daemons when asked. */
 import { randomBytes } from "node:crypto";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { dump } from "js-yaml";
 import { DAEMON_TLS_CERT_FILE, daemonTls } from "../../fixtures/daemons/tls.js";
 import { DAEMON_NAMES } from "../daemons/catalog/index.js";
 import { checkFlags } from "../daemons/checker/index.js";
@@ -15,6 +17,7 @@ import {
   startEmulatedDaemons,
 } from "../emulator/daemons/index.js";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../emulator/index.js";
+import { servingTlsFromPem, TlsFileError } from "../emulator/tls.js";
 import { type Fault, faultByName } from "../faults/index.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
@@ -68,6 +71,61 @@ export interface EmulatorCommand {
   api: EmulatorOptions & { host: string; port: number };
   /** Present when any daemon flag is given. */
   daemons?: EmulatorDaemonArgs;
+  /** --kubeconfig-out: where to write a kubeconfig for the running emulator. */
+  kubeconfigOut?: string;
+}
+
+/** The names of the kubeconfig's cluster, user and context. */
+export const KUBECONFIG_CLUSTER = "tollgate";
+export const KUBECONFIG_USER = "tollgate-admin";
+
+/**
+ * A kubeconfig that kubectl and every client take as is: the server, the CA to trust (HTTPS),
+ * the admin token (with --auth; client-go sends it over https only) and one current context.
+ * An unspecified listening address (0.0.0.0, ::) is dialed as loopback.
+ */
+export function emulatorKubeconfig(url: string, ca: string | undefined, token: string | undefined): string {
+  const server = new URL(url);
+  if (server.hostname === "0.0.0.0") server.hostname = "127.0.0.1";
+  if (server.hostname === "[::]") server.hostname = "[::1]";
+  const config = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [
+      {
+        name: KUBECONFIG_CLUSTER,
+        cluster: { server: server.origin, ...(ca ? { "certificate-authority-data": Buffer.from(ca, "utf8").toString("base64") } : {}) },
+      },
+    ],
+    users: [{ name: KUBECONFIG_USER, user: token ? { token } : {} }],
+    contexts: [{ name: KUBECONFIG_CLUSTER, context: { cluster: KUBECONFIG_CLUSTER, user: KUBECONFIG_USER } }],
+    "current-context": KUBECONFIG_CLUSTER,
+    preferences: {},
+  };
+  return dump(config, { lineWidth: -1 });
+}
+
+/** Writes a file only its owner may read (it holds a credential), whether it existed or not. */
+function writePrivate(path: string, text: string): void {
+  writeFileSync(path, text, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+/** The --tls-cert-file / --tls-private-key-file pair, read and checked; a bad one is a one-line usage error. */
+function tlsFiles(certFile: string, keyFile: string): EmulatorOptions["tls"] {
+  const read = (flag: string, path: string): string => {
+    try {
+      return readFileSync(path, "utf8");
+    } catch (e) {
+      throw new UsageError(`--${flag} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  };
+  try {
+    return servingTlsFromPem(read("tls-cert-file", certFile), read("tls-private-key-file", keyFile), certFile, keyFile);
+  } catch (e) {
+    if (e instanceof TlsFileError) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 /** `--fault NAME...`: faults of the catalog that apply inside the emulator; a wire fault is the proxy's. */
@@ -102,6 +160,12 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       // Authentication and RBAC; --admin-token sets the administrator's token (random otherwise).
       auth: { type: "boolean", default: false },
       "admin-token": { type: "string" },
+      // HTTPS: on with --auth (client-go sends credentials over TLS only) unless --plain-http.
+      tls: { type: "boolean", default: false },
+      "plain-http": { type: "boolean", default: false },
+      "tls-cert-file": { type: "string" },
+      "tls-private-key-file": { type: "string" },
+      "kubeconfig-out": { type: "string" },
       "bookmark-interval": { type: "string" },
       retention: { type: "string" },
       "continue-lifetime": { type: "string" },
@@ -140,6 +204,14 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
     api.auth = true;
     if (adminToken !== undefined) api.adminToken = adminToken;
   }
+  const certFile = values["tls-cert-file"];
+  const keyFile = values["tls-private-key-file"];
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError("--tls-cert-file and --tls-private-key-file go together");
+  if (values["plain-http"] && (values.tls || certFile !== undefined)) throw new UsageError("--plain-http goes with neither --tls nor --tls-cert-file");
+  if (certFile !== undefined && keyFile !== undefined) api.tls = tlsFiles(certFile, keyFile);
+  else if (values.tls || (values.auth && !values["plain-http"])) api.tls = "generate";
+  const kubeconfigOut = values["kubeconfig-out"];
+  if (kubeconfigOut === "") throw new UsageError("--kubeconfig-out needs a file name");
   const bookmarkIntervalMs = secondsFlag("bookmark-interval", values["bookmark-interval"]);
   const retentionMs = secondsFlag("retention", values.retention);
   const continueTokenLifetimeMs = secondsFlag("continue-lifetime", values["continue-lifetime"]);
@@ -190,12 +262,13 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   if (!withCm && !withAgent) {
     if (token !== undefined || deniedToken !== undefined)
       throw new UsageError("--daemon-token and --daemon-denied-token need a daemon (--controller-manager-port or --node-agent-port...)");
-    return { api };
+    return { api, ...(kubeconfigOut ? { kubeconfigOut } : {}) };
   }
   if (token !== undefined && token === deniedToken) throw new UsageError("--daemon-token and --daemon-denied-token must differ");
   const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
   return {
     api,
+    ...(kubeconfigOut ? { kubeconfigOut } : {}),
     daemons: {
       controllerManager: withCm ? defined({ port: cmPort, args: cmArgs, faults: cmFaults.length > 0 ? cmFaults : undefined }) : undefined,
       nodeAgent: withAgent ? defined({ ...agentPorts, args: agentArgs, faults: agentFaults.length > 0 ? agentFaults : undefined }) : undefined,
@@ -227,12 +300,20 @@ async function startDaemons(host: string, d: EmulatorDaemonArgs): Promise<Runnin
 }
 
 export async function emulatorCommand(argv: string[]): Promise<number> {
-  const { api: options, daemons: daemonArgs } = parseEmulatorCommand(argv);
+  const { api: options, daemons: daemonArgs, kubeconfigOut } = parseEmulatorCommand(argv);
   let emu: RunningEmulator;
   try {
     emu = await startEmulator(options);
   } catch (e) {
     throw new Error(`cannot listen on ${options.host}:${options.port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (kubeconfigOut) {
+    try {
+      writePrivate(kubeconfigOut, emulatorKubeconfig(emu.url, emu.ca, emu.adminToken));
+    } catch (e) {
+      await emu.close();
+      throw new Error(`cannot write --kubeconfig-out ${kubeconfigOut}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
   }
   let daemons: RunningEmulatedDaemons | undefined;
   if (daemonArgs) {
@@ -247,6 +328,8 @@ export async function emulatorCommand(argv: string[]): Promise<number> {
   if (faults.length > 0) console.log(`faults on (wrong on purpose, for a self-test): ${faults.join(", ")}`);
   console.log(`listening on ${emu.url}`);
   if (emu.adminToken) console.log(`admin token (group system:masters): ${emu.adminToken}`);
+  if (kubeconfigOut) console.log(`kubeconfig written to ${kubeconfigOut} (context ${KUBECONFIG_CLUSTER})`);
+  else if (emu.ca) console.log("serving certificate made at start: --kubeconfig-out FILE writes a kubeconfig that trusts its CA");
   if (daemons) {
     const cm = daemons.controllerManager;
     const agent = daemons.nodeAgent;

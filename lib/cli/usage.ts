@@ -51,13 +51,17 @@ const COMMAND_USAGE = {
   emulator: `  tollgate emulator [--port N] [--host H] [--admin] [--bookmark-interval S]
                     [--retention S] [--continue-lifetime S] [--feature-gates Name=bool,...]
                     [--max-requests-inflight N] [--auth [--admin-token T]]
+                    [--tls | --tls-cert-file F --tls-private-key-file F | --plain-http]
+                    [--kubeconfig-out FILE]
                     [--max-storage-request-bytes N] [--storage-quota-bytes N]
                     [--watch-backlog-bytes N]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]
                     [--daemon-token T] [--daemon-denied-token T] [--fault NAME]...
-      --fault: a fault of the emulator's state or of its daemons (tollgate rules faults)`,
+      --fault: a fault of the emulator's state or of its daemons (tollgate rules faults)
+      HTTPS with --auth or --tls (a CA and a certificate made at start unless given),
+      plain HTTP otherwise or with --plain-http; --kubeconfig-out writes a kubeconfig`,
   proxy: `  tollgate proxy --target URL --fault NAME... [--port N] [--host H] [--ca FILE]
       a wire fault of the catalog (tollgate rules faults) in front of any API server`,
   selftest: `  tollgate selftest [--fault NAME]... [--no-clean] [--jobs N] [--output DIR] [--table]

@@ -8,6 +8,9 @@
 
 import { createEmulatorServer } from "./endpoints/server.js";
 import { resolveSettings } from "./options.js";
+import { generateServingTls, type ServingTls, servingHosts } from "./tls.js";
+
+export type { ServingTls } from "./tls.js";
 
 export interface EmulatorOptions {
   host?: string;
@@ -75,11 +78,18 @@ export interface EmulatorOptions {
   adminToken?: string;
   /** Failpoints to switch on (failpoints.ts), for tollgate's self-test; an unknown name throws. */
   failpoints?: readonly string[];
+  /**
+   * Serve HTTPS (default: plain HTTP): "generate" makes a CA and a certificate for localhost,
+   * 127.0.0.1, ::1 and `host` at start (RunningEmulator.ca is the CA to trust); or a given pair.
+   */
+  tls?: "generate" | ServingTls;
 }
 
 export interface RunningEmulator {
-  /** Base URL, e.g. http://127.0.0.1:PORT */
+  /** Base URL, e.g. http://127.0.0.1:PORT, or https://127.0.0.1:PORT when serving TLS */
   url: string;
+  /** PEM of the certificate authority a client should trust, when serving TLS. */
+  ca?: string;
   /** The administrator's bearer token, when started with auth on. */
   adminToken?: string;
   close(): Promise<void>;
@@ -87,7 +97,9 @@ export interface RunningEmulator {
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const settings = resolveSettings(opts);
-  const emulator = createEmulatorServer(settings);
-  const url = await emulator.listen(opts.host ?? "127.0.0.1", opts.port ?? 0);
-  return { url, ...(settings.auth ? { adminToken: settings.adminToken } : {}), close: () => emulator.close() };
+  const host = opts.host ?? "127.0.0.1";
+  const tls = opts.tls === "generate" ? await generateServingTls(servingHosts(host)) : opts.tls;
+  const emulator = createEmulatorServer(settings, tls);
+  const url = await emulator.listen(host, opts.port ?? 0);
+  return { url, ...(tls ? { ca: tls.ca } : {}), ...(settings.auth ? { adminToken: settings.adminToken } : {}), close: () => emulator.close() };
 }

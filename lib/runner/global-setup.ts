@@ -205,15 +205,17 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
     // 1 s bookmark interval lets the bookmark suites see one; without them those checks do not apply.
     // Authentication is on, as on a real cluster: the suites act with the admin token.
     const failpoints = applied.flatMap((f) => (f.mode === "emulator" ? f.failpoints : []));
-    const emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true, failpoints });
+    // HTTPS too, as a real cluster serves: the suites trust the CA it makes at start.
+    const emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true, failpoints, tls: "generate" });
     s.emulator = emulator;
-    target = { url: emulator.url, credentials: emulator.adminToken ? { token: emulator.adminToken } : {}, source: "embedded emulator" };
+    const credentials = { ...(emulator.adminToken ? { token: emulator.adminToken } : {}), ...(emulator.ca ? { ca: emulator.ca } : {}) };
+    target = { url: emulator.url, credentials, source: "embedded emulator" };
     daemonSettings ??= await startEmbeddedDaemons(s, faults, variantOnly);
   }
   const scopes = JSON.parse(env[ENV.faultScopes] ?? "{}") as Record<string, string[]>;
   const wire = applied.flatMap((f) => (f.mode === "wire" ? [{ name: f.name, ...f.wire, ...(scopes[f.name] ? { suites: scopes[f.name] } : {}) }] : []));
   if (wire.length > 0) {
-    s.proxy = await startWireProxy(target.url, wire);
+    s.proxy = await startWireProxy(target.url, wire, target.credentials.ca ? { upstreamCa: target.credentials.ca } : {});
     target = { ...target, url: s.proxy.url, source: `${target.source} behind the fault proxy` };
   }
   if (faults.length > 0) {

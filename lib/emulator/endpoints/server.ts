@@ -2,7 +2,8 @@
  * The HTTP front: routing, the non-resource endpoints, and the one place where every error
  * becomes a Status response (an unexpected throw is a 500 InternalError, never a crash).
  */
-import { createServer, type IncomingMessage, type Server, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions, ServerResponse } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { parseGoBool } from "../../wire/go-strconv.js";
@@ -26,6 +27,7 @@ import { ContinueTokenSigner } from "../storage/continue-token.js";
 import { EventTtl } from "../storage/event-ttl.js";
 import { ObjectStorage } from "../storage/object-storage.js";
 import { MemoryStore } from "../storage/store.js";
+import type { ServingTls } from "../tls.js";
 import { handleAdmin, isAdminPath } from "./admin.js";
 import { wantsAggregatedDiscovery, writeAggregatedDiscovery } from "./aggregated-discovery.js";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.js";
@@ -40,9 +42,10 @@ import { checkRequestTimeout } from "./request-timeout.js";
 import { route } from "./router.js";
 
 export interface EmulatorServer {
-  readonly server: Server;
+  /** An https.Server when made with a serving certificate (same events, same options). */
+  readonly server: Server | HttpsServer;
   readonly parts: EmulatorParts;
-  /** Listens and resolves with the base URL. */
+  /** Listens and resolves with the base URL (https:// when made with a serving certificate). */
   listen(host: string, port: number): Promise<string>;
   /** Requests counted by the in-flight limit that are being served now (0 when no limit is set). */
   inFlight(): number;
@@ -228,7 +231,7 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
   }
 }
 
-export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer {
+export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTls): EmulatorServer {
   const clock = new EmulatorClock();
   const store = new MemoryStore({
     retentionMs: settings.retentionMs,
@@ -261,7 +264,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
   crds.start();
 
   const limit = new InFlightLimit(settings.maxRequestsInFlight);
-  const server = createServer({
+  const options: ServerOptions = {
     // Go's server reads at most MaxHeaderBytes (1 MiB) + 4096 bytes of request head (wire-facts §11, headers).
     maxHeaderSize: MAX_HEADER_BYTES + 4096,
     // kube-apiserver's ReadHeaderTimeout (pkg/server/secure_serving.go): a client trickling its
@@ -271,7 +274,10 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
     requestTimeout: 60_000,
     // Its IdleTimeout, the time a keep-alive connection may wait for its next request.
     keepAliveTimeout: 90_000,
-  });
+  };
+  // HTTPS is the same HTTP/1.1 server over TLS (no HTTP/2: every client falls back to 1.1),
+  // so the raw answers, CONNECT and the timeouts below hold on both.
+  const server = tls ? createHttpsServer({ ...options, cert: tls.cert, key: tls.key }) : createServer(options);
   const address = (): string => {
     const a = server.address() as AddressInfo | null;
     return a ? `${a.family === "IPv6" ? `[${a.address}]` : a.address}:${a.port}` : "";
@@ -305,7 +311,7 @@ export function createEmulatorServer(settings: EmulatorSettings): EmulatorServer
         server.once("error", reject);
         server.listen(port, host, () => {
           server.off("error", reject);
-          resolve(`http://${address()}`);
+          resolve(`${tls ? "https" : "http"}://${address()}`);
         });
       }),
     inFlight: () => limit.count,
