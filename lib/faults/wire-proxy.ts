@@ -159,7 +159,8 @@ export async function startWireProxy(
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      await dispatcher?.close();
+      // destroy, not close: close waits for every upstream request to end, and watches may never.
+      await dispatcher?.destroy();
     },
   };
 }

@@ -51,8 +51,16 @@ describe("aggregated discovery", () => {
     const marshalled = JSON.stringify({ metadata: {}, items: r.json.items });
     expect(r.headers.etag).toBe(`"${createHash("sha512").update(marshalled).digest("hex").toUpperCase()}"`);
     const names = r.json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
-    // Priority order (events.k8s.io 17750 before admissionregistration and apiextensions at 16700, by name, then coordination 16500).
-    expect(names).toEqual(["events.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io"]);
+    // Priority order (events.k8s.io 17750, authentication 17700, authorization 17600, then admissionregistration and
+    // apiextensions at 16700, by name, then coordination 16500); the review groups are served with or without --auth.
+    expect(names).toEqual([
+      "events.k8s.io",
+      "authentication.k8s.io",
+      "authorization.k8s.io",
+      "admissionregistration.k8s.io",
+      "apiextensions.k8s.io",
+      "coordination.k8s.io",
+    ]);
     const events = r.json.items[0];
     expect(events).toEqual({
       metadata: { name: "events.k8s.io" },

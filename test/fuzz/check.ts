@@ -137,6 +137,16 @@ export const ALLOWED_5XX: { name: string; source: string; matches(req: FuzzReque
     matches: (req, status, s) =>
       status === 504 && s.reason === "Timeout" && /resourceVersion=/.test(req.path) && String(s.message).startsWith("Timeout: Too large resource version"),
   },
+  {
+    name: "impersonation of groups, a uid or extras without a user",
+    source: "apiserver endpoints/filters/impersonation.go: InternalError `requested [...] without impersonating a user` (an empty Impersonate-User is none)",
+    matches: (req, status, s) =>
+      status === 500 &&
+      s.reason === "InternalError" &&
+      !req.headers["impersonate-user"] &&
+      Object.keys(req.headers).some((h) => /^impersonate-(group|uid|extra-)/.test(h)) &&
+      /^Internal error occurred: requested \[.*\] without impersonating a user$/s.test(String(s.message)),
+  },
 ];
 
 function decodeBody(contentType: string, body: Buffer): unknown {

@@ -61,8 +61,17 @@ describe("detection on targets that answer as a 1.35 server may", () => {
       .filter(([, c]) => c.available)
       .map(([n]) => n)
       .sort();
-    // Without --auth the emulator serves no RBAC, ServiceAccounts or reviews.
-    expect(on).toEqual(["admission-webhooks", "custom-resources", "response-compression", "watch-list", "webhook-callback"]);
+    // Without --auth the emulator serves no RBAC or ServiceAccounts; the review APIs are served
+    // always, as on a real server (AlwaysAllow when authorization is off).
+    expect(on).toEqual([
+      "admission-webhooks",
+      "custom-resources",
+      "response-compression",
+      "subject-access-reviews",
+      "token-reviews",
+      "watch-list",
+      "webhook-callback",
+    ]);
     expect(d.capabilities.rbac.evidence).toMatch(/not in the target's discovery/);
     expect(d.capabilities.authentication.evidence).toMatch(/does not authenticate/);
     expect(d.capabilities["admin-compact"].evidence).toMatch(/GET \/tollgate\/admin answered 404/);
