@@ -61,10 +61,12 @@ describe("namespaces", () => {
     expect((await call("GET", `/api/v1/namespaces/${ns}/configmaps/cm`)).status).toBe(404);
     expect((await call("GET", `/apis/events.k8s.io/v1/namespaces/${ns}/events/ev`)).status).toBe(404);
 
-    const nsEvents = await nsWatch.take(3);
-    expect(nsEvents.map((e) => e.type)).toEqual(["MODIFIED", "MODIFIED", "DELETED"]);
+    // Terminating, the controller's deletion conditions, finalized, gone.
+    const nsEvents = await nsWatch.take(4);
+    expect(nsEvents.map((e) => e.type)).toEqual(["MODIFIED", "MODIFIED", "MODIFIED", "DELETED"]);
     expect(nsEvents[0]?.object.status.phase).toBe("Terminating");
-    expect(nsEvents[1]?.object.spec).toEqual({});
+    expect(nsEvents[1]?.object.status.conditions).toHaveLength(5);
+    expect(nsEvents[2]?.object.spec).toEqual({});
     const cmEvents = await cmWatch.take(1);
     expect(cmEvents.map((e) => [e.type, e.object.metadata.name])).toEqual([["DELETED", "cm"]]);
     nsWatch.close();
