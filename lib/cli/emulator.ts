@@ -113,7 +113,7 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       "continue-lifetime": { type: "string" },
       // The emulated controllers' timing: namespace deletion, and the namespace's default content.
       "namespace-deletion-delay": { type: "string" },
-      "namespace-content": { type: "boolean", default: false },
+      "no-namespace-content": { type: "boolean", default: false },
       "namespace-content-delay": { type: "string" },
       // kube-apiserver's name; 0 (the default here) means no limit.
       "max-requests-inflight": { type: "string" },
@@ -160,8 +160,9 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const deletionDelayMs = delayFlag("namespace-deletion-delay", values["namespace-deletion-delay"]);
   const contentDelayMs = delayFlag("namespace-content-delay", values["namespace-content-delay"]);
   if (deletionDelayMs !== undefined) api.namespaceCleanupDelayMs = deletionDelayMs;
-  if (contentDelayMs !== undefined && !values["namespace-content"]) throw new UsageError("--namespace-content-delay needs --namespace-content");
-  if (values["namespace-content"]) api.namespaceContent = true;
+  if (contentDelayMs !== undefined && values["no-namespace-content"])
+    throw new UsageError("--namespace-content-delay goes with the namespace content, which --no-namespace-content turns off");
+  if (values["no-namespace-content"]) api.namespaceContent = false;
   if (contentDelayMs !== undefined) api.namespaceContentDelayMs = contentDelayMs;
   const inflight = values["max-requests-inflight"];
   if (inflight !== undefined) {

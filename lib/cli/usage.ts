@@ -53,7 +53,7 @@ const COMMAND_USAGE = {
                     [--max-requests-inflight N] [--auth [--admin-token T]]
                     [--max-storage-request-bytes N] [--storage-quota-bytes N]
                     [--watch-backlog-bytes N] [--namespace-deletion-delay S]
-                    [--namespace-content [--namespace-content-delay S]]
+                    [--namespace-content-delay S | --no-namespace-content]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]

@@ -25,8 +25,7 @@ export interface EmulatorOptions {
   /**
    * Runs the controllers that put the `default` ServiceAccount (where serviceaccounts are
    * served: with auth) and the `kube-root-ca.crt` ConfigMap in every namespace, and put them
-   * back when deleted (default false for now: several suites still expect a fresh namespace
-   * to hold no ConfigMaps).
+   * back when deleted (default true, as on a real cluster).
    */
   namespaceContent?: boolean;
   /** Delay before those controllers act on a new namespace or a deletion (default 20). */

@@ -14,11 +14,7 @@ export interface EmulatorSettings {
   readonly retentionMs: number;
   /** Delay before the namespace controller empties a terminating namespace. */
   readonly namespaceCleanupDelayMs: number;
-  /**
-   * Runs the controllers that put the `default` ServiceAccount and `kube-root-ca.crt` in every
-   * namespace. Off by default until the suites that list a fresh namespace's ConfigMaps allow
-   * for content they did not create (as a real cluster has).
-   */
+  /** Runs the controllers that put the `default` ServiceAccount and `kube-root-ca.crt` in every namespace, as a real cluster does. */
   readonly namespaceContent: boolean;
   /** Delay before those controllers act on a namespace (and put deleted content back). */
   readonly namespaceContentDelayMs: number;
@@ -94,7 +90,7 @@ const DEFAULT_SETTINGS: EmulatorSettings = {
   admin: false,
   featureGates: resolveFeatureGates(undefined),
   auth: false,
-  namespaceContent: false,
+  namespaceContent: true,
   adminToken: "",
   failpoints: NO_FAILPOINTS,
 };
@@ -131,7 +127,7 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     admin: partial.admin === true,
     featureGates: resolveFeatureGates(partial.featureGates),
     auth: partial.auth === true,
-    namespaceContent: partial.namespaceContent === true,
+    namespaceContent: partial.namespaceContent !== false,
     // Bearer tokens are one header word: a token with spaces could never be presented.
     adminToken: typeof partial.adminToken === "string" && /^\S+$/.test(partial.adminToken) ? partial.adminToken : randomBytes(24).toString("hex"),
     failpoints: resolveFailpoints(partial.failpoints),

@@ -184,6 +184,17 @@ describe("namespace content", () => {
     expect(repaired.metadata.labels).toEqual({ mine: "yes" });
   });
 
+  it("are not made with namespaceContent false", async () => {
+    const bare = await startEmulator({ port: 0, namespaceContent: false });
+    try {
+      const c = client(bare.url);
+      await sleep(100);
+      expect((await c("GET", "/api/v1/namespaces/default/configmaps")).json.items).toEqual([]);
+    } finally {
+      await bare.close();
+    }
+  });
+
   it("without auth, where serviceaccounts are not served, kube-root-ca.crt still comes", async () => {
     const ns = uniq("ctrl-noauth");
     await call("POST", "/api/v1/namespaces", { metadata: { name: ns } });
@@ -193,12 +204,13 @@ describe("namespace content", () => {
 });
 
 describe("tollgate emulator flags", () => {
-  it("set the controllers' delays in seconds, 0 allowed, and switch the namespace content on", () => {
-    const { api } = parseEmulatorCommand(["--namespace-deletion-delay", "0", "--namespace-content", "--namespace-content-delay", "0.25"]);
-    expect(api).toMatchObject({ namespaceCleanupDelayMs: 0, namespaceContent: true, namespaceContentDelayMs: 250 });
+  it("set the controllers' delays in seconds, 0 allowed, and switch the namespace content off", () => {
+    const { api } = parseEmulatorCommand(["--namespace-deletion-delay", "0", "--namespace-content-delay", "0.25"]);
+    expect(api).toMatchObject({ namespaceCleanupDelayMs: 0, namespaceContentDelayMs: 250 });
     expect(parseEmulatorCommand(["--namespace-deletion-delay", "2"]).api.namespaceCleanupDelayMs).toBe(2000);
     expect(parseEmulatorCommand([]).api).not.toHaveProperty("namespaceContent");
     expect(() => parseEmulatorCommand(["--namespace-deletion-delay", "-1"])).toThrow(UsageError);
-    expect(() => parseEmulatorCommand(["--namespace-content-delay", "1"])).toThrow("--namespace-content-delay needs --namespace-content");
+    expect(parseEmulatorCommand(["--no-namespace-content"]).api.namespaceContent).toBe(false);
+    expect(() => parseEmulatorCommand(["--no-namespace-content", "--namespace-content-delay", "1"])).toThrow(UsageError);
   });
 });

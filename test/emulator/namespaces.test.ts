@@ -33,6 +33,8 @@ describe("namespaces", () => {
   it("terminate, refuse new content, lose their content and disappear", async () => {
     const ns = uniq("doomed");
     await call("POST", "/api/v1/namespaces", { metadata: { name: ns } });
+    // The root CA publisher's ConfigMap first, so that the watches below start after it.
+    await until(async () => (await call("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status === 200);
     await call("POST", `/api/v1/namespaces/${ns}/configmaps`, configMapBody("cm"));
     await call("POST", `/apis/events.k8s.io/v1/namespaces/${ns}/events`, eventBody(ns, "ev"));
     const rv = (await call("GET", "/api/v1/namespaces")).json.metadata.resourceVersion;
@@ -67,8 +69,12 @@ describe("namespaces", () => {
     expect(nsEvents[0]?.object.status.phase).toBe("Terminating");
     expect(nsEvents[1]?.object.status.conditions).toHaveLength(5);
     expect(nsEvents[2]?.object.spec).toEqual({});
-    const cmEvents = await cmWatch.take(1);
-    expect(cmEvents.map((e) => [e.type, e.object.metadata.name])).toEqual([["DELETED", "cm"]]);
+    // The namespace also held the kube-root-ca.crt its controller put there.
+    const cmEvents = await cmWatch.take(2);
+    expect(cmEvents.map((e) => [e.type, e.object.metadata.name])).toEqual([
+      ["DELETED", "cm"],
+      ["DELETED", "kube-root-ca.crt"],
+    ]);
     nsWatch.close();
     cmWatch.close();
   });
