@@ -9,9 +9,21 @@ import { expectContinueToken } from "./support/continue-token.js";
 
 const suite = useSuite("chunked-list");
 const NAMES = ["a", "b", "c", "d", "e", "f", "g"];
+/** NAMES and what the target's controllers put in the namespace (a real cluster's kube-root-ca.crt), in key order. */
+let ALL: string[] = NAMES;
+
+/** The names a namespace holds before the suite writes: content it did not create. */
+async function foreign(ns: string): Promise<string[]> {
+  const { session } = suite;
+  return (await session.client.list(session.types.configmaps, ns)).items.map((i) => i.metadata.name ?? "");
+}
+
+/** Names in chunks of n, as paging by n returns them. */
+const chunks = (names: string[], n: number): string[][] => Array.from({ length: Math.ceil(names.length / n) }, (_, i) => names.slice(i * n, i * n + n));
 
 beforeAll(async () => {
   const { session, ns } = suite;
+  ALL = [...NAMES, ...(await foreign(ns))].sort();
   for (const name of NAMES) {
     await session.client.create(session.types.configmaps, ns, {
       ...configMap(session.types, ns, name),
@@ -59,12 +71,12 @@ describe("chunked lists", () => {
     },
     async () => {
       const pages = await pagesOfThree();
-      expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
+      expect(pages.map((p) => p.items.length)).toEqual(chunks(ALL, 3).map((c) => c.length));
       // The token holds the chunk's list version and the position after its last item (wire-facts §9).
       for (const p of pages.slice(0, -1)) expectContinueToken(p.metadata.continue, p.metadata.resourceVersion ?? "", p.items.at(-1)?.metadata.name ?? "");
       // A limit above the count is at most n too: everything, and no token since nothing remains.
       const all = asList(await page({ limit: 50 }));
-      expect(all.items.map((i) => i.metadata.name)).toEqual(NAMES);
+      expect(all.items.map((i) => i.metadata.name)).toEqual(ALL);
       expect(all.metadata.continue ?? "").toBe("");
     },
   );
@@ -76,13 +88,13 @@ describe("chunked lists", () => {
     },
     async () => {
       const pages = await pagesOfThree();
-      expect(pages.map((p) => p.items.map((i) => i.metadata.name))).toEqual([NAMES.slice(0, 3), NAMES.slice(3, 6), NAMES.slice(6)]);
+      expect(pages.map((p) => p.items.map((i) => i.metadata.name))).toEqual(chunks(ALL, 3));
       // The token names a place in the list, so the same request answers the same next chunk.
       const again = asList(await page({ limit: 3, continue: pages[0]?.metadata.continue ?? "" }));
-      expect(again.items.map((i) => i.metadata.name)).toEqual(NAMES.slice(3, 6));
-      // Its own token (opaque: not compared) leads on to the last chunk.
-      const last = asList(await page({ limit: 3, continue: again.metadata.continue ?? "" }));
-      expect(last.items.map((i) => i.metadata.name)).toEqual(NAMES.slice(6));
+      expect(again.items.map((i) => i.metadata.name)).toEqual(ALL.slice(3, 6));
+      // Its own token (opaque: not compared) leads on to the chunk after.
+      const next = asList(await page({ limit: 3, continue: again.metadata.continue ?? "" }));
+      expect(next.items.map((i) => i.metadata.name)).toEqual(ALL.slice(6, 9));
     },
   );
 
@@ -99,9 +111,9 @@ describe("chunked lists", () => {
       // JSON leaves an empty continue out (wire-facts §8).
       expect(pages.at(-1)?.metadata, "the last chunk has no continue").not.toHaveProperty("continue");
       // The chunk that ends the list is the last: no token leads on to an empty chunk.
-      expect(pages.map((p) => p.items.map((i) => i.metadata.name)).at(-1), "the last chunk holds the last item").toEqual(NAMES.slice(-1));
-      const exactlyFull = asList(await page({ limit: NAMES.length }));
-      expect(exactlyFull.items.map((i) => i.metadata.name)).toEqual(NAMES);
+      expect(pages.map((p) => p.items.map((i) => i.metadata.name)).at(-1), "the last chunk holds the last item").toEqual(chunks(ALL, 3).at(-1));
+      const exactlyFull = asList(await page({ limit: ALL.length }));
+      expect(exactlyFull.items.map((i) => i.metadata.name)).toEqual(ALL);
       expect(exactlyFull.metadata, "a chunk filled exactly by the rest of the list is the last one").not.toHaveProperty("continue");
     },
   );
@@ -126,7 +138,9 @@ describe("chunked lists", () => {
     },
     async () => {
       const pages = await pagesOfThree();
-      expect(pages.map((p) => p.metadata.remainingItemCount)).toEqual([4, 1, undefined]);
+      // What follows each page: the rest of the list, none (omitted) after the last.
+      const following = chunks(ALL, 3).map((_, i, all) => (i === all.length - 1 ? undefined : ALL.length - 3 * (i + 1)));
+      expect(pages.map((p) => p.metadata.remainingItemCount)).toEqual(following);
       const whole = asList(await page({}));
       expect(whole.metadata.remainingItemCount).toBeUndefined();
     },
@@ -150,6 +164,7 @@ describe("chunked lists", () => {
       const { session } = suite;
       const ns = await session.createNamespace("chunked-list");
       const t = session.types.configmaps;
+      const before = await foreign(ns);
       for (const n of NAMES) await session.client.create(t, ns, configMap(session.types, ns, n));
       const pages: KubeList[] = [];
       let token: string | undefined;
@@ -167,7 +182,7 @@ describe("chunked lists", () => {
           await session.client.update(t, ns, { ...(await session.client.get(t, ns, "f")), data: { changed: "yes" } });
         }
       } while (token);
-      expect(namesOf(pages)).toEqual(NAMES);
+      expect(namesOf(pages)).toEqual([...NAMES, ...before].sort());
       const f = pages.flatMap((p) => p.items).find((i) => i.metadata.name === "f");
       expect(f?.data ?? {}, "f as it was when the first page was served").toEqual({});
     },
@@ -199,7 +214,7 @@ describe("chunked lists", () => {
         if (token) expectContinueToken(token, rv ?? "", seen.at(-1) ?? "");
       } while (token && seen.length < 5_000);
       const ours = seen.filter((k) => k.startsWith(`${suite.ns}/`));
-      expect(ours).toEqual(NAMES.map((n) => `${suite.ns}/${n}`));
+      expect(ours).toEqual(ALL.map((n) => `${suite.ns}/${n}`));
       expect(new Set(seen).size).toBe(seen.length);
       expect([...seen].sort()).toEqual(seen);
     },

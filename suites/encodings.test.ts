@@ -330,7 +330,8 @@ describe("large collections", () => {
         `${resourcePath(t, ns)}?resourceVersion=${json.metadata.resourceVersion ?? ""}&resourceVersionMatch=Exact`,
         "protobuf",
       )) as KubeList;
-      expect(json.items).toHaveLength(48);
+      // The 48 made here, beside what the cluster's controllers put there (a real cluster's kube-root-ca.crt).
+      expect(json.items.filter((i) => i.metadata.name?.startsWith("large-"))).toHaveLength(48);
       expect(pb).toEqual(json);
     },
   );

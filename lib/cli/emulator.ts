@@ -37,6 +37,12 @@ function secondsFlag(flag: string, raw: string | undefined): number | undefined 
   return ms;
 }
 
+/** A controller's delay in decimal seconds: 0 allowed (the controller still acts after the request). */
+function delayFlag(flag: string, raw: string | undefined): number | undefined {
+  if (raw === "0") return 0;
+  return secondsFlag(flag, raw);
+}
+
 function portFlag(flag: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const port = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
@@ -169,6 +175,10 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       "bookmark-interval": { type: "string" },
       retention: { type: "string" },
       "continue-lifetime": { type: "string" },
+      // The emulated controllers' timing: namespace deletion, and the namespace's default content.
+      "namespace-deletion-delay": { type: "string" },
+      "no-namespace-content": { type: "boolean", default: false },
+      "namespace-content-delay": { type: "string" },
       // kube-apiserver's name; 0 (the default here) means no limit.
       "max-requests-inflight": { type: "string" },
       // etcd's --max-request-bytes and --quota-backend-bytes, for the emulator's store.
@@ -219,6 +229,13 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   if (bookmarkIntervalMs !== undefined) api.bookmarkIntervalMs = bookmarkIntervalMs;
   if (retentionMs !== undefined) api.retentionMs = retentionMs;
   if (continueTokenLifetimeMs !== undefined) api.continueTokenLifetimeMs = continueTokenLifetimeMs;
+  const deletionDelayMs = delayFlag("namespace-deletion-delay", values["namespace-deletion-delay"]);
+  const contentDelayMs = delayFlag("namespace-content-delay", values["namespace-content-delay"]);
+  if (deletionDelayMs !== undefined) api.namespaceCleanupDelayMs = deletionDelayMs;
+  if (contentDelayMs !== undefined && values["no-namespace-content"])
+    throw new UsageError("--namespace-content-delay goes with the namespace content, which --no-namespace-content turns off");
+  if (values["no-namespace-content"]) api.namespaceContent = false;
+  if (contentDelayMs !== undefined) api.namespaceContentDelayMs = contentDelayMs;
   const inflight = values["max-requests-inflight"];
   if (inflight !== undefined) {
     const n = /^[0-9]+$/.test(inflight) ? Number(inflight) : NaN;

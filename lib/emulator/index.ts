@@ -20,8 +20,19 @@ export interface EmulatorOptions {
   bookmarkIntervalMs?: number;
   /** Watch history window; older resourceVersions get 410 (default 300000, 5 minutes). */
   retentionMs?: number;
-  /** Delay before a terminating namespace is emptied (default 0). */
+  /**
+   * Delay before the namespace controller empties a terminating namespace, which stays
+   * observable as Terminating meanwhile (default 1000; 0 still empties it after the DELETE's answer).
+   */
   namespaceCleanupDelayMs?: number;
+  /**
+   * Runs the controllers that put the `default` ServiceAccount (where serviceaccounts are
+   * served: with auth) and the `kube-root-ca.crt` ConfigMap in every namespace, and put them
+   * back when deleted (default true, as on a real cluster).
+   */
+  namespaceContent?: boolean;
+  /** Delay before those controllers act on a new namespace or a deletion (default 20). */
+  namespaceContentDelayMs?: number;
   /** Request body limit (default 3 MiB). */
   maxRequestBodyBytes?: number;
   /**

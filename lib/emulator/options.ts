@@ -14,6 +14,10 @@ export interface EmulatorSettings {
   readonly retentionMs: number;
   /** Delay before the namespace controller empties a terminating namespace. */
   readonly namespaceCleanupDelayMs: number;
+  /** Runs the controllers that put the `default` ServiceAccount and `kube-root-ca.crt` in every namespace, as a real cluster does. */
+  readonly namespaceContent: boolean;
+  /** Delay before those controllers act on a namespace (and put deleted content back). */
+  readonly namespaceContentDelayMs: number;
   /** Request body limit (413 above it). */
   readonly maxRequestBodyBytes: number;
   /** etcd --max-request-bytes: a stored object (key and JSON value) larger than this is refused, a 500 as on a real server. */
@@ -60,7 +64,7 @@ export type SettingsInput = Partial<Omit<EmulatorSettings, "featureGates" | "fai
 /** A failpoint name the emulator does not have. */
 export class FailpointError extends Error {}
 
-type NumericSetting = Exclude<keyof EmulatorSettings, "admin" | "featureGates" | "auth" | "adminToken" | "failpoints">;
+type NumericSetting = Exclude<keyof EmulatorSettings, "admin" | "featureGates" | "auth" | "namespaceContent" | "adminToken" | "failpoints">;
 
 /** doc1 "Limits": a continue token lives 5 minutes by default. */
 const DEFAULT_CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
@@ -71,7 +75,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const DEFAULT_SETTINGS: EmulatorSettings = {
   bookmarkIntervalMs: 60_000,
   retentionMs: DEFAULT_RETENTION_MS,
-  namespaceCleanupDelayMs: 0,
+  // A real namespace controller takes about a second or more for an empty namespace (discovery,
+  // then a delete per type); 0 would empty it before `kubectl delete -f`'s next DELETE of its content.
+  namespaceCleanupDelayMs: 1000,
+  // Informer latency: the controllers see a new namespace a few milliseconds after it is written.
+  namespaceContentDelayMs: 20,
   maxRequestBodyBytes: DEFAULT_MAX_BODY_BYTES,
   maxStorageRequestBytes: DEFAULT_MAX_REQUEST_BYTES,
   storageQuotaBytes: DEFAULT_QUOTA_BYTES,
@@ -82,11 +90,12 @@ const DEFAULT_SETTINGS: EmulatorSettings = {
   admin: false,
   featureGates: resolveFeatureGates(undefined),
   auth: false,
+  namespaceContent: true,
   adminToken: "",
   failpoints: NO_FAILPOINTS,
 };
 
-const TIMER_SETTINGS: ReadonlySet<NumericSetting> = new Set(["bookmarkIntervalMs", "namespaceCleanupDelayMs"]);
+const TIMER_SETTINGS: ReadonlySet<NumericSetting> = new Set(["bookmarkIntervalMs", "namespaceCleanupDelayMs", "namespaceContentDelayMs"]);
 
 function resolveFailpoints(names: readonly string[] | undefined): Failpoints {
   if (!names?.length) return NO_FAILPOINTS;
@@ -106,6 +115,7 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     bookmarkIntervalMs: pick("bookmarkIntervalMs"),
     retentionMs: pick("retentionMs"),
     namespaceCleanupDelayMs: pick("namespaceCleanupDelayMs"),
+    namespaceContentDelayMs: pick("namespaceContentDelayMs"),
     maxRequestBodyBytes: pick("maxRequestBodyBytes"),
     maxStorageRequestBytes: pick("maxStorageRequestBytes"),
     storageQuotaBytes: pick("storageQuotaBytes"),
@@ -117,6 +127,7 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     admin: partial.admin === true,
     featureGates: resolveFeatureGates(partial.featureGates),
     auth: partial.auth === true,
+    namespaceContent: partial.namespaceContent !== false,
     // Bearer tokens are one header word: a token with spaces could never be presented.
     adminToken: typeof partial.adminToken === "string" && /^\S+$/.test(partial.adminToken) ? partial.adminToken : randomBytes(24).toString("hex"),
     failpoints: resolveFailpoints(partial.failpoints),

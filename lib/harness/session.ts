@@ -18,6 +18,8 @@ export interface RunSettings {
 export const RUN_LABEL = "tollgate.dev/run-id";
 export const SUITE_LABEL = "tollgate.dev/suite";
 const NAMESPACE_PREFIX = "tollgate-";
+/** The ConfigMap a real cluster's root CA publisher puts in every namespace: content no suite created. */
+export const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";
 
 export function newRunId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "").replace("T", "-").toLowerCase();
@@ -61,7 +63,24 @@ export class Session {
     const name = ns.metadata.name;
     if (!name) throw new Error(`the target created a namespace without a name: ${JSON.stringify(ns).slice(0, 200)}`);
     this.namespaces.push(name);
+    await this.settle(name);
     return name;
+  }
+
+  /** Whether the target's controllers publish ROOT_CA_CONFIGMAP in every namespace (asked once, of `default`). */
+  private publishesRootCa: Promise<boolean> | undefined;
+
+  /**
+   * Waits (at most 10 s) for the content a real cluster's controllers put in a new namespace,
+   * as the Kubernetes e2e framework does, so that a suite's lists and watches see it from the
+   * start, never appearing midway.
+   */
+  private async settle(ns: string): Promise<void> {
+    const path = (n: string): string => `${resourcePath(this.types.configmaps, n)}/${ROOT_CA_CONFIGMAP}`;
+    this.publishesRootCa ??= this.client.raw("GET", path("default")).then((r) => r.code === 200);
+    if (!(await this.publishesRootCa)) return;
+    const deadline = Date.now() + 10_000;
+    while ((await this.client.raw("GET", path(ns))).code !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   }
 
   /**

@@ -248,7 +248,9 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
     const bookmarksSeen = probeBookmarks(session, ns, rvMade, bookmarkProbeMs, violate);
     const exact = await ask(client, "GET", cms, { query: { resourceVersion: rvBefore, resourceVersionMatch: "Exact" } });
     const exactList = exact.json as { metadata?: { resourceVersion?: string }; items?: unknown[] } | undefined;
-    if (exact.code === 200 && (exactList?.metadata?.resourceVersion !== rvBefore || (exactList.items ?? []).length > 0)) {
+    // At rvBefore the namespace held what the cluster's controllers put there (kube-root-ca.crt), not the probe.
+    const itemsBefore = ((before.json as { items?: unknown[] } | undefined)?.items ?? []).length;
+    if (exact.code === 200 && (exactList?.metadata?.resourceVersion !== rvBefore || (exactList.items ?? []).length !== itemsBefore)) {
       caps["rvm-ignored"] = yes(
         `an Exact list at ${rvBefore} came back at ${String(exactList?.metadata?.resourceVersion)} with ${(exactList?.items ?? []).length} item(s)`,
       );

@@ -22,7 +22,8 @@ const gc = runInNewContext("gc") as () => void;
 const cms = (n: string): string => `/api/v1/namespaces/${n}/configmaps`;
 
 async function start(settings: Parameters<typeof resolveSettings>[0] = {}): Promise<{ emu: EmulatorServer; url: string; port: number }> {
-  const emu = createEmulatorServer(resolveSettings(settings));
+  // Exact lists and streams of this file's own writes: without the namespace controllers' content.
+  const emu = createEmulatorServer(resolveSettings({ namespaceContent: false, ...settings }));
   const url = await emu.listen("127.0.0.1", 0);
   return { emu, url, port: Number(new URL(url).port) };
 }

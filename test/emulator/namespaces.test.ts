@@ -33,6 +33,8 @@ describe("namespaces", () => {
   it("terminate, refuse new content, lose their content and disappear", async () => {
     const ns = uniq("doomed");
     await call("POST", "/api/v1/namespaces", { metadata: { name: ns } });
+    // The root CA publisher's ConfigMap first, so that the watches below start after it.
+    await until(async () => (await call("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status === 200);
     await call("POST", `/api/v1/namespaces/${ns}/configmaps`, configMapBody("cm"));
     await call("POST", `/apis/events.k8s.io/v1/namespaces/${ns}/events`, eventBody(ns, "ev"));
     const rv = (await call("GET", "/api/v1/namespaces")).json.metadata.resourceVersion;
@@ -61,12 +63,18 @@ describe("namespaces", () => {
     expect((await call("GET", `/api/v1/namespaces/${ns}/configmaps/cm`)).status).toBe(404);
     expect((await call("GET", `/apis/events.k8s.io/v1/namespaces/${ns}/events/ev`)).status).toBe(404);
 
-    const nsEvents = await nsWatch.take(3);
-    expect(nsEvents.map((e) => e.type)).toEqual(["MODIFIED", "MODIFIED", "DELETED"]);
+    // Terminating, the controller's deletion conditions, finalized, gone.
+    const nsEvents = await nsWatch.take(4);
+    expect(nsEvents.map((e) => e.type)).toEqual(["MODIFIED", "MODIFIED", "MODIFIED", "DELETED"]);
     expect(nsEvents[0]?.object.status.phase).toBe("Terminating");
-    expect(nsEvents[1]?.object.spec).toEqual({});
-    const cmEvents = await cmWatch.take(1);
-    expect(cmEvents.map((e) => [e.type, e.object.metadata.name])).toEqual([["DELETED", "cm"]]);
+    expect(nsEvents[1]?.object.status.conditions).toHaveLength(5);
+    expect(nsEvents[2]?.object.spec).toEqual({});
+    // The namespace also held the kube-root-ca.crt its controller put there.
+    const cmEvents = await cmWatch.take(2);
+    expect(cmEvents.map((e) => [e.type, e.object.metadata.name])).toEqual([
+      ["DELETED", "cm"],
+      ["DELETED", "kube-root-ca.crt"],
+    ]);
     nsWatch.close();
     cmWatch.close();
   });

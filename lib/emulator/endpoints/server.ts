@@ -17,6 +17,7 @@ import { enableAuth, enableNoAuth, noAuthUser } from "../auth/index.js";
 import type { Failpoints } from "../failpoints.js";
 import type { EmulatorSettings } from "../options.js";
 import { CrdController } from "../registry/apiextensions/crd-controller.js";
+import { NamespaceContentController } from "../registry/core/namespace/content-controller.js";
 import { NamespaceLifecycle } from "../registry/core/namespace/lifecycle.js";
 import { NAMESPACE_DELETER } from "../registry/core/namespace/rest.js";
 import { Capabilities } from "../registry/generic/capabilities.js";
@@ -259,6 +260,9 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   if (!auth) enableNoAuth(capabilities);
   const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
   lifecycle.seed();
+  // After auth, which adds serviceaccounts: the default ServiceAccount needs them served.
+  const namespaceContent = new NamespaceContentController(generic, registry, settings.namespaceContentDelayMs, () => clock.date());
+  if (settings.namespaceContent) namespaceContent.start();
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.
   const crds = new CrdController(generic, registry, () => clock.date());
   crds.start();
@@ -317,6 +321,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
     inFlight: () => limit.count,
     close: async () => {
       lifecycle.stop();
+      namespaceContent.stop();
       crds.stop();
       eventTtl.stop();
       for (const end of [...watches]) end();

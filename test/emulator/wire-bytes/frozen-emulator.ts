@@ -32,7 +32,8 @@ class FrozenDate extends RealDate {
 globalThis.Date = FrozenDate as DateConstructor;
 
 const { startEmulator } = await import("../../../lib/emulator/index.js");
-const emulator = await startEmulator({ featureGates: { CBORServingAndStorage: true } });
+// Exact lists and streams of this file's own writes: without the namespace controllers' content.
+const emulator = await startEmulator({ namespaceContent: false, featureGates: { CBORServingAndStorage: true } });
 process.stdout.write(`${emulator.url}\n`);
 process.on("SIGTERM", () => {
   void emulator.close().then(() => process.exit(0));

@@ -14,8 +14,8 @@
  */
 import { conflict, forbiddenError, notFound } from "../../../apimachinery/api-errors.js";
 import { formatTime } from "../../../apimachinery/api-time.js";
-import { cloneJson, type KubeObject, obj } from "../../../apimachinery/json.js";
-import { asKubeObject, isTerminating, labelsOf, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
+import { cloneJson, isJsonObject, type KubeObject, obj } from "../../../apimachinery/json.js";
+import { asKubeObject, finalizersOf, isTerminating, labelsOf, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
 import { canonicalize } from "../../../apimachinery/typed-json.js";
 import type { StoredObject } from "../../../storage/object-storage.js";
 import type { DeleteOptions, DeleteOutcome } from "../../generic/options.js";
@@ -141,19 +141,27 @@ export class NamespaceLifecycle implements NamespaceDeleter {
   /** One pass of the namespace controller; true when there is nothing left to do. */
   private cleanUp(name: string): boolean {
     const storage = this.generic.storage;
-    const ns = storage.get(namespaceStrategy, "", name);
+    let ns = storage.get(namespaceStrategy, "", name);
     if (!ns || !isTerminating(ns.object)) return true;
     // A cluster without a running namespace controller (failpoint namespace-controller-stopped).
     if (this.generic.failpoints.has("namespace-controller-stopped")) return true;
-    let remaining = 0;
+    // Per resource ("configmaps." for the core group, as the real messages print it): what is
+    // left after this pass, and the finalizers holding it.
+    const left = new Map<string, number>();
+    const holding = new Map<string, number>();
     // A controller that skips the content (failpoint namespace-delete-orphans-content).
     for (const strategy of this.generic.failpoints.has("namespace-delete-orphans-content") ? [] : this.registry.namespacedTypes()) {
       for (const kv of storage.range(strategy, name).kvs) {
         const outcome = this.generic.delete(strategy, { object: storage.decode(kv), kv });
-        if (!outcome.deleted) remaining++;
+        if (outcome.deleted) continue;
+        const resource = `${strategy.resource}.${strategy.group}`;
+        left.set(resource, (left.get(resource) ?? 0) + 1);
+        for (const f of finalizersOf(outcome.object)) holding.set(f, (holding.get(f) ?? 0) + 1);
       }
     }
-    if (remaining > 0) return false;
+    const withConditions = this.writeConditions(ns, left, holding);
+    if (left.size > 0) return false;
+    ns = withConditions;
     const finalizers = specFinalizersOf(ns.object);
     let current = ns;
     if (finalizers.includes(KUBERNETES_FINALIZER)) {
@@ -167,6 +175,42 @@ export class NamespaceLifecycle implements NamespaceDeleter {
     if (this.generic.hasPendingFinalizers(namespaceStrategy, current.object)) return true;
     storage.delete(namespaceStrategy, current.kv.key, { expectModRevision: current.kv.modRevision });
     return true;
+  }
+
+  /**
+   * The five deletion conditions the real controller writes on each pass (status_condition_utils.go),
+   * False when fine; a condition keeps its lastTransitionTime while its status stays.
+   */
+  private writeConditions(ns: StoredObject, left: Map<string, number>, holding: Map<string, number>): StoredObject {
+    const storage = this.generic.storage;
+    const now = formatTime(this.now());
+    const remaining = [...left].map(([r, n]) => `${r} has ${n} resource instances`).join(", ");
+    const finalizers = [...holding].map(([f, n]) => `${f} in ${n} resource instances`).join(", ");
+    const wanted: [string, boolean, string, string][] = [
+      ["NamespaceDeletionDiscoveryFailure", false, "ResourcesDiscovered", "All resources successfully discovered"],
+      ["NamespaceDeletionGroupVersionParsingFailure", false, "ParsedGroupVersions", "All legacy kube types successfully parsed"],
+      ["NamespaceDeletionContentFailure", false, "ContentDeleted", "All content successfully deleted, may be waiting on finalization"],
+      remaining
+        ? ["NamespaceContentRemaining", true, "SomeResourcesRemain", `Some resources are remaining: ${remaining}`]
+        : ["NamespaceContentRemaining", false, "ContentRemoved", "All content successfully removed"],
+      finalizers
+        ? ["NamespaceFinalizersRemaining", true, "SomeFinalizersRemain", `Some content in the namespace has finalizers remaining: ${finalizers}`]
+        : ["NamespaceFinalizersRemaining", false, "ContentHasNoFinalizers", "All content-preserving finalizers finished"],
+    ];
+    const status = obj(ns.object, "status") ?? {};
+    const before = Array.isArray(status["conditions"]) ? status["conditions"].filter(isJsonObject) : [];
+    const conditions = wanted.map(([type, on, reason, message]) => {
+      const old = before.find((c) => c["type"] === type);
+      const s = on ? "True" : "False";
+      const since = old && old["status"] === s && typeof old["lastTransitionTime"] === "string" ? old["lastTransitionTime"] : now;
+      return { type, status: s, lastTransitionTime: since, reason, message };
+    });
+    if (JSON.stringify(conditions) === JSON.stringify(before)) return ns;
+    const draft = cloneJson(ns.object);
+    draft["status"] = { ...status, conditions };
+    const updated = asKubeObject(canonicalize(draft, namespaceStrategy.shape));
+    const { kv } = storage.put(namespaceStrategy, ns.kv.key, storage.encode(updated), { expectModRevision: ns.kv.modRevision });
+    return { object: storage.decode(kv), kv };
   }
 }
 

@@ -3,8 +3,8 @@
  * automountServiceAccountToken as stored; and its `token` subresource (create only: a
  * TokenRequest, token-request.ts). Served only when the emulator authenticates (auth on).
  *
- * Known differences: no `default` ServiceAccount is made in each namespace (a real cluster's
- * controller does that); no legacy token Secrets.
+ * Known differences: the `default` ServiceAccount in each namespace comes only with the
+ * namespace content controllers on (namespace/content-controller.ts); no legacy token Secrets.
  */
 
 import type { FieldError } from "../../../apimachinery/field-errors.js";
