@@ -93,6 +93,20 @@ describe("requests over HTTPS", () => {
     expect(body.items.map((n) => n.metadata.name)).toContain("default");
   });
 
+  it("find the serving CA in every namespace's kube-root-ca.crt, as pods of a real cluster do", async () => {
+    let data: Record<string, string> | undefined;
+    for (let i = 0; i < 100 && data === undefined; i++) {
+      const r = await request(`${emu.url}/api/v1/namespaces/default/configmaps/kube-root-ca.crt`, {
+        dispatcher: agent,
+        headers: { authorization: "Bearer tls-admin" },
+      });
+      const body = (await r.body.json()) as { data?: Record<string, string> };
+      if (r.statusCode === 200) data = body.data;
+      else await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(data?.["ca.crt"]).toBe(emu.ca);
+  });
+
   it("without a token are system:anonymous's, forbidden the namespaces", async () => {
     const r = await request(`${emu.url}/api/v1/namespaces`, { dispatcher: agent });
     expect(r.statusCode).toBe(403);

@@ -261,7 +261,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
   lifecycle.seed();
   // After auth, which adds serviceaccounts: the default ServiceAccount needs them served.
-  const namespaceContent = new NamespaceContentController(generic, registry, settings.namespaceContentDelayMs, () => clock.date());
+  const namespaceContent = new NamespaceContentController(generic, registry, settings.namespaceContentDelayMs, () => clock.date(), tls?.ca);
   if (settings.namespaceContent) namespaceContent.start();
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.
   const crds = new CrdController(generic, registry, () => clock.date());

@@ -35,6 +35,8 @@ export class NamespaceContentController {
     private readonly registry: ResourceRegistry,
     private readonly delayMs: number,
     private readonly now: () => Date,
+    /** The CA the kube-root-ca.crt ConfigMaps publish: the serving CA when TLS is on. */
+    private readonly rootCa: string = rootCaPem(),
   ) {}
 
   start(): void {
@@ -95,7 +97,7 @@ export class NamespaceContentController {
     if (!ns || isTerminating(ns.object)) return;
     const configMaps = this.strategy("configmaps");
     if (configMaps) {
-      const data = { "ca.crt": rootCaPem() };
+      const data = { "ca.crt": this.rootCa };
       const existing = storage.get(configMaps, namespace, ROOT_CA_CONFIGMAP);
       if (!existing) {
         this.create(configMaps, {

@@ -1,7 +1,7 @@
 /**
- * The root CA PEM the kube-root-ca.crt ConfigMaps publish. A fixed self-signed placeholder
- * (CN tollgate-emulator-ca, no key kept) until the emulator serves TLS with a CA of its own,
- * which then replaces this one function.
+ * The root CA PEM the kube-root-ca.crt ConfigMaps publish when the emulator serves plain HTTP:
+ * a fixed self-signed certificate (CN tollgate-emulator-ca, no key kept), so the ConfigMap has
+ * a real certificate's shape. With TLS the serving CA is published instead (server.ts).
  */
 export function rootCaPem(): string {
   return `-----BEGIN CERTIFICATE-----
