@@ -273,12 +273,13 @@ describe("tollgate cleanup", () => {
     expect(one.stdout).toMatch(
       /^tollgate: removed 4 \(validatingwebhookconfigurations\/tollgate-gone, customresourcedefinitions\/widgets\.cleanup\.tollgate\.dev, namespaces\/tollgate-run-a-0, namespaces\/tollgate-run-a-1\)$/m,
     );
-    expect(await leftovers(e.url)).toEqual(["namespaces/tollgate-run-b-0"]);
+    // Namespaces are removed in the background, as on a real cluster: Terminating for a moment.
+    await expect.poll(() => leftovers(e.url), { timeout: 15_000, interval: 200 }).toEqual(["namespaces/tollgate-run-b-0"]);
 
     const all = await cli("--target", e.url);
     expect(all.status, all.stdout + all.stderr).toBe(0);
     expect(all.stdout).toMatch(/1 object\(s\) of run run-b:\n {2}namespaces\/tollgate-run-b-0 {2}run run-b\n/);
-    expect(await leftovers(e.url)).toEqual([]);
+    await expect.poll(() => leftovers(e.url), { timeout: 15_000, interval: 200 }).toEqual([]);
     expect(
       (await list(e.url, NAMESPACES, "team")).map((n) => n.metadata.name),
       "nothing else touched",

@@ -16,8 +16,9 @@ let fastUrl: string;
 const ns = uniq("bmk");
 
 beforeAll(async () => {
-  slow = createEmulatorServer(resolveSettings({}));
-  fast = createEmulatorServer(resolveSettings({ bookmarkIntervalMs: 1_000 }));
+  // No kube-root-ca.crt appearing in the watched namespace: these watches expect only bookmarks.
+  slow = createEmulatorServer(resolveSettings({ namespaceContent: false }));
+  fast = createEmulatorServer(resolveSettings({ bookmarkIntervalMs: 1_000, namespaceContent: false }));
   slowUrl = await slow.listen("127.0.0.1", 0);
   fastUrl = await fast.listen("127.0.0.1", 0);
   for (const url of [slowUrl, fastUrl]) await client(url)("POST", "/api/v1/namespaces", { metadata: { name: ns } });
