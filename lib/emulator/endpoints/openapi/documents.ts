@@ -15,33 +15,29 @@ import { addMetaSchemas, metaName, packageOf, ref, type Schemas, ShapeSchemas } 
 
 const query = (name: string, type: string, description: string): JsonObject => ({ name, in: "query", description, schema: { type, uniqueItems: true } });
 const P = {
-  allowWatchBookmarks: query("allowWatchBookmarks", "boolean", 'allowWatchBookmarks requests watch events with type "BOOKMARK".'),
-  continue: query("continue", "string", "The continue option should be set when retrieving more results from the server."),
-  fieldSelector: query("fieldSelector", "string", "A selector to restrict the list of returned objects by their fields."),
-  labelSelector: query("labelSelector", "string", "A selector to restrict the list of returned objects by their labels."),
-  limit: query("limit", "integer", "limit is a maximum number of responses to return for a list call."),
-  resourceVersion: query("resourceVersion", "string", "resourceVersion sets a constraint on what resource versions a request may be served from."),
-  resourceVersionMatch: query("resourceVersionMatch", "string", "resourceVersionMatch determines how resourceVersion is applied to list calls."),
-  sendInitialEvents: query("sendInitialEvents", "boolean", "`sendInitialEvents=true` may be set together with `watch=true`."),
-  timeoutSeconds: query("timeoutSeconds", "integer", "Timeout for the list/watch call."),
-  watch: query("watch", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications."),
-  dryRun: query("dryRun", "string", "When present, indicates that modifications should not be persisted."),
-  fieldManager: query("fieldManager", "string", "fieldManager is a name associated with the actor or entity that is making these changes."),
-  fieldValidation: query(
-    "fieldValidation",
-    "string",
-    "fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields.",
-  ),
-  force: query("force", "boolean", 'Force is going to "force" Apply requests.'),
-  gracePeriodSeconds: query("gracePeriodSeconds", "integer", "The duration in seconds before the object should be deleted."),
+  allowWatchBookmarks: query("allowWatchBookmarks", "boolean", "Ask for BOOKMARK events (the server may still send none)."),
+  continue: query("continue", "string", "The token of the previous chunk, to read the next one."),
+  fieldSelector: query("fieldSelector", "string", "Only objects whose fields match (field=value, field!=value, comma-separated)."),
+  labelSelector: query("labelSelector", "string", "Only objects whose labels match."),
+  limit: query("limit", "integer", "Most items in one chunk; a continue token gives the rest."),
+  resourceVersion: query("resourceVersion", "string", "Which version of the data may answer (with resourceVersionMatch)."),
+  resourceVersionMatch: query("resourceVersionMatch", "string", "Exact or NotOlderThan: how resourceVersion binds a list."),
+  sendInitialEvents: query("sendInitialEvents", "boolean", "With watch=true: the current objects as ADDED events first, then a bookmark."),
+  timeoutSeconds: query("timeoutSeconds", "integer", "Seconds after which a list or watch ends."),
+  watch: query("watch", "boolean", "Stream changes instead of answering a list."),
+  dryRun: query("dryRun", "string", "All: answer as the write would, store nothing."),
+  fieldManager: query("fieldManager", "string", "Who makes the change, for managedFields."),
+  fieldValidation: query("fieldValidation", "string", "Ignore, Warn or Strict: what unknown or duplicate fields cost."),
+  force: query("force", "boolean", "Apply: take over fields other managers own."),
+  gracePeriodSeconds: query("gracePeriodSeconds", "integer", "Seconds of grace before the deletion."),
   ignoreStoreReadError: query(
     "ignoreStoreReadErrorWithClusterBreakingPotential",
     "boolean",
-    "if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error.",
+    "Delete an object the server cannot read (unsafe; needs the gate and its own verb).",
   ),
-  orphanDependents: query("orphanDependents", "boolean", "Deprecated: please use the PropagationPolicy."),
-  propagationPolicy: query("propagationPolicy", "string", "Whether and how garbage collection will be performed."),
-  pretty: query("pretty", "string", "If 'true', then the output is pretty printed."),
+  orphanDependents: query("orphanDependents", "boolean", "Old form of propagationPolicy=Orphan."),
+  propagationPolicy: query("propagationPolicy", "string", "Orphan, Background or Foreground: what happens to dependents."),
+  pretty: query("pretty", "string", "Indented output."),
 };
 const LIST_PARAMS = [
   P.allowWatchBookmarks,
@@ -149,10 +145,10 @@ function typeSchemas(s: ResourceStrategy, schemas: Schemas, shapes: ShapeSchemas
     type: "object",
     required: ["items"],
     properties: {
-      apiVersion: { description: "APIVersion defines the versioned schema of this representation of an object.", type: "string" },
+      apiVersion: { description: "Group and version of this object's schema.", type: "string" },
       items: { description: `List of ${s.resource}.`, type: "array", items: s.unstructured ? ref(kind) : { allOf: [ref(kind)], default: {} } },
-      kind: { description: "Kind is a string value representing the REST resource this object represents.", type: "string" },
-      metadata: { allOf: [ref(metaName("ListMeta"))], default: {}, description: "Standard list metadata." },
+      kind: { description: "Kind of this object.", type: "string" },
+      metadata: { allOf: [ref(metaName("ListMeta"))], default: {}, description: "List metadata." },
     },
     "x-kubernetes-group-version-kind": [listGvk],
   });
@@ -163,9 +159,9 @@ function typeSchemas(s: ResourceStrategy, schemas: Schemas, shapes: ShapeSchemas
 function customResourceSchema(schema: JsonObject | undefined, gvk: JsonObject): JsonObject {
   const out: JsonObject = schema ? cloneJson(schema) : { type: "object", "x-kubernetes-preserve-unknown-fields": true };
   const properties: JsonObject = isJsonObject(out["properties"]) ? out["properties"] : {};
-  properties["apiVersion"] = { description: "APIVersion defines the versioned schema of this representation of an object.", type: "string" };
-  properties["kind"] = { description: "Kind is a string value representing the REST resource this object represents.", type: "string" };
-  properties["metadata"] = { allOf: [ref(metaName("ObjectMeta"))], description: "Standard object's metadata." };
+  properties["apiVersion"] = { description: "Group and version of this object's schema.", type: "string" };
+  properties["kind"] = { description: "Kind of this object.", type: "string" };
+  properties["metadata"] = { allOf: [ref(metaName("ObjectMeta"))], description: "Object metadata." };
   out["properties"] = properties;
   out["type"] = "object";
   out["x-kubernetes-group-version-kind"] = [gvk];
@@ -190,7 +186,7 @@ function addPaths(paths: JsonObject, s: ResourceStrategy, names: TypeNames, root
     "x-kubernetes-group-version-kind": names.gvk,
   });
   const withBody = (schema: JsonObject): JsonObject => ({ requestBody: { required: true, content: content(schema, unstructured) } });
-  const nsParam = pathParam("namespace", "object name and auth scope, such as for teams and projects");
+  const nsParam = pathParam("namespace", "the namespace");
   const nameParam = pathParam("name", `name of the ${s.kind}`);
   const collection = s.namespaced ? `${root}/namespaces/{namespace}/${s.resource}` : `${root}/${s.resource}`;
   const collectionParams = s.namespaced ? [nsParam, P.pretty] : [P.pretty];

@@ -75,72 +75,72 @@ export function packageOf(group: string, version: string): string {
 /** Schemas of the meta types no shape describes (the wire forms of Time, FieldsV1, Status and lists). */
 export function addMetaSchemas(out: Schemas): void {
   out.set(metaName("Time"), {
-    description: "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.",
+    description: "A point in time, RFC 3339, seconds precision.",
     type: "string",
     format: "date-time",
   });
-  out.set(metaName("MicroTime"), { description: "MicroTime is version of Time with microsecond level precision.", type: "string", format: "date-time" });
-  out.set(metaName("FieldsV1"), { description: "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.", type: "object" });
-  out.set(metaName("Patch"), { description: "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.", type: "object" });
+  out.set(metaName("MicroTime"), { description: "A point in time, RFC 3339, microseconds precision.", type: "string", format: "date-time" });
+  out.set(metaName("FieldsV1"), { description: "The set of fields a manager owns, as a JSON tree of f:/k:/v:/i: keys.", type: "object" });
+  out.set(metaName("Patch"), { description: "A PATCH request body; its form depends on the Content-Type.", type: "object" });
   out.set(metaName("ListMeta"), {
-    description: "ListMeta describes metadata that synthetic resources must have, including lists and various status objects.",
+    description: "Metadata of a list or a Status.",
     type: "object",
     properties: {
-      continue: { description: "continue may be set if the user set a limit on the number of items returned.", type: "string" },
-      remainingItemCount: { description: "remainingItemCount is the number of subsequent items in the list.", type: "integer", format: "int64" },
-      resourceVersion: { description: "String that identifies the server's internal version of this object.", type: "string" },
-      selfLink: { description: "Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.", type: "string" },
+      continue: { description: "Token for the next chunk of a limited list; absent on the last one.", type: "string" },
+      remainingItemCount: { description: "Estimated number of items after this chunk.", type: "integer", format: "int64" },
+      resourceVersion: { description: "Opaque version of the list, for watches and consistent reads.", type: "string" },
+      selfLink: { description: "Legacy field, never set.", type: "string" },
     },
   });
   out.set(metaName("StatusCause"), {
-    description: "StatusCause provides more information about an api.Status failure.",
+    description: "One cause of a failure.",
     type: "object",
     properties: {
-      field: { description: "The field of the resource that has caused this error.", type: "string" },
-      message: { description: "A human-readable description of the cause of the error.", type: "string" },
-      reason: { description: "A machine-readable description of the cause of the error.", type: "string" },
+      field: { description: "Path of the field at fault, when one is.", type: "string" },
+      message: { description: "What is wrong, for people.", type: "string" },
+      reason: { description: "What is wrong, as a code.", type: "string" },
     },
   });
   out.set(metaName("StatusDetails"), {
-    description: "StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response.",
+    description: "Which object a Status is about, and its causes.",
     type: "object",
     properties: {
       causes: {
-        description: "The Causes array includes more details associated with the StatusReason failure.",
+        description: "Causes of the failure, one per problem.",
         type: "array",
         items: { allOf: [ref(metaName("StatusCause"))], default: {} },
         "x-kubernetes-list-type": "atomic",
       },
-      group: { description: "The group attribute of the resource associated with the status StatusReason.", type: "string" },
-      kind: { description: "The kind attribute of the resource associated with the status StatusReason.", type: "string" },
-      name: { description: "The name attribute of the resource associated with the status StatusReason.", type: "string" },
-      retryAfterSeconds: { description: "If specified, the time in seconds before the operation should be retried.", type: "integer", format: "int32" },
-      uid: { description: "UID of the resource.", type: "string" },
+      group: { description: "API group of the object concerned.", type: "string" },
+      kind: { description: "Kind (or resource) of the object concerned.", type: "string" },
+      name: { description: "Name of the object concerned.", type: "string" },
+      retryAfterSeconds: { description: "Seconds to wait before retrying, when given.", type: "integer", format: "int32" },
+      uid: { description: "UID of the object concerned.", type: "string" },
     },
   });
   out.set(metaName("Status"), {
-    description: "Status is a return value for calls that don't return other objects.",
+    description: "The outcome of a request that returns no object: an error, or a deletion's success.",
     type: "object",
     properties: {
-      apiVersion: { description: "APIVersion defines the versioned schema of this representation of an object.", type: "string" },
-      code: { description: "Suggested HTTP return code for this status, 0 if not set.", type: "integer", format: "int32" },
-      details: { allOf: [ref(metaName("StatusDetails"))], description: "Extended data associated with the reason." },
-      kind: { description: "Kind is a string value representing the REST resource this object represents.", type: "string" },
-      message: { description: "A human-readable description of the status of this operation.", type: "string" },
-      metadata: { allOf: [ref(metaName("ListMeta"))], default: {}, description: "Standard list metadata." },
-      reason: { description: 'A machine-readable description of why this operation is in the "Failure" status.', type: "string" },
-      status: { description: 'Status of the operation. One of: "Success" or "Failure".', type: "string" },
+      apiVersion: { description: "Group and version of this object's schema.", type: "string" },
+      code: { description: "The HTTP status code of the answer.", type: "integer", format: "int32" },
+      details: { allOf: [ref(metaName("StatusDetails"))], description: "Which object, and the causes." },
+      kind: { description: "Kind of this object.", type: "string" },
+      message: { description: "What happened, for people.", type: "string" },
+      metadata: { allOf: [ref(metaName("ListMeta"))], default: {}, description: "List metadata." },
+      reason: { description: "Why the request failed, as a code (empty when unknown).", type: "string" },
+      status: { description: "Success or Failure.", type: "string" },
     },
   });
-  out.set("io.k8s.apimachinery.pkg.runtime.RawExtension", { description: "RawExtension is used to hold extensions in external versions.", type: "object" });
+  out.set("io.k8s.apimachinery.pkg.runtime.RawExtension", { description: "An embedded object of any kind, as JSON.", type: "object" });
   out.set(metaName("WatchEvent"), {
-    description: "Event represents a single event to a watched resource.",
+    description: "One change seen by a watch.",
     type: "object",
     required: ["type", "object"],
     properties: {
       object: {
         allOf: [ref("io.k8s.apimachinery.pkg.runtime.RawExtension")],
-        description: "Object is the new state of the object, its state before deletion, or an error Status.",
+        description: "The object after the change, the last state of a deleted one, or a Status for an ERROR.",
       },
       type: { default: "", type: "string" },
     },
