@@ -161,13 +161,32 @@ function discoveryItems(registry: ResourceRegistry, legacy: boolean): Json[] {
   });
 }
 
+interface Answer {
+  readonly body: Json;
+  readonly etag: string;
+}
+
+/**
+ * Answers built once per registry state, as the OpenAPI documents are: the registry's strategies
+ * array is replaced whenever a type is added, changed or removed, and clients (kubectl on every
+ * invocation) ask for these two documents far more often than types change.
+ */
+const answers = new WeakMap<readonly unknown[], { api?: Answer; apis?: Answer }>();
+
 /** The APIGroupDiscoveryList of `/api` (legacy true) or `/apis`, and its ETag. */
-export function aggregatedDiscovery(registry: ResourceRegistry, legacy: boolean): { body: Json; etag: string } {
+export function aggregatedDiscovery(registry: ResourceRegistry, legacy: boolean): Answer {
+  const state = answers.get(registry.all()) ?? {};
+  answers.set(registry.all(), state);
+  const known = legacy ? state.api : state.apis;
+  if (known) return known;
   const items = discoveryItems(registry, legacy);
   // etag.go hashes json.Marshal of the list before the encoder sets kind and apiVersion.
   const marshalled = compactJson({ metadata: {}, items }).slice(0, -1);
   const etag = createHash("sha512").update(marshalled).digest("hex").toUpperCase();
-  return { body: { kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2", metadata: {}, items }, etag };
+  const answer = { body: { kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2", metadata: {}, items }, etag };
+  if (legacy) state.api = answer;
+  else state.apis = answer;
+  return answer;
 }
 
 /** Writes the aggregated answer of `/api` or `/apis` (a 304 when the client's If-None-Match is its ETag). */
