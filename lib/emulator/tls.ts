@@ -98,9 +98,11 @@ async function certificate(opts: {
 }): Promise<string> {
   const cert = new pkijs.Certificate();
   cert.version = 2;
-  // A positive 16-byte serial (the top bit cleared so DER needs no sign byte).
+  // A positive 16-byte serial in minimal DER: the top bit cleared (no sign byte needed) and the
+  // next one set, so the first byte is never 0x00 (a leading zero is padding OpenSSL refuses,
+  // ERR_OSSL_ASN1_ILLEGAL_PADDING, which a random serial hit about once in 256 certificates).
   const serial = randomBytes(16);
-  serial[0] = (serial[0] as number) & 0x7f;
+  serial[0] = ((serial[0] as number) & 0x7f) | 0x40;
   cert.serialNumber = new asn1js.Integer({ valueHex: new Uint8Array(serial).buffer });
   cert.subject = name(opts.subject);
   cert.issuer = name(opts.issuer);
