@@ -58,3 +58,19 @@ describe("request targets read as Go's url.ParseRequestURI reads them (golang/go
     expect(r.body).toMatchObject({ message: 'configmaps "a#b" not found', reason: "NotFound", details: { name: "a#b", kind: "configmaps" } });
   });
 });
+
+describe("a warning naming a field outside Latin-1", () => {
+  it("goes out as the field's UTF-8 bytes instead of a 500 (Node refused the header)", async () => {
+    const { request } = await import("undici");
+    const body = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "warned" }, kiând: 1 });
+    const r = await request(`${emu.url}/api/v1/namespaces/default/configmaps?fieldValidation=Warn`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    const text = await r.body.text();
+    expect(r.statusCode, text).toBe(201);
+    const warning = String(r.headers["warning"]);
+    expect(Buffer.from(warning, "latin1").toString("utf8")).toBe('299 - "unknown field \\"kiând\\""');
+  });
+});

@@ -36,7 +36,16 @@ export function writeOptionsOf(url: URL, optionsKind: "CreateOptions" | "UpdateO
   return { dryRun: dryRunValues.some((v) => v !== ""), fieldManager };
 }
 
-/** Warning headers for the response, when there are any. */
+/**
+ * Warning headers for the response, when there are any. Go writes a header's bytes as they are
+ * (a field name `kiând` goes out as UTF-8); Node takes only Latin-1 strings and throws on the
+ * rest, so the UTF-8 bytes are handed over one per character, and the control characters Node
+ * refuses outright become spaces, as Go turns CR and LF into spaces.
+ */
 export function warningHeaders(warnings: readonly string[]): Record<string, string[]> {
-  return warnings.length ? { Warning: [...warnings] } : {};
+  const raw = (w: string): string =>
+    Buffer.from(w, "utf8")
+      .toString("latin1")
+      .replace(/[^\t\x20-\x7e\x80-\xff]/g, " ");
+  return warnings.length ? { Warning: warnings.map(raw) } : {};
 }
