@@ -28,6 +28,7 @@ const UNKNOWN = messageDesc(`${RUNTIME_PACKAGE}.Unknown`);
 const RUNTIME_TYPE_META = messageDesc(`${RUNTIME_PACKAGE}.TypeMeta`);
 
 const WIRE_VARINT = 0;
+const WIRE_FIXED64 = 1;
 const WIRE_LEN = 2;
 
 // TextEncoder turns lone surrogates into U+FFFD, as Go's JSON decoder does; TextDecoder
@@ -168,6 +169,10 @@ function encodeMap(f: FieldDesc, valueKind: MapValue, v: unknown, w: Writer, pat
       w.uint32(tag(2, WIRE_LEN)).fork();
       encodeStringList(val, w, epath);
       w.ldelim();
+    } else if (typeof valueKind === "object") {
+      w.uint32(tag(2, WIRE_LEN)).fork();
+      encodeMessageBody(valueKind, val, w, epath);
+      w.ldelim();
     } else if (val !== null) {
       // A null []byte is nil in Go, and gogo leaves the value field of a nil entry out.
       if (typeof val !== "string") throw fail(epath, `expected a base64 string, got ${describe(val)}`);
@@ -226,6 +231,10 @@ function encodeScalar(number: number, scalar: ScalarKind, v: unknown, w: Writer,
     case "int64":
       w.uint32(tag(number, WIRE_VARINT)).int64(longOf(missing ? 0n : integerOf(v, 64, path)));
       return;
+    case "double":
+      if (!missing && (typeof v !== "number" || !Number.isFinite(v))) throw fail(path, `expected a number, got ${describe(v)}`);
+      w.uint32(tag(number, WIRE_FIXED64)).double(missing ? 0 : (v as number));
+      return;
     case "bytes":
       if (typeof v !== "string") throw fail(path, `expected a base64 string, got ${describe(v)}`);
       w.uint32(tag(number, WIRE_LEN)).bytes(fromBase64(v, path));
@@ -252,9 +261,14 @@ function encodeMessageBody(desc: MessageDesc, v: unknown, w: Writer, path: strin
     case "microTime":
       return encodeTime(v, true, w, path);
     case "fieldsV1":
+    case "rawJson":
       // Raw holds the JSON text itself; null leaves Raw nil.
       if (v !== undefined && v !== null) w.uint32(tag(1, WIRE_LEN)).bytes(jsonBytes(v, path));
       return;
+    case "schemaOrArray":
+    case "schemaOrBool":
+    case "schemaOrStringArray":
+      return encodeSchemaUnion(desc, v, w, path);
     case "rawExtension":
       if (v !== undefined && v !== null) w.uint32(tag(1, WIRE_LEN)).bytes(embeddedBytes(v, path));
       return;
@@ -267,6 +281,25 @@ function encodeMessageBody(desc: MessageDesc, v: unknown, w: Writer, path: strin
       if (!isPlainObject(v)) throw fail(path, `expected an object, got ${describe(v)}`);
       return encodeFields(desc, v, w, path);
   }
+}
+
+/**
+ * The apiextensions unions, from their JSON form (upstream marshal.go): OrArray takes an object
+ * (schema) or an array (jSONSchemas); OrBool a boolean (allows) or an object (schema, and allows
+ * true); OrStringArray an object (schema) or an array of strings (property). null is the zero union.
+ */
+function encodeSchemaUnion(desc: MessageDesc, v: unknown, w: Writer, path: string): void {
+  const [first, second] = desc.byNumber as [FieldDesc, FieldDesc];
+  if (desc.special === "schemaOrBool") {
+    if (v !== undefined && v !== null && typeof v !== "boolean" && !isPlainObject(v)) throw fail(path, `boolean or JSON schema expected, got ${describe(v)}`);
+    encodeScalar(first.number, "bool", v === undefined || v === null ? false : v === true || isPlainObject(v), w, path);
+    if (isPlainObject(v)) encodeValue(second, v, w, path);
+    return;
+  }
+  if (v === undefined || v === null) return;
+  if (isPlainObject(v)) return encodeValue(first, v, w, path);
+  if (!Array.isArray(v)) throw fail(path, `expected a JSON schema or an array, got ${describe(v)}`);
+  for (const [i, el] of v.entries()) encodeValue(second, el, w, `${path}[${i}]`);
 }
 
 function jsonBytes(v: unknown, path: string): Uint8Array {
@@ -348,11 +381,13 @@ export function encodeMessage(desc: MessageDesc, obj: Record<string, unknown>, p
 
 interface Occurrence {
   readonly varint?: bigint;
+  readonly double?: number;
   readonly bytes?: Uint8Array;
 }
 
 function wireTypeOf(f: FieldDesc): number {
-  return f.type.kind === "scalar" && f.type.scalar !== "string" && f.type.scalar !== "bytes" ? WIRE_VARINT : WIRE_LEN;
+  if (f.type.kind !== "scalar" || f.type.scalar === "string" || f.type.scalar === "bytes") return WIRE_LEN;
+  return f.type.scalar === "double" ? WIRE_FIXED64 : WIRE_VARINT;
 }
 
 /**
@@ -374,7 +409,7 @@ function readFields(desc: MessageDesc, bytes: Uint8Array, path: string): Map<num
         continue;
       }
       if (wire !== wireTypeOf(f)) throw fail(`${path}.${f.name}`, `wrong wire type ${wire} for field ${number}`);
-      const occ: Occurrence = wire === WIRE_VARINT ? { varint: bigOfLong(r.uint64()) } : { bytes: r.bytes() };
+      const occ: Occurrence = wire === WIRE_VARINT ? { varint: bigOfLong(r.uint64()) } : wire === WIRE_FIXED64 ? { double: r.double() } : { bytes: r.bytes() };
       const list = out.get(number);
       if (list) list.push(occ);
       else out.set(number, [occ]);
@@ -396,6 +431,8 @@ function decodeScalar(scalar: ScalarKind, occ: Occurrence | undefined): unknown 
       return Number(BigInt.asIntN(32, occ?.varint ?? 0n));
     case "int64":
       return int64Json(BigInt.asIntN(64, occ?.varint ?? 0n));
+    case "double":
+      return occ?.double ?? 0;
     case "bytes":
       return toBase64(occ?.bytes ?? new Uint8Array(0));
   }
@@ -431,10 +468,16 @@ function decodeMessageBody(desc: MessageDesc, bytes: Uint8Array | undefined, pat
       return decodeTime(desc, bytes, false, path);
     case "microTime":
       return decodeTime(desc, bytes, true, path);
-    case "fieldsV1": {
+    case "fieldsV1":
+    case "rawJson": {
       const raw = bytes ? readFields(desc, bytes, path).get(1)?.at(-1)?.bytes : undefined;
-      return raw === undefined ? null : parseJsonBytes(raw, path);
+      // apiextensions JSON with empty Raw is written as null (its MarshalJSON).
+      return raw === undefined || (desc.special === "rawJson" && raw.length === 0) ? null : parseJsonBytes(raw, path);
     }
+    case "schemaOrArray":
+    case "schemaOrBool":
+    case "schemaOrStringArray":
+      return decodeSchemaUnion(desc, bytes, path);
     case "rawExtension": {
       const raw = bytes ? readFields(desc, bytes, path).get(1)?.at(-1)?.bytes : undefined;
       if (raw === undefined) return null;
@@ -454,6 +497,24 @@ function decodeMessageBody(desc: MessageDesc, bytes: Uint8Array | undefined, pat
     case undefined:
       return decodeFields(desc, bytes ?? new Uint8Array(0), path);
   }
+}
+
+/** The JSON form of an apiextensions union (see encodeSchemaUnion): the schema wins over allows, the array over the schema. */
+function decodeSchemaUnion(desc: MessageDesc, bytes: Uint8Array | undefined, path: string): unknown {
+  const [first, second] = desc.byNumber as [FieldDesc, FieldDesc];
+  const fields = readFields(desc, bytes ?? new Uint8Array(0), path);
+  const one = (f: FieldDesc): unknown => {
+    const list = fields.get(f.number) ?? [];
+    const t = f.type as { kind: "message"; message: MessageDesc };
+    return decodeMessageBody(t.message, concatBytes(list.map((o) => o.bytes ?? new Uint8Array(0))), `${path}.${f.name}`);
+  };
+  if (desc.special === "schemaOrBool") {
+    if (fields.has(second.number)) return one(second);
+    return (fields.get(first.number)?.at(-1)?.varint ?? 0n) !== 0n;
+  }
+  const many = fields.get(second.number) ?? [];
+  if (many.length > 0) return many.map((occ, i) => decodeOccurrence(second, occ, `${path}[${i}]`));
+  return fields.has(first.number) ? one(first) : null;
 }
 
 /** A `[]string` message: nil (JSON null) when it holds no strings, as Go's decoder leaves it. */
@@ -535,7 +596,15 @@ function decodeMapField(valueKind: MapValue, list: Occurrence[], path: string): 
     // An absent value decodes to "" (gogo starts string and []byte values empty).
     const bytes = v ?? new Uint8Array(0);
     const epath = `${path}[${JSON.stringify(k)}]`;
-    setKey(out, k, valueKind === "string" ? utf8Decoder.decode(bytes) : valueKind === "bytes" ? toBase64(bytes) : decodeStringList(bytes, epath));
+    const value =
+      typeof valueKind === "object"
+        ? decodeMessageBody(valueKind, bytes, epath)
+        : valueKind === "string"
+          ? utf8Decoder.decode(bytes)
+          : valueKind === "bytes"
+            ? toBase64(bytes)
+            : decodeStringList(bytes, epath);
+    setKey(out, k, value);
   }
   return out;
 }

@@ -4,12 +4,26 @@
  * fails loudly here instead of producing wrong bytes later.
  */
 import protobuf from "protobufjs";
-import { AUTHENTICATION_PACKAGE, AUTHORIZATION_PACKAGE, INTSTR_PACKAGE, loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
+import { APIEXTENSIONS_PACKAGE, AUTHENTICATION_PACKAGE, AUTHORIZATION_PACKAGE, INTSTR_PACKAGE, loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
 
-export type ScalarKind = "string" | "bool" | "int32" | "int64" | "bytes";
+export type ScalarKind = "string" | "bool" | "int32" | "int64" | "double" | "bytes";
 
-/** Messages whose JSON form is not a JSON object of their fields. */
-export type SpecialMessage = "time" | "microTime" | "fieldsV1" | "rawExtension" | "stringList" | "intOrString";
+/**
+ * Messages whose JSON form is not a JSON object of their fields. "rawJson" is apiextensions
+ * JSON (raw JSON text, inline in JSON like FieldsV1); the three "schemaOr..." are the
+ * apiextensions unions whose JSON is a schema object or an array / a boolean.
+ */
+export type SpecialMessage =
+  | "time"
+  | "microTime"
+  | "fieldsV1"
+  | "rawExtension"
+  | "stringList"
+  | "intOrString"
+  | "rawJson"
+  | "schemaOrArray"
+  | "schemaOrBool"
+  | "schemaOrStringArray";
 
 /**
  * How the JSON side treats the field (see schema.ts for the option spelling):
@@ -22,13 +36,16 @@ export type SpecialMessage = "time" | "microTime" | "fieldsV1" | "rawExtension" 
  */
 export type JsonMode = "always" | "omitempty" | "omitzero" | "null";
 
-/** Map values: strings, bytes, or a string-list message (ExtraValue: `[]string` in Go, an array in JSON). */
-export type MapValue = "string" | "bytes" | "stringList";
+/**
+ * Map values: strings, bytes, a string-list message (ExtraValue: `[]string` in Go, an array in
+ * JSON), or any other message (apiextensions: JSONSchemaProps by property name).
+ */
+export type MapValue = "string" | "bytes" | "stringList" | MessageDesc;
 
 export type FieldType = { kind: "scalar"; scalar: ScalarKind } | { kind: "message"; message: MessageDesc } | { kind: "map"; value: MapValue };
 
 export interface FieldDesc {
-  /** The JSON key; also the proto field name (Kubernetes protos use the JSON names). */
+  /** The JSON key; the proto field name unless (key) gives it (names never reach the wire). */
   readonly name: string;
   readonly number: number;
   readonly type: FieldType;
@@ -59,9 +76,13 @@ const SPECIAL: Readonly<Record<string, SpecialMessage>> = {
   [`${INTSTR_PACKAGE}.IntOrString`]: "intOrString",
   [`${AUTHENTICATION_PACKAGE}.ExtraValue`]: "stringList",
   [`${AUTHORIZATION_PACKAGE}.ExtraValue`]: "stringList",
+  [`${APIEXTENSIONS_PACKAGE}.JSON`]: "rawJson",
+  [`${APIEXTENSIONS_PACKAGE}.JSONSchemaPropsOrArray`]: "schemaOrArray",
+  [`${APIEXTENSIONS_PACKAGE}.JSONSchemaPropsOrBool`]: "schemaOrBool",
+  [`${APIEXTENSIONS_PACKAGE}.JSONSchemaPropsOrStringArray`]: "schemaOrStringArray",
 };
 
-const SCALARS: ReadonlySet<string> = new Set<ScalarKind>(["string", "bool", "int32", "int64", "bytes"]);
+const SCALARS: ReadonlySet<string> = new Set<ScalarKind>(["string", "bool", "int32", "int64", "double", "bytes"]);
 
 function stripDot(name: string): string {
   return name.startsWith(".") ? name.slice(1) : name;
@@ -104,11 +125,14 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
       const ptr = options["(ptr)"] === true;
       const jsonOption = options["(json)"];
       const inline = options["(inline)"] === true;
+      const key = options["(key)"];
       delete options["(ptr)"];
       delete options["(json)"];
       delete options["(inline)"];
+      delete options["(key)"];
       const where = `${type.fullName}.${field.name}`;
       if (Object.keys(options).length > 0) throw new Error(`schema: unexpected options on ${where}: ${JSON.stringify(options)}`);
+      if (key !== undefined && typeof key !== "string") throw new Error(`schema: bad (key) option on ${where}`);
       if (jsonOption !== undefined && jsonOption !== "omitempty" && jsonOption !== "omitzero" && jsonOption !== "null") {
         throw new Error(`schema: bad (json) option on ${where}`);
       }
@@ -116,8 +140,9 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
 
       let fieldType: FieldType;
       if (field instanceof protobuf.MapField) {
-        const valueType = field.resolvedType instanceof protobuf.Type ? SPECIAL[stripDot(field.resolvedType.fullName)] : field.type;
-        if (field.keyType !== "string" || (valueType !== "string" && valueType !== "bytes" && valueType !== "stringList")) {
+        const valueMessage = field.resolvedType instanceof protobuf.Type ? table.get(stripDot(field.resolvedType.fullName)) : undefined;
+        const valueType = valueMessage ? (valueMessage.special === "stringList" ? "stringList" : valueMessage) : field.type;
+        if (field.keyType !== "string" || (valueType !== "string" && valueType !== "bytes" && valueType !== "stringList" && typeof valueType !== "object")) {
           throw new Error(`schema: unsupported map on ${where}`);
         }
         fieldType = { kind: "map", value: valueType };
@@ -132,7 +157,7 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
       }
       if (ptr && (field.repeated || field instanceof protobuf.MapField)) throw new Error(`schema: (ptr) on a repeated field ${where}`);
       if (inline && (fieldType.kind !== "message" || field.repeated || ptr)) throw new Error(`schema: (inline) on ${where} needs a single non-pointer message`);
-      desc.fields.push({ name: field.name, number: field.id, type: fieldType, repeated: field.repeated, pointer: ptr, json, inline });
+      desc.fields.push({ name: key ?? field.name, number: field.id, type: fieldType, repeated: field.repeated, pointer: ptr, json, inline });
     }
     desc.byNumber.push(...[...desc.fields].sort((a, b) => a.number - b.number));
     for (const f of desc.fields) desc.fieldForNumber.set(f.number, f);

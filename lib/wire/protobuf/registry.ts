@@ -6,6 +6,7 @@
 import { type MessageDesc, messageDesc } from "./descriptors.js";
 import {
   ADMISSIONREGISTRATION_PACKAGE,
+  APIEXTENSIONS_PACKAGE,
   AUTHENTICATION_PACKAGE,
   AUTHORIZATION_PACKAGE,
   COORDINATION_PACKAGE,
@@ -42,6 +43,7 @@ const OPTION_VERSIONS = [
   "rbac.authorization.k8s.io/v1",
   "admissionregistration.k8s.io/v1",
   "discovery.k8s.io/v1",
+  "apiextensions.k8s.io/v1",
 ];
 const OPTION_KINDS = ["DeleteOptions", "ListOptions", "GetOptions", "CreateOptions", "UpdateOptions", "PatchOptions"];
 
@@ -89,6 +91,8 @@ for (const kind of ["ValidatingWebhookConfiguration", "MutatingWebhookConfigurat
 }
 add("discovery.k8s.io/v1", "EndpointSlice", `${DISCOVERY_PACKAGE}.EndpointSlice`);
 add("discovery.k8s.io/v1", "EndpointSliceList", `${DISCOVERY_PACKAGE}.EndpointSliceList`);
+add("apiextensions.k8s.io/v1", "CustomResourceDefinition", `${APIEXTENSIONS_PACKAGE}.CustomResourceDefinition`);
+add("apiextensions.k8s.io/v1", "CustomResourceDefinitionList", `${APIEXTENSIONS_PACKAGE}.CustomResourceDefinitionList`);
 // Status, APIGroup and APIVersions are "unversioned" types, served as apiVersion "v1" only.
 for (const kind of ["Status", "APIGroup", "APIVersions"]) add("v1", kind, `${META_PACKAGE}.${kind}`);
 add("meta.k8s.io/v1", "PartialObjectMetadata", `${META_PACKAGE}.PartialObjectMetadata`);

@@ -31,8 +31,9 @@
  * runtime.RawExtension (an embedded object); ExtraValue (a Go []string: a JSON array) and
  * intstr.IntOrString (a JSON number or string).
  *
- * Two more options: (json) = "null" for a Go pointer, slice or map without omitempty (JSON
- * null when unset), and (inline) = true for a struct embedded with json:",inline".
+ * Three more options: (json) = "null" for a Go pointer, slice or map without omitempty (JSON
+ * null when unset), (inline) = true for a struct embedded with json:",inline", and
+ * (key) = "..." for a JSON key that is not a proto identifier ("$ref", "x-kubernetes-...").
  *
  * Field numbers of the groups below: api@v0.35.7 rbac/v1, authentication/v1, authorization/v1,
  * admissionregistration/v1, discovery/v1 and core/v1 generated.proto; JSON tags from their types.go.
@@ -936,6 +937,215 @@ message MutatingWebhookConfigurationList {
 }
 `;
 
+// Field numbers: apiextensions-apiserver@v0.35.7 apiextensions/v1 generated.proto; JSON tags
+// from its types.go and types_jsonschema.go. (key) gives the JSON key where it is not a proto
+// identifier ($schema, $ref, x-kubernetes-*). JSON, JSONSchemaPropsOr{Array,Bool,StringArray}
+// have their own JSON forms (custom MarshalJSON), handled by full name in descriptors.ts.
+const APIEXTENSIONS = `
+syntax = "proto2";
+package k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1;
+
+import "meta.proto";
+
+message ServiceReference {
+  optional string namespace = 1;
+  optional string name = 2;
+  optional string path = 3 [(ptr) = true];
+  optional int32 port = 4 [(ptr) = true];
+}
+
+message WebhookClientConfig {
+  optional string url = 3 [(ptr) = true];
+  optional ServiceReference service = 1 [(ptr) = true];
+  optional bytes caBundle = 2 [(json) = "omitempty"];
+}
+
+message WebhookConversion {
+  optional WebhookClientConfig clientConfig = 2 [(ptr) = true];
+  repeated string conversionReviewVersions = 3 [(json) = "null"];
+}
+
+message CustomResourceConversion {
+  optional string strategy = 1;
+  optional WebhookConversion webhook = 2 [(ptr) = true];
+}
+
+message CustomResourceDefinitionNames {
+  optional string plural = 1;
+  optional string singular = 2 [(json) = "omitempty"];
+  repeated string shortNames = 3 [(json) = "omitempty"];
+  optional string kind = 4;
+  optional string listKind = 5 [(json) = "omitempty"];
+  repeated string categories = 6 [(json) = "omitempty"];
+}
+
+message ExternalDocumentation {
+  optional string description = 1 [(json) = "omitempty"];
+  optional string url = 2 [(json) = "omitempty"];
+}
+
+// Raw JSON text; in JSON the value appears inline (null when empty).
+message JSON {
+  optional bytes raw = 1;
+}
+
+message ValidationRule {
+  optional string rule = 1;
+  optional string message = 2 [(json) = "omitempty"];
+  optional string messageExpression = 3 [(json) = "omitempty"];
+  optional string reason = 4 [(ptr) = true];
+  optional string fieldPath = 5 [(json) = "omitempty"];
+  optional bool optionalOldSelf = 6 [(ptr) = true];
+}
+
+// JSON: an array when jSONSchemas is not empty, else the schema (null when unset).
+message JSONSchemaPropsOrArray {
+  optional JSONSchemaProps schema = 1 [(ptr) = true];
+  repeated JSONSchemaProps jSONSchemas = 2;
+}
+
+// JSON: the schema when set, else the boolean allows; a schema read from JSON sets allows.
+message JSONSchemaPropsOrBool {
+  optional bool allows = 1;
+  optional JSONSchemaProps schema = 2 [(ptr) = true];
+}
+
+// JSON: the string array when not empty, else the schema (null when neither).
+message JSONSchemaPropsOrStringArray {
+  optional JSONSchemaProps schema = 1 [(ptr) = true];
+  repeated string property = 2;
+}
+
+message JSONSchemaProps {
+  optional string id = 1 [(json) = "omitempty"];
+  optional string schema = 2 [(key) = "$schema", (json) = "omitempty"];
+  optional string ref = 3 [(key) = "$ref", (ptr) = true];
+  optional string description = 4 [(json) = "omitempty"];
+  optional string type = 5 [(json) = "omitempty"];
+  optional string format = 6 [(json) = "omitempty"];
+  optional string title = 7 [(json) = "omitempty"];
+  optional JSON default = 8 [(ptr) = true];
+  optional double maximum = 9 [(ptr) = true];
+  optional bool exclusiveMaximum = 10 [(json) = "omitempty"];
+  optional double minimum = 11 [(ptr) = true];
+  optional bool exclusiveMinimum = 12 [(json) = "omitempty"];
+  optional int64 maxLength = 13 [(ptr) = true];
+  optional int64 minLength = 14 [(ptr) = true];
+  optional string pattern = 15 [(json) = "omitempty"];
+  optional int64 maxItems = 16 [(ptr) = true];
+  optional int64 minItems = 17 [(ptr) = true];
+  optional bool uniqueItems = 18 [(json) = "omitempty"];
+  optional double multipleOf = 19 [(ptr) = true];
+  repeated JSON enum = 20 [(json) = "omitempty"];
+  optional int64 maxProperties = 21 [(ptr) = true];
+  optional int64 minProperties = 22 [(ptr) = true];
+  repeated string required = 23 [(json) = "omitempty"];
+  optional JSONSchemaPropsOrArray items = 24 [(ptr) = true];
+  repeated JSONSchemaProps allOf = 25 [(json) = "omitempty"];
+  repeated JSONSchemaProps oneOf = 26 [(json) = "omitempty"];
+  repeated JSONSchemaProps anyOf = 27 [(json) = "omitempty"];
+  optional JSONSchemaProps not = 28 [(ptr) = true];
+  map<string, JSONSchemaProps> properties = 29 [(json) = "omitempty"];
+  optional JSONSchemaPropsOrBool additionalProperties = 30 [(ptr) = true];
+  map<string, JSONSchemaProps> patternProperties = 31 [(json) = "omitempty"];
+  map<string, JSONSchemaPropsOrStringArray> dependencies = 32 [(json) = "omitempty"];
+  optional JSONSchemaPropsOrBool additionalItems = 33 [(ptr) = true];
+  map<string, JSONSchemaProps> definitions = 34 [(json) = "omitempty"];
+  optional ExternalDocumentation externalDocs = 35 [(ptr) = true];
+  optional JSON example = 36 [(ptr) = true];
+  optional bool nullable = 37 [(json) = "omitempty"];
+  optional bool xKubernetesPreserveUnknownFields = 38 [(key) = "x-kubernetes-preserve-unknown-fields", (ptr) = true];
+  optional bool xKubernetesEmbeddedResource = 39 [(key) = "x-kubernetes-embedded-resource", (json) = "omitempty"];
+  optional bool xKubernetesIntOrString = 40 [(key) = "x-kubernetes-int-or-string", (json) = "omitempty"];
+  repeated string xKubernetesListMapKeys = 41 [(key) = "x-kubernetes-list-map-keys", (json) = "omitempty"];
+  optional string xKubernetesListType = 42 [(key) = "x-kubernetes-list-type", (ptr) = true];
+  optional string xKubernetesMapType = 43 [(key) = "x-kubernetes-map-type", (ptr) = true];
+  repeated ValidationRule xKubernetesValidations = 44 [(key) = "x-kubernetes-validations", (json) = "omitempty"];
+}
+
+message CustomResourceValidation {
+  optional JSONSchemaProps openAPIV3Schema = 1 [(ptr) = true];
+}
+
+message CustomResourceSubresourceStatus {
+}
+
+message CustomResourceSubresourceScale {
+  optional string specReplicasPath = 1;
+  optional string statusReplicasPath = 2;
+  optional string labelSelectorPath = 3 [(ptr) = true];
+}
+
+message CustomResourceSubresources {
+  optional CustomResourceSubresourceStatus status = 1 [(ptr) = true];
+  optional CustomResourceSubresourceScale scale = 2 [(ptr) = true];
+}
+
+message CustomResourceColumnDefinition {
+  optional string name = 1;
+  optional string type = 2;
+  optional string format = 3 [(json) = "omitempty"];
+  optional string description = 4 [(json) = "omitempty"];
+  optional int32 priority = 5 [(json) = "omitempty"];
+  optional string jsonPath = 6;
+}
+
+message SelectableField {
+  optional string jsonPath = 1;
+}
+
+// JSON order name, served, storage, deprecated, deprecationWarning, schema, ...
+message CustomResourceDefinitionVersion {
+  optional string name = 1;
+  optional bool served = 2;
+  optional bool storage = 3;
+  optional bool deprecated = 7 [(json) = "omitempty"];
+  optional string deprecationWarning = 8 [(ptr) = true];
+  optional CustomResourceValidation schema = 4 [(ptr) = true];
+  optional CustomResourceSubresources subresources = 5 [(ptr) = true];
+  repeated CustomResourceColumnDefinition additionalPrinterColumns = 6 [(json) = "omitempty"];
+  repeated SelectableField selectableFields = 9 [(json) = "omitempty"];
+}
+
+// versions has no omitempty: nil is null.
+message CustomResourceDefinitionSpec {
+  optional string group = 1;
+  optional CustomResourceDefinitionNames names = 3;
+  optional string scope = 4;
+  repeated CustomResourceDefinitionVersion versions = 7 [(json) = "null"];
+  optional CustomResourceConversion conversion = 9 [(ptr) = true];
+  optional bool preserveUnknownFields = 10 [(json) = "omitempty"];
+}
+
+message CustomResourceDefinitionCondition {
+  optional string type = 1;
+  optional string status = 2;
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.Time lastTransitionTime = 3;
+  optional string reason = 4 [(json) = "omitempty"];
+  optional string message = 5 [(json) = "omitempty"];
+  optional int64 observedGeneration = 6 [(json) = "omitempty"];
+}
+
+// conditions and storedVersions have no omitempty: nil is null.
+message CustomResourceDefinitionStatus {
+  repeated CustomResourceDefinitionCondition conditions = 1 [(json) = "null"];
+  optional CustomResourceDefinitionNames acceptedNames = 2;
+  repeated string storedVersions = 3 [(json) = "null"];
+  optional int64 observedGeneration = 4 [(json) = "omitempty"];
+}
+
+message CustomResourceDefinition {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional CustomResourceDefinitionSpec spec = 2;
+  optional CustomResourceDefinitionStatus status = 3;
+}
+
+message CustomResourceDefinitionList {
+  optional k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated CustomResourceDefinition items = 2;
+}
+`;
+
 /** The .proto sources, by file name (the imports above refer to these names). */
 const PROTO_SOURCES: Readonly<Record<string, string>> = {
   "runtime.proto": RUNTIME,
@@ -949,6 +1159,7 @@ const PROTO_SOURCES: Readonly<Record<string, string>> = {
   "rbac.proto": RBAC,
   "admissionregistration.proto": ADMISSIONREGISTRATION,
   "discovery.proto": DISCOVERY,
+  "apiextensions.proto": APIEXTENSIONS,
 };
 
 export const RUNTIME_PACKAGE = "k8s.io.apimachinery.pkg.runtime";
@@ -962,6 +1173,7 @@ export const AUTHENTICATION_PACKAGE = "k8s.io.api.authentication.v1";
 export const AUTHORIZATION_PACKAGE = "k8s.io.api.authorization.v1";
 export const RBAC_PACKAGE = "k8s.io.api.rbac.v1";
 export const ADMISSIONREGISTRATION_PACKAGE = "k8s.io.api.admissionregistration.v1";
+export const APIEXTENSIONS_PACKAGE = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1";
 
 /** Parses all sources into one protobufjs Root (each source keeps its own package). */
 export function loadRoot(): protobuf.Root {

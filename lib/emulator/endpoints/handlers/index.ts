@@ -65,8 +65,8 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   // A server that takes a CBOR merge patch (failpoints.ts) reads it here, where the type is chosen.
   const cborMerge = request.parts.settings.failpoints.has("merge-patch-cbor-served");
   const patchType = method === "PATCH" ? patchTypeOf(req, gates, strategy.unstructured === undefined, cborMerge) : undefined;
-  // Types the shared protobuf codec has no messages for (CustomResourceDefinition) answer in JSON
-  // or YAML; custom resources negotiate protobuf and then refuse it, as a real server does.
+  // Types the shared protobuf codec has no messages for answer in JSON or YAML; custom
+  // resources negotiate protobuf and then refuse it, as a real server does.
   const objectProtobuf = strategy.unstructured !== undefined || supportsProtobuf(groupVersionOf(strategy), strategy.kind);
   const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates, objectProtobuf), gzip: wantsGzip(req, gates) };
   if (strategy.unstructured) refuseProtobufObjects(ctx, name === undefined);
