@@ -207,6 +207,17 @@ describe("CustomResourceDefinition in protobuf", () => {
     }
   });
 
+  it("a schema bound that is not a number is a 400 decode error (float64 in Go), so every stored CRD has a protobuf form", async () => {
+    const body = structuredClone(crdBody(`${uniq("pbf")}.example.com`));
+    body["spec"].versions[0].schema.openAPIV3Schema.properties.spec.properties.size.maximum = "10";
+    const r = await call("POST", CRDS, body);
+    expect(r.status).toBe(400);
+    expect(r.obj).toMatchObject({ kind: "Status", reason: "BadRequest", code: 400 });
+    expect(r.obj["message"]).toBe(
+      'CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: json: cannot unmarshal string into Go struct field JSONSchemaProps.spec.versions.schema.openAPIV3Schema.properties.properties.maximum of type float64',
+    );
+  });
+
   it("custom resources of a CRD made in protobuf are still JSON only: protobuf-first Accepts are 406, as on a real server", async () => {
     const group = `${uniq("pbcr")}.example.com`;
     expect((await call("POST", CRDS, crdBody(group), { send: true })).status).toBe(201);

@@ -139,10 +139,13 @@ describe("JSONSchemaProps in protobuf, worked out by hand", () => {
     expect(Object.keys(schemaJson(schemaBytes(o)))).toEqual(["$ref", "default", "maximum", "items", "nullable", "x-kubernetes-list-type"]);
   });
 
-  it("refuses a union value of the wrong JSON type, as Go's unmarshallers do", () => {
+  it("reads other JSON values as Go's unmarshallers do: the zero union for items and dependencies, an error for additionalProperties", () => {
     expect(() => schemaBytes({ additionalProperties: "yes" })).toThrow(/boolean or JSON schema expected/);
-    expect(() => schemaBytes({ items: "x" })).toThrow(/JSON schema or an array/);
     expect(() => schemaBytes({ maximum: "1" })).toThrow(/expected a number/);
+    // An empty JSONSchemaPropsOrArray (the pointer set, neither side) is written as null.
+    expect(schemaBytes({ items: "x" })).toBe(h(`${HEAD} ${MID} c20100 ${TAIL}`));
+    expect(schemaJson(schemaBytes({ items: 5 }))).toEqual({ items: null });
+    expect(schemaJson(schemaBytes({ dependencies: { a: true } }))).toEqual({ dependencies: { a: null } });
   });
 });
 

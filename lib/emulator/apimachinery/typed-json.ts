@@ -9,7 +9,7 @@ import { parseApiTime } from "./api-time.js";
 import { isJsonObject, type Json, type JsonObject } from "./json.js";
 import { ownValue, setOwn } from "./own-keys.js";
 
-export type ScalarKind = "string" | "bool" | "int32" | "int64" | "time" | "microtime" | "bytes" | "any";
+export type ScalarKind = "string" | "bool" | "int32" | "int64" | "float64" | "time" | "microtime" | "bytes" | "any";
 
 export type Shape =
   | { readonly kind: ScalarKind }
@@ -50,6 +50,7 @@ export const STRING: Shape = { kind: "string" };
 export const BOOL: Shape = { kind: "bool" };
 export const INT32: Shape = { kind: "int32" };
 export const INT64: Shape = { kind: "int64" };
+export const FLOAT64: Shape = { kind: "float64" };
 export const TIME: Shape = { kind: "time" };
 export const MICRO_TIME: Shape = { kind: "microtime" };
 export const BYTES: Shape = { kind: "bytes" };
@@ -140,6 +141,9 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
       if (!Number.isInteger(value) || value < lo || value > hi) throw typeError(value, shape, ctx, `number ${value}`);
       return value;
     }
+    case "float64":
+      if (typeof value !== "number") throw typeError(value, shape, ctx);
+      return value;
     case "time":
     case "microtime": {
       // metav1.Time's UnmarshalJSON first reads a Go string, then parses it.
@@ -256,6 +260,7 @@ export function zeroValue(shape: Shape): Json {
       return false;
     case "int32":
     case "int64":
+    case "float64":
       return 0;
     case "struct": {
       const out: JsonObject = {};

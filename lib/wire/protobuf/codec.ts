@@ -286,7 +286,8 @@ function encodeMessageBody(desc: MessageDesc, v: unknown, w: Writer, path: strin
 /**
  * The apiextensions unions, from their JSON form (upstream marshal.go): OrArray takes an object
  * (schema) or an array (jSONSchemas); OrBool a boolean (allows) or an object (schema, and allows
- * true); OrStringArray an object (schema) or an array of strings (property). null is the zero union.
+ * true); OrStringArray an object (schema) or an array of strings (property). Any other value is
+ * the zero union for the first and the last (their UnmarshalJSON ignores it) and an error for OrBool.
  */
 function encodeSchemaUnion(desc: MessageDesc, v: unknown, w: Writer, path: string): void {
   const [first, second] = desc.byNumber as [FieldDesc, FieldDesc];
@@ -296,9 +297,8 @@ function encodeSchemaUnion(desc: MessageDesc, v: unknown, w: Writer, path: strin
     if (isPlainObject(v)) encodeValue(second, v, w, path);
     return;
   }
-  if (v === undefined || v === null) return;
   if (isPlainObject(v)) return encodeValue(first, v, w, path);
-  if (!Array.isArray(v)) throw fail(path, `expected a JSON schema or an array, got ${describe(v)}`);
+  if (!Array.isArray(v)) return;
   for (const [i, el] of v.entries()) encodeValue(second, el, w, `${path}[${i}]`);
 }
 

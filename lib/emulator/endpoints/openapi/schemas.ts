@@ -200,6 +200,8 @@ export class ShapeSchemas {
       case "int32":
       case "int64":
         return { type: "integer", format: shape.kind };
+      case "float64":
+        return { type: "number", format: "double" };
       case "bytes":
         return { type: "string", format: "byte" };
       case "time":

@@ -18,7 +18,22 @@ import { type FieldError, invalid, notSupported, required } from "../../apimachi
 import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject, obj, str } from "../../apimachinery/json.js";
 import { dns1035Label, dns1123Subdomain } from "../../apimachinery/name-validation.js";
 import { finalizersOf, nameOf, objectHead, setMeta, validateObjectMeta, validateObjectMetaUpdate } from "../../apimachinery/object-meta.js";
-import { ANY, BOOL, BYTES, type FieldSpec, field, INT32, INT64, listOf, mapOf, STRING, type StructShape, struct, TIME } from "../../apimachinery/typed-json.js";
+import {
+  ANY,
+  BOOL,
+  BYTES,
+  type FieldSpec,
+  FLOAT64,
+  field,
+  INT32,
+  INT64,
+  listOf,
+  mapOf,
+  STRING,
+  type StructShape,
+  struct,
+  TIME,
+} from "../../apimachinery/typed-json.js";
 import { statusSubresourceOf } from "../generic/status-subresource.js";
 import type { ResourceStrategy } from "../generic/strategy.js";
 import { structuralErrors } from "./structural.js";
@@ -38,9 +53,9 @@ jsonSchemaFields.push(
   field("format", STRING),
   field("title", STRING),
   field("default", ANY, "pointer"),
-  field("maximum", ANY, "pointer"),
+  field("maximum", FLOAT64, "pointer"),
   field("exclusiveMaximum", BOOL),
-  field("minimum", ANY, "pointer"),
+  field("minimum", FLOAT64, "pointer"),
   field("exclusiveMinimum", BOOL),
   field("maxLength", INT64, "pointer"),
   field("minLength", INT64, "pointer"),
@@ -48,7 +63,7 @@ jsonSchemaFields.push(
   field("maxItems", INT64, "pointer"),
   field("minItems", INT64, "pointer"),
   field("uniqueItems", BOOL),
-  field("multipleOf", ANY, "pointer"),
+  field("multipleOf", FLOAT64, "pointer"),
   field("enum", listOf(ANY)),
   field("maxProperties", INT64, "pointer"),
   field("minProperties", INT64, "pointer"),
