@@ -13,7 +13,9 @@ import { REVIEW_STRATEGIES } from "./authorization/reviews.js";
 import { leaseStrategy } from "./coordination/strategy.js";
 import { configMapStrategy } from "./core/configmap/strategy.js";
 import { namespaceStrategy } from "./core/namespace/strategy.js";
+import { serviceStrategy } from "./core/service/strategy.js";
 import { serviceAccountStrategy } from "./core/serviceaccount/strategy.js";
+import { endpointSliceStrategy } from "./discovery/strategy.js";
 import { coreEventStrategy, coreEventStrategyWith } from "./events/core-view.js";
 import { eventStrategy, eventStrategyWith } from "./events/strategy.js";
 import type { ResourceStrategy } from "./generic/strategy.js";
@@ -24,6 +26,7 @@ export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS): Resou
   return [
     namespaceStrategy,
     configMapStrategy,
+    serviceStrategy,
     coreEventStrategyWith(failpoints),
     eventStrategyWith(failpoints),
     // Served whatever the authorizer (auth off: AlwaysAllow), as a real server serves them.
@@ -32,6 +35,7 @@ export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS): Resou
     validatingWebhookConfigurationStrategy,
     crdStrategy,
     leaseStrategy,
+    endpointSliceStrategy,
   ];
 }
 
@@ -44,8 +48,10 @@ export {
   configMapStrategy,
   coreEventStrategy,
   crdStrategy,
+  endpointSliceStrategy,
   eventStrategy,
   mutatingWebhookConfigurationStrategy,
   namespaceStrategy,
+  serviceStrategy,
   validatingWebhookConfigurationStrategy,
 };
