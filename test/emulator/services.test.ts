@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEmulatorCommand } from "../../lib/cli/emulator.js";
+import { UsageError } from "../../lib/cli/usage.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { decodeObject } from "../../lib/wire/protobuf/index.js";
 import { client, uniq } from "./support.js";
@@ -242,6 +244,32 @@ describe("ClusterIP allocation", () => {
     expect(r.json.message).toBe('Service "noports" is invalid: spec.ports: Required value');
     const bad = await call("POST", services(), service("badproto", { ports: [{ port: 80, protocol: "HTTP" }] }));
     expect(bad.json.message).toBe('Service "badproto" is invalid: spec.ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"');
+  });
+});
+
+describe("another service range", () => {
+  it("--service-cluster-ip-range: the kubernetes Service takes its first address and Services are allocated inside it; a bad range is refused", async () => {
+    const other = await startEmulator({ port: 0, serviceClusterIpRange: "172.20.0.0/28", namespaceContent: false });
+    try {
+      const c = client(other.url);
+      expect((await c("GET", "/api/v1/namespaces/default/services/kubernetes")).json.spec.clusterIP).toBe("172.20.0.1");
+      const ips: string[] = [];
+      for (let i = 0; i < 3; i++)
+        ips.push((await c("POST", "/api/v1/namespaces/default/services", service(`s${i}`, { ports: [{ port: 80 }] }))).json.spec.clusterIP);
+      // A /28's static block is the whole range, so dynamic addresses come from the lower part, after 172.20.0.1.
+      for (const ip of ips) expect(ipNumber(ip) - ipNumber("172.20.0.0")).toBeGreaterThan(1);
+      for (const ip of ips) expect(ipNumber(ip) - ipNumber("172.20.0.0")).toBeLessThan(15);
+      const out = await c("POST", "/api/v1/namespaces/default/services", service("out", { clusterIP: "10.96.0.10", ports: [{ port: 80 }] }));
+      expect(out.json.message).toContain("failed to allocate IP 10.96.0.10: the provided network does not match the current range");
+    } finally {
+      await other.close();
+    }
+    await expect(startEmulator({ port: 0, serviceClusterIpRange: "10.0.0.0/8" })).rejects.toThrow(
+      "specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12",
+    );
+    const parsed = parseEmulatorCommand(["--service-cluster-ip-range", "10.0.0.0/24"]);
+    expect(parsed.api.serviceClusterIpRange).toBe("10.0.0.0/24");
+    expect(() => parseEmulatorCommand(["--service-cluster-ip-range", "nonsense"])).toThrow(UsageError);
   });
 });
 

@@ -242,7 +242,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
     quotaBytes: settings.storageQuotaBytes,
   });
   const storage = new ObjectStorage(store);
-  const registry = new ResourceRegistry(defaultStrategies(settings.failpoints));
+  const registry = new ResourceRegistry(defaultStrategies(settings.failpoints, settings.serviceClusterIpRange));
   const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
@@ -268,7 +268,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   const crds = new CrdController(generic, registry, () => clock.date());
   crds.start();
   // The `kubernetes` Service and its EndpointSlice name the port, so they are made once listening.
-  const kubernetesService = new KubernetesServiceController(generic, registry, () => clock.date());
+  const kubernetesService = new KubernetesServiceController(generic, registry, () => clock.date(), settings.serviceClusterIpRange);
 
   const limit = new InFlightLimit(settings.maxRequestsInFlight);
   const options: ServerOptions = {

@@ -45,16 +45,25 @@ export interface ServiceRange {
   readonly offset: number;
 }
 
+/** A service range the emulator cannot serve (kube-apiserver refuses to start with it). */
+export class ServiceRangeError extends Error {}
+
+/**
+ * The pool of an IPv4 CIDR. As kube-apiserver's flag check: no more than a /12 (its words for
+ * a larger one); and at least a /30 here, so the `kubernetes` Service has an address.
+ */
 export function serviceRange(cidr: string = SERVICE_CIDR): ServiceRange {
-  const [addr = "", bitsText = ""] = cidr.split("/");
+  const [addr = "", bitsText = "", extra] = cidr.split("/");
   const base = parseIPv4(addr);
-  const bits = Number(bitsText);
-  if (base === undefined || !Number.isInteger(bits) || bits < 1 || bits > 30) throw new Error(`invalid service CIDR ${cidr}`);
+  const bits = /^\d{1,2}$/.test(bitsText) ? Number(bitsText) : Number.NaN;
+  if (base === undefined || extra !== undefined || !(bits >= 0 && bits <= 32))
+    throw new ServiceRangeError(`invalid CIDR address: ${cidr} (an IPv4 CIDR such as ${SERVICE_CIDR})`);
+  if (bits < 12) throw new ServiceRangeError("specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be >= 12");
+  if (bits > 30) throw new ServiceRangeError(`specified --service-cluster-ip-range ${cidr} has no address for the kubernetes Service; the mask must be <= 30`);
   const size = 2 ** (32 - bits);
   const network = base - (base % size);
-  const hosts = size - 2;
-  // calculateRangeOffset: min(max(16, size/16), 256), none below 16 addresses.
-  const offset = hosts < 16 ? 0 : Math.min(Math.max(16, Math.floor(hosts / 16)), RESERVED_BLOCK_MAX);
+  // calculateRangeOffset: min(max(16, size/16), 256) on the CIDR's size, none below 16 addresses.
+  const offset = size < 16 ? 0 : Math.min(Math.max(16, Math.floor(size / 16)), RESERVED_BLOCK_MAX);
   return { cidr: `${formatIPv4(network)}/${bits}`, first: network + 1, last: network + size - 2, offset };
 }
 
@@ -93,7 +102,7 @@ export function allocateAddress(spec: JsonObject, requested: string, stored: rea
       }
       return undefined;
     };
-    const ip = pick(range.first + range.offset, range.last) ?? pick(range.first, range.first + range.offset - 1);
+    const ip = pick(range.first + range.offset, range.last) ?? pick(range.first, Math.min(range.first + range.offset - 1, range.last));
     // A full range is an internal error on a real server; a 422 names the cause here.
     return ip ?? invalid("spec.clusterIPs", clusterIPsValue(spec), "failed to allocate a serviceIP: range is full");
   }

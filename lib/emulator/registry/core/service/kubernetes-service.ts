@@ -16,7 +16,7 @@ import { isTerminating, setMeta } from "../../../apimachinery/object-meta.js";
 import { managedFieldsAfterWrite } from "../../generic/ownership.js";
 import type { GenericRegistry } from "../../generic/registry.js";
 import type { ResourceRegistry, ResourceStrategy } from "../../generic/strategy.js";
-import { formatIPv4, parseIPv4, serviceRange } from "./cluster-ip.js";
+import { formatIPv4, parseIPv4, type ServiceRange, serviceRange } from "./cluster-ip.js";
 
 export const KUBERNETES_SERVICE = "kubernetes";
 const NAMESPACE = "default";
@@ -41,6 +41,7 @@ export class KubernetesServiceController {
     private readonly generic: GenericRegistry,
     private readonly registry: ResourceRegistry,
     private readonly now: () => Date,
+    private readonly range: ServiceRange = serviceRange(),
   ) {}
 
   private strategy(group: string, resource: string): ResourceStrategy | undefined {
@@ -87,7 +88,7 @@ export class KubernetesServiceController {
     const storage = this.generic.storage;
     const services = this.strategy("", "services");
     if (services && !storage.get(services, NAMESPACE, KUBERNETES_SERVICE)) {
-      const ip = formatIPv4(serviceRange().first);
+      const ip = formatIPv4(this.range.first);
       this.create(services, {
         kind: "Service",
         apiVersion: "v1",

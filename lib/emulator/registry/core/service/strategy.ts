@@ -11,7 +11,8 @@
  * then PrepareForCreate/Update (status reset, or kept) and validation (validation.ts).
  *
  * Known differences: `services/proxy` is not served; the cluster is single-stack IPv4
- * (10.96.0.0/12), so a dual-stack request is refused as on such a cluster.
+ * (10.96.0.0/12 unless the server is given another range: serviceStrategyFor), so a dual-stack
+ * request is refused as on such a cluster.
  */
 
 import type { FieldError } from "../../../apimachinery/field-errors.js";
@@ -21,7 +22,7 @@ import { cloneJson, isJsonObject, type Json, type JsonObject, type KubeObject, o
 import { nameOf, namespaceOf, objectHead, validateObjectMetaUpdate } from "../../../apimachinery/object-meta.js";
 import { ANY, BOOL, field, INT32, INT64, listOf, mapOf, STRING, struct, TIME } from "../../../apimachinery/typed-json.js";
 import type { ResourceStrategy, SubresourceStrategy, WriteContext } from "../../generic/strategy.js";
-import { allocateAddress, allocateNodePorts, serviceRange } from "./cluster-ip.js";
+import { allocateAddress, allocateNodePorts, type ServiceRange, serviceRange } from "./cluster-ip.js";
 import { SERVICE_PRINTER } from "./printer.js";
 import { isHeadless, validateClusterIPFields, validateService, validateServiceUpdate } from "./validation.js";
 
@@ -207,16 +208,14 @@ function initIPFamilyFields(spec: JsonObject, oldSpec: JsonObject | undefined): 
   return [];
 }
 
-const RANGE = serviceRange();
-
 function refuse(o: KubeObject, errors: FieldError[]): void {
   if (errors.length) throw invalidObject({ group: "", kind: "Service" }, nameOf(o), errors);
 }
 
 /** allocClusterIPs: none for ExternalName or headless; else the requested address or a free one. */
-function allocateClusterIP(o: KubeObject, spec: JsonObject, context: WriteContext): void {
+function allocateClusterIP(o: KubeObject, spec: JsonObject, context: WriteContext, range: ServiceRange): void {
   if (str(spec, "type") === "ExternalName" || isHeadless(spec)) return;
-  const got = allocateAddress(spec, stringList(spec, "clusterIPs")[0] ?? "", context.stored(), RANGE);
+  const got = allocateAddress(spec, stringList(spec, "clusterIPs")[0] ?? "", context.stored(), range);
   if (typeof got !== "string") refuse(o, [got]);
   else {
     spec["clusterIP"] = got;
@@ -224,22 +223,22 @@ function allocateClusterIP(o: KubeObject, spec: JsonObject, context: WriteContex
   }
 }
 
-function beginCreate(o: KubeObject, context: WriteContext): void {
+function beginCreate(o: KubeObject, context: WriteContext, range: ServiceRange): void {
   const spec = applyDefaults(o);
   normalizeClusterIPs(spec, undefined);
   refuse(o, initIPFamilyFields(spec, undefined));
-  allocateClusterIP(o, spec, context);
+  allocateClusterIP(o, spec, context, range);
   refuse(o, allocateNodePorts(o, context.stored()));
 }
 
-function beginUpdate(o: KubeObject, old: KubeObject, context: WriteContext): void {
+function beginUpdate(o: KubeObject, old: KubeObject, context: WriteContext, range: ServiceRange): void {
   const spec = applyDefaults(o);
   const oldSpec = obj(old, "spec") ?? {};
   patchAllocatedValues(spec, oldSpec);
   normalizeClusterIPs(spec, oldSpec);
   refuse(o, initIPFamilyFields(spec, oldSpec));
   // From ExternalName to a type with a cluster IP: allocated as on create (updateClusterIPs case A).
-  if (str(oldSpec, "type") === "ExternalName" && str(spec, "type") !== "ExternalName") allocateClusterIP(o, spec, context);
+  if (str(oldSpec, "type") === "ExternalName" && str(spec, "type") !== "ExternalName") allocateClusterIP(o, spec, context, range);
   refuse(o, allocateNodePorts(o, context.stored(), old));
 }
 
@@ -283,6 +282,17 @@ const SERVICE_STATUS_SUBRESOURCE: SubresourceStrategy = {
   validateUpdate: (o, old) => validateObjectMetaUpdate(o, old),
 };
 
+/** The Service type of a server whose cluster IPs come from `range` (--service-cluster-ip-range). */
+export function serviceStrategyFor(range: ServiceRange): ResourceStrategy {
+  return {
+    ...serviceStrategy,
+    beginCreate: (o, context) => beginCreate(o, context, range),
+    beginUpdate: (o, old, context) => beginUpdate(o, old, context, range),
+  };
+}
+
+const DEFAULT_RANGE = serviceRange();
+
 export const serviceStrategy: ResourceStrategy = {
   group: "",
   version: "v1",
@@ -309,8 +319,8 @@ export const serviceStrategy: ResourceStrategy = {
     "spec.type": str(obj(o, "spec"), "type"),
   }),
   decodeDefaults: serviceDefaults,
-  beginCreate,
-  beginUpdate,
+  beginCreate: (o, context) => beginCreate(o, context, DEFAULT_RANGE),
+  beginUpdate: (o, old, context) => beginUpdate(o, old, context, DEFAULT_RANGE),
   prepareForCreate(o) {
     o["status"] = {};
   },
