@@ -294,6 +294,28 @@ describe("Tables", () => {
     expect(ext.rows.map((r: { cells: string[] }) => r.cells.slice(0, 5))).toEqual([["ext", "ExternalName", "<none>", "example.com", "<none>"]]);
   });
 
+  it("LoadBalancer: <pending> until the status subresource writes an ingress, then the ingress before the externalIPs", async () => {
+    const lb = (await call("POST", services(), service("lb", { type: "LoadBalancer", externalIPs: ["192.0.2.9"], ports: [{ port: 443 }] }))).json;
+    expect(lb.spec.allocateLoadBalancerNodePorts).toBe(true);
+    const row = async () =>
+      (await call("GET", `${services()}?fieldSelector=metadata.name=lb`, undefined, { headers: { accept: TABLE } })).json.rows[0].cells[3];
+    expect(await row()).toBe("192.0.2.9");
+    const status = await call("PUT", `${services()}/lb/status`, {
+      ...lb,
+      spec: { type: "ClusterIP" },
+      status: { loadBalancer: { ingress: [{ ip: "198.51.100.7" }] } },
+    });
+    expect(status.status).toBe(200);
+    // A write through /status keeps the spec.
+    expect(status.json.spec.type).toBe("LoadBalancer");
+    expect(await row()).toBe("198.51.100.7,192.0.2.9");
+    const noExternal = (await call("POST", services(), service("lb2", { type: "LoadBalancer", ports: [{ port: 443 }] }))).json;
+    expect(noExternal.spec.ports[0].nodePort).toBeGreaterThanOrEqual(30000);
+    expect((await call("GET", `${services()}?fieldSelector=metadata.name=lb2`, undefined, { headers: { accept: TABLE } })).json.rows[0].cells[3]).toBe(
+      "<pending>",
+    );
+  });
+
   it("endpointslices: NAME ADDRESSTYPE PORTS ENDPOINTS AGE; more than three is `+ N more...`", async () => {
     const created = await call("POST", slices(), {
       metadata: { name: "many" },

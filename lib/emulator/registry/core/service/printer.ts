@@ -1,7 +1,7 @@
 /**
  * The Service printer (k/k pkg/printers/internalversion printService): Name, Type, Cluster-IP
  * (the first of clusterIPs, `<none>` without), External-IP (by type: the externalIPs for
- * ClusterIP and NodePort, the load balancer's ingress for LoadBalancer or `<pending>`, the
+ * ClusterIP and NodePort, the load balancer's ingress then the externalIPs for LoadBalancer, or `<pending>`, the
  * externalName for ExternalName), Port(s) (`port[:nodePort]/protocol`, comma-joined), Age,
  * and Selector (priority 1: `k=v` sorted, `<none>` when empty). The server prints wide.
  */
@@ -40,7 +40,7 @@ function externalIP(o: JsonObject): string {
       return externalIPs.length ? externalIPs.join(",") : "<none>";
     case "LoadBalancer": {
       const lb = loadBalancerIngress(o);
-      const all = [...externalIPs, ...(lb ? [lb] : [])];
+      const all = [...(lb ? [lb] : []), ...externalIPs];
       return all.length ? all.join(",") : "<pending>";
     }
     case "ExternalName":
