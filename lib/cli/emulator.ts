@@ -17,6 +17,7 @@ import {
   startEmulatedDaemons,
 } from "../emulator/daemons/index.js";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../emulator/index.js";
+import { ServiceRangeError, serviceRange } from "../emulator/registry/core/service/cluster-ip.js";
 import { servingTlsFromPem, TlsFileError } from "../emulator/tls.js";
 import { type Fault, faultByName } from "../faults/index.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
@@ -186,6 +187,8 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       "storage-quota-bytes": { type: "string" },
       // What a watcher that does not read may have waiting before its stream is ended.
       "watch-backlog-bytes": { type: "string" },
+      // kube-apiserver's name: the Services' cluster IP range (kubeadm's 10.96.0.0/12 by default).
+      "service-cluster-ip-range": { type: "string" },
       // kube-apiserver's form: --feature-gates CBORServingAndStorage=true,APIResponseCompression=false
       "feature-gates": { type: "string" },
       "controller-manager-port": { type: "string" },
@@ -248,6 +251,16 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   if (storageQuotaBytes !== undefined) api.storageQuotaBytes = storageQuotaBytes;
   const watchBacklogBytes = bytesFlag("watch-backlog-bytes", values["watch-backlog-bytes"]);
   if (watchBacklogBytes !== undefined) api.watchBacklogBytes = watchBacklogBytes;
+  const serviceCidr = values["service-cluster-ip-range"];
+  if (serviceCidr !== undefined) {
+    try {
+      serviceRange(serviceCidr);
+    } catch (e) {
+      if (e instanceof ServiceRangeError) throw new UsageError(`--service-cluster-ip-range: ${e.message}`);
+      throw e;
+    }
+    api.serviceClusterIpRange = serviceCidr;
+  }
   const gates = values["feature-gates"];
   if (gates !== undefined) {
     try {

@@ -56,6 +56,7 @@ const COMMAND_USAGE = {
                     [--max-storage-request-bytes N] [--storage-quota-bytes N]
                     [--watch-backlog-bytes N] [--namespace-deletion-delay S]
                     [--namespace-content-delay S | --no-namespace-content]
+                    [--service-cluster-ip-range CIDR]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]

@@ -87,6 +87,12 @@ export interface EmulatorOptions {
    */
   auth?: boolean;
   adminToken?: string;
+  /**
+   * The Services' cluster IP range, an IPv4 CIDR from /12 to /30 (kube-apiserver
+   * --service-cluster-ip-range; default kubeadm's 10.96.0.0/12): its first address is the
+   * `kubernetes` Service's. Another value makes startEmulator reject.
+   */
+  serviceClusterIpRange?: string;
   /** Failpoints to switch on (failpoints.ts), for tollgate's self-test; an unknown name throws. */
   failpoints?: readonly string[];
   /**

@@ -4,6 +4,7 @@ import { type FeatureGates, resolveFeatureGates } from "./apimachinery/feature-g
 import { DEFAULT_WATCH_BACKLOG_BYTES } from "./endpoints/handlers/watch-outbox.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./endpoints/http-io.js";
 import { type FailpointName, type Failpoints, isFailpointName, NO_FAILPOINTS } from "./failpoints.js";
+import { type ServiceRange, serviceRange } from "./registry/core/service/cluster-ip.js";
 import { DEFAULT_EVENT_TTL_MS } from "./storage/event-ttl.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_QUOTA_BYTES, DEFAULT_RETENTION_MS } from "./storage/store.js";
 
@@ -53,18 +54,25 @@ export interface EmulatorSettings {
   readonly adminToken: string;
   /** Failpoints switched on (failpoints.ts): none, except in tollgate's self-test. */
   readonly failpoints: Failpoints;
+  /** The Services' cluster IP range (kube-apiserver --service-cluster-ip-range), kubeadm's 10.96.0.0/12 by default. */
+  readonly serviceClusterIpRange: ServiceRange;
 }
 
 /** What callers may give: any subset, with feature gates by name (unknown names are refused). */
-export type SettingsInput = Partial<Omit<EmulatorSettings, "featureGates" | "failpoints">> & {
+export type SettingsInput = Partial<Omit<EmulatorSettings, "featureGates" | "failpoints" | "serviceClusterIpRange">> & {
   featureGates?: Readonly<Record<string, boolean>>;
   failpoints?: readonly string[];
+  /** An IPv4 CIDR, /12 to /30; another is refused with ServiceRangeError. */
+  serviceClusterIpRange?: string;
 };
 
 /** A failpoint name the emulator does not have. */
 export class FailpointError extends Error {}
 
-type NumericSetting = Exclude<keyof EmulatorSettings, "admin" | "featureGates" | "auth" | "namespaceContent" | "adminToken" | "failpoints">;
+type NumericSetting = Exclude<
+  keyof EmulatorSettings,
+  "admin" | "featureGates" | "auth" | "namespaceContent" | "adminToken" | "failpoints" | "serviceClusterIpRange"
+>;
 
 /** doc1 "Limits": a continue token lives 5 minutes by default. */
 const DEFAULT_CONTINUE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
@@ -93,6 +101,7 @@ const DEFAULT_SETTINGS: EmulatorSettings = {
   namespaceContent: true,
   adminToken: "",
   failpoints: NO_FAILPOINTS,
+  serviceClusterIpRange: serviceRange(),
 };
 
 const TIMER_SETTINGS: ReadonlySet<NumericSetting> = new Set(["bookmarkIntervalMs", "namespaceCleanupDelayMs", "namespaceContentDelayMs"]);
@@ -104,7 +113,7 @@ function resolveFailpoints(names: readonly string[] | undefined): Failpoints {
   return new Set(names as FailpointName[]);
 }
 
-/** Throws FeatureGateError for an unknown gate name, FailpointError for an unknown failpoint; other bad values fall back to the defaults. */
+/** Throws FeatureGateError for an unknown gate name, FailpointError for an unknown failpoint, ServiceRangeError for a bad service range; other bad values fall back to the defaults. */
 export function resolveSettings(partial: SettingsInput): EmulatorSettings {
   const pick = (key: NumericSetting): number => {
     const v = partial[key];
@@ -131,5 +140,6 @@ export function resolveSettings(partial: SettingsInput): EmulatorSettings {
     // Bearer tokens are one header word: a token with spaces could never be presented.
     adminToken: typeof partial.adminToken === "string" && /^\S+$/.test(partial.adminToken) ? partial.adminToken : randomBytes(24).toString("hex"),
     failpoints: resolveFailpoints(partial.failpoints),
+    serviceClusterIpRange: partial.serviceClusterIpRange === undefined ? DEFAULT_SETTINGS.serviceClusterIpRange : serviceRange(partial.serviceClusterIpRange),
   };
 }

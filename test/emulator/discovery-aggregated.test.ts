@@ -60,6 +60,7 @@ describe("aggregated discovery", () => {
       "admissionregistration.k8s.io",
       "apiextensions.k8s.io",
       "coordination.k8s.io",
+      "discovery.k8s.io",
     ]);
     const events = r.json.items[0];
     expect(events).toEqual({
@@ -108,7 +109,7 @@ describe("aggregated discovery", () => {
     expect(core.metadata).toEqual({});
     expect(core.versions.map((v: { version: string }) => v.version)).toEqual(["v1"]);
     const resources = core.versions[0].resources;
-    expect(resources.map((x: { resource: string }) => x.resource)).toEqual(["configmaps", "events", "namespaces"]);
+    expect(resources.map((x: { resource: string }) => x.resource)).toEqual(["configmaps", "events", "namespaces", "services"]);
     const namespaces = resources[2];
     expect(namespaces).toMatchObject({ resource: "namespaces", scope: "Cluster", singularResource: "namespace", shortNames: ["ns"] });
     expect(namespaces.subresources).toEqual([

@@ -170,6 +170,12 @@ describe("discovery and health", () => {
           versions: [{ groupVersion: "coordination.k8s.io/v1", version: "v1" }],
           preferredVersion: { groupVersion: "coordination.k8s.io/v1", version: "v1" },
         },
+        // After coordination.k8s.io, as on a real server.
+        {
+          name: "discovery.k8s.io",
+          versions: [{ groupVersion: "discovery.k8s.io/v1", version: "v1" }],
+          preferredVersion: { groupVersion: "discovery.k8s.io/v1", version: "v1" },
+        },
       ],
     });
     expect((await call("GET", "/apis/events.k8s.io")).json).toMatchObject({ kind: "APIGroup", apiVersion: "v1", name: "events.k8s.io" });
@@ -191,7 +197,15 @@ describe("discovery and health", () => {
     });
     const core = (await call("GET", "/api/v1")).json;
     expect(core.groupVersion).toBe("v1");
-    expect(core.resources.map((r: { name: string }) => r.name)).toEqual(["configmaps", "events", "namespaces", "namespaces/finalize", "namespaces/status"]);
+    expect(core.resources.map((r: { name: string }) => r.name)).toEqual([
+      "configmaps",
+      "events",
+      "namespaces",
+      "namespaces/finalize",
+      "namespaces/status",
+      "services",
+      "services/status",
+    ]);
     // core v1 events: the same stored type as events.k8s.io/v1, so the same storage version hash.
     expect(core.resources[1]).toEqual({
       name: "events",

@@ -56,7 +56,7 @@ async function bytes(
 describe("discovery", () => {
   it("lists coordination.k8s.io after apiextensions.k8s.io in /apis, as a real server orders its groups", async () => {
     const names = (await call("GET", "/apis")).json.groups.map((g: { name: string }) => g.name);
-    expect(names.slice(names.indexOf("apiextensions.k8s.io"))).toEqual(["apiextensions.k8s.io", "coordination.k8s.io"]);
+    expect(names.slice(names.indexOf("apiextensions.k8s.io"))).toEqual(["apiextensions.k8s.io", "coordination.k8s.io", "discovery.k8s.io"]);
     expect((await call("GET", "/apis/coordination.k8s.io")).json).toEqual({
       kind: "APIGroup",
       apiVersion: "v1",

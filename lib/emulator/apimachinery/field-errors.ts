@@ -11,6 +11,7 @@ export type FieldErrorType =
   | "FieldValueNotSupported"
   | "FieldValueForbidden"
   | "FieldValueTooLong"
+  | "FieldValueTooMany"
   | "FieldValueDuplicate"
   | "FieldValueNotFound";
 
@@ -27,6 +28,7 @@ const TYPE_TEXT: Record<FieldErrorType, string> = {
   FieldValueNotSupported: "Unsupported value",
   FieldValueForbidden: "Forbidden",
   FieldValueTooLong: "Too long",
+  FieldValueTooMany: "Too many",
   FieldValueDuplicate: "Duplicate value",
   FieldValueNotFound: "Not found",
 };
@@ -57,6 +59,11 @@ export function duplicate(field: string, badValue: Json): FieldError {
 
 export function tooLong(field: string, maxBytes: number): FieldError {
   return { type: "FieldValueTooLong", field, detail: `must have at most ${maxBytes} bytes` };
+}
+
+/** field.TooMany: a list over its limit (`Too many: 1001: must have at most 1000 items`). */
+export function tooMany(field: string, actual: number, max: number): FieldError {
+  return { type: "FieldValueTooMany", field, badValue: actual, detail: `must have at most ${max} items` };
 }
 
 /** Go's %q for the strings we print (ASCII control characters use \x escapes there). */

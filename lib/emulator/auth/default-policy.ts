@@ -20,15 +20,18 @@ const rule = (apiGroups: string[], resources: string[], verbs: string[]): JsonOb
 const urls = (nonResourceURLs: string[], verbs: string[]): JsonObject => ({ verbs, nonResourceURLs });
 
 const VIEW_RULES: JsonObject[] = [
-  rule([""], ["configmaps", "events", "serviceaccounts"], READ),
+  rule([""], ["configmaps", "events", "serviceaccounts", "services", "services/status"], READ),
   rule([""], ["namespaces", "namespaces/status"], READ),
   rule(["events.k8s.io"], ["events"], READ),
+  rule(["discovery.k8s.io"], ["endpointslices"], READ),
 ];
 const EDIT_RULES: JsonObject[] = [
-  rule([""], ["configmaps", "events", "serviceaccounts"], [...WRITE, ...READ]),
+  rule([""], ["configmaps", "events", "serviceaccounts", "services"], [...WRITE, ...READ]),
   rule([""], ["serviceaccounts/token"], ["create"]),
   rule(["events.k8s.io"], ["events"], [...WRITE, ...READ]),
-  rule([""], ["namespaces", "namespaces/status"], READ),
+  rule([""], ["namespaces", "namespaces/status", "services/status"], READ),
+  // As on a real cluster, edit reads EndpointSlices but does not write them.
+  rule(["discovery.k8s.io"], ["endpointslices"], READ),
 ];
 const ADMIN_RULES: JsonObject[] = [
   ...EDIT_RULES,

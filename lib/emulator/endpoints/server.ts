@@ -20,6 +20,7 @@ import { CrdController } from "../registry/apiextensions/crd-controller.js";
 import { NamespaceContentController } from "../registry/core/namespace/content-controller.js";
 import { NamespaceLifecycle } from "../registry/core/namespace/lifecycle.js";
 import { NAMESPACE_DELETER } from "../registry/core/namespace/rest.js";
+import { KubernetesServiceController } from "../registry/core/service/kubernetes-service.js";
 import { Capabilities } from "../registry/generic/capabilities.js";
 import { GenericRegistry } from "../registry/generic/registry.js";
 import { ResourceRegistry } from "../registry/generic/strategy.js";
@@ -241,7 +242,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
     quotaBytes: settings.storageQuotaBytes,
   });
   const storage = new ObjectStorage(store);
-  const registry = new ResourceRegistry(defaultStrategies(settings.failpoints));
+  const registry = new ResourceRegistry(defaultStrategies(settings.failpoints, settings.serviceClusterIpRange));
   const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
@@ -266,6 +267,8 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.
   const crds = new CrdController(generic, registry, () => clock.date());
   crds.start();
+  // The `kubernetes` Service and its EndpointSlice name the port, so they are made once listening.
+  const kubernetesService = new KubernetesServiceController(generic, registry, () => clock.date(), settings.serviceClusterIpRange);
 
   const limit = new InFlightLimit(settings.maxRequestsInFlight);
   const options: ServerOptions = {
@@ -315,6 +318,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
         server.once("error", reject);
         server.listen(port, host, () => {
           server.off("error", reject);
+          kubernetesService.start(host, (server.address() as AddressInfo).port);
           resolve(`${tls ? "https" : "http"}://${address()}`);
         });
       }),
@@ -323,6 +327,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
       lifecycle.stop();
       namespaceContent.stop();
       crds.stop();
+      kubernetesService.stop();
       eventTtl.stop();
       for (const end of [...watches]) end();
       server.closeAllConnections();

@@ -13,17 +13,21 @@ import { REVIEW_STRATEGIES } from "./authorization/reviews.js";
 import { leaseStrategy } from "./coordination/strategy.js";
 import { configMapStrategy } from "./core/configmap/strategy.js";
 import { namespaceStrategy } from "./core/namespace/strategy.js";
+import { type ServiceRange, serviceRange } from "./core/service/cluster-ip.js";
+import { serviceStrategy, serviceStrategyFor } from "./core/service/strategy.js";
 import { serviceAccountStrategy } from "./core/serviceaccount/strategy.js";
+import { endpointSliceStrategy } from "./discovery/strategy.js";
 import { coreEventStrategy, coreEventStrategyWith } from "./events/core-view.js";
 import { eventStrategy, eventStrategyWith } from "./events/strategy.js";
 import type { ResourceStrategy } from "./generic/strategy.js";
 import { RBAC_STRATEGIES } from "./rbac/strategy.js";
 
-/** The types every server serves; failpoints (failpoints.ts) may make some of them wrong on purpose. */
-export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS): ResourceStrategy[] {
+/** The types every server serves, Services from the server's range; failpoints (failpoints.ts) may make some of them wrong on purpose. */
+export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS, services: ServiceRange = serviceRange()): ResourceStrategy[] {
   return [
     namespaceStrategy,
     configMapStrategy,
+    serviceStrategyFor(services),
     coreEventStrategyWith(failpoints),
     eventStrategyWith(failpoints),
     // Served whatever the authorizer (auth off: AlwaysAllow), as a real server serves them.
@@ -32,6 +36,7 @@ export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS): Resou
     validatingWebhookConfigurationStrategy,
     crdStrategy,
     leaseStrategy,
+    endpointSliceStrategy,
   ];
 }
 
@@ -44,8 +49,10 @@ export {
   configMapStrategy,
   coreEventStrategy,
   crdStrategy,
+  endpointSliceStrategy,
   eventStrategy,
   mutatingWebhookConfigurationStrategy,
   namespaceStrategy,
+  serviceStrategy,
   validatingWebhookConfigurationStrategy,
 };

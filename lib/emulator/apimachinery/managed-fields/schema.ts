@@ -14,7 +14,9 @@
  *  - ObjectReference (events' regarding/related): `+structType=atomic`;
  *  - (Validating|Mutating)WebhookConfiguration.webhooks and the webhooks' matchConditions:
  *    `+listType=map +listMapKey=name`, `patchMergeKey:"name"`; LabelSelector (the webhooks'
- *    namespaceSelector and objectSelector): `+structType=atomic`.
+ *    namespaceSelector and objectSelector): `+structType=atomic`;
+ *  - ServiceSpec.ports: `+listType=map +listMapKey=port +listMapKey=protocol`, `patchMergeKey:"port"`;
+ *    ServiceStatus.conditions: `+listType=map +listMapKey=type`, `patchMergeKey:"type"`.
  * A list without a marker is atomic, as structured-merge-diff treats it.
  */
 import type { Shape, StructShape } from "../typed-json.js";
@@ -31,14 +33,23 @@ export type SchemaNode =
       readonly atomic: boolean;
     }
   | { readonly type: "map"; readonly values: SchemaNode }
-  | { readonly type: "list"; readonly listType: ListType; readonly keys: readonly string[]; readonly items: SchemaNode };
+  | {
+      readonly type: "list";
+      readonly listType: ListType;
+      readonly keys: readonly string[];
+      readonly items: SchemaNode;
+      /** Key fields with a schema default, which an applied item may leave out (a ServicePort's protocol: TCP). */
+      readonly keyDefaults?: Readonly<Record<string, string>>;
+    };
 
 export const SCALAR: SchemaNode = { type: "scalar" };
 
-const LIST_MARKERS: Record<string, { listType: ListType; keys: readonly string[] }> = {
+const LIST_MARKERS: Record<string, { listType: ListType; keys: readonly string[]; keyDefaults?: Readonly<Record<string, string>> }> = {
   "ObjectMeta.finalizers": { listType: "set", keys: [] },
   "ObjectMeta.ownerReferences": { listType: "map", keys: ["uid"] },
   "NamespaceStatus.conditions": { listType: "map", keys: ["type"] },
+  "ServiceSpec.ports": { listType: "map", keys: ["port", "protocol"], keyDefaults: { protocol: "TCP" } },
+  "ServiceStatus.conditions": { listType: "map", keys: ["type"] },
   "ValidatingWebhookConfiguration.webhooks": { listType: "map", keys: ["name"] },
   "MutatingWebhookConfiguration.webhooks": { listType: "map", keys: ["name"] },
   "ValidatingWebhook.matchConditions": { listType: "map", keys: ["name"] },
@@ -57,7 +68,8 @@ function fromShape(shape: Shape, owner: string, fieldName: string): SchemaNode {
       return { type: "map", values: fromShape(shape.values, owner, "") };
     case "list": {
       const marker = LIST_MARKERS[`${owner}.${fieldName}`] ?? { listType: "atomic" as const, keys: [] };
-      return { type: "list", listType: marker.listType, keys: marker.keys, items: fromShape(shape.items, owner, "") };
+      const items = fromShape(shape.items, owner, "");
+      return { type: "list", listType: marker.listType, keys: marker.keys, items, ...(marker.keyDefaults ? { keyDefaults: marker.keyDefaults } : {}) };
     }
     default:
       return SCALAR;

@@ -46,6 +46,7 @@ const REGISTERED_KINDS: Record<string, readonly string[]> = {
   "events.k8s.io/v1": ["Event"],
   "events.k8s.io/v1beta1": ["Event"],
   "coordination.k8s.io/v1": ["Lease"],
+  "discovery.k8s.io/v1": ["EndpointSlice"],
 };
 
 export type FieldValidation = "Ignore" | "Warn" | "Strict";

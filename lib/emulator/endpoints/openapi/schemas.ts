@@ -20,6 +20,7 @@ const META_TYPES = new Set([
   "LabelSelectorRequirement",
   "DeleteOptions",
   "Preconditions",
+  "Condition",
 ]);
 const CORE_TYPES = new Set(["ObjectReference", "EventSource"]);
 
@@ -36,6 +37,13 @@ const REQUIRED: Readonly<Record<string, readonly string[]>> = {
   "io.k8s.api.events.v1.EventSeries": ["count", "lastObservedTime"],
   "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference": ["apiVersion", "kind", "name", "uid"],
   "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement": ["key", "operator"],
+  "io.k8s.apimachinery.pkg.apis.meta.v1.Condition": ["type", "status", "lastTransitionTime", "reason", "message"],
+  "io.k8s.api.core.v1.ServicePort": ["port"],
+  "io.k8s.api.core.v1.PortStatus": ["port", "protocol"],
+  "io.k8s.api.discovery.v1.EndpointSlice": ["addressType", "endpoints"],
+  "io.k8s.api.discovery.v1.Endpoint": ["addresses"],
+  "io.k8s.api.discovery.v1.ForZone": ["name"],
+  "io.k8s.api.discovery.v1.ForNode": ["name"],
   "io.k8s.api.rbac.v1.PolicyRule": ["verbs"],
   "io.k8s.api.rbac.v1.Subject": ["kind", "name"],
   "io.k8s.api.rbac.v1.RoleRef": ["apiGroup", "kind", "name"],
@@ -57,7 +65,25 @@ const REQUIRED: Readonly<Record<string, readonly string[]>> = {
   "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule": ["rule"],
   "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField": ["jsonPath"],
 };
-const ATOMIC_LISTS = new Set(["ObjectMeta.managedFields", "NamespaceSpec.finalizers", "DeleteOptions.dryRun"]);
+const ATOMIC_LISTS = new Set([
+  "ObjectMeta.managedFields",
+  "NamespaceSpec.finalizers",
+  "DeleteOptions.dryRun",
+  "ServiceSpec.clusterIPs",
+  "ServiceSpec.externalIPs",
+  "ServiceSpec.ipFamilies",
+  "ServiceSpec.loadBalancerSourceRanges",
+  "LoadBalancerStatus.ingress",
+  "LoadBalancerIngress.ports",
+  "EndpointSlice.endpoints",
+  "EndpointSlice.ports",
+  "Endpoint.addresses",
+  "EndpointHints.forZones",
+  "EndpointHints.forNodes",
+]);
+/** Fields whose Go type is intstr.IntOrString (the shapes hold them as any JSON value). */
+const INT_OR_STRING_FIELDS = new Set(["ServicePort.targetPort"]);
+const INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
 const ATOMIC_STRUCTS = new Set(["OwnerReference"]);
 
 export const metaName = (name: string): string => `${META}.${name}`;
@@ -177,10 +203,16 @@ export class ShapeSchemas {
     const properties: JsonObject = {};
     for (const f of [...shape.fields].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const child = node.type === "struct" ? node.fields.get(f.name) : undefined;
+      const intOrString = INT_OR_STRING_FIELDS.has(`${shape.goName}.${f.name}`);
+      if (intOrString && !this.out.has(INT_OR_STRING)) {
+        this.out.set(INT_OR_STRING, { description: "An int32 or a string, as JSON a number or a string.", type: "string", format: "int-or-string" });
+      }
       const fieldSchema =
         shape.goName === "ManagedFieldsEntry" && f.name === "fieldsV1"
           ? { allOf: [ref(metaName("FieldsV1"))] }
-          : this.valueSchema(f.shape, child, f.emit !== "pointer");
+          : intOrString
+            ? { allOf: [ref(INT_OR_STRING)] }
+            : this.valueSchema(f.shape, child, f.emit !== "pointer");
       const atomicList: JsonObject = ATOMIC_LISTS.has(`${shape.goName}.${f.name}`) ? { "x-kubernetes-list-type": "atomic" } : {};
       properties[f.name] = { ...fieldSchema, ...atomicList, description: `${shape.goName}.${f.name}.` };
     }

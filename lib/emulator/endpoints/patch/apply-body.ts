@@ -123,6 +123,8 @@ function listErrors(value: Json, node: SchemaNode, path: string[], out: string[]
     const seen = new Set<string>();
     value.forEach((item, i) => {
       if (node.listType === "map") {
+        // A key field with a schema default takes it, as structured-merge-diff reads the item.
+        if (isJsonObject(item)) for (const [k, v] of Object.entries(node.keyDefaults ?? {})) if (!(k in item)) item[k] = v;
         const missing = node.keys.find((k) => !isJsonObject(item) || !(k in item));
         if (missing !== undefined) {
           out.push(

@@ -19,7 +19,7 @@ import { type Failpoints, NO_FAILPOINTS } from "../../failpoints.js";
 import type { ObjectStorage, StoredObject } from "../../storage/object-storage.js";
 import { StoreError } from "../../storage/store.js";
 import type { DeleteOptions, DeleteOutcome, Preconditions, WriteOptions } from "./options.js";
-import { qualifiedResourceOf, type ResourceStrategy, type TypeIdentity } from "./strategy.js";
+import { qualifiedResourceOf, type ResourceStrategy, type TypeIdentity, type WriteContext } from "./strategy.js";
 
 const NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 const NAME_SUFFIX_LENGTH = 5;
@@ -87,6 +87,7 @@ export class GenericRegistry {
     const o = cloneJson(input);
     setMeta(o, "deletionTimestamp", undefined);
     setMeta(o, "deletionGracePeriodSeconds", undefined);
+    strategy.beginCreate?.(o, this.writeContext(strategy, options));
     strategy.prepareForCreate(o);
     const fp = this.failpoints;
     // A fake that stores the body's system fields as given (failpoints create-keeps-client-uid, creation-timestamp-from-body).
@@ -160,6 +161,7 @@ export class GenericRegistry {
         invalidField("metadata.resourceVersion", 0, "must be specified for an update"),
       ]);
     }
+    strategy.beginUpdate?.(o, old, this.writeContext(strategy, options));
     // BeforeUpdate: system fields come from the stored object.
     setMeta(o, "generation", old.metadata["generation"]);
     strategy.prepareForUpdate(o, old);
@@ -221,6 +223,13 @@ export class GenericRegistry {
     if (!options.dryRun) this.storage.delete(strategy, existing.kv.key, { expectModRevision: existing.kv.modRevision });
     if (!options.dryRun && this.failpoints.has("deleted-name-stays-taken")) this.deletedKeys.add(existing.kv.key);
     return { deleted: true, object: o };
+  }
+
+  private writeContext(strategy: ResourceStrategy, options: WriteOptions): WriteContext {
+    return {
+      stored: () => this.storage.range(strategy, undefined).kvs.map((kv) => this.storage.decode(kv)),
+      dryRun: options.dryRun === true,
+    };
   }
 
   /** Reads the object or throws the type's NotFound. */

@@ -116,8 +116,25 @@ export interface StorageSettings {
   readonly watchCache: boolean;
 }
 
+/**
+ * What a write's begin hook may read: the type's stored objects (in every namespace), for a
+ * value allocated from a pool the stored objects hold (a Service's cluster IP), and whether the
+ * write is a dry run.
+ */
+export interface WriteContext {
+  stored(): KubeObject[];
+  readonly dryRun: boolean;
+}
+
 /** The create, update and delete strategy: the hooks the generic registry (registry.ts) runs around its writes. */
 export interface WriteStrategy {
+  /**
+   * Runs before prepareForCreate and validation (the Store's BeginCreate hook): defaults and
+   * allocations that need the stored objects; throws a StatusError to refuse the create.
+   */
+  beginCreate?(obj: KubeObject, context: WriteContext): void;
+  /** The same before prepareForUpdate and update validation (the Store's BeginUpdate hook). */
+  beginUpdate?(obj: KubeObject, old: KubeObject, context: WriteContext): void;
   readonly allowCreateOnUpdate: boolean;
   readonly allowUnconditionalUpdate: boolean;
   /** Sets server-owned fields on create (status, defaults). */
