@@ -153,7 +153,12 @@ describe("discovery and health", () => {
           versions: [{ groupVersion: "authorization.k8s.io/v1", version: "v1" }],
           preferredVersion: { groupVersion: "authorization.k8s.io/v1", version: "v1" },
         },
-        // A real server lists events.k8s.io before admissionregistration.k8s.io too.
+        // Served with or without auth, before admissionregistration.k8s.io as in a real server's /apis.
+        {
+          name: "rbac.authorization.k8s.io",
+          versions: [{ groupVersion: "rbac.authorization.k8s.io/v1", version: "v1" }],
+          preferredVersion: { groupVersion: "rbac.authorization.k8s.io/v1", version: "v1" },
+        },
         {
           name: "admissionregistration.k8s.io",
           versions: [{ groupVersion: "admissionregistration.k8s.io/v1", version: "v1" }],
@@ -191,7 +196,15 @@ describe("discovery and health", () => {
     });
     const core = (await call("GET", "/api/v1")).json;
     expect(core.groupVersion).toBe("v1");
-    expect(core.resources.map((r: { name: string }) => r.name)).toEqual(["configmaps", "events", "namespaces", "namespaces/finalize", "namespaces/status"]);
+    expect(core.resources.map((r: { name: string }) => r.name)).toEqual([
+      "configmaps",
+      "events",
+      "namespaces",
+      "namespaces/finalize",
+      "namespaces/status",
+      "serviceaccounts",
+      "serviceaccounts/token",
+    ]);
     // core v1 events: the same stored type as events.k8s.io/v1, so the same storage version hash.
     expect(core.resources[1]).toEqual({
       name: "events",

@@ -25,19 +25,18 @@ export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS): Resou
     namespaceStrategy,
     configMapStrategy,
     coreEventStrategyWith(failpoints),
+    // A real server serves ServiceAccounts and RBAC whatever its authorizer; only the checks need auth on.
+    serviceAccountStrategy,
     eventStrategyWith(failpoints),
     // Served whatever the authorizer (auth off: AlwaysAllow), as a real server serves them.
     ...REVIEW_STRATEGIES,
+    // Before admissionregistration.k8s.io, as in a real server's /apis.
+    ...RBAC_STRATEGIES,
     mutatingWebhookConfigurationStrategy,
     validatingWebhookConfigurationStrategy,
     crdStrategy,
     leaseStrategy,
   ];
-}
-
-/** The types served only with authentication on (auth/index.ts adds them): core first, then the groups in the order a real server lists them. */
-export function authStrategies(): ResourceStrategy[] {
-  return [serviceAccountStrategy, ...RBAC_STRATEGIES];
 }
 
 export {

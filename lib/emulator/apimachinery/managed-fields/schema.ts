@@ -15,6 +15,8 @@
  *  - (Validating|Mutating)WebhookConfiguration.webhooks and the webhooks' matchConditions:
  *    `+listType=map +listMapKey=name`, `patchMergeKey:"name"`; LabelSelector (the webhooks'
  *    namespaceSelector and objectSelector): `+structType=atomic`.
+ *  - ServiceAccount.secrets: `+listType=map +listMapKey=name`, `patchMergeKey:"name"`;
+ *    LocalObjectReference (its imagePullSecrets): `+structType=atomic`.
  * A list without a marker is atomic, as structured-merge-diff treats it.
  */
 import type { Shape, StructShape } from "../typed-json.js";
@@ -43,9 +45,10 @@ const LIST_MARKERS: Record<string, { listType: ListType; keys: readonly string[]
   "MutatingWebhookConfiguration.webhooks": { listType: "map", keys: ["name"] },
   "ValidatingWebhook.matchConditions": { listType: "map", keys: ["name"] },
   "MutatingWebhook.matchConditions": { listType: "map", keys: ["name"] },
+  "ServiceAccount.secrets": { listType: "map", keys: ["name"] },
 };
 
-const ATOMIC_STRUCTS = new Set(["ObjectReference", "LabelSelector"]);
+const ATOMIC_STRUCTS = new Set(["ObjectReference", "LabelSelector", "LocalObjectReference"]);
 
 const cache = new WeakMap<StructShape, SchemaNode>();
 

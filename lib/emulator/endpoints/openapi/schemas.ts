@@ -36,6 +36,9 @@ const REQUIRED: Readonly<Record<string, readonly string[]>> = {
   "io.k8s.api.events.v1.EventSeries": ["count", "lastObservedTime"],
   "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference": ["apiVersion", "kind", "name", "uid"],
   "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement": ["key", "operator"],
+  "io.k8s.api.authentication.v1.TokenRequest": ["spec"],
+  "io.k8s.api.authentication.v1.TokenRequestSpec": ["audiences"],
+  "io.k8s.api.authentication.v1.TokenRequestStatus": ["token", "expirationTimestamp"],
   "io.k8s.api.rbac.v1.PolicyRule": ["verbs"],
   "io.k8s.api.rbac.v1.Subject": ["kind", "name"],
   "io.k8s.api.rbac.v1.RoleRef": ["apiGroup", "kind", "name"],
@@ -57,7 +60,13 @@ const REQUIRED: Readonly<Record<string, readonly string[]>> = {
   "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule": ["rule"],
   "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField": ["jsonPath"],
 };
-const ATOMIC_LISTS = new Set(["ObjectMeta.managedFields", "NamespaceSpec.finalizers", "DeleteOptions.dryRun"]);
+const ATOMIC_LISTS = new Set([
+  "ObjectMeta.managedFields",
+  "NamespaceSpec.finalizers",
+  "DeleteOptions.dryRun",
+  "ServiceAccount.imagePullSecrets",
+  "TokenRequestSpec.audiences",
+]);
 const ATOMIC_STRUCTS = new Set(["OwnerReference"]);
 
 export const metaName = (name: string): string => `${META}.${name}`;
