@@ -82,8 +82,8 @@ export interface EmulatorOptions {
    * Authentication and RBAC (default false: every caller is served as an administrator). With
    * it on, a request without a token is system:anonymous (allowed only the health paths and
    * /version), an unknown token is 401, and `adminToken` (random when not given, see
-   * RunningEmulator.adminToken) is a user in system:masters; ServiceAccounts, their token
-   * subresource, RBAC and the review types are served.
+   * RunningEmulator.adminToken) is a user in system:masters and RBAC is enforced. ServiceAccounts,
+   * their token subresource, RBAC and the review types are served either way.
    */
   auth?: boolean;
   adminToken?: string;

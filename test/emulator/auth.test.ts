@@ -49,13 +49,15 @@ async function serviceAccountWith(s: Awaited<ReturnType<typeof setup>>, verbs: s
 }
 
 describe("authentication", () => {
-  it("is off by default: no token needed, no RBAC types", async () => {
+  it("is off by default: no token needed; the RBAC types still served, the default roles seeded (a real server's, whatever its authorizer)", async () => {
     const emu = await startEmulator({ port: 0 });
     started.push(emu);
     const call = client(emu.url);
     expect(emu.adminToken).toBeUndefined();
     expect((await call("GET", "/api/v1/namespaces")).status).toBe(200);
-    expect((await call("GET", `${RBAC}/clusterroles`)).status).toBe(404);
+    const roles = await call("GET", `${RBAC}/clusterroles`);
+    expect(roles.status).toBe(200);
+    expect(roles.json.items.map((r: { metadata: { name: string } }) => r.metadata.name)).toEqual(expect.arrayContaining(["cluster-admin", "view"]));
   });
 
   it("answers an unknown token 401 Unauthorized, everywhere", async () => {

@@ -51,12 +51,13 @@ describe("aggregated discovery", () => {
     const marshalled = JSON.stringify({ metadata: {}, items: r.json.items });
     expect(r.headers.etag).toBe(`"${createHash("sha512").update(marshalled).digest("hex").toUpperCase()}"`);
     const names = r.json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
-    // Priority order (events.k8s.io 17750, authentication 17700, authorization 17600, then admissionregistration and
-    // apiextensions at 16700, by name, then coordination 16500); the review groups are served with or without --auth.
+    // Priority order (events.k8s.io 17750, authentication 17700, authorization 17600, rbac 17000, then admissionregistration
+    // and apiextensions at 16700, by name, then coordination 16500); the review and RBAC groups are served with or without --auth.
     expect(names).toEqual([
       "events.k8s.io",
       "authentication.k8s.io",
       "authorization.k8s.io",
+      "rbac.authorization.k8s.io",
       "admissionregistration.k8s.io",
       "apiextensions.k8s.io",
       "coordination.k8s.io",
@@ -109,7 +110,7 @@ describe("aggregated discovery", () => {
     expect(core.metadata).toEqual({});
     expect(core.versions.map((v: { version: string }) => v.version)).toEqual(["v1"]);
     const resources = core.versions[0].resources;
-    expect(resources.map((x: { resource: string }) => x.resource)).toEqual(["configmaps", "events", "namespaces", "services"]);
+    expect(resources.map((x: { resource: string }) => x.resource)).toEqual(["configmaps", "events", "namespaces", "serviceaccounts", "services"]);
     const namespaces = resources[2];
     expect(namespaces).toMatchObject({ resource: "namespaces", scope: "Cluster", singularResource: "namespace", shortNames: ["ns"] });
     expect(namespaces.subresources).toEqual([

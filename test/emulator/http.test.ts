@@ -153,7 +153,12 @@ describe("discovery and health", () => {
           versions: [{ groupVersion: "authorization.k8s.io/v1", version: "v1" }],
           preferredVersion: { groupVersion: "authorization.k8s.io/v1", version: "v1" },
         },
-        // A real server lists events.k8s.io before admissionregistration.k8s.io too.
+        // Served with or without auth, before admissionregistration.k8s.io as in a real server's /apis.
+        {
+          name: "rbac.authorization.k8s.io",
+          versions: [{ groupVersion: "rbac.authorization.k8s.io/v1", version: "v1" }],
+          preferredVersion: { groupVersion: "rbac.authorization.k8s.io/v1", version: "v1" },
+        },
         {
           name: "admissionregistration.k8s.io",
           versions: [{ groupVersion: "admissionregistration.k8s.io/v1", version: "v1" }],
@@ -203,6 +208,8 @@ describe("discovery and health", () => {
       "namespaces",
       "namespaces/finalize",
       "namespaces/status",
+      "serviceaccounts",
+      "serviceaccounts/token",
       "services",
       "services/status",
     ]);

@@ -61,18 +61,19 @@ describe("detection on targets that answer as a 1.35 server may", () => {
       .filter(([, c]) => c.available)
       .map(([n]) => n)
       .sort();
-    // Without --auth the emulator serves no RBAC or ServiceAccounts; the review APIs are served
-    // always, as on a real server (AlwaysAllow when authorization is off).
+    // Without --auth the emulator serves RBAC, ServiceAccounts and the review APIs all the same,
+    // as a real server does (AlwaysAllow when authorization is off); the suites that test RBAC
+    // also need authentication.
     expect(on).toEqual([
       "admission-webhooks",
       "custom-resources",
+      "rbac",
       "response-compression",
       "subject-access-reviews",
       "token-reviews",
       "watch-list",
       "webhook-callback",
     ]);
-    expect(d.capabilities.rbac.evidence).toMatch(/not in the target's discovery/);
     expect(d.capabilities.authentication.evidence).toMatch(/does not authenticate/);
     expect(d.capabilities["admin-compact"].evidence).toMatch(/GET \/tollgate\/admin answered 404/);
     expect(d.capabilities.cbor.evidence).toMatch(/406/);

@@ -1,13 +1,15 @@
 /**
- * Turning authentication and authorization on: the types it brings (core v1 ServiceAccounts,
- * RBAC) are served, the default cluster roles and bindings seeded, the access control every
- * request passes is built, and the authorizer, its rules resolver and the token issuer and
- * reviewer are provided to the REST overrides that need them (the reviews, TokenRequest).
+ * Turning authentication and authorization on: the access control every request passes is
+ * built, and the authorizer, its rules resolver and the token issuer and reviewer are provided
+ * to the REST overrides that need them (the reviews, TokenRequest). The types it concerns (core
+ * v1 ServiceAccounts, RBAC) are served either way, with the default cluster roles and bindings
+ * seeded, as a real server serves and seeds them whatever its authorizer.
  *
  * With auth off the server is one whose authorizer is AlwaysAllow and that authenticates nobody:
  * every caller is the administrator, may impersonate anyone, and the review types are served
  * all the same (a real server registers them whenever it has an authorizer), answering from
- * AlwaysAllow; a TokenReview then authenticates no token.
+ * AlwaysAllow. TokenRequest still issues tokens (a real server always has its service account
+ * issuer) and a TokenReview recognises them, though no request is authenticated by them.
  */
 import type { EmulatorClock } from "../apimachinery/clock.js";
 import type { User } from "../apimachinery/user.js";
@@ -16,8 +18,6 @@ import { RULES_RESOLVER, TOKEN_REVIEWER } from "../registry/authorization/review
 import { TOKEN_ISSUER } from "../registry/core/serviceaccount/token-request.js";
 import type { Capabilities } from "../registry/generic/capabilities.js";
 import type { GenericRegistry } from "../registry/generic/registry.js";
-import type { ResourceRegistry } from "../registry/generic/strategy.js";
-import { authStrategies } from "../registry/index.js";
 import { clusterRoleBindingStrategy, clusterRoleStrategy } from "../registry/rbac/strategy.js";
 import type { ObjectStorage } from "../storage/object-storage.js";
 import { AccessControl } from "./access-control.js";
@@ -26,17 +26,20 @@ import { defaultClusterRoleBindings, defaultClusterRoles } from "./default-polic
 import { ALWAYS_ALLOW, ALWAYS_ALLOW_RULES, type DistinctHeaders, impersonate } from "./impersonation.js";
 import { RbacAuthorizer } from "./rbac-authorizer.js";
 
+/** The default cluster roles and bindings, as a real server's rbac/bootstrap-roles hook makes them whatever its authorizer. */
+function seedDefaultPolicy(generic: GenericRegistry): void {
+  for (const role of defaultClusterRoles()) generic.create(clusterRoleStrategy, role);
+  for (const binding of defaultClusterRoleBindings()) generic.create(clusterRoleBindingStrategy, binding);
+}
+
 export function enableAuth(
-  registry: ResourceRegistry,
   generic: GenericRegistry,
   storage: ObjectStorage,
   clock: EmulatorClock,
   adminToken: string,
   capabilities: Capabilities,
 ): AccessControl {
-  registry.add(authStrategies());
-  for (const role of defaultClusterRoles()) generic.create(clusterRoleStrategy, role);
-  for (const binding of defaultClusterRoleBindings()) generic.create(clusterRoleBindingStrategy, binding);
+  seedDefaultPolicy(generic);
   const authenticator = new Authenticator(adminToken, storage, clock);
   const authorizer = new RbacAuthorizer(storage, generic.failpoints);
   capabilities.provide(AUTHORIZER, authorizer);
@@ -49,10 +52,14 @@ export function enableAuth(
 /** Who every caller is without auth: the administrator admission webhooks are told about too. */
 const NO_AUTH_USER: User = { username: "system:admin", groups: ["system:masters", "system:authenticated"] };
 
-/** Auth off: the review types (always served) answer from AlwaysAllow; no token reviewer (no token is known). */
-export function enableNoAuth(capabilities: Capabilities): void {
+/** Auth off: the review types (always served) answer from AlwaysAllow; service account tokens are issued and reviewed. */
+export function enableNoAuth(generic: GenericRegistry, storage: ObjectStorage, clock: EmulatorClock, adminToken: string, capabilities: Capabilities): void {
+  seedDefaultPolicy(generic);
   capabilities.provide(AUTHORIZER, ALWAYS_ALLOW);
   capabilities.provide(RULES_RESOLVER, ALWAYS_ALLOW_RULES);
+  const authenticator = new Authenticator(adminToken, storage, clock);
+  capabilities.provide(TOKEN_ISSUER, authenticator);
+  capabilities.provide(TOKEN_REVIEWER, authenticator);
 }
 
 /** The user of a request without auth: the administrator, or whom it impersonates (always allowed). */

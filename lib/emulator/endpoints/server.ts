@@ -257,11 +257,10 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   );
   const capabilities = new Capabilities();
   capabilities.provide(NAMESPACE_DELETER, lifecycle);
-  const auth = settings.auth ? enableAuth(registry, generic, storage, clock, settings.adminToken, capabilities) : undefined;
-  if (!auth) enableNoAuth(capabilities);
+  const auth = settings.auth ? enableAuth(generic, storage, clock, settings.adminToken, capabilities) : undefined;
+  if (!auth) enableNoAuth(generic, storage, clock, settings.adminToken, capabilities);
   const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
   lifecycle.seed();
-  // After auth, which adds serviceaccounts: the default ServiceAccount needs them served.
   const namespaceContent = new NamespaceContentController(generic, registry, settings.namespaceContentDelayMs, () => clock.date(), tls?.ca);
   if (settings.namespaceContent) namespaceContent.start();
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.

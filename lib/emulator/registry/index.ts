@@ -29,20 +29,19 @@ export function defaultStrategies(failpoints: Failpoints = NO_FAILPOINTS, servic
     configMapStrategy,
     serviceStrategyFor(services),
     coreEventStrategyWith(failpoints),
+    // A real server serves ServiceAccounts and RBAC whatever its authorizer; only the checks need auth on.
+    serviceAccountStrategy,
     eventStrategyWith(failpoints),
     // Served whatever the authorizer (auth off: AlwaysAllow), as a real server serves them.
     ...REVIEW_STRATEGIES,
+    // Before admissionregistration.k8s.io, as in a real server's /apis.
+    ...RBAC_STRATEGIES,
     mutatingWebhookConfigurationStrategy,
     validatingWebhookConfigurationStrategy,
     crdStrategy,
     leaseStrategy,
     endpointSliceStrategy,
   ];
-}
-
-/** The types served only with authentication on (auth/index.ts adds them): core first, then the groups in the order a real server lists them. */
-export function authStrategies(): ResourceStrategy[] {
-  return [serviceAccountStrategy, ...RBAC_STRATEGIES];
 }
 
 export {

@@ -16,7 +16,9 @@
  *    `+listType=map +listMapKey=name`, `patchMergeKey:"name"`; LabelSelector (the webhooks'
  *    namespaceSelector and objectSelector): `+structType=atomic`;
  *  - ServiceSpec.ports: `+listType=map +listMapKey=port +listMapKey=protocol`, `patchMergeKey:"port"`;
- *    ServiceStatus.conditions: `+listType=map +listMapKey=type`, `patchMergeKey:"type"`.
+ *    ServiceStatus.conditions: `+listType=map +listMapKey=type`, `patchMergeKey:"type"`;
+ *  - ServiceAccount.secrets: `+listType=map +listMapKey=name`, `patchMergeKey:"name"`;
+ *    LocalObjectReference (its imagePullSecrets): `+structType=atomic`.
  * A list without a marker is atomic, as structured-merge-diff treats it.
  */
 import type { Shape, StructShape } from "../typed-json.js";
@@ -54,9 +56,10 @@ const LIST_MARKERS: Record<string, { listType: ListType; keys: readonly string[]
   "MutatingWebhookConfiguration.webhooks": { listType: "map", keys: ["name"] },
   "ValidatingWebhook.matchConditions": { listType: "map", keys: ["name"] },
   "MutatingWebhook.matchConditions": { listType: "map", keys: ["name"] },
+  "ServiceAccount.secrets": { listType: "map", keys: ["name"] },
 };
 
-const ATOMIC_STRUCTS = new Set(["ObjectReference", "LabelSelector"]);
+const ATOMIC_STRUCTS = new Set(["ObjectReference", "LabelSelector", "LocalObjectReference"]);
 
 const cache = new WeakMap<StructShape, SchemaNode>();
 

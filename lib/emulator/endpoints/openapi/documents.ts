@@ -110,6 +110,13 @@ function generateFor(strategies: readonly ResourceStrategy[], group: string, ver
   for (const s of strategies) {
     const names = typeSchemas(s, schemas, shapes, pkg);
     addPaths(paths, s, names, root, tag);
+    // A subresource of another kind (serviceaccounts/token: a TokenRequest) brings that kind's schemas, in its own package.
+    for (const sub of s.subresources ?? []) {
+      const kind = sub.discoveryKind;
+      if (!kind || !sub.discoveryShape) continue;
+      const name = new ShapeSchemas(schemas, packageOf(kind.group, kind.version)).nameOf(sub.discoveryShape);
+      schemas.set(name, { ...schemas.get(name), "x-kubernetes-group-version-kind": [{ group: kind.group, kind: kind.kind, version: kind.version }] });
+    }
   }
   const doc: JsonObject = {
     openapi: "3.0.0",
@@ -260,7 +267,7 @@ function addPaths(paths: JsonObject, s: ResourceStrategy, names: TypeNames, root
           ...withBody(schema),
           responses: { "200": response("OK", schema, unstructured), "201": response("Created", schema, unstructured) },
         }),
-        ...(kind ? { "x-kubernetes-group-version-kind": { ...kind } } : {}),
+        ...(kind ? { "x-kubernetes-group-version-kind": { group: kind.group, kind: kind.kind, version: kind.version } } : {}),
       };
     } else {
       if (subVerbs.has("get")) subPath["get"] = op("get", "read", suffix, { responses: { "200": response("OK", objectRef, unstructured) } });

@@ -44,6 +44,9 @@ const REQUIRED: Readonly<Record<string, readonly string[]>> = {
   "io.k8s.api.discovery.v1.Endpoint": ["addresses"],
   "io.k8s.api.discovery.v1.ForZone": ["name"],
   "io.k8s.api.discovery.v1.ForNode": ["name"],
+  "io.k8s.api.authentication.v1.TokenRequest": ["spec"],
+  "io.k8s.api.authentication.v1.TokenRequestSpec": ["audiences"],
+  "io.k8s.api.authentication.v1.TokenRequestStatus": ["token", "expirationTimestamp"],
   "io.k8s.api.rbac.v1.PolicyRule": ["verbs"],
   "io.k8s.api.rbac.v1.Subject": ["kind", "name"],
   "io.k8s.api.rbac.v1.RoleRef": ["apiGroup", "kind", "name"],
@@ -80,6 +83,8 @@ const ATOMIC_LISTS = new Set([
   "Endpoint.addresses",
   "EndpointHints.forZones",
   "EndpointHints.forNodes",
+  "ServiceAccount.imagePullSecrets",
+  "TokenRequestSpec.audiences",
 ]);
 /** Fields whose Go type is intstr.IntOrString (the shapes hold them as any JSON value). */
 const INT_OR_STRING_FIELDS = new Set(["ServicePort.targetPort"]);

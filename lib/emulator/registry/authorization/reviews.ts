@@ -159,7 +159,7 @@ function serveAccessReview(kind: Kind, request: RestRequest): RestResult {
 }
 
 function serveTokenReview(request: RestRequest): RestResult {
-  // Without authentication there is no token authenticator: the review comes back unanswered.
+  // Only tokens this server issued are known (auth on or off); any other comes back unanswered.
   const reviewer = request.capabilities.get(TOKEN_REVIEWER);
   const input = request.body;
   const spec = isJsonObject(input["spec"]) ? input["spec"] : {};

@@ -42,6 +42,8 @@ export interface SubresourceStrategy {
   validateUpdate(obj: KubeObject, old: KubeObject): FieldError[];
   /** Another type's identity in discovery (`serviceaccounts/token` is an authentication.k8s.io/v1 TokenRequest). */
   readonly discoveryKind?: { readonly group: string; readonly version: string; readonly kind: string };
+  /** The shape of that other kind, for the OpenAPI documents that name it. */
+  readonly discoveryShape?: StructShape;
   /** Serves POST on the subresource (a create-only subresource answers from its own override; nothing is stored through the parent). */
   readonly create?: RestCreate;
 }

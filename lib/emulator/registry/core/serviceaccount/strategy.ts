@@ -1,7 +1,7 @@
 /**
  * core/v1 ServiceAccount: namespaced, a DNS subdomain name, secrets, imagePullSecrets and
  * automountServiceAccountToken as stored; and its `token` subresource (create only: a
- * TokenRequest, token-request.ts). Served only when the emulator authenticates (auth on).
+ * TokenRequest, token-request.ts). Served with auth on or off, as a real server serves it whatever its authorizer.
  *
  * Known differences: the `default` ServiceAccount in each namespace comes only with the
  * namespace content controllers on (namespace/content-controller.ts); no legacy token Secrets.
@@ -14,7 +14,7 @@ import { nameOf, namespaceOf, objectHead, validateObjectMeta, validateObjectMeta
 import { BOOL, field, listOf, STRING, struct } from "../../../apimachinery/typed-json.js";
 import { OBJECT_REFERENCE } from "../../events/strategy.js";
 import type { ResourceStrategy, SubresourceStrategy } from "../../generic/strategy.js";
-import { serveTokenRequest } from "./token-request.js";
+import { serveTokenRequest, TOKEN_REQUEST_SHAPE } from "./token-request.js";
 
 const LOCAL_OBJECT_REFERENCE = struct("v1", "LocalObjectReference", [field("name", STRING)]);
 
@@ -36,6 +36,7 @@ export const SERVICE_ACCOUNT_TOKEN: SubresourceStrategy = {
   prepareForUpdate() {},
   validateUpdate: () => [],
   discoveryKind: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" },
+  discoveryShape: TOKEN_REQUEST_SHAPE,
   create: { create: serveTokenRequest },
 };
 

@@ -11,7 +11,8 @@ import { badRequest, invalidError, notFound } from "../../../apimachinery/api-er
 import { formatTime } from "../../../apimachinery/api-time.js";
 import { type FieldError, invalid as invalidField } from "../../../apimachinery/field-errors.js";
 import { isJsonObject, type KubeObject } from "../../../apimachinery/json.js";
-import { uidOf } from "../../../apimachinery/object-meta.js";
+import { objectHead, uidOf } from "../../../apimachinery/object-meta.js";
+import { field, INT64, listOf, STRING, struct, TIME } from "../../../apimachinery/typed-json.js";
 import { Capability } from "../../generic/capabilities.js";
 import type { RestRequest, RestResult } from "../../generic/strategy.js";
 
@@ -20,6 +21,28 @@ const TOKEN_REQUEST = { group: "authentication.k8s.io", kind: "TokenRequest" };
 const DEFAULT_EXPIRATION_SECONDS = 3600;
 const MIN_EXPIRATION_SECONDS = 600;
 const MAX_EXPIRATION_SECONDS = 2 ** 32;
+
+const BOUND_OBJECT_REFERENCE = struct("v1", "BoundObjectReference", [
+  field("kind", STRING),
+  field("apiVersion", STRING),
+  field("name", STRING),
+  field("uid", STRING),
+]);
+
+/** authentication.k8s.io/v1 TokenRequest, for the OpenAPI documents (the answer is built by hand below). */
+export const TOKEN_REQUEST_SHAPE = struct("v1", "TokenRequest", [
+  ...objectHead(),
+  field(
+    "spec",
+    struct("v1", "TokenRequestSpec", [
+      field("audiences", listOf(STRING), "always"),
+      field("expirationSeconds", INT64, "pointer"),
+      field("boundObjectRef", BOUND_OBJECT_REFERENCE, "pointer"),
+    ]),
+    "always",
+  ),
+  field("status", struct("v1", "TokenRequestStatus", [field("token", STRING, "always"), field("expirationTimestamp", TIME, "always")])),
+]);
 
 /** Bound service account tokens: what a TokenRequest asks for (auth/authenticator.ts issues them). */
 export interface TokenIssuer {
