@@ -149,11 +149,13 @@ describe("exec plugin credentials on the wire", () => {
     const p = fakePlugin();
     const client = readPair(PKI.client);
     const proxyPair = readPair(PKI.proxy);
+    // Long enough that the first two requests come before it even on a loaded machine (1 s was not).
+    const expiresAt = Date.now() + 3_000;
     p.respond({
       stdout: execCredential(V1, {
         clientCertificateData: client.cert,
         clientKeyData: client.key,
-        expirationTimestamp: new Date(Date.now() + 1_000).toISOString(),
+        expirationTimestamp: new Date(expiresAt).toISOString(),
       }),
     });
     https.seen.length = 0;
@@ -165,7 +167,8 @@ describe("exec plugin credentials on the wire", () => {
       p.respond({ stdout: execCredential(V1, { clientCertificateData: proxyPair.cert, clientKeyData: proxyPair.key }) });
       expect((await c.raw("GET", "/api")).code).toBe(200);
       expect(https.seen[1]?.peerCN).toBe("tollgate-cert-user");
-      await new Promise((r) => setTimeout(r, 1_100));
+      expect(Date.now(), "the second request came before the first certificate expired").toBeLessThan(expiresAt);
+      await new Promise((r) => setTimeout(r, expiresAt - Date.now() + 100));
       expect((await c.raw("GET", "/api")).code).toBe(200);
       expect(https.seen[2]?.peerCN).toBe("tollgate-front-proxy");
       expect(p.runs()).toHaveLength(2);
