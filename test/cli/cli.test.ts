@@ -10,8 +10,6 @@ import { main } from "../../lib/cli/main.js";
 import { verdictEnvironment } from "../../lib/cli/run.js";
 import { loadEnvironment, runBounds } from "../../lib/cli/run-flags.js";
 import { UsageError } from "../../lib/cli/usage.js";
-import { startEmulator } from "../../lib/emulator/index.js";
-import { runViaCli } from "../support/run-suite.js";
 
 const BIN = resolve(import.meta.dirname, "../../bin/tollgate.js");
 const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 60_000 });
@@ -142,21 +140,7 @@ describe("tollgate CLI", () => {
     expect(again.stdout.match(/^ {2}\S.*$/gm)).toEqual(["  'Event (events group)' > a missing object gives 404 with a NotFound Status naming it"]);
   });
 
-  it("a run with --focus: the tests left out are in no verdict, and their rules are untested", { timeout: 90_000 }, async () => {
-    const e = await startEmulator({ port: 0 });
-    try {
-      const r = await runViaCli(["--target", e.url, "--suite", "suites/crud", "--focus", "doc1.paths.list-all-namespaces"]);
-      expect(r.code, r.output).toBe(0);
-      expect(r.summary.totals.tests).toMatchObject({ passed: 2, failed: 0, "not-applicable": 0, total: 2 });
-      expect(r.summary.totals.leftOut).toBe(23);
-      expect(r.summary.selection).toEqual({ focus: ["doc1.paths.list-all-namespaces"], skip: [] });
-      expect(r.summary.tests.every((t) => t.rules.includes("doc1.paths.list-all-namespaces"))).toBe(true);
-      expect(r.status("doc1.paths.list-all-namespaces")).toBe("passed");
-      expect(r.status("doc1.verbs.create-post"), "a rule only the left-out tests name").toBe("untested");
-    } finally {
-      await e.close();
-    }
-  });
+  // A run with --focus (the tests left out are in no verdict, their rules untested): test/cli/credentials-run.test.ts's --in-cluster run.
 
   it("a bad verdict flag exits 2 with one line, before anything runs", async () => {
     // In this process: the exit code and the one line are main()'s (the unreachable target above shows the real CLI passes them on).

@@ -149,7 +149,9 @@ describe("tollgate run with an exec credential plugin", () => {
 
 describe("tollgate run --in-cluster", () => {
   // A whole CLI run of a suite: 11-19 s on a quiet machine, so the unit project's 20 s is too tight.
-  it("runs the crud suite as the pod's service account, over TLS with the pod's CA (exit 0), without the token in output or report", {
+  // The same run shows --focus (moved here from test/cli/cli.test.ts: a run costs about 10 s of CPU):
+  // the pod's credentials do not depend on which tests run, and the report holds no exchange of a passed test either way.
+  it("runs the crud suite as the pod's service account, over TLS with the pod's CA (exit 0), without the token in output or report; with --focus, the tests left out are in no verdict and their rules are untested", {
     timeout: 90_000,
   }, async () => {
     const tls = daemonTls();
@@ -172,9 +174,15 @@ describe("tollgate run --in-cluster", () => {
         KUBERNETES_SERVICE_PORT: String((front.address() as AddressInfo).port),
         TOLLGATE_SERVICE_ACCOUNT_DIR: root,
       };
-      const run = await runViaCli(["--in-cluster", "--suite", "suites/crud"], env);
+      const run = await runViaCli(["--in-cluster", "--suite", "suites/crud", "--focus", "doc1.paths.list-all-namespaces"], env);
       expect(run.code, run.output).toBe(0);
       expect(run.summary.target.url).toBe(`https://127.0.0.1:${env.KUBERNETES_SERVICE_PORT}`);
+      expect(run.summary.totals.tests).toMatchObject({ passed: 2, failed: 0, "not-applicable": 0, total: 2 });
+      expect(run.summary.totals.leftOut).toBe(23);
+      expect(run.summary.selection).toEqual({ focus: ["doc1.paths.list-all-namespaces"], skip: [] });
+      expect(run.summary.tests.every((t) => t.rules.includes("doc1.paths.list-all-namespaces"))).toBe(true);
+      expect(run.status("doc1.paths.list-all-namespaces")).toBe("passed");
+      expect(run.status("doc1.verbs.create-post"), "a rule only the left-out tests name").toBe("untested");
       expectNoSecret("the output", run.output, [ADMIN_TOKEN]);
       for (const f of filesUnder(run.dir)) expectNoSecret(f, readFileSync(f, "latin1"), [ADMIN_TOKEN]);
     } finally {
