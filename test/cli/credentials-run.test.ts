@@ -1,9 +1,9 @@
 /**
  * `tollgate run` with the credentials real clusters use, through the real CLI against the
- * emulator with authentication on: a kubeconfig whose user is an exec plugin, the pod's
- * service account (--in-cluster, behind a TLS front on 127.0.0.1), and what goes wrong (a
- * failing plugin, a removed auth-provider) as one line and exit 2. No secret may appear in the
- * output or in any file of the report.
+ * emulator with authentication on: the pod's service account (--in-cluster, behind a TLS front
+ * on 127.0.0.1), and what goes wrong (a failing plugin, a removed auth-provider) as one line and
+ * exit 2. No secret may appear in the output or in any file of the report. A whole run on a
+ * kubeconfig whose user is an exec plugin is test/gates-on-run.test.ts's.
  */
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createServer as createTlsServer } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { PKI, readPair } from "../../fixtures/daemons/pki.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
 import { main } from "../../lib/cli/main.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
@@ -22,9 +21,6 @@ import { runViaCli } from "../support/run-suite.js";
 
 const BIN = resolve(import.meta.dirname, "../../bin/tollgate.js");
 const ADMIN_TOKEN = `tollgate-known-admin-token-${Math.random().toString(36).slice(2)}`;
-const clientPair = readPair(PKI.client);
-/** The key's lines of base64: any of them in the output would be a leak of (part of) the key. */
-const keyLines = clientPair.key.split("\n").filter((l) => l && !l.startsWith("-----"));
 
 let emulator: RunningEmulator;
 beforeAll(async () => {
@@ -68,34 +64,8 @@ function bare(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | n
 }
 
 describe("tollgate run with an exec credential plugin", () => {
-  // A whole CLI run of a suite: 11-19 s on a quiet machine, so the unit project's 20 s is too tight.
-  it("runs the crud suite with the plugin's token (exit 0), and neither the token nor the client key appears in the output or the report", {
-    timeout: 90_000,
-  }, async () => {
-    const plugin = fakePlugin("get-token");
-    plugin.respond({
-      stdout: execCredential("client.authentication.k8s.io/v1", {
-        token: ADMIN_TOKEN,
-        clientCertificateData: clientPair.cert,
-        clientKeyData: clientPair.key,
-        expirationTimestamp: new Date(Date.now() + 3_600_000).toISOString(),
-      }),
-    });
-    const file = kubeconfig(
-      emulator.url,
-      `{ exec: { command: "${plugin.command}", apiVersion: client.authentication.k8s.io/v1, interactiveMode: IfAvailable, provideClusterInfo: true } }`,
-    );
-    const run = await runViaCli(["--kubeconfig", file, "--suite", "suites/crud"]);
-    expect(run.code, run.output).toBe(0);
-    expect(run.summary.totals.tests.passed).toBeGreaterThan(0);
-    expect(plugin.runs().length).toBeGreaterThan(0);
-    expect(JSON.parse(plugin.runs()[0]?.info ?? "{}").spec.cluster.server).toBe(emulator.url);
-    const secrets = [ADMIN_TOKEN, clientPair.key, ...keyLines];
-    expectNoSecret("the output", run.output, secrets);
-    const files = filesUnder(run.dir);
-    expect(files.length).toBeGreaterThan(2);
-    for (const f of files) expectNoSecret(f, readFileSync(f, "latin1"), secrets);
-  });
+  // A whole run on the plugin's token (exit 0, neither the token nor the client key in the output
+  // or the report): test/gates-on-run.test.ts, whose run takes its credentials from a plugin.
 
   it("a plugin that fails is one line naming it, and exit 2, before anything runs", () => {
     const plugin = fakePlugin("get-token");
