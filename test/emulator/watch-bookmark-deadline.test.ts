@@ -38,6 +38,7 @@ async function record(url: string, path: string): Promise<{ type: string; at: nu
   return out;
 }
 
+// The watches only wait for their deadlines (4-5 s each): they wait together.
 describe("bookmarks before the deadline", () => {
   it("computes the next due time as the cacher does", () => {
     expect(nextBookmarkAt(0, 600_000, 60_000)).toBe(60_000);
@@ -47,7 +48,7 @@ describe("bookmarks before the deadline", () => {
     expect(nextBookmarkAt(1_000, 4_000, 1_000)).toBe(2_000);
   });
 
-  it("sends one bookmark about 2 s before timeoutSeconds, none after, with the real minute interval", async () => {
+  it.concurrent("sends one bookmark about 2 s before timeoutSeconds, none after, with the real minute interval", async () => {
     const path = `/api/v1/namespaces/${ns}/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=4&resourceVersion=`;
     const list = await client(slowUrl)("GET", `/api/v1/namespaces/${ns}/configmaps`);
     const events = await record(slowUrl, path + list.json.metadata.resourceVersion);
@@ -59,7 +60,7 @@ describe("bookmarks before the deadline", () => {
     expect(bookmark.object).toMatchObject({ kind: "ConfigMap", apiVersion: "v1", metadata: { resourceVersion: list.json.metadata.resourceVersion } });
   });
 
-  it("with a 1 s interval: one a second, the last about 2 s before the end", async () => {
+  it.concurrent("with a 1 s interval: one a second, the last about 2 s before the end", async () => {
     const events = await record(fastUrl, `/api/v1/namespaces/${ns}/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion=1`);
     const types = events.map((e) => e.type);
     expect(types.slice(-4)).toEqual(["BOOKMARK", "BOOKMARK", "BOOKMARK", "END"]);
@@ -69,13 +70,14 @@ describe("bookmarks before the deadline", () => {
     expect(end - (bookmarks.at(-1)?.at ?? 0)).toBeGreaterThan(1_500);
   });
 
-  it("sends none for a watch of 2 s or less, and none to Events, which have no watch cache", async () => {
-    const short = await record(fastUrl, `/api/v1/namespaces/${ns}/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=1`);
+  it.concurrent("sends none for a watch of 2 s or less, and none to Events, which have no watch cache", async () => {
+    const shortWatch = record(fastUrl, `/api/v1/namespaces/${ns}/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=1`);
     const coreEvents = record(fastUrl, `/api/v1/namespaces/${ns}/events?watch=true&allowWatchBookmarks=true&timeoutSeconds=4&resourceVersion=1`);
     const events = await record(
       fastUrl,
       `/apis/events.k8s.io/v1/namespaces/${ns}/events?watch=true&allowWatchBookmarks=true&timeoutSeconds=4&resourceVersion=1`,
     );
+    const short = await shortWatch;
     expect(short.map((e) => e.type).filter((t) => t === "BOOKMARK")).toEqual([]);
     expect(events.map((e) => e.type).filter((t) => t === "BOOKMARK")).toEqual([]);
     expect((await coreEvents).map((e) => e.type).filter((t) => t === "BOOKMARK")).toEqual([]);

@@ -41,7 +41,9 @@ async function through(e: RunningEmulator, mutant: Omit<WireRewrite, "name">, op
 
 const violated = (d: ApiDetection): string[] => d.violations.flatMap((v) => v.rules);
 
-describe("detection on targets that answer as a 1.35 server may", () => {
+// Detections mostly wait (the bookmark probe, 1.2 s each) and each has a run id of its own: they
+// run together. Only one uses the emulator with an in-flight limit.
+describe.concurrent("detection on targets that answer as a 1.35 server may", () => {
   let plain: RunningEmulator;
   let full: RunningEmulator;
   beforeAll(async () => {
@@ -128,7 +130,7 @@ describe("detection on targets that answer as a 1.35 server may", () => {
   });
 });
 
-describe("detection: answers no 1.35 server gives are violations of the rule the probe exercises", () => {
+describe.concurrent("detection: answers no 1.35 server gives are violations of the rule the probe exercises", () => {
   let authed: RunningEmulator;
   let plain: RunningEmulator;
   beforeAll(async () => {

@@ -1,17 +1,32 @@
 /** The daemon flags of `tollgate emulator` and `tollgate run`. */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PKI } from "../../../fixtures/daemons/pki.js";
 import { parseEmulatorArgs, parseEmulatorCommand } from "../../../lib/cli/emulator.js";
+import { main } from "../../../lib/cli/main.js";
 import { daemonEnvironment } from "../../../lib/cli/run.js";
 import { UsageError } from "../../../lib/cli/usage.js";
 import { DaemonSettingsError, daemonSettingsFromEnv } from "../../../lib/runner/settings.js";
 import { get } from "./support.js";
 
 const BIN = resolve(import.meta.dirname, "../../../bin/tollgate.js");
-const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 60_000 });
+/**
+ * `tollgate ARGS` through main() in this process: its exit code and what it printed to stderr.
+ * test/cli/cli.test.ts shows the real CLI passes both on; a child costs about 2 s of CPU.
+ */
+async function run(...args: string[]): Promise<{ status: number; stderr: string }> {
+  const err = vi.spyOn(console, "error").mockImplementation(() => undefined);
+  const out = vi.spyOn(console, "log").mockImplementation(() => undefined);
+  try {
+    const status = await main(args);
+    return { status, stderr: err.mock.calls.map((c) => `${String(c[0])}\n`).join("") };
+  } finally {
+    err.mockRestore();
+    out.mockRestore();
+  }
+}
 
 describe("tollgate emulator: daemon flags", () => {
   it("starts no daemon unless a daemon flag is given, and parseEmulatorArgs is unchanged", () => {
@@ -113,8 +128,8 @@ describe("tollgate emulator: daemon flags", () => {
     expect(code).toBe(0);
   });
 
-  it("exits 2 with one line naming the problem when a daemon command line does not parse", () => {
-    const r = run("emulator", "--port", "0", "--controller-manager-args", "--leader-elect-renew-deadline=20 --leader-elect-lease-duration=10s");
+  it("exits 2 with one line naming the problem when a daemon command line does not parse", async () => {
+    const r = await run("emulator", "--port", "0", "--controller-manager-args", "--leader-elect-renew-deadline=20 --leader-elect-lease-duration=10s");
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/^tollgate: emulated controller manager refuses its command line: --leader-elect-renew-deadline: .*"20" is not a Go duration/);
@@ -175,8 +190,8 @@ describe("tollgate run: daemon flags", () => {
     }
   });
 
-  it("exits 2 on one, before probing the target", () => {
-    const r = run("run", "--target", "http://127.0.0.1:1", "--controller-manager", "http://127.0.0.1:10257");
+  it("exits 2 on one, before probing the target", async () => {
+    const r = await run("run", "--target", "http://127.0.0.1:1", "--controller-manager", "http://127.0.0.1:10257");
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^tollgate: --controller-manager is an HTTPS server/);
   });
