@@ -1,12 +1,13 @@
 /** `tollgate rules coverage`: the catalog rules no test declares yet (read from the tests' metadata, lib/spec/coverage.ts). */
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { faultCoverage } from "../faults/coverage.js";
 import { FAULTS } from "../faults/index.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { allRules } from "../spec/catalog.js";
 import { computeCoverage } from "../spec/coverage.js";
 import { parseOptions, UsageError } from "./usage.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = PROJECT_ROOT;
 
 export function rulesCommand(argv: string[]): number {
   const [sub, ...rest] = argv;
@@ -20,7 +21,7 @@ export function rulesCommand(argv: string[]): number {
   const doc = values.doc as string | undefined;
   if (doc !== undefined && !["doc1", "doc2", "doc3"].includes(doc)) throw new UsageError(`--doc must be doc1, doc2 or doc3, not "${doc}"`);
   const rules = doc ? allRules.filter((r) => r.doc === doc) : allRules;
-  const cov = computeCoverage(rules, `${ROOT}suites`, ROOT, `${ROOT}test`);
+  const cov = computeCoverage(rules, join(ROOT, "suites"), ROOT, join(ROOT, "test"));
   const unknown = doc ? cov.unknown.filter((u) => u.id.startsWith(`${doc}.`)) : cov.unknown;
   if (values.json) {
     const unobservable = rules.filter((r) => r.unobservable !== undefined).map((r) => r.id);

@@ -7,7 +7,6 @@
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Reporter } from "vitest/node";
 import { CHECKER_FAULT_ENV } from "../daemons/checker/fault.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
@@ -18,6 +17,7 @@ import { CredentialError } from "../harness/credentials/errors.js";
 import { probeTarget } from "../harness/probe.js";
 import { newRunId } from "../harness/session.js";
 import { resolveTarget, type Target, TargetError } from "../harness/target.js";
+import { PROJECT_ROOT } from "../project-root.js";
 import { rulesPage } from "../report/rules-page.js";
 import { STOP_EXIT_CODES, type Summary } from "../report/summary.js";
 import { getCleanupOutcome, getRunStop, getSetupFailure, resetRunExtras } from "../runner/run-state.js";
@@ -27,7 +27,7 @@ import { RunControl } from "./run-control.js";
 import { loadEnvironment, type RunFlagValues, runBounds, selectionEnvironment, selectionFrom } from "./run-flags.js";
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = PROJECT_ROOT;
 
 /** A daemon URL flag: http or https, no path beyond "/" (the probes add theirs). */
 function daemonUrl(flag: string, raw: unknown, scheme?: "https:"): string | undefined {

@@ -15,12 +15,12 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { PROJECT_ROOT } from "../project-root.js";
 import { allRules } from "../spec/catalog.js";
 import { computeCoverage } from "../spec/coverage.js";
 import { areaOf, FAULTS, type Fault } from "./index.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = PROJECT_ROOT;
 const BIN = join(ROOT, "bin", "tollgate.js");
 const SUITES = join(ROOT, "suites");
 /** Checker faults per run: enough to keep the self-test short, few enough that a failing batch stays readable. */

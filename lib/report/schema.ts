@@ -5,11 +5,11 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { projectPath } from "../project-root.js";
 import { SUMMARY_SCHEMA_VERSION, type Summary } from "./summary.js";
 
-const SUMMARY_SCHEMA_PATH = fileURLToPath(new URL("../../schemas/summary.schema.json", import.meta.url));
+const SUMMARY_SCHEMA_PATH = projectPath("schemas", "summary.schema.json");
 
 /** The schemaVersions this tollgate reads. */
 const READABLE_SCHEMA_VERSIONS: readonly number[] = [SUMMARY_SCHEMA_VERSION];
