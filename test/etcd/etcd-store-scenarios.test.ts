@@ -3,6 +3,7 @@
  * compacted revision, CAS conflicts with MemoryStore's texts, a list past grpc's 4 MiB default,
  * and etcd stopped (calls fail with EtcdUnavailable within the bound, then recover on restart).
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EtcdStore, EtcdUnavailable } from "../../lib/emulator/storage/etcd/etcd-store.js";
 import { type ChangeEvent, StoreError } from "../../lib/emulator/storage/store.js";
@@ -18,6 +19,30 @@ async function failure(p: Promise<unknown>): Promise<Error> {
     return e as Error;
   }
   throw new Error("expected a failure");
+}
+
+/** Waits until the kernel shows the process stopped: a SIGSTOP takes effect a moment after kill() returns (seen: a read served in between). */
+async function stopped(pid: number): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (Date.now() < deadline) {
+    // /proc/<pid>/stat: "pid (comm) state ..."; T is stopped.
+    if (/\) T /.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`etcd (pid ${pid}) did not stop`);
+}
+
+/** The call's result once it succeeds, retried for up to 5 s (a member coming back may refuse a moment). */
+async function eventually<T>(call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }
 
 describe.skipIf(skipReason("etcd-store-scenarios"))("EtcdStore on a real etcd", () => {
@@ -142,10 +167,7 @@ describe.skipIf(skipReason("etcd-store-scenarios"))("EtcdStore on a real etcd", 
     expect(ended.map((e) => e.name)).toEqual(["EtcdUnavailable"]);
     await etcd.restart();
     // The client reconnects on its own; the bound covers grpc's reconnect.
-    const deadline = Date.now() + 5000;
-    let kv = await store.get("/down/k").catch(() => undefined);
-    while (!kv && Date.now() < deadline) kv = await store.get("/down/k").catch(() => undefined);
-    expect(kv).toEqual(before.kv);
+    expect(await eventually(() => store.get("/down/k"))).toEqual(before.kv);
     const after = await store.put("/down/k", "w", { expectModRevision: before.revision });
     expect(after.revision).toBeGreaterThan(before.revision);
   });
@@ -155,20 +177,21 @@ describe.skipIf(skipReason("etcd-store-scenarios"))("EtcdStore on a real etcd", 
     if (pid === undefined) throw new Error("etcd is not running");
     const quick = new EtcdStore({ endpoints: etcd.url, requestTimeoutMs: 400 });
     try {
-      await quick.revision();
+      await quick.put("/hung/k", "h");
       process.kill(pid, "SIGSTOP");
+      await stopped(pid);
       try {
-        for (const call of [() => quick.get("/down/k"), () => quick.watch("/down/", 0, () => {})]) {
+        for (const call of [() => quick.get("/hung/k"), () => quick.watch("/hung/", 0, () => {})]) {
           const started = Date.now();
           const err = await failure(call());
           expect(err).toBeInstanceOf(EtcdUnavailable);
           expect((err as EtcdUnavailable).timedOut).toBe(true);
-          expect(Date.now() - started).toBeLessThan(400 + 1000);
+          expect(Date.now() - started).toBeLessThan(400 + 1500);
         }
       } finally {
         process.kill(pid, "SIGCONT");
       }
-      expect((await quick.get("/down/k"))?.value).toBe("w");
+      expect((await eventually(() => quick.get("/hung/k")))?.value).toBe("h");
     } finally {
       quick.close();
     }

@@ -12,9 +12,9 @@ export function skipReason(file: string): boolean {
   return true;
 }
 
-/** Waits (bounded) until events holds n entries; returns them. */
-export async function waitForEvents(events: ChangeEvent[], n: number, timeoutMs = 3000): Promise<ChangeEvent[]> {
+/** Waits (bounded) until events holds n entries, or the watch ended (ended not empty); returns them. */
+export async function waitForEvents(events: ChangeEvent[], n: number, timeoutMs = 3000, ended: unknown[] = []): Promise<ChangeEvent[]> {
   const deadline = Date.now() + timeoutMs;
-  while (events.length < n && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (events.length < n && ended.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
   return events;
 }

@@ -207,10 +207,11 @@ export class EtcdStore {
   /**
    * Calls listener for every change under prefix with revision > afterRevision, in order, then
    * live ones. Rejects with Compacted when history no longer reaches back that far (MemoryStore's
-   * rule: afterRevision must be >= the compact revision; etcd would also serve afterRevision + 1 =
-   * compact revision, so the watch starts at afterRevision and drops that revision's events).
-   * Resolves, once etcd has created the watch, to the cancel function. Afterwards, a compaction the
-   * watch fell behind, or a lost stream, ends it through onError (once).
+   * rule, afterRevision >= the compact revision, checked by a read; etcd itself would also serve
+   * afterRevision + 1 = the compact revision). Resolves, once etcd has created the watch, to the
+   * cancel function. Afterwards the watch may still end through onError (once): etcd replays
+   * history asynchronously and cancels a watch that a compaction overtook before it caught up
+   * (Compacted, with the compact revision), or the stream is lost (EtcdUnavailable).
    */
   async watch(prefix: string, afterRevision: number, listener: WatchListener, onError: WatchErrorListener = () => {}): Promise<() => void> {
     // etcd answers a watch from a compacted revision only after creating it (up to 100 ms later,
@@ -259,7 +260,6 @@ export class EtcdStore {
         }
         for (const event of res.events ?? []) {
           const change = this.toChange(event.type, event.kv, event.prev_kv);
-          if (change.revision <= afterRevision) continue;
           try {
             listener(change);
           } catch {
@@ -270,7 +270,7 @@ export class EtcdStore {
       stream.on("error", (e: Error) => fail(unavailable(this.endpoints, e)));
       stream.on("end", () => fail(new EtcdUnavailable(`etcd at ${this.endpoints} ended the watch stream`, false)));
       stream.write({
-        create_request: { key: Buffer.from(prefix || "\0"), range_end: prefixEnd(prefix), start_revision: Math.max(afterRevision, 1), prev_kv: true },
+        create_request: { key: Buffer.from(prefix || "\0"), range_end: prefixEnd(prefix), start_revision: afterRevision + 1, prev_kv: true },
       });
     });
   }
