@@ -168,7 +168,15 @@ export class EtcdStore {
         // On a failed compare, read the key for the error (its modRevision) in the same transaction.
         failure: [{ request_range: { key: k } }],
       }),
-    );
+    ).catch(async (e: unknown) => {
+      // Past its quota etcd refuses any Txn holding a put before comparing; MemoryStore checks the
+      // expectation first, so a stale one is still Conflict (or KeyExists) then.
+      if (e instanceof StoreError && e.code === "NoSpace") {
+        const current = await this.get(key);
+        if (expect === 0 ? current !== undefined : current?.modRevision !== expect) throw expectationError(key, expect, current);
+      }
+      throw e;
+    });
     if (!res.succeeded) throw expectationError(key, expect, res.responses[0]?.response_range?.kvs[0]);
     return putResult(key, value, revisionOf(res.header), res.responses[0]?.response_put?.prev_kv);
   }
@@ -352,9 +360,9 @@ function notFound(key: string): StoreError {
   return new StoreError("KeyNotFound", `key not found: ${key}`, key);
 }
 
-function expectationError(key: string, expect: number, current: IKeyValue | undefined): StoreError {
+function expectationError(key: string, expect: number, current: IKeyValue | KeyValue | undefined): StoreError {
   if (expect === 0) return new StoreError("KeyExists", `key exists: ${key}`, key);
-  const mod = current ? Number(current.mod_revision) : "none";
+  const mod = current === undefined ? "none" : "modRevision" in current ? current.modRevision : Number(current.mod_revision);
   return new StoreError("Conflict", `modRevision of ${key} is ${mod}, expected ${expect}`, key);
 }
 
