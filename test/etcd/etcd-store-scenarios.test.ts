@@ -1,6 +1,7 @@
 /**
  * The etcd adapter against a real etcd, by scenario: the compaction boundary, a watch from a
- * compacted revision, CAS conflicts with MemoryStore's texts, a list past grpc's 4 MiB default,
+ * compacted revision, CAS conflicts with MemoryStore's texts, two clients racing and watching each
+ * other (as two emulator replicas on one etcd will), a list past grpc's 4 MiB default,
  * and etcd stopped (calls fail with EtcdUnavailable within the bound, then recover on restart).
  */
 import { readFileSync } from "node:fs";
@@ -135,6 +136,28 @@ describe.skipIf(skipReason("etcd-store-scenarios"))("EtcdStore on a real etcd", 
       code: "RequestTooLarge",
       message: "etcdserver: request is too large",
     });
+  });
+
+  it("two clients (as two replicas): racing CAS writes with one expectation apply once; a watch on one sees the other's writes in order with their revisions", async () => {
+    const other = new EtcdStore({ endpoints: etcd.url, requestTimeoutMs: TIMEOUT_MS });
+    try {
+      const base = await store.put("/two/k", "0");
+      const seen: ChangeEvent[] = [];
+      const cancel = await other.watch("/two/", base.revision, (e) => seen.push(e));
+      const racers = await Promise.allSettled([store, other, store, other].map((s, i) => s.put("/two/k", `w${i}`, { expectModRevision: base.revision })));
+      const won = racers.filter((r) => r.status === "fulfilled");
+      expect(won).toHaveLength(1);
+      expect(racers.filter((r) => r.status === "rejected").map((r) => (r.reason as StoreError).code)).toEqual(["Conflict", "Conflict", "Conflict"]);
+      const writes = [won[0]?.status === "fulfilled" ? won[0].value.revision : 0];
+      for (const v of ["a", "b"]) writes.push((await store.put(`/two/${v}`, v)).revision);
+      await waitForEvents(seen, 3);
+      cancel();
+      expect(seen.map((e) => e.revision)).toEqual(writes);
+      expect(seen.map((e) => e.key)).toEqual(["/two/k", "/two/a", "/two/b"]);
+      expect((await other.range("/two/")).kvs).toEqual((await store.range("/two/")).kvs);
+    } finally {
+      other.close();
+    }
   });
 
   it("lists more than grpc's 4 MiB default receive size in one range, in key order with count and more", async () => {
