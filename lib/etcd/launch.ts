@@ -129,7 +129,12 @@ export async function startEtcd(options: EtcdLaunchOptions = {}): Promise<EtcdSe
     if (proc) await terminate(proc, signal === "SIGKILL" ? 0 : stopGraceMs);
   };
 
-  await launch();
+  try {
+    await launch();
+  } catch (e) {
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
   return {
     url,
     dataDir,

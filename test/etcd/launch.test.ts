@@ -2,8 +2,9 @@
  * The etcd launcher: where it finds the binary, what a failed start says, and a member killed
  * (SIGKILL, as a crash) restarting on its data with what was written; dispose removes the directory.
  */
-import { existsSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EtcdStore } from "../../lib/emulator/storage/etcd/etcd-store.js";
 import { findEtcd, startEtcd } from "../../lib/etcd/launch.js";
@@ -17,10 +18,21 @@ describe("findEtcd", () => {
     if (ETCD_BINARY) expect(findEtcd({ PATH: `/nonexistent:${dirname(ETCD_BINARY)}` })).toBe(`${dirname(ETCD_BINARY)}/etcd`);
   });
 
-  it("a binary that exits at once fails the start with its exit status, not a wait for health", async () => {
-    const started = Date.now();
-    await expect(startEtcd({ binary: "/bin/false", readyTimeoutMs: 10_000 })).rejects.toThrow(/^etcd exited \(code 1\) before it was healthy/);
-    expect(Date.now() - started).toBeLessThan(5000);
+  it("a binary that exits at once fails the start with its exit status, not a wait for health, and leaves no data directory", async () => {
+    // A temp dir of its own (os.tmpdir() reads TMPDIR at each call): other files start members meanwhile.
+    const saved = process.env.TMPDIR;
+    const own = mkdtempSync(join(tmpdir(), "launch-test-"));
+    process.env.TMPDIR = own;
+    try {
+      const started = Date.now();
+      await expect(startEtcd({ binary: "/bin/false", readyTimeoutMs: 10_000 })).rejects.toThrow(/^etcd exited \(code 1\) before it was healthy/);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(readdirSync(own)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
 
