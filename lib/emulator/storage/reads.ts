@@ -92,7 +92,7 @@ function continueExpired(position: ContinuePosition, prefix: string): ContinueEx
  * the entries select() keeps; the token resumes after the last entry examined. An entry marked
  * corrupt anywhere after the start refuses the whole read (object-storage.ts).
  */
-export function readList(storage: ObjectStorage, read: ListRead): ListPage {
+export async function readList(storage: ObjectStorage, read: ListRead): Promise<ListPage> {
   const store = storage.store;
   const { continueTokens: tokens, limit } = read;
   const prefix = storage.prefix(read.type, read.namespace);
@@ -120,9 +120,9 @@ export function readList(storage: ObjectStorage, read: ListRead): ListPage {
   }
   mustHaveReached(storage, revision);
 
-  let range: ReturnType<typeof storage.range>;
+  let range: Awaited<ReturnType<typeof storage.range>>;
   try {
-    range = storage.range(read.type, read.namespace, { revision, startKey: position?.startKey });
+    range = await storage.range(read.type, read.namespace, { revision, startKey: position?.startKey });
   } catch (e) {
     if (!(e instanceof StoreError && e.code === "Compacted")) throw e;
     throw position ? continueExpired(position, prefix) : new ResourceVersionTooOld(revision ?? 0, store.compactRevision);
@@ -174,10 +174,11 @@ export interface WatchStart {
  * or after the current revision. A version the store has not reached is no error: its changes
  * are simply still to come.
  */
-export function startWatch(storage: ObjectStorage, read: WatchRead): WatchStart {
+export async function startWatch(storage: ObjectStorage, read: WatchRead): Promise<WatchStart> {
   if (read.sendInitialEvents ?? read.resourceVersion === undefined) {
-    // The current state is at least as new as any version given (NotOlderThan).
-    const snapshot = storage.range(read.type, read.namespace);
+    // The current state is at least as new as any version given (NotOlderThan). Changes made
+    // after it while the caller awaits are after snapshot.revision: the replay from it sends them.
+    const snapshot = await storage.range(read.type, read.namespace);
     return { initial: snapshot.kvs, from: snapshot.revision };
   }
   return { from: read.resourceVersion ?? storage.store.revision };

@@ -33,13 +33,13 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
   const options = ctx.parts.settings.failpoints.has("delete-ignores-preconditions") ? { ...parsed, preconditions: undefined } : parsed;
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential) {
     // With auth on, the unsafe delete also needs its own verb on the object.
-    ctx.parts.auth?.admitUnsafeDelete(ctx.user, strategy, strategy.namespaced ? namespace : strategy.definesNamespace ? name : "", name);
+    await ctx.parts.auth?.admitUnsafeDelete(ctx.user, strategy, strategy.namespaced ? namespace : strategy.definesNamespace ? name : "", name);
     return forceDelete(ctx, name);
   }
   lifecycle.admitDelete(strategy, name);
   const warnings: string[] = [];
-  const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, generic.mustGet(strategy, namespace, name), options);
-  const outcome = deleteAdmitted(ctx, existing, options);
+  const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, await generic.mustGet(strategy, namespace, name), options);
+  const outcome = await deleteAdmitted(ctx, existing, options);
   // A server that returns the deleted object for every type (failpoints.ts) skips the Status.
   if (outcome.deleted && !strategy.returnDeletedObject && !ctx.parts.settings.failpoints.has("delete-returns-object")) {
     const d = details({ name: nameOf(outcome.object), group: strategy.group, kind: strategy.resource, uid: uidOf(outcome.object) });
@@ -51,17 +51,17 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
 }
 
 /** Deletes an admitted object: through the type's delete override when it has one, else the generic delete. */
-export function deleteAdmitted(ctx: RequestContext, existing: StoredObject, options: DeleteOptions): DeleteOutcome {
+export function deleteAdmitted(ctx: RequestContext, existing: StoredObject, options: DeleteOptions): Promise<DeleteOutcome> {
   const { strategy } = ctx.route;
   const override = strategy.deleteOverride;
   return override ? override.delete({ existing, options, capabilities: ctx.parts.capabilities }) : ctx.parts.generic.delete(strategy, existing, options);
 }
 
-function forceDelete(ctx: RequestContext, name: string): Promise<void> {
+async function forceDelete(ctx: RequestContext, name: string): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const storage = ctx.parts.storage;
   const key = storage.key(strategy, namespace, name);
-  const kv = storage.entry(strategy, key);
+  const kv = await storage.entry(strategy, key);
   if (!kv) throw notFound(qualifiedResourceOf(strategy), name);
   if (!storage.isCorrupt(kv)) {
     throw invalidError({ group: strategy.group, kind: strategy.resource }, name, [
@@ -72,6 +72,6 @@ function forceDelete(ctx: RequestContext, name: string): Promise<void> {
       ),
     ]);
   }
-  storage.delete(strategy, key, { expectModRevision: kv.modRevision });
+  await storage.delete(strategy, key, { expectModRevision: kv.modRevision });
   return writeObject(ctx, 200, makeStatus({ status: "Success", details: details({ name, group: strategy.group, kind: strategy.resource }) }));
 }
