@@ -1,9 +1,9 @@
 /**
  * A write whose object changes between its read and its conditional store write (here while its
  * validating webhook is held) is run again from the new state, as a real server's
- * GuaranteedUpdate retries: a patch is re-applied to the new object, an update without a
- * resourceVersion replaces it, and one with a resourceVersion that no longer matches is the
- * usual 409. The webhook holds the first review of the slow write until the test has made the
+ * GuaranteedUpdate and conditional delete retry: a patch is re-applied to the new object, an
+ * update without a resourceVersion replaces it, a delete deletes it, and an update with a
+ * resourceVersion that no longer matches is the usual 409. The webhook holds the first review of the slow write until the test has made the
  * other write, so the interleaving is forced, not timed.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -20,10 +20,10 @@ const VWC = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfiguratio
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
 let hook: Server;
-/** Every review's object data, in arrival order. */
-const reviewed: Array<Record<string, string>> = [];
-/** Set by a test: the review to hold (by its object's data), and where the held review is handed over. */
-let hold: { match: (data: Record<string, string>) => boolean; held: (release: () => void) => void } | undefined;
+/** Every review's operation and object data (the old object's for a DELETE), in arrival order. */
+const reviewed: Array<{ operation: string; data: Record<string, string> }> = [];
+/** Set by a test: the review to hold (by operation and data), and where the held review is handed over. */
+let hold: { match: (operation: string, data: Record<string, string>) => boolean; held: (release: () => void) => void } | undefined;
 
 function answer(res: ServerResponse, uid: string): void {
   res.writeHead(200, { "Content-Type": "application/json" });
@@ -37,10 +37,11 @@ beforeAll(async () => {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const review = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-      const data = review.request.object?.data ?? {};
-      reviewed.push(data);
+      const { operation } = review.request;
+      const data = (review.request.object ?? review.request.oldObject)?.data ?? {};
+      reviewed.push({ operation, data });
       const h = hold;
-      if (h?.match(data)) {
+      if (h?.match(operation, data)) {
         hold = undefined;
         h.held(() => answer(res, review.request.uid));
       } else answer(res, review.request.uid);
@@ -52,7 +53,7 @@ beforeAll(async () => {
   const webhook = {
     name: "hold.tollgate.dev",
     clientConfig: { url: `https://127.0.0.1:${(hook.address() as AddressInfo).port}/`, caBundle: Buffer.from(tls.cert).toString("base64") },
-    rules: [{ operations: ["UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
+    rules: [{ operations: ["UPDATE", "DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
     objectSelector: { matchLabels: { race: "yes" } },
     sideEffects: "None",
     admissionReviewVersions: ["v1"],
@@ -72,10 +73,17 @@ const MERGE = { headers: { "content-type": "application/merge-patch+json" } };
  * Starts `slow` with its first review held, makes `other` meanwhile, then lets `slow` go on;
  * resolves with both answers and the reviews `slow` caused.
  */
-async function race(name: string, slow: () => Promise<{ status: number; json: any; text: string }>, slowData: string, other: () => Promise<unknown>) {
+async function race(
+  name: string,
+  slow: () => Promise<{ status: number; json: any; text: string }>,
+  slowData: string,
+  other: () => Promise<unknown>,
+  slowOperation = "UPDATE",
+) {
   reviewed.length = 0;
+  const isSlow = (operation: string, data: Record<string, string>): boolean => operation === slowOperation && data["a"] === slowData;
   const released = new Promise<() => void>((resolve) => {
-    hold = { match: (data) => data["a"] === slowData, held: resolve };
+    hold = { match: isSlow, held: resolve };
   });
   const slowReply = slow();
   const release = await released;
@@ -86,8 +94,8 @@ async function race(name: string, slow: () => Promise<{ status: number; json: an
   return {
     slow: slowDone,
     other: otherReply as { status: number; json: any },
-    stored: stored.json,
-    slowReviews: reviewed.filter((d) => d["a"] === slowData).length,
+    stored,
+    slowReviews: reviewed.filter((r) => isSlow(r.operation, r.data)).length,
   };
 }
 
@@ -105,7 +113,7 @@ describe("a write whose object changed while it was admitted", () => {
     expect(r.slow.status, r.slow.text).toBe(200);
     expect(r.slow.json.data).toEqual({ a: "1", b: "2", x: "0" });
     expect(Number(r.slow.json.metadata.resourceVersion)).toBeGreaterThan(Number(r.other.json.metadata.resourceVersion));
-    expect(r.stored.data).toEqual({ a: "1", b: "2", x: "0" });
+    expect(r.stored.json.data).toEqual({ a: "1", b: "2", x: "0" });
     // Admitted once per attempt: the first against the old object, the second against the new one.
     expect(r.slowReviews).toBe(2);
   });
@@ -122,7 +130,7 @@ describe("a write whose object changed while it was admitted", () => {
     expect(r.slow.status, r.slow.text).toBe(200);
     expect(r.slow.json.data).toEqual({ a: "2" });
     expect(Number(r.slow.json.metadata.resourceVersion)).toBeGreaterThan(Number(r.other.json.metadata.resourceVersion));
-    expect(r.stored.data).toEqual({ a: "2" });
+    expect(r.stored.json.data).toEqual({ a: "2" });
     expect(r.slowReviews).toBe(2);
   });
 
@@ -144,8 +152,26 @@ describe("a write whose object changed while it was admitted", () => {
       message: `Operation cannot be fulfilled on configmaps "${name}": the object has been modified; please apply your changes to the latest version and try again`,
       details: { name, kind: "configmaps" },
     });
-    expect(r.stored.data).toEqual({ b: "2", x: "0" });
+    expect(r.stored.json.data).toEqual({ b: "2", x: "0" });
     // The second attempt stops at the resourceVersion check, before admission.
     expect(r.slowReviews).toBe(1);
+  });
+
+  it("delete: deletes the object as it now stands", async () => {
+    const name = uniq("race-delete");
+    expect((await call("POST", CM, configMapBody(name, { a: "4" }, { race: "yes" }))).status).toBe(201);
+    const r = await race(
+      name,
+      () => call("DELETE", `${CM}/${name}`),
+      "4",
+      () => call("PATCH", `${CM}/${name}`, { data: { b: "2" } }, MERGE),
+      "DELETE",
+    );
+    expect(r.other.status).toBe(200);
+    expect(r.slow.status, r.slow.text).toBe(200);
+    expect(r.slow.json).toMatchObject({ kind: "Status", status: "Success", details: { name, kind: "configmaps" } });
+    expect(r.stored.status).toBe(404);
+    // Admitted again against the object the other write left.
+    expect(r.slowReviews).toBe(2);
   });
 });

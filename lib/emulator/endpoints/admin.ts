@@ -92,7 +92,8 @@ async function compact(parts: EmulatorParts, body: JsonObject): Promise<{ compac
   onlyKeys(body, ["revision"]);
   const store = parts.storage.store;
   const requested = body["revision"];
-  let revision = store.revision;
+  const current = await store.currentRevision();
+  let revision = current;
   if (requested !== undefined) {
     if (typeof requested !== "string" || !/^[0-9]+$/.test(requested)) {
       throw badRequest(`revision must be a resourceVersion (a string of digits), not ${JSON.stringify(requested)}`);
@@ -100,7 +101,7 @@ async function compact(parts: EmulatorParts, body: JsonObject): Promise<{ compac
     revision = Number(requested);
     if (revision < 1) throw badRequest("revision must be at least 1");
     // etcd refuses to compact a revision it has not reached.
-    if (revision > store.revision) throw badRequest(`revision ${revision} is in the future (current revision ${store.revision})`);
+    if (revision > current) throw badRequest(`revision ${revision} is in the future (current revision ${current})`);
   }
   await store.compact(revision);
   // An older revision than the one already compacted is a no-op; the answer says where history starts now.

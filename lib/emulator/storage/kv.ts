@@ -15,7 +15,8 @@
  *
  * The revision getters are synchronous too: the in-memory store knows them; a remote store
  * answers the latest revision it has seen (response headers, its watch's progress), which is
- * what a watch's bookmark and "from now" need. Reads that must be current go through range().
+ * what a watch's bookmark and "from now" need. What must be current asks currentRevision(): a
+ * version written through another server is then never taken for one not reached yet.
  *
  * With the in-memory store every call settles at once, so a request that calls no webhook still
  * runs from its read to its write with no other request in between; the comments at the awaits
@@ -42,6 +43,8 @@ export interface KeyValueStore {
   readonly watcherCount: number;
   /** Compacts away what the retention window no longer covers now; returns the compaction revision. */
   applyRetention(): number;
+  /** The store's revision now (etcd: a read's header revision), at least the one `revision` last saw. */
+  currentRevision(): Promise<number>;
   get(key: string): Promise<KeyValue | undefined>;
   range(prefix: string, options?: RangeOptions): Promise<RangeResult>;
   put(key: string, value: string, options?: WriteOptions): Promise<PutResult>;
@@ -82,6 +85,10 @@ export class MemoryKeyValueStore implements KeyValueStore {
 
   applyRetention(): number {
     return this.memory.applyRetention();
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.memory.revision;
   }
 
   async get(key: string): Promise<KeyValue | undefined> {

@@ -75,9 +75,10 @@ export function parseResourceVersion(rv: string): number | bigint | undefined {
 }
 
 /** Throws ResourceVersionTooLarge when the store has not reached rv yet (undefined: any state will do). */
-export function mustHaveReached(storage: ObjectStorage, rv: number | bigint | undefined): void {
-  const current = storage.store.revision;
-  if (rv !== undefined && rv > current) throw new ResourceVersionTooLarge(rv, current);
+export async function mustHaveReached(storage: ObjectStorage, rv: number | bigint | undefined): Promise<void> {
+  if (rv === undefined) return;
+  const current = await storage.store.currentRevision();
+  if (rv > current) throw new ResourceVersionTooLarge(rv, current);
 }
 
 /** The 410 case of a token: the rest of the list can still be read at the latest state. */
@@ -109,7 +110,7 @@ export async function readList(storage: ObjectStorage, read: ListRead): Promise<
     if (aged || (revision !== undefined && revision < store.compactRevision)) throw continueExpired(position, prefix);
   } else {
     const requested = parseResourceVersion(read.resourceVersion);
-    mustHaveReached(storage, requested);
+    await mustHaveReached(storage, requested);
     // Reached, so a number.
     const requestedRv = requested === undefined ? undefined : Number(requested);
     if (requestedRv !== undefined && (read.resourceVersionMatch === "Exact" || (read.resourceVersionMatch === "" && limit > 0))) {
@@ -118,7 +119,7 @@ export async function readList(storage: ObjectStorage, read: ListRead): Promise<
       revision = requestedRv;
     }
   }
-  mustHaveReached(storage, revision);
+  await mustHaveReached(storage, revision);
 
   let range: Awaited<ReturnType<typeof storage.range>>;
   try {

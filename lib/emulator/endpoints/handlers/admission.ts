@@ -14,13 +14,12 @@
  * the handler's Warning list.
  *
  * The store may change between a write's read and its conditional write (webhook calls, and
- * every store call, are awaited): the write then fails as a WriteConflict, and an update or patch
- * runs again from the new state (retryWrite), as the real server's GuaranteedUpdate does; one
- * whose resourceVersion no longer matches then gets the usual 409.
+ * every store call, are awaited): the write then fails as a WriteConflict, and an update, patch
+ * or delete runs again from the new state (retryWrite), as the real server's GuaranteedUpdate
+ * and conditional delete do; one whose resourceVersion or preconditions no longer match then
+ * gets the usual 409.
  *
- * Known differences: a delete whose object changes while its webhooks are called is answered
- * 409 Conflict (a real server's conditional delete retries too); the namespace controller's
- * deletions do not go through webhooks.
+ * Known difference: the namespace controller's deletions do not go through webhooks.
  */
 
 import type { AdmissionAttributes } from "../../admission/dispatcher.js";
@@ -71,6 +70,13 @@ export async function retryWrite<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A store Conflict (a conditional write that lost the race) as the WriteConflict retryWrite retries; anything else as it is. */
+export function storeConflict(strategy: TypeIdentity, name: string, e: unknown): unknown {
+  return e instanceof StoreError && e.code === "Conflict"
+    ? new WriteConflict(conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE).status)
+    : e;
+}
+
 /** CreateOptions or UpdateOptions as the handler decoded them from the query. */
 function queryOptions(kind: "CreateOptions" | "UpdateOptions", url: URL): JsonObject {
   const o: JsonObject = { kind, apiVersion: META_V1 };
@@ -99,7 +105,7 @@ export interface AdmittedWrites {
   create(strategy: ResourceStrategy, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
   /** Mutating webhooks, the generic update with validating webhooks before its write. */
   update(strategy: ResourceStrategy, existing: StoredObject, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
-  /** Preconditions and the DELETE webhooks; resolves with the entry to delete (409 when it changed meanwhile). */
+  /** Preconditions and the DELETE webhooks; resolves with the entry to delete (a WriteConflict when it changed meanwhile). */
   checkDelete(strategy: ResourceStrategy, existing: StoredObject, options: DeleteOptions): Promise<StoredObject>;
 }
 
@@ -134,8 +140,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
   });
 
   /** The store changed under a write that waited for webhooks: the optimistic-lock conflict. */
-  const asConflict = (strategy: TypeIdentity, name: string, e: unknown): unknown =>
-    e instanceof StoreError && e.code === "Conflict" ? new WriteConflict(conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE).status) : e;
+  const asConflict = storeConflict;
 
   const validating = (strategy: TypeIdentity & ObjectSchema, operation: Operation, options: JsonObject, dryRun: boolean) => (point: AdmissionPoint) =>
     admission.validate(attributes(strategy, operation, nameOf(point.object), point.object, point.old, options, dryRun), warnings);
@@ -179,7 +184,8 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       await admission.validate(attrs, warnings);
       const current = await generic.storage.get(strategy, namespaceOf(existing.object), name);
       if (!current) throw notFound(qualifiedResourceOf(strategy), name);
-      if (current.kv.modRevision !== existing.kv.modRevision) throw conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE);
+      if (current.kv.modRevision !== existing.kv.modRevision)
+        throw new WriteConflict(conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE).status);
       return current;
     },
   };

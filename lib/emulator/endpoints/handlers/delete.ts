@@ -19,7 +19,7 @@ import { nameOf, uidOf } from "../../apimachinery/object-meta.js";
 import type { DeleteOptions, DeleteOutcome } from "../../registry/generic/options.js";
 import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
 import type { StoredObject } from "../../storage/object-storage.js";
-import { admittedWrites } from "./admission.js";
+import { admittedWrites, retryWrite, storeConflict } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { FORCE_OPTION, parseDeleteOptions } from "./delete-options.js";
 import { writeObject } from "./respond.js";
@@ -27,7 +27,7 @@ import { warningHeaders } from "./write-options.js";
 
 export async function handleDelete(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
-  const { generic, lifecycle } = ctx.parts;
+  const { lifecycle } = ctx.parts;
   const parsed = parseDeleteOptions(ctx, body);
   // A delete that drops its preconditions unread (failpoint delete-ignores-preconditions).
   const options = ctx.parts.settings.failpoints.has("delete-ignores-preconditions") ? { ...parsed, preconditions: undefined } : parsed;
@@ -37,9 +37,20 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
     return forceDelete(ctx, name);
   }
   lifecycle.admitDelete(strategy, name);
+  return retryWrite(() => deleteOnce(ctx, name, options));
+}
+
+/** One attempt: the object read anew, admitted, deleted if it has not changed since the read. */
+async function deleteOnce(ctx: RequestContext, name: string, options: DeleteOptions): Promise<void> {
+  const { strategy, namespace } = ctx.route;
   const warnings: string[] = [];
-  const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, await generic.mustGet(strategy, namespace, name), options);
-  const outcome = await deleteAdmitted(ctx, existing, options);
+  const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, await ctx.parts.generic.mustGet(strategy, namespace, name), options);
+  let outcome: DeleteOutcome;
+  try {
+    outcome = await deleteAdmitted(ctx, existing, options);
+  } catch (e) {
+    throw storeConflict(strategy, name, e);
+  }
   // A server that returns the deleted object for every type (failpoints.ts) skips the Status.
   if (outcome.deleted && !strategy.returnDeletedObject && !ctx.parts.settings.failpoints.has("delete-returns-object")) {
     const d = details({ name: nameOf(outcome.object), group: strategy.group, kind: strategy.resource, uid: uidOf(outcome.object) });

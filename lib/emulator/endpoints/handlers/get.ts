@@ -17,7 +17,7 @@ export async function handleGet(ctx: RequestContext, name: string, resourceVersi
   const requested = parseResourceVersionParam(resourceVersion, strategy, "get");
   try {
     // A server that pretends a version it has not reached is its current one (failpoints.ts).
-    if (!failpoints.has("future-rv-served")) mustHaveReached(ctx.parts.storage, requested);
+    if (!failpoints.has("future-rv-served")) await mustHaveReached(ctx.parts.storage, requested);
   } catch (e) {
     throw readError(e, strategy, "get") ?? e;
   }
