@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { resolveSettings } from "../../lib/emulator/options.js";
 import { DEFAULT_EVENT_TTL_MS, EventTtl } from "../../lib/emulator/storage/event-ttl.js";
+import { MemoryKeyValueStore } from "../../lib/emulator/storage/kv.js";
 import { MemoryStore } from "../../lib/emulator/storage/store.js";
 import { client, configMapBody, eventBody, openWatch, sleep, uniq } from "./support.js";
 
@@ -122,40 +123,40 @@ describe("expiry in real time", () => {
 });
 
 describe("EventTtl", () => {
-  it("tracks writes under its prefix, deletes on sweep, and does nothing once stopped", () => {
+  it("tracks writes under its prefix, deletes on sweep, and does nothing once stopped", async () => {
     let now = 1_000_000;
     const store = new MemoryStore({ now: () => now });
-    const ttl = new EventTtl(store, "/registry/events/", () => now, 1_000);
-    ttl.start();
+    const ttl = new EventTtl(new MemoryKeyValueStore(store), "/registry/events/", () => now, 1_000);
+    await ttl.start();
     store.put("/registry/events/ns/a", "{}");
     store.put("/registry/configmaps/ns/c", "{}");
     now += 500;
     store.put("/registry/events/ns/b", "{}");
     now += 600;
-    expect(ttl.sweep()).toBe(1);
+    expect(await ttl.sweep()).toBe(1);
     expect(store.get("/registry/events/ns/a")).toBeUndefined();
     expect(store.get("/registry/events/ns/b")).toBeDefined();
     // The clock-advance path (the admin endpoint calls sweep after moving the clock).
     now += 1_000;
-    expect(ttl.sweep()).toBe(1);
+    expect(await ttl.sweep()).toBe(1);
     expect(store.get("/registry/events/ns/b")).toBeUndefined();
     expect(store.get("/registry/configmaps/ns/c")).toBeDefined();
     store.put("/registry/events/ns/d", "{}");
     ttl.stop();
     now += 10_000;
-    expect(ttl.sweep()).toBe(0);
+    expect(await ttl.sweep()).toBe(0);
     expect(store.get("/registry/events/ns/d")).toBeDefined();
   });
 
-  it("a write racing the expiry wins", () => {
+  it("a write racing the expiry wins", async () => {
     let now = 0;
     const store = new MemoryStore({ now: () => now });
-    const ttl = new EventTtl(store, "/registry/events/", () => now, 100);
-    ttl.start();
+    const ttl = new EventTtl(new MemoryKeyValueStore(store), "/registry/events/", () => now, 100);
+    await ttl.start();
     store.put("/registry/events/ns/a", "{}");
     now = 150;
     store.put("/registry/events/ns/a", '{"v":2}');
-    expect(ttl.sweep()).toBe(0);
+    expect(await ttl.sweep()).toBe(0);
     expect(store.get("/registry/events/ns/a")?.value).toBe('{"v":2}');
     ttl.stop();
   });

@@ -4,6 +4,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectionJsonPieces, compactJson, type JsonObject, prettyJson } from "../../lib/emulator/apimachinery/json.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { MemoryKeyValueStore } from "../../lib/emulator/storage/kv.js";
 import { ObjectStorage } from "../../lib/emulator/storage/object-storage.js";
 import { MemoryStore } from "../../lib/emulator/storage/store.js";
 import { client, configMapBody, uniq } from "./support.js";
@@ -35,7 +36,7 @@ describe("collectionJsonPieces", () => {
 });
 
 describe("ObjectStorage.objectJson", () => {
-  const storage = new ObjectStorage(new MemoryStore());
+  const storage = new ObjectStorage(new MemoryKeyValueStore(new MemoryStore()));
   const same = (value: string, revision = 42): void => {
     const kv = { key: "/k", value, createRevision: 1, modRevision: 7 };
     expect(storage.objectJson(kv, revision), value).toBe(JSON.stringify(storage.decode(kv, revision)));

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ContinueTokenSigner } from "../../lib/emulator/storage/continue-token.js";
+import { MemoryKeyValueStore } from "../../lib/emulator/storage/kv.js";
 import { ObjectStorage, type StoredType } from "../../lib/emulator/storage/object-storage.js";
 import {
   ContinueExpired,
@@ -19,10 +20,12 @@ import { type KeyValue, MemoryStore } from "../../lib/emulator/storage/store.js"
 const things: StoredType = { storagePrefix: "/registry/things", namespaced: true };
 
 /** A store with five objects in namespace "a" (a-0 … a-4) and one in "b", on a clock the test moves. */
-function fixture(): { storage: ObjectStorage; clock: { ms: number }; tokens: ContinueTokens; revisions: number[] } {
+function fixture(): { storage: ObjectStorage; memory: MemoryStore; clock: { ms: number }; tokens: ContinueTokens; revisions: number[] } {
   const clock = { ms: 1_000_000 };
-  const store = new MemoryStore({ now: () => clock.ms, retentionMs: 60_000 });
-  const storage = new ObjectStorage(store);
+  // Written through the synchronous store under the async seam: the type has no storage view, so
+  // its entries are the encoded objects at their keys, what ObjectStorage.put writes.
+  const memory = new MemoryStore({ now: () => clock.ms, retentionMs: 60_000 });
+  const storage = new ObjectStorage(new MemoryKeyValueStore(memory));
   const revisions: number[] = [];
   for (const [ns, name] of [
     ["a", "a-0"],
@@ -33,12 +36,12 @@ function fixture(): { storage: ObjectStorage; clock: { ms: number }; tokens: Con
     ["b", "b-0"],
   ] as const) {
     const object = { kind: "Thing", apiVersion: "v1", metadata: { name, namespace: ns, labels: { even: String(Number(name.slice(2)) % 2 === 0) } } };
-    revisions.push(storage.put(things, storage.key(things, ns, name), storage.encode(object)).revision);
+    revisions.push(memory.put(storage.key(things, ns, name), storage.encode(object)).revision);
   }
-  return { storage, clock, tokens: { signer: new ContinueTokenSigner(), lifetimeMs: 5_000, now: () => clock.ms }, revisions };
+  return { storage, memory, clock, tokens: { signer: new ContinueTokenSigner(), lifetimeMs: 5_000, now: () => clock.ms }, revisions };
 }
 
-function list(f: ReturnType<typeof fixture>, read: Partial<ListRead>): ListPage {
+function list(f: ReturnType<typeof fixture>, read: Partial<ListRead>): Promise<ListPage> {
   return readList(f.storage, {
     type: things,
     namespace: "a",
@@ -53,9 +56,9 @@ function list(f: ReturnType<typeof fixture>, read: Partial<ListRead>): ListPage 
 
 const names = (page: ListPage): string[] => page.kvs.map((kv) => kv.key.slice(kv.key.lastIndexOf("/") + 1));
 
-function thrown(f: () => unknown): unknown {
+async function thrown(f: () => unknown): Promise<unknown> {
   try {
-    f();
+    await f();
   } catch (e) {
     return e;
   }
@@ -63,102 +66,102 @@ function thrown(f: () => unknown): unknown {
 }
 
 describe("storage reads", () => {
-  it("pages a collection with signed continue tokens at the first page's revision", () => {
+  it("pages a collection with signed continue tokens at the first page's revision", async () => {
     const f = fixture();
-    const first = list(f, { limit: 2 });
+    const first = await list(f, { limit: 2 });
     expect(names(first)).toEqual(["a-0", "a-1"]);
     expect(first.remainingItemCount).toBe(3);
-    f.storage.delete(things, f.storage.key(things, "a", "a-2"));
-    const second = list(f, { limit: 2, continueToken: first.continueToken });
+    await f.storage.delete(things, f.storage.key(things, "a", "a-2"));
+    const second = await list(f, { limit: 2, continueToken: first.continueToken });
     // The snapshot of the first page: a-2, deleted since, is still there.
     expect([names(second), second.revision]).toEqual([["a-2", "a-3"], first.revision]);
-    const last = list(f, { limit: 2, continueToken: second.continueToken });
+    const last = await list(f, { limit: 2, continueToken: second.continueToken });
     expect([names(last), last.continueToken, last.remainingItemCount]).toEqual([["a-4"], undefined, undefined]);
   });
 
-  it("fills a page with the entries select() keeps, and then cannot tell what remains", () => {
+  it("fills a page with the entries select() keeps, and then cannot tell what remains", async () => {
     const f = fixture();
     const even = (kv: KeyValue): boolean => kv.value.includes('"even":"true"');
-    const page = list(f, { limit: 2, select: even });
+    const page = await list(f, { limit: 2, select: even });
     expect([names(page), page.remainingItemCount]).toEqual([["a-0", "a-2"], undefined]);
-    const rest = list(f, { limit: 2, select: even, continueToken: page.continueToken });
+    const rest = await list(f, { limit: 2, select: even, continueToken: page.continueToken });
     expect([names(rest), rest.continueToken]).toEqual([["a-4"], undefined]);
   });
 
-  it("reads at an exact revision, and throws ResourceVersionTooOld once it is compacted", () => {
+  it("reads at an exact revision, and throws ResourceVersionTooOld once it is compacted", async () => {
     const f = fixture();
     const at = f.revisions[2] as number;
-    expect(names(list(f, { resourceVersion: String(at), resourceVersionMatch: "Exact" }))).toEqual(["a-0", "a-1", "a-2"]);
+    expect(names(await list(f, { resourceVersion: String(at), resourceVersionMatch: "Exact" }))).toEqual(["a-0", "a-1", "a-2"]);
     // A first page with a limit is an exact read too; without either, the current state.
-    expect(names(list(f, { resourceVersion: String(at), limit: 10 }))).toEqual(["a-0", "a-1", "a-2"]);
-    expect(names(list(f, { resourceVersion: String(at) }))).toHaveLength(5);
-    f.storage.store.compact(f.revisions[3] as number);
-    const e = thrown(() => list(f, { resourceVersion: String(at), resourceVersionMatch: "Exact" }));
+    expect(names(await list(f, { resourceVersion: String(at), limit: 10 }))).toEqual(["a-0", "a-1", "a-2"]);
+    expect(names(await list(f, { resourceVersion: String(at) }))).toHaveLength(5);
+    await f.storage.store.compact(f.revisions[3] as number);
+    const e = await thrown(() => list(f, { resourceVersion: String(at), resourceVersionMatch: "Exact" }));
     expect(e).toBeInstanceOf(ResourceVersionTooOld);
     expect(e).toMatchObject({ rv: at, oldest: f.revisions[3] });
   });
 
-  it("throws ResourceVersionTooLarge for a revision the store has not reached, in lists and through mustHaveReached", () => {
+  it("throws ResourceVersionTooLarge for a revision the store has not reached, in lists and through mustHaveReached", async () => {
     const f = fixture();
     const current = f.storage.store.revision;
     for (const read of [{}, { resourceVersionMatch: "Exact" }, { resourceVersionMatch: "NotOlderThan" }]) {
-      const e = thrown(() => list(f, { resourceVersion: String(current + 1), ...read }));
+      const e = await thrown(() => list(f, { resourceVersion: String(current + 1), ...read }));
       expect(e).toBeInstanceOf(ResourceVersionTooLarge);
       expect(e).toMatchObject({ rv: current + 1, current });
     }
-    expect(() => mustHaveReached(f.storage, current)).not.toThrow();
-    expect(() => mustHaveReached(f.storage, undefined)).not.toThrow();
-    expect(thrown(() => mustHaveReached(f.storage, current + 5))).toMatchObject({ rv: current + 5, current });
+    await expect(mustHaveReached(f.storage, current)).resolves.toBeUndefined();
+    await expect(mustHaveReached(f.storage, undefined)).resolves.toBeUndefined();
+    expect(await thrown(() => mustHaveReached(f.storage, current + 5))).toMatchObject({ rv: current + 5, current });
   });
 
-  it("throws ContinueExpired, with a token for the rest at the latest state, for a compacted or aged token", () => {
+  it("throws ContinueExpired, with a token for the rest at the latest state, for a compacted or aged token", async () => {
     const f = fixture();
-    const first = list(f, { limit: 2 });
+    const first = await list(f, { limit: 2 });
     f.clock.ms += 5_001;
-    const aged = thrown(() => list(f, { limit: 2, continueToken: first.continueToken }));
+    const aged = await thrown(() => list(f, { limit: 2, continueToken: first.continueToken }));
     expect(aged).toBeInstanceOf(ContinueExpired);
     const { rv, restart } = aged as ContinueExpired;
     expect(rv).toBe(first.revision);
-    const rest = list(f, { limit: 2, continueToken: restart });
+    const rest = await list(f, { limit: 2, continueToken: restart });
     expect([names(rest), rest.revision]).toEqual([["a-2", "a-3"], f.storage.store.revision]);
 
     const fresh = fixture();
-    const page = list(fresh, { limit: 2 });
-    fresh.storage.put(things, fresh.storage.key(things, "a", "a-5"), "{}");
-    fresh.storage.store.compact(fresh.storage.store.revision);
-    expect(thrown(() => list(fresh, { continueToken: page.continueToken }))).toBeInstanceOf(ContinueExpired);
+    const page = await list(fresh, { limit: 2 });
+    await fresh.storage.put(things, fresh.storage.key(things, "a", "a-5"), "{}");
+    await fresh.storage.store.compact(fresh.storage.store.revision);
+    expect(await thrown(() => list(fresh, { continueToken: page.continueToken }))).toBeInstanceOf(ContinueExpired);
   });
 
-  it("throws InvalidContinue for a token that does not decode, and ContinueWithResourceVersion next to a version", () => {
+  it("throws InvalidContinue for a token that does not decode, and ContinueWithResourceVersion next to a version", async () => {
     const f = fixture();
-    const bad = thrown(() => list(f, { continueToken: "garbage!" }));
+    const bad = await thrown(() => list(f, { continueToken: "garbage!" }));
     expect(bad).toBeInstanceOf(InvalidContinue);
     expect((bad as Error).message).toMatch(/^continue key is not valid: illegal base64 data/);
-    const token = list(f, { limit: 1 }).continueToken;
-    expect(thrown(() => list(f, { continueToken: token, resourceVersion: "3" }))).toMatchObject({ rv: "3" });
-    expect(thrown(() => list(f, { continueToken: token, resourceVersion: "3" }))).toBeInstanceOf(ContinueWithResourceVersion);
+    const token = (await list(f, { limit: 1 })).continueToken;
+    expect(await thrown(() => list(f, { continueToken: token, resourceVersion: "3" }))).toMatchObject({ rv: "3" });
+    expect(await thrown(() => list(f, { continueToken: token, resourceVersion: "3" }))).toBeInstanceOf(ContinueWithResourceVersion);
   });
 
-  it("starts a watch with the current state, or after the version given, or after the current revision", () => {
+  it("starts a watch with the current state, or after the version given, or after the current revision", async () => {
     const f = fixture();
     const current = f.storage.store.revision;
     const base = { type: things, namespace: "a" };
-    const initial = startWatch(f.storage, { ...base, resourceVersion: undefined, sendInitialEvents: undefined });
+    const initial = await startWatch(f.storage, { ...base, resourceVersion: undefined, sendInitialEvents: undefined });
     expect([initial.initial?.length, initial.from]).toEqual([5, current]);
-    expect(startWatch(f.storage, { ...base, resourceVersion: 3, sendInitialEvents: undefined })).toEqual({ from: 3 });
-    expect(startWatch(f.storage, { ...base, resourceVersion: 3, sendInitialEvents: true }).initial).toHaveLength(5);
-    expect(startWatch(f.storage, { ...base, resourceVersion: undefined, sendInitialEvents: false })).toEqual({ from: current });
+    expect(await startWatch(f.storage, { ...base, resourceVersion: 3, sendInitialEvents: undefined })).toEqual({ from: 3 });
+    expect((await startWatch(f.storage, { ...base, resourceVersion: 3, sendInitialEvents: true })).initial).toHaveLength(5);
+    expect(await startWatch(f.storage, { ...base, resourceVersion: undefined, sendInitialEvents: false })).toEqual({ from: current });
     // A version not reached yet is no error for a watch: its changes are still to come.
-    expect(startWatch(f.storage, { ...base, resourceVersion: current + 10, sendInitialEvents: undefined })).toEqual({ from: current + 10 });
+    expect(await startWatch(f.storage, { ...base, resourceVersion: current + 10, sendInitialEvents: undefined })).toEqual({ from: current + 10 });
   });
 
-  it("replays the history after a revision, and throws ResourceVersionTooOld once it is compacted", () => {
+  it("replays the history after a revision, and throws ResourceVersionTooOld once it is compacted", async () => {
     const f = fixture();
     const seen: number[] = [];
     replayChanges(f.storage, things, "a", f.revisions[2] as number, (change) => seen.push(change.revision));
     expect(seen).toEqual(f.revisions.slice(3, 5));
-    f.storage.store.compact(f.revisions[4] as number);
-    const e = thrown(() => replayChanges(f.storage, things, undefined, f.revisions[1] as number, () => {}));
+    await f.storage.store.compact(f.revisions[4] as number);
+    const e = await thrown(() => replayChanges(f.storage, things, undefined, f.revisions[1] as number, () => {}));
     expect(e).toBeInstanceOf(ResourceVersionTooOld);
     expect(e).toMatchObject({ rv: f.revisions[1], oldest: f.revisions[4] });
     // What the endpoints map: plain facts, no Status.

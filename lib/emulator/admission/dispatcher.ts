@@ -31,7 +31,7 @@ import { isJsonObject, type Json, type JsonObject, type KubeObject } from "../ap
 import { applyPatchOperations } from "../apimachinery/json-patch-operations.js";
 import { asKubeObject } from "../apimachinery/object-meta.js";
 import { DecodeError, decodeObject, type StructShape } from "../apimachinery/typed-json.js";
-import { isExempt, type MatchAttributes, webhookApplies } from "./matching.js";
+import { isExempt, type MatchAttributes, type NamespaceLabels, webhookApplies } from "./matching.js";
 import { InvalidReviewResponse, type ReviewAttributes, type ReviewResponse, readReviewResponse, reviewRequest, reviewVersionFor } from "./review.js";
 import { CallFailure, postWebhook, unexpectedStatusText, type WebhookPoster } from "./webhook-client.js";
 import type { Webhook, WebhookSource } from "./webhooks.js";
@@ -74,13 +74,14 @@ const warningHeader = (text: string): string => `299 - ${JSON.stringify(text)}`;
 export class AdmissionDispatcher {
   constructor(
     private readonly source: WebhookSource,
-    private readonly namespaceLabels: (name: string) => Record<string, string> | undefined,
+    private readonly namespaceLabels: (name: string) => NamespaceLabels | Promise<NamespaceLabels>,
     private readonly post: WebhookPoster = postWebhook,
   ) {}
 
-  private matching(hooks: readonly Webhook[], a: MatchAttributes): Webhook[] {
+  private async matching(hooks: readonly Webhook[], a: MatchAttributes): Promise<Webhook[]> {
     if (isExempt(a)) return [];
-    return hooks.filter((h) => webhookApplies(h, a, this.namespaceLabels));
+    const applies = await Promise.all(hooks.map((h) => webhookApplies(h, a, this.namespaceLabels)));
+    return hooks.filter((_, i) => applies[i]);
   }
 
   /** One call: the review out, the checked answer back; CallingWebhookError for a failed call. */
@@ -157,14 +158,14 @@ export class AdmissionDispatcher {
    * none changed it). Throws the Status error that refuses the request.
    */
   async mutate(a: AdmissionAttributes, warnings: string[]): Promise<KubeObject | undefined> {
-    const hooks = this.source.mutating();
+    const hooks = await this.source.mutating();
     let current = a;
     const previouslyInvoked = new Set<string>();
     const reinvoke = new Set<string>();
     let reinvokeRound = false;
     for (const round of [0, 1]) {
       if (round === 1 && !reinvokeRound) break;
-      for (const hook of this.matching(hooks, current)) {
+      for (const hook of await this.matching(hooks, current)) {
         if (round === 1 && !reinvoke.has(hook.uid)) continue;
         let changed: KubeObject | undefined;
         try {
@@ -189,7 +190,7 @@ export class AdmissionDispatcher {
 
   /** Validating admission: resolves when every matching validating webhook allows the request. */
   async validate(a: AdmissionAttributes, warnings: string[]): Promise<void> {
-    const hooks = this.matching(this.source.validating(), a);
+    const hooks = await this.matching(await this.source.validating(), a);
     if (hooks.length === 0) return;
     const errors: Error[] = [];
     await Promise.all(

@@ -118,18 +118,25 @@ const isEmptySelector = (s: JsonObject): boolean =>
     return v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : isJsonObject(v) && Object.keys(v).length === 0);
   });
 
+/** A namespace's labels; undefined when there is no namespace of that name. */
+export type NamespaceLabels = Record<string, string> | undefined;
+
 /**
  * Whether the webhook applies to the request. `namespaceLabels` gives the labels of a stored
  * namespace (undefined when there is none, which only an empty selector then matches).
  */
-export function webhookApplies(hook: Webhook, a: MatchAttributes, namespaceLabels: (name: string) => Record<string, string> | undefined): boolean {
+export async function webhookApplies(
+  hook: Webhook,
+  a: MatchAttributes,
+  namespaceLabels: (name: string) => NamespaceLabels | Promise<NamespaceLabels>,
+): Promise<boolean> {
   if (!hook.rules.some((r) => ruleMatches(r, a))) return false;
   if (!isEmptySelector(hook.namespaceSelector)) {
     if (isNamespaceResource(a)) {
       const own = a.object ?? a.oldObject;
       if (!selectorMatches(hook.namespaceSelector, own ? labelsOf(own) : {})) return false;
     } else if (a.namespace !== "") {
-      const labels = namespaceLabels(a.namespace);
+      const labels = await namespaceLabels(a.namespace);
       if (!labels || !selectorMatches(hook.namespaceSelector, labels)) return false;
     }
   }

@@ -47,8 +47,8 @@ export interface Webhook {
 
 /** Where the dispatcher gets the webhooks from. */
 export interface WebhookSource {
-  mutating(): readonly Webhook[];
-  validating(): readonly Webhook[];
+  mutating(): readonly Webhook[] | Promise<readonly Webhook[]>;
+  validating(): readonly Webhook[] | Promise<readonly Webhook[]>;
 }
 
 function ruleOf(rule: JsonObject): WebhookRule {
@@ -112,8 +112,8 @@ class StoredWebhooks {
     private readonly strategy: ResourceStrategy,
   ) {}
 
-  get(): readonly Webhook[] {
-    const { kvs } = this.storage.range(this.strategy, undefined);
+  async get(): Promise<readonly Webhook[]> {
+    const { kvs } = await this.storage.range(this.strategy, undefined);
     // Entries are immutable: their keys and modRevisions say whether anything changed.
     const stamp = kvs.map((kv) => `${kv.key}@${kv.modRevision}`).join(",");
     if (stamp === this.cachedFor) return this.cached;

@@ -117,10 +117,10 @@ export class AccessControl {
    * rewrite history and time for everyone, so it is not an RBAC resource: only system:masters
    * may call it; anonymous requests are 401 and any other user 403.
    */
-  check(method: string, url: URL, headers: DistinctHeaders, scope: "api" | "admin" = "api"): User {
-    const authn = this.authenticator.authenticate(headers["authorization"]?.[0]);
+  async check(method: string, url: URL, headers: DistinctHeaders, scope: "api" | "admin" = "api"): Promise<User> {
+    const authn = await this.authenticator.authenticate(headers["authorization"]?.[0]);
     if (!authn.ok) throw unauthorized();
-    const user = impersonate(authn.user, headers, this.authorizer, (u, a, reason) => accessForbidden(u.username, a, reason));
+    const user = await impersonate(authn.user, headers, this.authorizer, (u, a, reason) => accessForbidden(u.username, a, reason));
     if (scope === "admin") {
       if (user.username === ANONYMOUS_USER) throw unauthorized();
       if (!user.groups.includes(MASTERS_GROUP)) {
@@ -131,20 +131,20 @@ export class AccessControl {
       return user;
     }
     const attrs = requestAttributes(method, url);
-    const decision = this.authorizer.authorize(user, attrs);
+    const decision = await this.authorizer.authorize(user, attrs);
     if (!decision.allowed) throw accessForbidden(user.username, attrs, decision.reason);
     return user;
   }
 
-  private allowed(user: User, a: ResourceAttributes): boolean {
-    return this.authorizer.authorize(user, a).allowed;
+  private async allowed(user: User, a: ResourceAttributes): Promise<boolean> {
+    return (await this.authorizer.authorize(user, a)).allowed;
   }
 
   /**
    * An unsafe force delete needs `unsafe-delete-ignore-read-errors` on the object too (the
    * delete itself was authorized by check()); the real admission step's text.
    */
-  admitUnsafeDelete(user: User | undefined, strategy: TypeIdentity, namespace: string, name: string): void {
+  async admitUnsafeDelete(user: User | undefined, strategy: TypeIdentity, namespace: string, name: string): Promise<void> {
     if (!user) return;
     const a: ResourceAttributes = {
       kind: "resource",
@@ -156,7 +156,7 @@ export class AccessControl {
       namespace,
       name,
     };
-    const decision = this.authorizer.authorize(user, a);
+    const decision = await this.authorizer.authorize(user, a);
     if (!decision.allowed) {
       throw forbiddenError(
         { group: strategy.group, resource: strategy.resource },
@@ -180,7 +180,14 @@ export class AccessControl {
    *  - a ClusterRole with an aggregationRule (before or after) needs every permission there is.
    * `old` is the stored object of an update (undefined on create, or a create through PUT).
    */
-  admitRbacWrite(user: User | undefined, strategy: TypeIdentity, namespace: string, urlName: string, object: KubeObject, old?: KubeObject): void {
+  async admitRbacWrite(
+    user: User | undefined,
+    strategy: TypeIdentity,
+    namespace: string,
+    urlName: string,
+    object: KubeObject,
+    old?: KubeObject,
+  ): Promise<void> {
     if (!user || user.groups.includes(MASTERS_GROUP)) return;
     const rbacKind = rbacKindOf(strategy);
     if (!rbacKind) return;
@@ -197,7 +204,7 @@ export class AccessControl {
     });
     let granted: PolicyRule[];
     if (rbacKind === "role") {
-      if (this.allowed(user, attr("escalate", strategy.group, strategy.resource, urlName))) return;
+      if (await this.allowed(user, attr("escalate", strategy.group, strategy.resource, urlName))) return;
       granted = rulesOf(object);
     } else {
       const ref = roleRefOf(object);
@@ -206,13 +213,13 @@ export class AccessControl {
         throw new StatusError(failure(500, "", `unsupported role reference kind: ${JSON.stringify(ref.kind)}`));
       }
       const role = referencedRole(ref, namespace);
-      if (this.allowed(user, attr("bind", ref.apiGroup, role.strategy.resource, ref.name))) return;
-      const stored = this.authorizer.roleObject(role.strategy, role.namespace, ref.name);
+      if (await this.allowed(user, attr("bind", ref.apiGroup, role.strategy.resource, ref.name))) return;
+      const stored = await this.authorizer.roleObject(role.strategy, role.namespace, ref.name);
       if (!stored) throw notFound({ group: RBAC_GROUP, resource: role.strategy.resource }, ref.name);
       granted = rulesOf(stored);
     }
     const errors: string[] = [];
-    const owned = this.authorizer.rulesFor(user, namespace, errors);
+    const owned = await this.authorizer.rulesFor(user, namespace, errors);
     const refuse = (message: string): StatusError => forbiddenError({ group: strategy.group, resource: strategy.resource }, nameOf(object), message);
     const missing = notHeld(granted, owned);
     if (missing.length) {

@@ -71,7 +71,7 @@ export class Authenticator implements TokenIssuer, TokenReviewer {
    * valid for; undefined for an unknown, expired or invalidated token, or one valid for none of
    * them. The admin token, like a real static token, is valid for the API server's audience only.
    */
-  userOfToken(token: string, audiences: readonly string[] = [API_AUDIENCE]): { user: User; audiences: readonly string[] } | undefined {
+  async userOfToken(token: string, audiences: readonly string[] = [API_AUDIENCE]): Promise<{ user: User; audiences: readonly string[] } | undefined> {
     this.maybeSweep();
     const hash = digest(token);
     if (timingSafeEqual(hash, this.adminDigest)) {
@@ -81,7 +81,7 @@ export class Authenticator implements TokenIssuer, TokenReviewer {
     const key = hash.toString("hex");
     const t = this.issued.get(key);
     if (!t) return undefined;
-    const account = this.storage.get(serviceAccountStrategy, t.namespace, t.name);
+    const account = await this.storage.get(serviceAccountStrategy, t.namespace, t.name);
     if (t.expiresMs <= this.clock.now() || !account || uidOf(account.object) !== t.uid) {
       this.issued.delete(key);
       return undefined;
@@ -103,10 +103,10 @@ export class Authenticator implements TokenIssuer, TokenReviewer {
    * authenticator: a header that is not `Bearer <token>` carries no token (the request is
    * anonymous); a token nobody knows is 401.
    */
-  authenticate(authorization: string | undefined): Authentication {
+  async authenticate(authorization: string | undefined): Promise<Authentication> {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
     if (!m?.[1]) return { ok: true, user: ANONYMOUS };
-    const found = this.userOfToken(m[1]);
+    const found = await this.userOfToken(m[1]);
     return found ? { ok: true, user: found.user } : { ok: false };
   }
 }

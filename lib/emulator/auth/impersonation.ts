@@ -90,12 +90,12 @@ function attributesOf(i: Item): ResourceAttributes {
  * The user a request acts as: the requester when no impersonation header is present, else the
  * impersonated user. `refuse` builds the 403 for the first item the authorizer denies.
  */
-export function impersonate(
+export async function impersonate(
   requester: User,
   headers: DistinctHeaders,
   authorizer: Authorizer,
   refuse: (requester: User, a: ResourceAttributes, reason: string) => Error,
-): User {
+): Promise<User> {
   const items = itemsOf(headers);
   if (!items.length) return requester;
   const groupsSpecified = (headers["impersonate-group"] ?? []).length > 0;
@@ -105,7 +105,7 @@ export function impersonate(
   const extra: Record<string, string[]> = {};
   for (const i of items) {
     const a = attributesOf(i);
-    const decision = authorizer.authorize(requester, a);
+    const decision = await authorizer.authorize(requester, a);
     if (!decision.allowed) throw refuse(requester, a, decision.reason);
     if (i.kind === "User") username = i.name;
     else if (i.kind === "ServiceAccount") {
@@ -122,11 +122,11 @@ export function impersonate(
 }
 
 /** The authorizer a server without authorization has (AlwaysAllow): everyone may do anything. */
-export const ALWAYS_ALLOW: Authorizer = { authorize: () => ({ allowed: true, reason: "" }) };
+export const ALWAYS_ALLOW: Authorizer = { authorize: async () => ({ allowed: true, reason: "" }) };
 
 /** AlwaysAllow's rules (authorizerfactory/builtin.go): everything, complete. */
 export const ALWAYS_ALLOW_RULES: RulesResolver = {
-  resolveRules: () => ({
+  resolveRules: async () => ({
     resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }],
     nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
     incomplete: false,

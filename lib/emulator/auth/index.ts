@@ -26,10 +26,13 @@ import { defaultClusterRoleBindings, defaultClusterRoles } from "./default-polic
 import { ALWAYS_ALLOW, ALWAYS_ALLOW_RULES, type DistinctHeaders, impersonate } from "./impersonation.js";
 import { RbacAuthorizer } from "./rbac-authorizer.js";
 
-/** The default cluster roles and bindings, as a real server's rbac/bootstrap-roles hook makes them whatever its authorizer. */
-function seedDefaultPolicy(generic: GenericRegistry): void {
-  for (const role of defaultClusterRoles()) generic.create(clusterRoleStrategy, role);
-  for (const binding of defaultClusterRoleBindings()) generic.create(clusterRoleBindingStrategy, binding);
+/**
+ * The default cluster roles and bindings, as a real server's rbac/bootstrap-roles hook makes them
+ * whatever its authorizer; the server runs it before it listens (server.ts), one write after another.
+ */
+export async function seedDefaultPolicy(generic: GenericRegistry): Promise<void> {
+  for (const role of defaultClusterRoles()) await generic.create(clusterRoleStrategy, role);
+  for (const binding of defaultClusterRoleBindings()) await generic.create(clusterRoleBindingStrategy, binding);
 }
 
 export function enableAuth(
@@ -39,7 +42,6 @@ export function enableAuth(
   adminToken: string,
   capabilities: Capabilities,
 ): AccessControl {
-  seedDefaultPolicy(generic);
   const authenticator = new Authenticator(adminToken, storage, clock);
   const authorizer = new RbacAuthorizer(storage, generic.failpoints);
   capabilities.provide(AUTHORIZER, authorizer);
@@ -53,8 +55,7 @@ export function enableAuth(
 const NO_AUTH_USER: User = { username: "system:admin", groups: ["system:masters", "system:authenticated"] };
 
 /** Auth off: the review types (always served) answer from AlwaysAllow; service account tokens are issued and reviewed. */
-export function enableNoAuth(generic: GenericRegistry, storage: ObjectStorage, clock: EmulatorClock, adminToken: string, capabilities: Capabilities): void {
-  seedDefaultPolicy(generic);
+export function enableNoAuth(storage: ObjectStorage, clock: EmulatorClock, adminToken: string, capabilities: Capabilities): void {
   capabilities.provide(AUTHORIZER, ALWAYS_ALLOW);
   capabilities.provide(RULES_RESOLVER, ALWAYS_ALLOW_RULES);
   const authenticator = new Authenticator(adminToken, storage, clock);
@@ -63,6 +64,6 @@ export function enableNoAuth(generic: GenericRegistry, storage: ObjectStorage, c
 }
 
 /** The user of a request without auth: the administrator, or whom it impersonates (always allowed). */
-export function noAuthUser(headers: DistinctHeaders): User {
+export function noAuthUser(headers: DistinctHeaders): Promise<User> {
   return impersonate(NO_AUTH_USER, headers, ALWAYS_ALLOW, () => new Error("AlwaysAllow denied"));
 }

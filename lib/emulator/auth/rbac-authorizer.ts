@@ -90,9 +90,9 @@ export class RbacAuthorizer implements Authorizer, RulesResolver {
     private readonly failpoints: Failpoints = NO_FAILPOINTS,
   ) {}
 
-  private objects(strategy: ResourceStrategy, namespace: string | undefined): KubeObject[] {
+  private async objects(strategy: ResourceStrategy, namespace: string | undefined): Promise<KubeObject[]> {
     const out: KubeObject[] = [];
-    for (const kv of this.storage.range(strategy, namespace).kvs) {
+    for (const kv of (await this.storage.range(strategy, namespace)).kvs) {
       if (this.storage.isCorrupt(kv)) continue;
       out.push(this.storage.decode(kv));
     }
@@ -103,9 +103,9 @@ export class RbacAuthorizer implements Authorizer, RulesResolver {
    * A role's rules; a missing one adds its NotFound text to `errors`, with the singular resource
    * as the authorizer's listers say it, or the plural as the registry (the escalation check) does.
    */
-  private roleRules(kind: string, name: string, namespace: string, errors: string[], plural: boolean): PolicyRule[] {
+  private async roleRules(kind: string, name: string, namespace: string, errors: string[], plural: boolean): Promise<PolicyRule[]> {
     const role = referencedRole({ kind }, namespace);
-    const stored = this.roleObject(role.strategy, role.namespace, name);
+    const stored = await this.roleObject(role.strategy, role.namespace, name);
     if (!stored) {
       errors.push(`${plural ? role.strategy.resource : role.strategy.singularName}.${RBAC_GROUP} "${name}" not found`);
       return [];
@@ -118,27 +118,28 @@ export class RbacAuthorizer implements Authorizer, RulesResolver {
    * role bindings, then the namespace's role bindings; unresolvable role references in `errors`
    * (`plural`: in the registry's words, see roleRules).
    */
-  appliedBindings(user: User, namespace: string, errors: string[] = [], plural = false): AppliedBinding[] {
+  async appliedBindings(user: User, namespace: string, errors: string[] = [], plural = false): Promise<AppliedBinding[]> {
     const out: AppliedBinding[] = [];
-    const add = (binding: KubeObject, bindingKind: string, bindingNamespace: string): void => {
+    // One binding after another, as before: the order of bindings and of resolution errors is the answer's.
+    const add = async (binding: KubeObject, bindingKind: string, bindingNamespace: string): Promise<void> => {
       const subject = subjectsOf(binding).find((s) => subjectApplies(s, user, bindingNamespace));
       if (!subject) return;
       const ref = roleRefOf(binding);
-      const rules = this.roleRules(ref.kind, ref.name, bindingNamespace, errors, plural);
+      const rules = await this.roleRules(ref.kind, ref.name, bindingNamespace, errors, plural);
       const bindingName = bindingNamespace ? `${nameOf(binding)}/${bindingNamespace}` : nameOf(binding);
       out.push({ description: `${bindingKind} "${bindingName}" of ${ref.kind} "${ref.name}" to ${describeSubject(subject, bindingNamespace)}`, rules });
     };
-    for (const b of this.objects(clusterRoleBindingStrategy, undefined)) add(b, "ClusterRoleBinding", "");
+    for (const b of await this.objects(clusterRoleBindingStrategy, undefined)) await add(b, "ClusterRoleBinding", "");
     // Role bindings of every namespace count everywhere with failpoint rolebinding-grants-cluster-wide.
     if (this.failpoints.has("rolebinding-grants-cluster-wide"))
-      for (const b of this.objects(roleBindingStrategy, undefined)) add(b, "RoleBinding", namespaceOf(b));
-    else if (namespace) for (const b of this.objects(roleBindingStrategy, namespace)) add(b, "RoleBinding", namespaceOf(b));
+      for (const b of await this.objects(roleBindingStrategy, undefined)) await add(b, "RoleBinding", namespaceOf(b));
+    else if (namespace) for (const b of await this.objects(roleBindingStrategy, namespace)) await add(b, "RoleBinding", namespaceOf(b));
     return out;
   }
 
   /** A stored role (Role or ClusterRole), if readable. */
-  roleObject(strategy: ResourceStrategy, namespace: string, name: string): KubeObject | undefined {
-    const kv = this.storage.entry(strategy, this.storage.key(strategy, namespace, name));
+  async roleObject(strategy: ResourceStrategy, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const kv = await this.storage.entry(strategy, this.storage.key(strategy, namespace, name));
     return kv && !this.storage.isCorrupt(kv) ? this.storage.decode(kv) : undefined;
   }
 
@@ -146,8 +147,8 @@ export class RbacAuthorizer implements Authorizer, RulesResolver {
    * All the rules the user holds in a namespace ("" for the cluster scope), as the escalation
    * check's resolver reads them: references to missing roles in `errors`, in the registry's words.
    */
-  rulesFor(user: User, namespace: string, errors: string[] = []): PolicyRule[] {
-    return this.appliedBindings(user, namespace, errors, true).flatMap((b) => b.rules);
+  async rulesFor(user: User, namespace: string, errors: string[] = []): Promise<PolicyRule[]> {
+    return (await this.appliedBindings(user, namespace, errors, true)).flatMap((b) => b.rules);
   }
 
   /**
@@ -157,9 +158,9 @@ export class RbacAuthorizer implements Authorizer, RulesResolver {
    * privileged group has no rule resolver: system:masters shows what its bindings grant
    * (cluster-admin, bound to it by default).
    */
-  resolveRules(user: User, namespace: string): ResolvedRules {
+  async resolveRules(user: User, namespace: string): Promise<ResolvedRules> {
     const errors: string[] = [];
-    const rules = this.appliedBindings(user, namespace, errors).flatMap((b) => b.rules);
+    const rules = (await this.appliedBindings(user, namespace, errors)).flatMap((b) => b.rules);
     return {
       resourceRules: rules.filter((r) => r.resources.length > 0).map(resourceRuleJson),
       nonResourceRules: rules.filter((r) => r.nonResourceURLs.length > 0).map((r) => ({ verbs: [...r.verbs], nonResourceURLs: [...r.nonResourceURLs] })),
@@ -168,11 +169,11 @@ export class RbacAuthorizer implements Authorizer, RulesResolver {
     };
   }
 
-  authorize(user: User, a: RequestAttributes): Decision {
+  async authorize(user: User, a: RequestAttributes): Promise<Decision> {
     if (user.groups.includes(MASTERS_GROUP)) return { allowed: true, reason: "" };
     const errors: string[] = [];
     const namespace = a.kind === "resource" ? a.namespace : "";
-    for (const b of this.appliedBindings(user, namespace, errors)) {
+    for (const b of await this.appliedBindings(user, namespace, errors)) {
       // A rule read without its verbs (failpoint rbac-ignores-verbs).
       if (b.rules.some((r) => ruleAllows(r, a, this.failpoints.has("rbac-ignores-verbs"))))
         return { allowed: true, reason: `RBAC: allowed by ${b.description}` };

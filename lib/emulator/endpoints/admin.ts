@@ -66,7 +66,7 @@ export async function handleAdmin(ctx: AdminRequest): Promise<void> {
   // The body is read as JSON whatever its Content-Type: this is a test hook, and `curl -d`
   // labels JSON as a form.
   const body = parseAdminBody(await readBody(req, ctx.parts.settings.maxRequestBodyBytes));
-  const answer = action === "/compact" ? compact(ctx.parts, body) : action === "/clock" ? advanceClock(ctx.parts, body) : markCorrupt(ctx.parts, body);
+  const answer = await (action === "/compact" ? compact(ctx.parts, body) : action === "/clock" ? advanceClock(ctx.parts, body) : markCorrupt(ctx.parts, body));
   writeJson(res, 200, answer, { pretty });
 }
 
@@ -88,11 +88,12 @@ function onlyKeys(body: JsonObject, allowed: readonly string[]): void {
   if (unknown.length) throw badRequest(`unknown field(s) in the admin request body: ${unknown.join(", ")} (allowed: ${allowed.join(", ")})`);
 }
 
-function compact(parts: EmulatorParts, body: JsonObject): { compactedRevision: string } {
+async function compact(parts: EmulatorParts, body: JsonObject): Promise<{ compactedRevision: string }> {
   onlyKeys(body, ["revision"]);
   const store = parts.storage.store;
   const requested = body["revision"];
-  let revision = store.revision;
+  const current = await store.currentRevision();
+  let revision = current;
   if (requested !== undefined) {
     if (typeof requested !== "string" || !/^[0-9]+$/.test(requested)) {
       throw badRequest(`revision must be a resourceVersion (a string of digits), not ${JSON.stringify(requested)}`);
@@ -100,14 +101,14 @@ function compact(parts: EmulatorParts, body: JsonObject): { compactedRevision: s
     revision = Number(requested);
     if (revision < 1) throw badRequest("revision must be at least 1");
     // etcd refuses to compact a revision it has not reached.
-    if (revision > store.revision) throw badRequest(`revision ${revision} is in the future (current revision ${store.revision})`);
+    if (revision > current) throw badRequest(`revision ${revision} is in the future (current revision ${current})`);
   }
-  store.compact(revision);
+  await store.compact(revision);
   // An older revision than the one already compacted is a no-op; the answer says where history starts now.
   return { compactedRevision: String(store.compactRevision) };
 }
 
-function advanceClock(parts: EmulatorParts, body: JsonObject): { now: string } {
+async function advanceClock(parts: EmulatorParts, body: JsonObject): Promise<{ now: string }> {
   onlyKeys(body, ["advanceSeconds"]);
   const seconds = body["advanceSeconds"];
   if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds <= 0) {
@@ -121,12 +122,12 @@ function advanceClock(parts: EmulatorParts, body: JsonObject): { now: string } {
   }
   // Event TTLs and retention are measured on this clock: expire what the jump ended now, events
   // first (their deletes are new revisions), rather than at the next real-time check or store access.
-  parts.eventTtl.sweep();
+  await parts.eventTtl.sweep();
   parts.storage.store.applyRetention();
   return { now: parts.clock.date().toISOString() };
 }
 
-function markCorrupt(parts: EmulatorParts, body: JsonObject): { path: string; resourceVersion: string } {
+async function markCorrupt(parts: EmulatorParts, body: JsonObject): Promise<{ path: string; resourceVersion: string }> {
   onlyKeys(body, ["path"]);
   const path = body["path"];
   if (typeof path !== "string" || path === "") throw badRequest(`path must be the API path of one object, not ${JSON.stringify(path ?? null)}`);
@@ -135,7 +136,7 @@ function markCorrupt(parts: EmulatorParts, body: JsonObject): { path: string; re
     throw badRequest(`path must be the API path of one object (such as /api/v1/namespaces/x/configmaps/y), not ${JSON.stringify(path)}`);
   }
   if (r.strategy.definesNamespace) throw badRequest("namespaces cannot be marked corrupt");
-  const kv = parts.storage.markCorrupt(parts.storage.key(r.strategy, r.namespace, r.name));
+  const kv = await parts.storage.markCorrupt(parts.storage.key(r.strategy, r.namespace, r.name));
   if (!kv) throw notFound(qualifiedResourceOf(r.strategy), r.name);
   return { path, resourceVersion: String(kv.modRevision) };
 }

@@ -13,7 +13,7 @@ import { badRequest, internalError, methodNotAllowed, pathNotFound, StatusError 
 import { EmulatorClock } from "../apimachinery/clock.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { EMULATOR_DEPTH_MESSAGE, isStackOverflow } from "../apimachinery/json.js";
-import { enableAuth, enableNoAuth, noAuthUser } from "../auth/index.js";
+import { enableAuth, enableNoAuth, noAuthUser, seedDefaultPolicy } from "../auth/index.js";
 import type { Failpoints } from "../failpoints.js";
 import type { EmulatorSettings } from "../options.js";
 import { CrdController } from "../registry/apiextensions/crd-controller.js";
@@ -27,8 +27,8 @@ import { ResourceRegistry } from "../registry/generic/strategy.js";
 import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "../registry/index.js";
 import { ContinueTokenSigner } from "../storage/continue-token.js";
 import { EventTtl } from "../storage/event-ttl.js";
+import { MemoryKeyValueStore } from "../storage/kv.js";
 import { ObjectStorage } from "../storage/object-storage.js";
-import { MemoryStore } from "../storage/store.js";
 import type { ServingTls } from "../tls.js";
 import { handleAdmin, isAdminPath } from "./admin.js";
 import { wantsAggregatedDiscovery, writeAggregatedDiscovery } from "./aggregated-discovery.js";
@@ -189,9 +189,9 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     if (!limit.admit(req, res, url)) return;
     // Authentication, then authorization, before anything else (the real filter chain); the
     // test-only admin endpoint is for system:masters only.
-    const user = parts.auth
+    const user = await (parts.auth
       ? parts.auth.check(req.method ?? "GET", url, req.headersDistinct, parts.settings.admin && isAdminPath(url.pathname) ? "admin" : "api")
-      : noAuthUser(req.headersDistinct);
+      : noAuthUser(req.headersDistinct));
     // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
     if (parts.settings.admin && isAdminPath(url.pathname)) {
       await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });
@@ -235,7 +235,7 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
 
 export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTls): EmulatorServer {
   const clock = new EmulatorClock();
-  const store = new MemoryStore({
+  const store = new MemoryKeyValueStore({
     retentionMs: settings.retentionMs,
     now: () => clock.now(),
     maxRequestBytes: settings.maxStorageRequestBytes,
@@ -247,8 +247,6 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
   const eventTtl = new EventTtl(store, `${eventStrategy.storagePrefix}/`, () => clock.now(), settings.eventTtlMs);
-  // A storage without leases keeps every Event (failpoints.ts): the TTL never follows a write.
-  if (!settings.failpoints.has("event-ttl-ignored")) eventTtl.start();
   const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs }, () => clock.date());
   const watches: WatchRegistry = new Set();
   const continueTokens = new ContinueTokenSigner();
@@ -258,14 +256,23 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   const capabilities = new Capabilities();
   capabilities.provide(NAMESPACE_DELETER, lifecycle);
   const auth = settings.auth ? enableAuth(generic, storage, clock, settings.adminToken, capabilities) : undefined;
-  if (!auth) enableNoAuth(generic, storage, clock, settings.adminToken, capabilities);
+  if (!auth) enableNoAuth(storage, clock, settings.adminToken, capabilities);
   const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
-  lifecycle.seed();
   const namespaceContent = new NamespaceContentController(generic, registry, settings.namespaceContentDelayMs, () => clock.date(), tls?.ca);
-  if (settings.namespaceContent) namespaceContent.start();
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.
   const crds = new CrdController(generic, registry, () => clock.date());
-  crds.start();
+  // The startup writes and the controllers' first lists await the store; listen() waits for
+  // them, in this order (the seeded objects' resourceVersions follow it).
+  const ready = (async () => {
+    // A storage without leases keeps every Event (failpoints.ts): the TTL never follows a write.
+    if (!settings.failpoints.has("event-ttl-ignored")) await eventTtl.start();
+    await seedDefaultPolicy(generic);
+    await lifecycle.seed();
+    if (settings.namespaceContent) await namespaceContent.start();
+    await crds.start();
+  })();
+  // A server made and never listened on must not leave a rejection unhandled; listen() rethrows it.
+  ready.catch(() => {});
   // The `kubernetes` Service and its EndpointSlice name the port, so they are made once listening.
   const kubernetesService = new KubernetesServiceController(generic, registry, () => clock.date(), settings.serviceClusterIpRange);
 
@@ -313,14 +320,16 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
     server,
     parts,
     listen: (host, port) =>
-      new Promise((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, host, () => {
-          server.off("error", reject);
-          kubernetesService.start(host, (server.address() as AddressInfo).port);
-          resolve(`${tls ? "https" : "http"}://${address()}`);
-        });
-      }),
+      ready.then(
+        () =>
+          new Promise((resolve, reject) => {
+            server.once("error", reject);
+            server.listen(port, host, () => {
+              server.off("error", reject);
+              kubernetesService.start(host, (server.address() as AddressInfo).port).then(() => resolve(`${tls ? "https" : "http"}://${address()}`), reject);
+            });
+          }),
+      ),
     inFlight: () => limit.count,
     close: async () => {
       lifecycle.stop();

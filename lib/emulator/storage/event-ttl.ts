@@ -15,7 +15,8 @@
  * An expiry is a delete conditional on the revision seen: a write that races it wins and starts
  * a new lifetime. A TTL of 0 means no expiry, as the storage attaches no lease for a zero TTL.
  */
-import { type ChangeEvent, type MemoryStore, StoreError } from "./store.js";
+import type { KeyValueStore } from "./kv.js";
+import { type ChangeEvent, StoreError } from "./store.js";
 
 /** kube-apiserver --event-ttl default. */
 export const DEFAULT_EVENT_TTL_MS = 60 * 60 * 1000;
@@ -36,11 +37,12 @@ export class EventTtl {
   private nextExpiry = Infinity;
   private timer: NodeJS.Timeout | undefined;
   private cancelWatch: (() => void) | undefined;
-  private sweeping = false;
+  /** The sweep under way: sweeps run one after another, so one asked for after a clock advance sees that advance. */
+  private sweeps: Promise<unknown> = Promise.resolve();
   private stopped = false;
 
   constructor(
-    private readonly store: MemoryStore,
+    private readonly store: KeyValueStore,
     /** Stored events prefix, with its trailing slash. */
     private readonly prefix: string,
     private readonly now: () => number,
@@ -52,12 +54,15 @@ export class EventTtl {
   }
 
   /** Starts following writes and real time. */
-  start(): void {
+  async start(): Promise<void> {
     if (this.cancelWatch || this.stopped) return;
     // Entries already there (none on a fresh store) count from now.
     const startedAt = this.now();
-    for (const kv of this.store.range(this.prefix).kvs) this.track(kv.key, { at: startedAt, modRevision: kv.modRevision });
-    this.cancelWatch = this.store.watch(this.prefix, this.store.revision, (change) => this.observe(change));
+    const listed = await this.store.range(this.prefix);
+    if (this.cancelWatch || this.stopped) return;
+    for (const kv of listed.kvs) this.track(kv.key, { at: startedAt, modRevision: kv.modRevision });
+    // From the listed revision: the writes made while the list was awaited come through the watch.
+    this.cancelWatch = this.store.watch(this.prefix, listed.revision, (change) => this.observe(change));
     this.schedule();
   }
 
@@ -75,28 +80,33 @@ export class EventTtl {
     this.cancelWatch?.();
   }
 
-  /** Deletes every event whose TTL has run out; returns how many were deleted. */
-  sweep(): number {
-    if (this.stopped || this.sweeping || this.ttlMs <= 0) return 0;
+  /**
+   * Deletes every event whose TTL has run out; returns how many were deleted. The deletes await
+   * the store one after another; each is conditional on the revision seen, so a write that lands
+   * meanwhile keeps its event.
+   */
+  sweep(): Promise<number> {
+    const run = this.sweeps.then(() => this.sweepOnce());
+    this.sweeps = run.catch(() => 0);
+    return run;
+  }
+
+  private async sweepOnce(): Promise<number> {
+    if (this.stopped || this.ttlMs <= 0) return 0;
     const now = this.now();
     if (now < this.nextExpiry) return 0;
-    this.sweeping = true;
     let deleted = 0;
-    try {
-      const expired = [...this.written].filter(([, w]) => w.at + this.ttlMs <= now);
-      for (const [key, w] of expired) {
-        try {
-          this.store.delete(key, { expectModRevision: w.modRevision });
-          deleted++;
-        } catch (e) {
-          // Rewritten or deleted meanwhile: the watch has the newer state.
-          if (!(e instanceof StoreError)) throw e;
-        }
+    const expired = [...this.written].filter(([, w]) => w.at + this.ttlMs <= now);
+    for (const [key, w] of expired) {
+      try {
+        await this.store.delete(key, { expectModRevision: w.modRevision });
+        deleted++;
+      } catch (e) {
+        // Rewritten or deleted meanwhile: the watch has the newer state.
+        if (!(e instanceof StoreError)) throw e;
       }
-      this.nextExpiry = this.earliestExpiry();
-    } finally {
-      this.sweeping = false;
     }
+    this.nextExpiry = this.earliestExpiry();
     return deleted;
   }
 
@@ -124,7 +134,8 @@ export class EventTtl {
     const ref = new WeakRef(this);
     const timer = setInterval(() => {
       const ttl = ref.deref();
-      if (ttl) ttl.sweep();
+      // A failed sweep is tried again at the next tick.
+      if (ttl) ttl.sweep().catch(() => {});
       else clearInterval(timer);
     }, interval);
     timer.unref();

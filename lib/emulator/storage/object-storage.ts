@@ -23,12 +23,12 @@ import { failure } from "../../wire/status.js";
 import { internalError, StatusError } from "../apimachinery/api-errors.js";
 import { type KubeObject, parseStored } from "../apimachinery/json.js";
 import { asKubeObject, setMeta } from "../apimachinery/object-meta.js";
+import type { KeyValueStore } from "./kv.js";
 import { type StorageView, ViewedEntries } from "./storage-views.js";
 import {
   type ChangeEvent,
   type DeleteResult,
   type KeyValue,
-  type MemoryStore,
   type PutResult,
   type RangeOptions,
   type RangeResult,
@@ -58,7 +58,7 @@ export class ObjectStorage {
   /** Keys marked unreadable, each with the modRevision of the value that is "corrupt". */
   private readonly corrupt = new Map<string, number>();
 
-  constructor(readonly store: MemoryStore) {}
+  constructor(readonly store: KeyValueStore) {}
 
   /** The view's conversions for the type, or undefined when it reads its own entries. */
   private viewOf(type: StoredType): ViewedEntries | undefined {
@@ -111,15 +111,15 @@ export class ObjectStorage {
     return value.slice(0, at.index) + field + (value[at.index] === "}" ? "" : ",") + value.slice(at.index);
   }
 
-  get(type: StoredType, namespace: string, name: string): StoredObject | undefined {
-    const kv = this.entry(type, this.key(type, namespace, name));
+  async get(type: StoredType, namespace: string, name: string): Promise<StoredObject | undefined> {
+    const kv = await this.entry(type, this.key(type, namespace, name));
     if (kv) this.mustBeReadable(kv);
     return kv ? { object: this.decode(kv), kv } : undefined;
   }
 
   /** Marks the current value at key unreadable; false when there is no entry. */
-  markCorrupt(key: string): KeyValue | undefined {
-    const kv = this.store.get(key);
+  async markCorrupt(key: string): Promise<KeyValue | undefined> {
+    const kv = await this.store.get(key);
     if (kv) this.corrupt.set(key, kv.modRevision);
     return kv;
   }
@@ -138,15 +138,15 @@ export class ObjectStorage {
   }
 
   /** The entry at key (one of this.key(type, …)), in the type's form. */
-  entry(type: StoredType, key: string): KeyValue | undefined {
-    const kv = this.store.get(key);
+  async entry(type: StoredType, key: string): Promise<KeyValue | undefined> {
+    const kv = await this.store.get(key);
     const viewed = this.viewOf(type);
     return kv && viewed ? viewed.kv(kv) : kv;
   }
 
   /** The entries of a collection (one namespace, or the whole type), in the type's form. */
-  range(type: StoredType, namespace: string | undefined, options: RangeOptions = {}): RangeResult {
-    const result = this.store.range(this.prefix(type, namespace), options);
+  async range(type: StoredType, namespace: string | undefined, options: RangeOptions = {}): Promise<RangeResult> {
+    const result = await this.store.range(this.prefix(type, namespace), options);
     const viewed = this.viewOf(type);
     return viewed ? { ...result, kvs: result.kvs.map((kv) => viewed.kv(kv)) } : result;
   }
@@ -168,16 +168,16 @@ export class ObjectStorage {
    * Server-side apply does not retry on a real server (its handler has no such retry): its
    * writes come with slimRetry false.
    */
-  put(type: StoredType, key: string, value: string, options: WriteOptions & { readonly slimRetry?: boolean } = {}): PutResult {
+  async put(type: StoredType, key: string, value: string, options: WriteOptions & { readonly slimRetry?: boolean } = {}): Promise<PutResult> {
     const { slimRetry = true, ...write } = options;
     try {
-      return this.putOnce(type, key, value, write);
+      return await this.putOnce(type, key, value, write);
     } catch (e) {
       if (!(e instanceof StoreError) || (e.code !== "RequestTooLarge" && e.code !== "NoSpace")) throw e;
       const slimmer = e.code === "RequestTooLarge" && slimRetry ? withoutManagedFields(value) : undefined;
       if (slimmer === undefined) throw etcdFailure(e);
       try {
-        return this.putOnce(type, key, slimmer, write);
+        return await this.putOnce(type, key, slimmer, write);
       } catch (again) {
         if (again instanceof StoreError && (again.code === "RequestTooLarge" || again.code === "NoSpace")) throw etcdFailure(again);
         throw again;
@@ -185,16 +185,16 @@ export class ObjectStorage {
     }
   }
 
-  private putOnce(type: StoredType, key: string, value: string, options: WriteOptions): PutResult {
+  private async putOnce(type: StoredType, key: string, value: string, options: WriteOptions): Promise<PutResult> {
     const viewed = this.viewOf(type);
     if (!viewed) return this.store.put(key, value, options);
-    const result = this.store.put(key, viewed.view.toStored(value), options);
+    const result = await this.store.put(key, viewed.view.toStored(value), options);
     return { revision: result.revision, kv: viewed.kv(result.kv), prevKv: result.prevKv && viewed.kv(result.prevKv) };
   }
 
-  delete(type: StoredType, key: string, options: WriteOptions = {}): DeleteResult {
+  async delete(type: StoredType, key: string, options: WriteOptions = {}): Promise<DeleteResult> {
     const viewed = this.viewOf(type);
-    const result = this.store.delete(key, options);
+    const result = await this.store.delete(key, options);
     return viewed ? { revision: result.revision, prevKv: viewed.kv(result.prevKv) } : result;
   }
 }

@@ -75,9 +75,10 @@ export function parseResourceVersion(rv: string): number | bigint | undefined {
 }
 
 /** Throws ResourceVersionTooLarge when the store has not reached rv yet (undefined: any state will do). */
-export function mustHaveReached(storage: ObjectStorage, rv: number | bigint | undefined): void {
-  const current = storage.store.revision;
-  if (rv !== undefined && rv > current) throw new ResourceVersionTooLarge(rv, current);
+export async function mustHaveReached(storage: ObjectStorage, rv: number | bigint | undefined): Promise<void> {
+  if (rv === undefined) return;
+  const current = await storage.store.currentRevision();
+  if (rv > current) throw new ResourceVersionTooLarge(rv, current);
 }
 
 /** The 410 case of a token: the rest of the list can still be read at the latest state. */
@@ -92,7 +93,7 @@ function continueExpired(position: ContinuePosition, prefix: string): ContinueEx
  * the entries select() keeps; the token resumes after the last entry examined. An entry marked
  * corrupt anywhere after the start refuses the whole read (object-storage.ts).
  */
-export function readList(storage: ObjectStorage, read: ListRead): ListPage {
+export async function readList(storage: ObjectStorage, read: ListRead): Promise<ListPage> {
   const store = storage.store;
   const { continueTokens: tokens, limit } = read;
   const prefix = storage.prefix(read.type, read.namespace);
@@ -109,7 +110,7 @@ export function readList(storage: ObjectStorage, read: ListRead): ListPage {
     if (aged || (revision !== undefined && revision < store.compactRevision)) throw continueExpired(position, prefix);
   } else {
     const requested = parseResourceVersion(read.resourceVersion);
-    mustHaveReached(storage, requested);
+    await mustHaveReached(storage, requested);
     // Reached, so a number.
     const requestedRv = requested === undefined ? undefined : Number(requested);
     if (requestedRv !== undefined && (read.resourceVersionMatch === "Exact" || (read.resourceVersionMatch === "" && limit > 0))) {
@@ -118,11 +119,11 @@ export function readList(storage: ObjectStorage, read: ListRead): ListPage {
       revision = requestedRv;
     }
   }
-  mustHaveReached(storage, revision);
+  await mustHaveReached(storage, revision);
 
-  let range: ReturnType<typeof storage.range>;
+  let range: Awaited<ReturnType<typeof storage.range>>;
   try {
-    range = storage.range(read.type, read.namespace, { revision, startKey: position?.startKey });
+    range = await storage.range(read.type, read.namespace, { revision, startKey: position?.startKey });
   } catch (e) {
     if (!(e instanceof StoreError && e.code === "Compacted")) throw e;
     throw position ? continueExpired(position, prefix) : new ResourceVersionTooOld(revision ?? 0, store.compactRevision);
@@ -174,10 +175,11 @@ export interface WatchStart {
  * or after the current revision. A version the store has not reached is no error: its changes
  * are simply still to come.
  */
-export function startWatch(storage: ObjectStorage, read: WatchRead): WatchStart {
+export async function startWatch(storage: ObjectStorage, read: WatchRead): Promise<WatchStart> {
   if (read.sendInitialEvents ?? read.resourceVersion === undefined) {
-    // The current state is at least as new as any version given (NotOlderThan).
-    const snapshot = storage.range(read.type, read.namespace);
+    // The current state is at least as new as any version given (NotOlderThan). Changes made
+    // after it while the caller awaits are after snapshot.revision: the replay from it sends them.
+    const snapshot = await storage.range(read.type, read.namespace);
     return { initial: snapshot.kvs, from: snapshot.revision };
   }
   return { from: read.resourceVersion ?? storage.store.revision };

@@ -3,8 +3,9 @@
  * one cluster-wide revision counter bumped by every write, keys kept in byte order, each entry
  * carrying createRevision/modRevision, and a change log (etcd's watch history) kept for a
  * retention window and cut by compact(). Everything is synchronous: a write, its log entry and
- * the notification of every watcher happen in the same tick, which is what gives list-then-watch
- * and the bookmark revision their consistency.
+ * the notification of every watcher happen in the same tick. The layers above see it through
+ * the asynchronous seam of kv.ts (MemoryKeyValueStore), where a store on etcd can stand instead;
+ * list-then-watch stays consistent there by revision (a watch replays from the list's revision).
  */
 
 export interface KeyValue {

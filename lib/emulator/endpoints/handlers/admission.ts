@@ -13,15 +13,19 @@
  * creates), DeleteOptions as parsed; `dryRun: true` on a dry run. Webhook warnings are added to
  * the handler's Warning list.
  *
- * Known differences: when the stored object changes while webhooks are being called, the write
- * is answered 409 Conflict (a real server retries an unconditional update from the new state);
- * the namespace controller's deletions do not go through webhooks.
+ * The store may change between a write's read and its conditional write (webhook calls, and
+ * every store call, are awaited): the write then fails as a WriteConflict, and an update, patch
+ * or delete runs again from the new state (retryWrite), as the real server's GuaranteedUpdate
+ * and conditional delete do; one whose resourceVersion or preconditions no longer match then
+ * gets the usual 409.
+ *
+ * Known difference: the namespace controller's deletions do not go through webhooks.
  */
 
 import type { AdmissionAttributes } from "../../admission/dispatcher.js";
 import type { Operation } from "../../admission/matching.js";
 import type { UserInfo } from "../../admission/review.js";
-import { badRequest, conflict, notFound, OPTIMISTIC_LOCK_MESSAGE } from "../../apimachinery/api-errors.js";
+import { badRequest, conflict, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError } from "../../apimachinery/api-errors.js";
 import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
 import type { DeleteOptions, WriteOptions } from "../../registry/generic/options.js";
@@ -43,6 +47,34 @@ const META_V1 = "meta.k8s.io/v1";
 function reviewUser(ctx: RequestContext): UserInfo {
   const user = ctx.user;
   return user ? { username: user.username, groups: user.groups } : EMULATOR_USER;
+}
+
+/** A write whose conditional store write failed: the object changed after it was read. Answered as the optimistic-lock 409. */
+export class WriteConflict extends StatusError {}
+
+/** How many times an update or patch is tried against a changing object before its 409 is answered (a real server tries until its request times out). */
+const WRITE_ATTEMPTS = 10;
+
+/**
+ * Runs one attempt of an update or patch (read, admit, write) again while it ends in a
+ * WriteConflict, as the real server's GuaranteedUpdate re-reads and re-applies the update; the
+ * attempt reads the object anew each time. Webhooks are called again for each attempt.
+ */
+export async function retryWrite<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!(e instanceof WriteConflict) || n >= WRITE_ATTEMPTS) throw e;
+    }
+  }
+}
+
+/** A store Conflict (a conditional write that lost the race) as the WriteConflict retryWrite retries; anything else as it is. */
+export function storeConflict(strategy: TypeIdentity, name: string, e: unknown): unknown {
+  return e instanceof StoreError && e.code === "Conflict"
+    ? new WriteConflict(conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE).status)
+    : e;
 }
 
 /** CreateOptions or UpdateOptions as the handler decoded them from the query. */
@@ -73,7 +105,7 @@ export interface AdmittedWrites {
   create(strategy: ResourceStrategy, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
   /** Mutating webhooks, the generic update with validating webhooks before its write. */
   update(strategy: ResourceStrategy, existing: StoredObject, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
-  /** Preconditions and the DELETE webhooks; resolves with the entry to delete (409 when it changed meanwhile). */
+  /** Preconditions and the DELETE webhooks; resolves with the entry to delete (a WriteConflict when it changed meanwhile). */
   checkDelete(strategy: ResourceStrategy, existing: StoredObject, options: DeleteOptions): Promise<StoredObject>;
 }
 
@@ -108,8 +140,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
   });
 
   /** The store changed under a write that waited for webhooks: the optimistic-lock conflict. */
-  const asConflict = (strategy: TypeIdentity, name: string, e: unknown): unknown =>
-    e instanceof StoreError && e.code === "Conflict" ? conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE) : e;
+  const asConflict = storeConflict;
 
   const validating = (strategy: TypeIdentity & ObjectSchema, operation: Operation, options: JsonObject, dryRun: boolean) => (point: AdmissionPoint) =>
     admission.validate(attributes(strategy, operation, nameOf(point.object), point.object, point.old, options, dryRun), warnings);
@@ -120,7 +151,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const createOptions = queryOptions("CreateOptions", ctx.url);
       const mutated = (await admission.mutate(attributes(strategy, "CREATE", nameOf(object), object, undefined, createOptions, dryRun), warnings)) ?? object;
       // RBAC's escalation check sits in the registry, after mutating admission and before validation.
-      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, ctx.route.name ?? "", mutated);
+      await ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, ctx.route.name ?? "", mutated);
       if (strategy.namespaced && namespaceOf(mutated) !== ctx.route.namespace) {
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       }
@@ -136,7 +167,7 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const updateOptions = queryOptions("UpdateOptions", ctx.url);
       const name = nameOf(existing.object);
       const mutated = (await admission.mutate(attributes(strategy, "UPDATE", name, object, existing.object, updateOptions, dryRun), warnings)) ?? object;
-      ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, ctx.route.name ?? "", mutated, existing.object);
+      await ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, ctx.route.name ?? "", mutated, existing.object);
       try {
         return await generic.updateAdmitted(strategy, existing, mutated, options, validating(strategy, "UPDATE", updateOptions, dryRun));
       } catch (e) {
@@ -151,9 +182,10 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
       const attrs = attributes(strategy, "DELETE", name, undefined, existing.object, deleteOptionsJson(options), options.dryRun === true);
       await admission.mutate(attrs, warnings);
       await admission.validate(attrs, warnings);
-      const current = generic.storage.get(strategy, namespaceOf(existing.object), name);
+      const current = await generic.storage.get(strategy, namespaceOf(existing.object), name);
       if (!current) throw notFound(qualifiedResourceOf(strategy), name);
-      if (current.kv.modRevision !== existing.kv.modRevision) throw conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE);
+      if (current.kv.modRevision !== existing.kv.modRevision)
+        throw new WriteConflict(conflict(qualifiedResourceOf(strategy), name, OPTIMISTIC_LOCK_MESSAGE).status);
       return current;
     },
   };

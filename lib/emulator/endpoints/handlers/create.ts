@@ -58,7 +58,7 @@ export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<v
   // A server that applies the custom-resource generation rule to every type (failpoints.ts).
   if (failpoints.has("generation-on-create")) setMeta(object, "generation", 1);
   // A dry run that skips built-in admission (failpoint dry-run-skips-admission).
-  if (!(dryRun && failpoints.has("dry-run-skips-admission"))) ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
+  if (!(dryRun && failpoints.has("dry-run-skips-admission"))) await ctx.parts.lifecycle.admitCreate(strategy, namespace, nameOf(object));
   let checked = strategy;
   // A custom resource store without the schema's type checks (failpoints.ts): only the type errors go.
   if (strategy.unstructured && failpoints.has("crd-types-unchecked")) {
@@ -82,16 +82,16 @@ function overrideBody(ctx: RequestContext, body: Buffer, kind: string): JsonObje
 }
 
 /** POST served by a create override; `kind` is what decode errors call the body. */
-export function handleCreateOverride(ctx: RequestContext, override: RestCreate, name: string, kind: string, body: Buffer): Promise<void> {
+export async function handleCreateOverride(ctx: RequestContext, override: RestCreate, name: string, kind: string, body: Buffer): Promise<void> {
   const { parts } = ctx;
   const decoded = body.length === 0 && override.emptyBodyAllowed ? {} : overrideBody(ctx, body, kind);
-  const result = override.create({
+  const result = await override.create({
     namespace: ctx.route.namespace,
     name,
     body: decoded,
     user: ctx.user,
     now: () => parts.clock.date(),
-    read: (ns, objectName) => parts.storage.get(ctx.route.strategy, ns, objectName)?.object,
+    read: async (ns, objectName) => (await parts.storage.get(ctx.route.strategy, ns, objectName))?.object,
     capabilities: parts.capabilities,
   });
   return writeObject(ctx, result.code, result.object);

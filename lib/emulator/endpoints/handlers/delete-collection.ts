@@ -22,14 +22,14 @@ export async function handleDeleteCollection(ctx: RequestContext, options: ListO
   const { strategy } = ctx.route;
   const { generic } = ctx.parts;
   const deleteOptions = parseDeleteOptions(ctx, body);
-  const page = readPage(ctx, options.limit > 0 ? options : { ...options, limit: 0, continueToken: "" });
+  const page = await readPage(ctx, options.limit > 0 ? options : { ...options, limit: 0, continueToken: "" });
   const warnings: string[] = [];
   const writes = admittedWrites(ctx, warnings);
   for (const item of pageItems(ctx, page)) {
-    const current = generic.storage.get(strategy, namespaceOf(item), nameOf(item));
+    const current = await generic.storage.get(strategy, namespaceOf(item), nameOf(item));
     // Gone already, or changed since the list: the real server skips NotFound and reports nothing else here.
     if (!current) continue;
-    deleteAdmitted(ctx, await writes.checkDelete(strategy, current, deleteOptions), deleteOptions);
+    await deleteAdmitted(ctx, await writes.checkDelete(strategy, current, deleteOptions), deleteOptions);
     // A collection delete that stops after its first object (failpoint deletecollection-deletes-one).
     if (ctx.parts.settings.failpoints.has("deletecollection-deletes-one")) break;
   }

@@ -19,7 +19,7 @@ import { nameOf, uidOf } from "../../apimachinery/object-meta.js";
 import type { DeleteOptions, DeleteOutcome } from "../../registry/generic/options.js";
 import { qualifiedResourceOf } from "../../registry/generic/strategy.js";
 import type { StoredObject } from "../../storage/object-storage.js";
-import { admittedWrites } from "./admission.js";
+import { admittedWrites, retryWrite, storeConflict } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { FORCE_OPTION, parseDeleteOptions } from "./delete-options.js";
 import { writeObject } from "./respond.js";
@@ -27,19 +27,30 @@ import { warningHeaders } from "./write-options.js";
 
 export async function handleDelete(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
-  const { generic, lifecycle } = ctx.parts;
+  const { lifecycle } = ctx.parts;
   const parsed = parseDeleteOptions(ctx, body);
   // A delete that drops its preconditions unread (failpoint delete-ignores-preconditions).
   const options = ctx.parts.settings.failpoints.has("delete-ignores-preconditions") ? { ...parsed, preconditions: undefined } : parsed;
   if (options.ignoreStoreReadErrorWithClusterBreakingPotential) {
     // With auth on, the unsafe delete also needs its own verb on the object.
-    ctx.parts.auth?.admitUnsafeDelete(ctx.user, strategy, strategy.namespaced ? namespace : strategy.definesNamespace ? name : "", name);
+    await ctx.parts.auth?.admitUnsafeDelete(ctx.user, strategy, strategy.namespaced ? namespace : strategy.definesNamespace ? name : "", name);
     return forceDelete(ctx, name);
   }
   lifecycle.admitDelete(strategy, name);
+  return retryWrite(() => deleteOnce(ctx, name, options));
+}
+
+/** One attempt: the object read anew, admitted, deleted if it has not changed since the read. */
+async function deleteOnce(ctx: RequestContext, name: string, options: DeleteOptions): Promise<void> {
+  const { strategy, namespace } = ctx.route;
   const warnings: string[] = [];
-  const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, generic.mustGet(strategy, namespace, name), options);
-  const outcome = deleteAdmitted(ctx, existing, options);
+  const existing = await admittedWrites(ctx, warnings).checkDelete(strategy, await ctx.parts.generic.mustGet(strategy, namespace, name), options);
+  let outcome: DeleteOutcome;
+  try {
+    outcome = await deleteAdmitted(ctx, existing, options);
+  } catch (e) {
+    throw storeConflict(strategy, name, e);
+  }
   // A server that returns the deleted object for every type (failpoints.ts) skips the Status.
   if (outcome.deleted && !strategy.returnDeletedObject && !ctx.parts.settings.failpoints.has("delete-returns-object")) {
     const d = details({ name: nameOf(outcome.object), group: strategy.group, kind: strategy.resource, uid: uidOf(outcome.object) });
@@ -51,17 +62,17 @@ export async function handleDelete(ctx: RequestContext, name: string, body: Buff
 }
 
 /** Deletes an admitted object: through the type's delete override when it has one, else the generic delete. */
-export function deleteAdmitted(ctx: RequestContext, existing: StoredObject, options: DeleteOptions): DeleteOutcome {
+export function deleteAdmitted(ctx: RequestContext, existing: StoredObject, options: DeleteOptions): Promise<DeleteOutcome> {
   const { strategy } = ctx.route;
   const override = strategy.deleteOverride;
   return override ? override.delete({ existing, options, capabilities: ctx.parts.capabilities }) : ctx.parts.generic.delete(strategy, existing, options);
 }
 
-function forceDelete(ctx: RequestContext, name: string): Promise<void> {
+async function forceDelete(ctx: RequestContext, name: string): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const storage = ctx.parts.storage;
   const key = storage.key(strategy, namespace, name);
-  const kv = storage.entry(strategy, key);
+  const kv = await storage.entry(strategy, key);
   if (!kv) throw notFound(qualifiedResourceOf(strategy), name);
   if (!storage.isCorrupt(kv)) {
     throw invalidError({ group: strategy.group, kind: strategy.resource }, name, [
@@ -72,6 +83,6 @@ function forceDelete(ctx: RequestContext, name: string): Promise<void> {
       ),
     ]);
   }
-  storage.delete(strategy, key, { expectModRevision: kv.modRevision });
+  await storage.delete(strategy, key, { expectModRevision: kv.modRevision });
   return writeObject(ctx, 200, makeStatus({ status: "Success", details: details({ name, group: strategy.group, kind: strategy.resource }) }));
 }

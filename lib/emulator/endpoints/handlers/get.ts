@@ -11,28 +11,28 @@ import type { RequestContext } from "./context.js";
 import { writeObject } from "./respond.js";
 import { readError } from "./storage-errors.js";
 
-export function handleGet(ctx: RequestContext, name: string, resourceVersion: string): Promise<void> {
+export async function handleGet(ctx: RequestContext, name: string, resourceVersion: string): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { failpoints } = ctx.parts.settings;
   const requested = parseResourceVersionParam(resourceVersion, strategy, "get");
   try {
     // A server that pretends a version it has not reached is its current one (failpoints.ts).
-    if (!failpoints.has("future-rv-served")) mustHaveReached(ctx.parts.storage, requested);
+    if (!failpoints.has("future-rv-served")) await mustHaveReached(ctx.parts.storage, requested);
   } catch (e) {
     throw readError(e, strategy, "get") ?? e;
   }
-  const found = ctx.parts.generic.mustGet(strategy, namespace, name);
+  const found = await ctx.parts.generic.mustGet(strategy, namespace, name);
   // A server that answers from a cache one write behind (failpoints.ts).
-  const object = failpoints.has("get-serves-previous-version") && resourceVersion === "" ? previousVersion(ctx, found) : found.object;
+  const object = failpoints.has("get-serves-previous-version") && resourceVersion === "" ? await previousVersion(ctx, found) : found.object;
   return writeObject(ctx, 200, object);
 }
 
 /** The object as it was before its last write, or as it is when history has no earlier state of it. */
-function previousVersion(ctx: RequestContext, found: StoredObject): KubeObject {
+async function previousVersion(ctx: RequestContext, found: StoredObject): Promise<KubeObject> {
   const { storage } = ctx.parts;
   const { strategy, namespace } = ctx.route;
   try {
-    const before = storage.range(strategy, namespace, { revision: found.kv.modRevision - 1, startKey: found.kv.key, limit: 1 }).kvs[0];
+    const before = (await storage.range(strategy, namespace, { revision: found.kv.modRevision - 1, startKey: found.kv.key, limit: 1 })).kvs[0];
     return before?.key === found.kv.key ? storage.decode(before) : found.object;
   } catch {
     return found.object;

@@ -15,7 +15,7 @@ import { type ListSource, writeList as writeListResponse } from "./respond.js";
 import { readError } from "./storage-errors.js";
 
 /** Reads one page of the collection the route names. */
-export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
+export async function readPage(ctx: RequestContext, options: ListOptions): Promise<ListPage> {
   const { strategy, namespace, allNamespaces } = ctx.route;
   const { storage, clock, settings, continueTokens } = ctx.parts;
   const filter = objectFilter(options, strategy);
@@ -30,7 +30,7 @@ export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
     select: filter.empty ? undefined : (kv) => filter.matches(storage.decode(kv)),
   };
   try {
-    return settings.failpoints.size === 0 ? readList(storage, read) : readFaultyPage(ctx, read);
+    return await (settings.failpoints.size === 0 ? readList(storage, read) : readFaultyPage(ctx, read));
   } catch (e) {
     throw readError(e, strategy, "list") ?? e;
   }
@@ -41,7 +41,7 @@ export function readPage(ctx: RequestContext, options: ListOptions): ListPage {
  * (failpoints.ts; the self-test's faults of lib/faults/catalog/read-path.ts): the request is
  * bent before storage's read rules, the page after them.
  */
-function readFaultyPage(ctx: RequestContext, asked: ListRead): ListPage {
+async function readFaultyPage(ctx: RequestContext, asked: ListRead): Promise<ListPage> {
   const { storage, settings } = ctx.parts;
   const on = (name: FailpointName): boolean => settings.failpoints.has(name);
   const store = storage.store;
@@ -76,11 +76,11 @@ function readFaultyPage(ctx: RequestContext, asked: ListRead): ListPage {
     // The same position at the latest revision: what a 410's fresh token asks for, here without the 410.
     if (position && relabel) read = { ...read, continueToken: encodeContinueFrom(position.startKey, prefix, -1) };
   }
-  let page = readList(storage, read);
+  let page = await readList(storage, read);
   if (label !== undefined) page = { ...page, revision: label };
   if (on("continue-skips-item") && asked.continueToken) page = { ...page, kvs: page.kvs.slice(1) };
   if (on("remaining-count-with-selectors") && asked.select && page.continueToken) {
-    page = { ...page, remainingItemCount: readList(storage, { ...read, select: undefined }).remainingItemCount };
+    page = { ...page, remainingItemCount: (await readList(storage, { ...read, select: undefined })).remainingItemCount };
   }
   return page;
 }
@@ -109,6 +109,6 @@ export function writeList(ctx: RequestContext, page: ListPage): Promise<void> {
   return writeListResponse(ctx, pageSource(ctx, page));
 }
 
-export function handleList(ctx: RequestContext, options: ListOptions): Promise<void> {
-  return writeList(ctx, readPage(ctx, options));
+export async function handleList(ctx: RequestContext, options: ListOptions): Promise<void> {
+  return writeList(ctx, await readPage(ctx, options));
 }

@@ -48,7 +48,7 @@ import { isApply, type PatchType } from "../patch/media-types.js";
 import { applyMergePatch } from "../patch/merge-patch.js";
 import { type PatchOptions, patchOptionsOf } from "../patch/options.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge.js";
-import { admittedWrites } from "./admission.js";
+import { admittedWrites, retryWrite } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { reconcileCreateNamespace } from "./create.js";
 import { writeObject } from "./respond.js";
@@ -217,11 +217,16 @@ function checkIdentity(strategy: ResourceStrategy, namespace: string, name: stri
   if (objName !== name) throw badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
 }
 
-export async function handlePatch(ctx: RequestContext, name: string, patchType: PatchType, body: Buffer): Promise<void> {
+export function handlePatch(ctx: RequestContext, name: string, patchType: PatchType, body: Buffer): Promise<void> {
+  return retryWrite(() => patchOnce(ctx, name, patchType, body));
+}
+
+/** One attempt: the patch applied to the object as stored now. */
+async function patchOnce(ctx: RequestContext, name: string, patchType: PatchType, body: Buffer): Promise<void> {
   const { strategy, namespace } = ctx.route;
   const { generic, lifecycle, clock } = ctx.parts;
   const options = patchOptionsOf(ctx.url, patchType);
-  const stored = generic.storage.get(strategy, namespace, name);
+  const stored = await generic.storage.get(strategy, namespace, name);
   const apply = isApply(patchType);
   const sub = ctx.route.subresource === undefined ? undefined : findSubresource(strategy, ctx.route.subresource);
   // The non-apply mechanisms cannot create (createNewObject is NotFound), before reading the
@@ -248,7 +253,7 @@ export async function handlePatch(ctx: RequestContext, name: string, patchType: 
     if (uidOf(object)) {
       throw conflict(qualifiedResourceOf(strategy), name, `uid mismatch: the provided object specified uid ${uidOf(object)}, and no existing object was found`);
     }
-    lifecycle.admitCreate(strategy, namespace, name);
+    await lifecycle.admitCreate(strategy, namespace, name);
     // Creation through the update path prepares the object for storage, dropping any version.
     setMeta(object, "resourceVersion", undefined);
     const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun: options.dryRun, apply });

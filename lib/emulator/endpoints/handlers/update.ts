@@ -6,14 +6,19 @@
 import { badRequest, notFound } from "../../apimachinery/api-errors.js";
 import { nameOf, namespaceOf, setMeta } from "../../apimachinery/object-meta.js";
 import { qualifiedResourceOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
-import { admittedWrites } from "./admission.js";
+import { admittedWrites, retryWrite } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { decodeBody, fieldValidationOf } from "./request-body.js";
 import { writeObject } from "./respond.js";
 import { warningHeaders, writeOptionsOf } from "./write-options.js";
 import { recordWriteOwnership } from "./write-ownership.js";
 
-export async function handleUpdate(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
+export function handleUpdate(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
+  return retryWrite(() => updateOnce(ctx, name, body));
+}
+
+/** One attempt: the body decoded anew against the object as stored now. */
+async function updateOnce(ctx: RequestContext, name: string, body: Buffer): Promise<void> {
   const { namespace } = ctx.route;
   const strategy = failpointStrategy(ctx);
   const { generic, lifecycle } = ctx.parts;
@@ -27,11 +32,11 @@ export async function handleUpdate(ctx: RequestContext, name: string, body: Buff
   }
   setMeta(object, "namespace", strategy.namespaced ? namespace : undefined);
 
-  const existing = generic.storage.get(strategy, namespace, name);
+  const existing = await generic.storage.get(strategy, namespace, name);
   recordWriteOwnership(ctx, body, existing?.object, object);
   if (!existing) {
     if (!strategy.allowCreateOnUpdate) throw notFound(qualifiedResourceOf(strategy), name);
-    lifecycle.admitCreate(strategy, namespace, name);
+    await lifecycle.admitCreate(strategy, namespace, name);
     // The storage update path prepares the object for storage, which drops the version.
     setMeta(object, "resourceVersion", undefined);
     const created = await admittedWrites(ctx, warnings).create(strategy, object, { dryRun });

@@ -45,7 +45,7 @@ function bookmarkObject(strategy: ResourceStrategy, revision: number): JsonObjec
   return { kind: strategy.kind, apiVersion: groupVersionOf(strategy), ...base, metadata: { resourceVersion: String(revision) } };
 }
 
-export function handleWatch(ctx: RequestContext, options: ListOptions): void {
+export async function handleWatch(ctx: RequestContext, options: ListOptions): Promise<void> {
   const { strategy, namespace, allNamespaces } = ctx.route;
   const { storage, settings, watches, clock } = ctx.parts;
   const collection = allNamespaces ? undefined : namespace;
@@ -127,12 +127,14 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     };
   };
 
-  const started = startWatch(storage, {
+  const started = await startWatch(storage, {
     type: strategy,
     namespace: collection,
     resourceVersion: startRv,
     sendInitialEvents: options.sendInitialEvents,
   });
+  // The client may have gone while the start was read.
+  if (closed) return;
   // A server that starts an unversioned (or "0") watch at "now" without the current state, as client-go's fake watch does (failpoints.ts).
   const noInitial =
     options.sendInitialEvents === undefined &&
@@ -151,7 +153,8 @@ export function handleWatch(ctx: RequestContext, options: ListOptions): void {
     }
   }
 
-  // Synchronous from range (or replay) to joining the live fan-out: no change can fall between.
+  // The changes made while the start was awaited are after `from`, so the replay sends them; from
+  // the replay to joining the live fan-out it is synchronous, so no change can fall between.
   try {
     // A store that counts the compaction revision itself as gone, not only the older ones (failpoints.ts).
     if (settings.failpoints.has("watch-at-compact-revision-expired") && startRv !== undefined && from === storage.store.compactRevision) {

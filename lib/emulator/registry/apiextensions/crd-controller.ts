@@ -40,6 +40,9 @@ export class CrdController {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly queued = new Set<string>();
   private stopWatch: (() => void) | undefined;
+  /** The sync of each definition under way: syncs of one definition run one after another, as their reads and writes now await the store. */
+  private readonly syncing = new Map<string, Promise<void>>();
+  private stopped = false;
 
   constructor(
     private readonly generic: GenericRegistry,
@@ -47,16 +50,20 @@ export class CrdController {
     private readonly now: () => Date,
   ) {}
 
-  start(): void {
+  async start(): Promise<void> {
     const storage = this.generic.storage;
-    for (const kv of storage.range(crdStrategy, undefined).kvs) this.schedule(nameOf(storage.decode(kv)));
-    this.stopWatch = storage.watch(crdStrategy, undefined, storage.store.revision, (change) => {
+    // The watch starts at the listed revision: what is written while the list is awaited comes through it.
+    const listed = await storage.range(crdStrategy, undefined);
+    if (this.stopped) return;
+    for (const kv of listed.kvs) this.schedule(nameOf(storage.decode(kv)));
+    this.stopWatch = storage.watch(crdStrategy, undefined, listed.revision, (change) => {
       const name = change.key.slice(change.key.lastIndexOf("/") + 1);
       this.schedule(name);
     });
   }
 
   stop(): void {
+    this.stopped = true;
     this.stopWatch?.();
     for (const stop of this.instanceWatches.values()) stop();
     this.instanceWatches.clear();
@@ -74,37 +81,40 @@ export class CrdController {
       this.timers.add(timer);
       return;
     }
-    if (this.queued.has(name)) return;
+    if (this.queued.has(name) || this.stopped) return;
     this.queued.add(name);
-    queueMicrotask(() => {
-      this.queued.delete(name);
-      try {
-        this.sync(name);
-      } catch {
-        // A write raced with the controller: look again shortly.
-        this.schedule(name, RETRY_MS);
-      }
-    });
+    const next: Promise<void> = (this.syncing.get(name) ?? Promise.resolve())
+      .then(() => {
+        this.queued.delete(name);
+        return this.sync(name);
+      })
+      // A write raced with the controller: look again shortly.
+      .catch(() => this.schedule(name, RETRY_MS))
+      .then(() => {
+        if (this.syncing.get(name) === next) this.syncing.delete(name);
+      });
+    this.syncing.set(name, next);
   }
 
-  private sync(name: string): void {
-    const found = this.generic.storage.get(crdStrategy, "", name);
+  private async sync(name: string): Promise<void> {
+    if (this.stopped) return;
+    const found = await this.generic.storage.get(crdStrategy, "", name);
     if (!found) {
       this.unserve(name);
       return;
     }
     const crd = found.object;
     if (!isTerminating(crd)) {
-      if (this.establish(found.object, found.kv.modRevision, found.kv.key)) return;
+      if (await this.establish(found.object, found.kv.modRevision, found.kv.key)) return;
       this.serve(crd);
       return;
     }
     this.serve(crd);
-    this.finalize(crd, found.kv.modRevision, found.kv.key);
+    await this.finalize(crd, found.kv.modRevision, found.kv.key);
   }
 
   /** Writes acceptedNames and the conditions when they differ; true when it wrote (a new sync follows). */
-  private establish(crd: KubeObject, modRevision: number, key: string): boolean {
+  private async establish(crd: KubeObject, modRevision: number, key: string): Promise<boolean> {
     const next = cloneJson(crd);
     const now = formatTime(this.now());
     const status = (next["status"] ??= {}) as Record<string, unknown>;
@@ -114,14 +124,14 @@ export class CrdController {
     setCondition(next, { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" }, now);
     setCondition(next, { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted" }, now);
     if (JSON.stringify(next["status"]) === before) return false;
-    this.writeStatus(next, modRevision, key);
+    await this.writeStatus(next, modRevision, key);
     return true;
   }
 
-  private writeStatus(next: KubeObject, modRevision: number, key: string): void {
+  private async writeStatus(next: KubeObject, modRevision: number, key: string): Promise<void> {
     const storage = this.generic.storage;
     const canonical = asKubeObject(canonicalize(next, CRD_SHAPE));
-    storage.put(crdStrategy, key, storage.encode(canonical), { expectModRevision: modRevision });
+    await storage.put(crdStrategy, key, storage.encode(canonical), { expectModRevision: modRevision });
   }
 
   /** Serves the definition's versions as it now stands (rebuilt only when its spec changed). */
@@ -150,7 +160,7 @@ export class CrdController {
   }
 
   /** Deletes the instances; once none is left, drops the cleanup finalizer. */
-  private finalize(crd: KubeObject, modRevision: number, key: string): void {
+  private async finalize(crd: KubeObject, modRevision: number, key: string): Promise<void> {
     const name = nameOf(crd);
     if (!finalizersOf(crd).includes(CRD_CLEANUP_FINALIZER)) return;
     const served = this.served.get(name);
@@ -158,8 +168,9 @@ export class CrdController {
     const storage = this.generic.storage;
     const strategy = served.types.storage;
     let remaining = 0;
-    for (const kv of storage.range(strategy, undefined).kvs) {
-      const outcome = this.generic.delete(strategy, { object: storage.decode(kv), kv });
+    const instances = await storage.range(strategy, undefined);
+    for (const kv of instances.kvs) {
+      const outcome = await this.generic.delete(strategy, { object: storage.decode(kv), kv });
       if (!outcome.deleted) remaining++;
     }
     if (remaining > 0) {
@@ -167,7 +178,8 @@ export class CrdController {
       if (!this.instanceWatches.has(name)) {
         this.instanceWatches.set(
           name,
-          storage.watch(strategy, undefined, storage.store.revision, () => this.schedule(name)),
+          // From the listed revision: a change while the deletes were awaited also brings a new sync.
+          storage.watch(strategy, undefined, instances.revision, () => this.schedule(name)),
         );
       }
       return;
@@ -177,9 +189,9 @@ export class CrdController {
     const finalizers = finalizersOf(next).filter((f) => f !== CRD_CLEANUP_FINALIZER);
     setMeta(next, "finalizers", finalizers.length ? finalizers : undefined);
     if (finalizers.length === 0) {
-      storage.delete(crdStrategy, key, { expectModRevision: modRevision });
+      await storage.delete(crdStrategy, key, { expectModRevision: modRevision });
       return;
     }
-    this.writeStatus(next, modRevision, key);
+    await this.writeStatus(next, modRevision, key);
   }
 }

@@ -33,7 +33,7 @@ export interface Decision {
 }
 
 export interface Authorizer {
-  authorize(user: User, attributes: RequestAttributes): Decision;
+  authorize(user: User, attributes: RequestAttributes): Promise<Decision>;
 }
 
 export const AUTHORIZER = new Capability<Authorizer>("authorizer");

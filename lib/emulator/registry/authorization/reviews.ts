@@ -33,7 +33,7 @@ export interface TokenReviewer {
    * The token's user and the audiences it is valid for among those asked (the API server's by
    * default), or undefined for an unknown, expired or invalidated token, or one for none of them.
    */
-  userOfToken(token: string, audiences?: readonly string[]): { readonly user: User; readonly audiences: readonly string[] } | undefined;
+  userOfToken(token: string, audiences?: readonly string[]): Promise<{ readonly user: User; readonly audiences: readonly string[] } | undefined>;
 }
 
 export const TOKEN_REVIEWER = new Capability<TokenReviewer>("token reviewer");
@@ -49,7 +49,7 @@ export interface ResolvedRules {
 
 /** What a SelfSubjectRulesReview asks: the rules that apply to a user in a namespace (the authorizer's RulesFor). */
 export interface RulesResolver {
-  resolveRules(user: User, namespace: string): ResolvedRules;
+  resolveRules(user: User, namespace: string): Promise<ResolvedRules>;
 }
 
 export const RULES_RESOLVER = new Capability<RulesResolver>("rules resolver");
@@ -116,8 +116,8 @@ function requestUser(request: RestRequest): User {
   return request.user;
 }
 
-function accessReviewStatus(authorizer: Authorizer, user: User, spec: JsonObject): JsonObject {
-  const d = authorizer.authorize(user, attributesOf(spec));
+async function accessReviewStatus(authorizer: Authorizer, user: User, spec: JsonObject): Promise<JsonObject> {
+  const d = await authorizer.authorize(user, attributesOf(spec));
   const status: JsonObject = { allowed: d.allowed };
   if (d.reason) status["reason"] = d.reason;
   return status;
@@ -125,7 +125,7 @@ function accessReviewStatus(authorizer: Authorizer, user: User, spec: JsonObject
 
 type Kind = "SubjectAccessReview" | "SelfSubjectAccessReview" | "LocalSubjectAccessReview";
 
-function serveAccessReview(kind: Kind, request: RestRequest): RestResult {
+async function serveAccessReview(kind: Kind, request: RestRequest): Promise<RestResult> {
   const authorizer = required(request, AUTHORIZER);
   const input = request.body;
   const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
@@ -154,11 +154,11 @@ function serveAccessReview(kind: Kind, request: RestRequest): RestResult {
     if (text(ra, "namespace") !== namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
     metadata["namespace"] = namespace;
   }
-  const out: KubeObject = { kind, apiVersion: `${AUTHORIZATION}/v1`, metadata, spec: echoed, status: accessReviewStatus(authorizer, user, echoed) };
+  const out: KubeObject = { kind, apiVersion: `${AUTHORIZATION}/v1`, metadata, spec: echoed, status: await accessReviewStatus(authorizer, user, echoed) };
   return { code: 201, object: out };
 }
 
-function serveTokenReview(request: RestRequest): RestResult {
+async function serveTokenReview(request: RestRequest): Promise<RestResult> {
   // Only tokens this server issued are known (auth on or off); any other comes back unanswered.
   const reviewer = request.capabilities.get(TOKEN_REVIEWER);
   const input = request.body;
@@ -166,7 +166,7 @@ function serveTokenReview(request: RestRequest): RestResult {
   const token = text(spec, "token");
   if (!token) throw badRequest(`token is required for TokenReview in ${AUTHENTICATION}`);
   const audiences = texts(spec, "audiences");
-  const found = reviewer?.userOfToken(token, audiences.length ? audiences : undefined);
+  const found = await reviewer?.userOfToken(token, audiences.length ? audiences : undefined);
   const echoed: JsonObject = { token };
   if (audiences.length) echoed["audiences"] = audiences;
   const status: JsonObject = found ? { authenticated: true, user: userInfoJson(found.user) as JsonObject, audiences: [...found.audiences] } : { user: {} };
@@ -174,7 +174,7 @@ function serveTokenReview(request: RestRequest): RestResult {
   return { code: 201, object: out };
 }
 
-function serveSelfSubjectReview(request: RestRequest): RestResult {
+async function serveSelfSubjectReview(request: RestRequest): Promise<RestResult> {
   const user = requestUser(request);
   const out: KubeObject = {
     kind: "SelfSubjectReview",
@@ -186,13 +186,13 @@ function serveSelfSubjectReview(request: RestRequest): RestResult {
 }
 
 /** The rules that apply to the requester in spec.namespace; the reply is a new object, so its spec is empty. */
-function serveRulesReview(request: RestRequest): RestResult {
+async function serveRulesReview(request: RestRequest): Promise<RestResult> {
   const resolver = required(request, RULES_RESOLVER);
   const input = request.body;
   const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
   const namespace = text(spec, "namespace");
   if (!namespace) throw badRequest("no namespace on request");
-  const rules = resolver.resolveRules(requestUser(request), namespace);
+  const rules = await resolver.resolveRules(requestUser(request), namespace);
   const status: JsonObject = {
     resourceRules: [...rules.resourceRules],
     nonResourceRules: [...rules.nonResourceRules],

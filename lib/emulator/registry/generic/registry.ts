@@ -42,13 +42,18 @@ export interface AdmissionPoint {
 /** Validating admission: resolves to let the write go on, rejects to refuse it. */
 export type ValidatingAdmission = (point: AdmissionPoint) => Promise<void>;
 
-/** A write's steps: it yields where validating admission applies, then returns its result. */
-type WriteSteps<T> = Generator<AdmissionPoint, T, void>;
+/**
+ * A write's steps: it yields where validating admission applies, then returns its result.
+ * Asynchronous: its reads and its write await the store (storage/kv.ts), so other requests may
+ * interleave between a step's read and its write; every write is conditional on the modRevision
+ * read (or on absence), so a change made meanwhile ends it with a Conflict, never lost.
+ */
+type WriteSteps<T> = AsyncGenerator<AdmissionPoint, T, void>;
 
-/** Runs the steps at once, without admission (internal writers: seeding, controllers). */
-function runSteps<T>(steps: WriteSteps<T>): T {
+/** Runs the steps without admission (internal writers: seeding, controllers). */
+async function runSteps<T>(steps: WriteSteps<T>): Promise<T> {
   for (;;) {
-    const r = steps.next();
+    const r = await steps.next();
     if (r.done) return r.value;
   }
 }
@@ -56,7 +61,7 @@ function runSteps<T>(steps: WriteSteps<T>): T {
 /** Runs the steps, waiting for admission at each point; a refusal ends the write before it is made. */
 async function runAdmittedSteps<T>(steps: WriteSteps<T>, admit: ValidatingAdmission): Promise<T> {
   for (;;) {
-    const r = steps.next();
+    const r = await steps.next();
     if (r.done) return r.value;
     await admit(r.value);
   }
@@ -74,7 +79,7 @@ export class GenericRegistry {
   ) {}
 
   /** Stores a new object. `input` is the decoded request body, namespace already reconciled. */
-  create(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions = {}): KubeObject {
+  create(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
     return runSteps(this.createSteps(strategy, input, options));
   }
 
@@ -83,11 +88,11 @@ export class GenericRegistry {
     return runAdmittedSteps(this.createSteps(strategy, input, options), admit);
   }
 
-  private *createSteps(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions): WriteSteps<KubeObject> {
+  private async *createSteps(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions): WriteSteps<KubeObject> {
     const o = cloneJson(input);
     setMeta(o, "deletionTimestamp", undefined);
     setMeta(o, "deletionGracePeriodSeconds", undefined);
-    strategy.beginCreate?.(o, this.writeContext(strategy, options));
+    if (strategy.beginCreate) strategy.beginCreate(o, await this.writeContext(strategy, options));
     strategy.prepareForCreate(o);
     const fp = this.failpoints;
     // A fake that stores the body's system fields as given (failpoints create-keeps-client-uid, creation-timestamp-from-body).
@@ -112,19 +117,19 @@ export class GenericRegistry {
       yield { object: stored, old: undefined };
       const key = this.storage.key(strategy, str(stored.metadata, "namespace"), nameOf(stored));
       if (options.dryRun) {
-        if (!this.storage.entry(strategy, key)) return stored;
+        if (!(await this.storage.entry(strategy, key))) return stored;
         if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
         throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       }
       // A store that keeps tombstones of deleted keys (failpoint deleted-name-stays-taken).
       if (fp.has("deleted-name-stays-taken") && this.deletedKeys.has(key)) throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       try {
-        const { kv } = this.storage.put(strategy, key, this.storage.encode(stored), { expectModRevision: 0, slimRetry: !options.apply });
+        const { kv } = await this.storage.put(strategy, key, this.storage.encode(stored), { expectModRevision: 0, slimRetry: !options.apply });
         return this.storage.decode(kv);
       } catch (e) {
         if (!(e instanceof StoreError) || e.code !== "KeyExists") throw e;
         // A create that upserts (failpoint duplicate-create-overwrites).
-        if (fp.has("duplicate-create-overwrites")) return this.storage.decode(this.storage.put(strategy, key, this.storage.encode(stored)).kv);
+        if (fp.has("duplicate-create-overwrites")) return this.storage.decode((await this.storage.put(strategy, key, this.storage.encode(stored))).kv);
         if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
         throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       }
@@ -132,7 +137,7 @@ export class GenericRegistry {
   }
 
   /** Replaces an existing object; unchanged content keeps the old resourceVersion and writes nothing. */
-  update(strategy: ResourceStrategy, existing: StoredObject, input: KubeObject, options: WriteOptions = {}): KubeObject {
+  update(strategy: ResourceStrategy, existing: StoredObject, input: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
     return runSteps(this.updateSteps(strategy, existing, input, options));
   }
 
@@ -147,7 +152,7 @@ export class GenericRegistry {
     return runAdmittedSteps(this.updateSteps(strategy, existing, input, options), admit);
   }
 
-  private *updateSteps(strategy: ResourceStrategy, existing: StoredObject, input: KubeObject, options: WriteOptions): WriteSteps<KubeObject> {
+  private async *updateSteps(strategy: ResourceStrategy, existing: StoredObject, input: KubeObject, options: WriteOptions): WriteSteps<KubeObject> {
     const old = existing.object;
     const o = cloneJson(input);
     const name = nameOf(old);
@@ -161,7 +166,7 @@ export class GenericRegistry {
         invalidField("metadata.resourceVersion", 0, "must be specified for an update"),
       ]);
     }
-    strategy.beginUpdate?.(o, old, this.writeContext(strategy, options));
+    if (strategy.beginUpdate) strategy.beginUpdate(o, old, await this.writeContext(strategy, options));
     // BeforeUpdate: system fields come from the stored object.
     setMeta(o, "generation", old.metadata["generation"]);
     strategy.prepareForUpdate(o, old);
@@ -194,17 +199,17 @@ export class GenericRegistry {
     const expectModRevision = existing.kv.modRevision;
     // Removing the last finalizer of a terminating object deletes it (unless failpoint last-finalizer-keeps-object).
     if (isTerminating(next) && !this.hasPendingFinalizers(strategy, next) && !this.failpoints.has("last-finalizer-keeps-object")) {
-      const { revision } = this.storage.delete(strategy, existing.kv.key, { expectModRevision });
+      const { revision } = await this.storage.delete(strategy, existing.kv.key, { expectModRevision });
       if (this.failpoints.has("deleted-name-stays-taken")) this.deletedKeys.add(existing.kv.key);
       setMeta(next, "resourceVersion", String(revision));
       return next;
     }
-    const { kv } = this.storage.put(strategy, existing.kv.key, value, { expectModRevision, slimRetry: !options.apply });
+    const { kv } = await this.storage.put(strategy, existing.kv.key, value, { expectModRevision, slimRetry: !options.apply });
     return this.storage.decode(kv);
   }
 
   /** Generic delete: preconditions, then removal, or marking when finalizers hold the object. */
-  delete(strategy: ResourceStrategy, existing: StoredObject, options: DeleteOptions = {}): DeleteOutcome {
+  async delete(strategy: ResourceStrategy, existing: StoredObject, options: DeleteOptions = {}): Promise<DeleteOutcome> {
     const o = existing.object;
     checkDeletePreconditions(strategy, o, options.preconditions);
     // A fake that ignores finalizers (failpoint delete-ignores-finalizers).
@@ -215,26 +220,30 @@ export class GenericRegistry {
       setMeta(marked, "deletionGracePeriodSeconds", 0);
       strategy.prepareForDeletion?.(marked);
       if (options.dryRun) return { deleted: false, object: marked };
-      const { kv } = this.storage.put(strategy, existing.kv.key, this.storage.encode(marked), {
+      const { kv } = await this.storage.put(strategy, existing.kv.key, this.storage.encode(marked), {
         expectModRevision: existing.kv.modRevision,
       });
       return { deleted: false, object: this.storage.decode(kv) };
     }
-    if (!options.dryRun) this.storage.delete(strategy, existing.kv.key, { expectModRevision: existing.kv.modRevision });
+    if (!options.dryRun) await this.storage.delete(strategy, existing.kv.key, { expectModRevision: existing.kv.modRevision });
     if (!options.dryRun && this.failpoints.has("deleted-name-stays-taken")) this.deletedKeys.add(existing.kv.key);
     return { deleted: true, object: o };
   }
 
-  private writeContext(strategy: ResourceStrategy, options: WriteOptions): WriteContext {
-    return {
-      stored: () => this.storage.range(strategy, undefined).kvs.map((kv) => this.storage.decode(kv)),
-      dryRun: options.dryRun === true,
-    };
+  /**
+   * The begin hooks' context, the type's stored objects read before the hook runs (a hook is
+   * synchronous). Another write may land between this read and the write's own put; the put is
+   * conditional on the object itself only, so two creates may pick the same free value (a
+   * Service's clusterIP), as they already could across an admission webhook's await.
+   */
+  private async writeContext(strategy: ResourceStrategy, options: WriteOptions): Promise<WriteContext> {
+    const stored = (await this.storage.range(strategy, undefined)).kvs.map((kv) => this.storage.decode(kv));
+    return { stored: () => stored, dryRun: options.dryRun === true };
   }
 
   /** Reads the object or throws the type's NotFound. */
-  mustGet(strategy: ResourceStrategy, namespace: string, name: string): StoredObject {
-    const found = this.storage.get(strategy, namespace, name);
+  async mustGet(strategy: ResourceStrategy, namespace: string, name: string): Promise<StoredObject> {
+    const found = await this.storage.get(strategy, namespace, name);
     if (!found) throw notFound(qualifiedResourceOf(strategy), name);
     return found;
   }

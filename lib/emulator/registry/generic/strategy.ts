@@ -180,7 +180,7 @@ export interface RestRequest {
   /** The server's clock. */
   readonly now: () => Date;
   /** Reads one stored object of the path's type (a subresource's parent) from this server's storage. */
-  read(namespace: string, name: string): KubeObject | undefined;
+  read(namespace: string, name: string): Promise<KubeObject | undefined>;
   /** What this server offers overrides besides the request (capabilities.ts): auth's authorizer and tokens when it is on. */
   readonly capabilities: CapabilityLookup;
 }
@@ -195,7 +195,7 @@ export interface RestResult {
 export interface RestCreate {
   /** An empty body is read as `{}` rather than refused as undecodable (SelfSubjectReview needs none). */
   readonly emptyBodyAllowed?: boolean;
-  create(request: RestRequest): RestResult;
+  create(request: RestRequest): Promise<RestResult>;
 }
 
 /** A DELETE of one object as a delete override sees it, after the endpoint's admission. */
@@ -212,7 +212,7 @@ export interface RestDeleteRequest {
  * in its write: the generic early check (BeforeDelete's) is skipped.
  */
 export interface RestDelete {
-  delete(request: RestDeleteRequest): DeleteOutcome;
+  delete(request: RestDeleteRequest): Promise<DeleteOutcome>;
 }
 
 /**

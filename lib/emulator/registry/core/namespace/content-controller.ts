@@ -39,14 +39,17 @@ export class NamespaceContentController {
     private readonly rootCa: string = rootCaPem(),
   ) {}
 
-  start(): void {
+  async start(): Promise<void> {
     const storage = this.generic.storage;
     const lastSegment = (key: string): string => key.slice(key.lastIndexOf("/") + 1);
     // The namespace of a namespaced key, /registry/<resource>/<namespace>/<name>.
     const namespaceOfKey = (key: string): string => key.split("/").at(-2) ?? "";
-    for (const kv of storage.range(namespaceStrategy, undefined).kvs) this.schedule(lastSegment(kv.key));
+    // The watches start at the listed revision: what is written while the list is awaited comes through them.
+    const listed = await storage.range(namespaceStrategy, undefined);
+    if (this.stopped) return;
+    for (const kv of listed.kvs) this.schedule(lastSegment(kv.key));
     this.stops.push(
-      storage.watch(namespaceStrategy, undefined, storage.store.revision, (c) => {
+      storage.watch(namespaceStrategy, undefined, listed.revision, (c) => {
         if (c.type === "put" && !c.prevKv) this.schedule(lastSegment(c.key));
       }),
     );
@@ -57,7 +60,7 @@ export class NamespaceContentController {
       const strategy = this.strategy(resource);
       if (!strategy) continue;
       this.stops.push(
-        storage.watch(strategy, undefined, storage.store.revision, (c) => {
+        storage.watch(strategy, undefined, listed.revision, (c) => {
           if (lastSegment(c.key) === name) this.schedule(namespaceOfKey(c.key));
         }),
       );
@@ -81,26 +84,28 @@ export class NamespaceContentController {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.queued.delete(namespace);
-      try {
-        this.sync(namespace);
-      } catch {
-        // A write raced with this one (created meanwhile, namespace going): look again.
-        this.schedule(namespace, RETRY_MS);
-      }
+      // A write raced with this one (created meanwhile, namespace going): look again.
+      this.sync(namespace).catch(() => this.schedule(namespace, RETRY_MS));
     }, delayMs);
     this.timers.add(timer);
   }
 
-  private sync(namespace: string): void {
+  /**
+   * Puts back what is missing. The namespace may start Terminating between the read here and
+   * the creates (each awaits the store); the namespace controller's check before its finalizer
+   * goes finds what lands after its sweep.
+   */
+  private async sync(namespace: string): Promise<void> {
+    if (this.stopped) return;
     const storage = this.generic.storage;
-    const ns = storage.get(namespaceStrategy, "", namespace);
+    const ns = await storage.get(namespaceStrategy, "", namespace);
     if (!ns || isTerminating(ns.object)) return;
     const configMaps = this.strategy("configmaps");
     if (configMaps) {
       const data = { "ca.crt": this.rootCa };
-      const existing = storage.get(configMaps, namespace, ROOT_CA_CONFIGMAP);
+      const existing = await storage.get(configMaps, namespace, ROOT_CA_CONFIGMAP);
       if (!existing) {
-        this.create(configMaps, {
+        await this.create(configMaps, {
           kind: "ConfigMap",
           apiVersion: "v1",
           metadata: { name: ROOT_CA_CONFIGMAP, namespace, annotations: { [DESCRIPTION_ANNOTATION]: ROOT_CA_DESCRIPTION } },
@@ -108,17 +113,17 @@ export class NamespaceContentController {
         });
       } else if (JSON.stringify(existing.object["data"]) !== JSON.stringify(data) && !isTerminating(existing.object)) {
         // The publisher repairs the data; other changes (labels, annotations) it leaves.
-        this.generic.update(configMaps, existing, { ...existing.object, data });
+        await this.generic.update(configMaps, existing, { ...existing.object, data });
       }
     }
     const serviceAccounts = this.strategy("serviceaccounts");
-    if (serviceAccounts && !storage.get(serviceAccounts, namespace, DEFAULT_SERVICE_ACCOUNT)) {
-      this.create(serviceAccounts, { kind: "ServiceAccount", apiVersion: "v1", metadata: { name: DEFAULT_SERVICE_ACCOUNT, namespace } });
+    if (serviceAccounts && !(await storage.get(serviceAccounts, namespace, DEFAULT_SERVICE_ACCOUNT))) {
+      await this.create(serviceAccounts, { kind: "ServiceAccount", apiVersion: "v1", metadata: { name: DEFAULT_SERVICE_ACCOUNT, namespace } });
     }
   }
 
-  private create(strategy: ResourceStrategy, o: KubeObject): void {
+  private async create(strategy: ResourceStrategy, o: KubeObject): Promise<void> {
     setMeta(o, "managedFields", managedFieldsAfterWrite(strategy, undefined, o, MANAGER, this.now()));
-    this.generic.create(strategy, o);
+    await this.generic.create(strategy, o);
   }
 }

@@ -54,25 +54,25 @@ export class NamespaceLifecycle implements NamespaceDeleter {
    * Creates the namespaces a fresh cluster has. The real server creates them through its own
    * API, so the creator's managedFields entry names kube-apiserver (its User-Agent's program).
    */
-  seed(): void {
+  async seed(): Promise<void> {
     for (const name of INITIAL_NAMESPACES) {
-      if (this.generic.storage.get(namespaceStrategy, "", name)) continue;
+      if (await this.generic.storage.get(namespaceStrategy, "", name)) continue;
       const ns: KubeObject = { kind: "Namespace", apiVersion: "v1", metadata: { name } };
       setMeta(ns, "managedFields", managedFieldsAfterWrite(namespaceStrategy, undefined, ns, "kube-apiserver", this.now()));
-      this.generic.create(namespaceStrategy, ns);
+      await this.generic.create(namespaceStrategy, ns);
     }
   }
 
   /** A namespace's labels, or undefined when there is none of that name (the webhooks' namespaceSelector reads them). */
-  namespaceLabels(name: string): Record<string, string> | undefined {
-    const ns = this.generic.storage.get(namespaceStrategy, "", name);
+  async namespaceLabels(name: string): Promise<Record<string, string> | undefined> {
+    const ns = await this.generic.storage.get(namespaceStrategy, "", name);
     return ns ? labelsOf(ns.object) : undefined;
   }
 
   /** Admission for creating namespaced content: the namespace must exist and not be terminating. */
-  admitCreate(strategy: TypeIdentity, namespace: string, name: string): void {
+  async admitCreate(strategy: TypeIdentity, namespace: string, name: string): Promise<void> {
     if (!strategy.namespaced) return;
-    const ns = this.generic.storage.get(namespaceStrategy, "", namespace);
+    const ns = await this.generic.storage.get(namespaceStrategy, "", namespace);
     if (!ns) throw notFound(NAMESPACES, namespace);
     if (isTerminating(ns.object)) {
       throw forbiddenError(qualifiedResourceOf(strategy), name, `unable to create new content in namespace ${namespace} because it is being terminated`, [
@@ -92,7 +92,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
    * deletionTimestamp and phase Terminating and returns the namespace; while the "kubernetes"
    * finalizer remains a repeated DELETE is a Conflict; once finalizers are gone it is a normal delete.
    */
-  delete(existing: StoredObject, options: DeleteOptions): DeleteOutcome {
+  async delete(existing: StoredObject, options: DeleteOptions): Promise<DeleteOutcome> {
     const ns = existing.object;
     const name = nameOf(ns);
     if (!isTerminating(ns)) {
@@ -102,7 +102,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
       draft["status"] = { ...(obj(draft, "status") ?? {}), phase: "Terminating" };
       const marked = asKubeObject(canonicalize(draft, namespaceStrategy.shape));
       if (options.dryRun) return { deleted: false, object: marked };
-      const { kv } = this.generic.storage.put(namespaceStrategy, existing.kv.key, this.generic.storage.encode(marked), {
+      const { kv } = await this.generic.storage.put(namespaceStrategy, existing.kv.key, this.generic.storage.encode(marked), {
         expectModRevision: existing.kv.modRevision,
       });
       this.schedule(name, this.options.cleanupDelayMs);
@@ -128,20 +128,28 @@ export class NamespaceLifecycle implements NamespaceDeleter {
     if (this.stopped) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      try {
-        if (!this.cleanUp(name)) this.schedule(name, RETRY_MS);
-      } catch {
+      this.cleanUp(name).then(
+        (done) => {
+          if (!done) this.schedule(name, RETRY_MS);
+        },
         // A write raced with the controller; look again shortly.
-        this.schedule(name, RETRY_MS);
-      }
+        () => this.schedule(name, RETRY_MS),
+      );
     }, delayMs);
     this.timers.add(timer);
   }
 
-  /** One pass of the namespace controller; true when there is nothing left to do. */
-  private cleanUp(name: string): boolean {
+  /**
+   * One pass of the namespace controller; true when there is nothing left to do. Each read and
+   * write awaits the store, so other requests interleave with the pass: every write is
+   * conditional on the modRevision read (a Conflict ends the pass, which is retried), and a
+   * create that passed admission before the namespace was Terminating and lands during the
+   * sweep is found by the check before the finalizer goes (the pass is then run again).
+   */
+  private async cleanUp(name: string): Promise<boolean> {
+    if (this.stopped) return true;
     const storage = this.generic.storage;
-    let ns = storage.get(namespaceStrategy, "", name);
+    let ns = await storage.get(namespaceStrategy, "", name);
     if (!ns || !isTerminating(ns.object)) return true;
     // A cluster without a running namespace controller (failpoint namespace-controller-stopped).
     if (this.generic.failpoints.has("namespace-controller-stopped")) return true;
@@ -150,17 +158,19 @@ export class NamespaceLifecycle implements NamespaceDeleter {
     const left = new Map<string, number>();
     const holding = new Map<string, number>();
     // A controller that skips the content (failpoint namespace-delete-orphans-content).
-    for (const strategy of this.generic.failpoints.has("namespace-delete-orphans-content") ? [] : this.registry.namespacedTypes()) {
-      for (const kv of storage.range(strategy, name).kvs) {
-        const outcome = this.generic.delete(strategy, { object: storage.decode(kv), kv });
+    const types = this.generic.failpoints.has("namespace-delete-orphans-content") ? [] : this.registry.namespacedTypes();
+    for (const strategy of types) {
+      for (const kv of (await storage.range(strategy, name)).kvs) {
+        const outcome = await this.generic.delete(strategy, { object: storage.decode(kv), kv });
         if (outcome.deleted) continue;
         const resource = `${strategy.resource}.${strategy.group}`;
         left.set(resource, (left.get(resource) ?? 0) + 1);
         for (const f of finalizersOf(outcome.object)) holding.set(f, (holding.get(f) ?? 0) + 1);
       }
     }
-    const withConditions = this.writeConditions(ns, left, holding);
+    const withConditions = await this.writeConditions(ns, left, holding);
     if (left.size > 0) return false;
+    for (const strategy of types) if ((await storage.range(strategy, name, { limit: 1 })).kvs.length > 0) return false;
     ns = withConditions;
     const finalizers = specFinalizersOf(ns.object);
     let current = ns;
@@ -168,12 +178,12 @@ export class NamespaceLifecycle implements NamespaceDeleter {
       const draft = cloneJson(ns.object);
       draft["spec"] = { finalizers: finalizers.filter((f) => f !== KUBERNETES_FINALIZER) };
       const finalized = asKubeObject(canonicalize(draft, namespaceStrategy.shape));
-      const { kv } = storage.put(namespaceStrategy, ns.kv.key, storage.encode(finalized), { expectModRevision: ns.kv.modRevision });
+      const { kv } = await storage.put(namespaceStrategy, ns.kv.key, storage.encode(finalized), { expectModRevision: ns.kv.modRevision });
       current = { object: storage.decode(kv), kv };
     }
     // Other finalizers (spec or metadata) belong to someone else; the namespace waits for them.
     if (this.generic.hasPendingFinalizers(namespaceStrategy, current.object)) return true;
-    storage.delete(namespaceStrategy, current.kv.key, { expectModRevision: current.kv.modRevision });
+    await storage.delete(namespaceStrategy, current.kv.key, { expectModRevision: current.kv.modRevision });
     return true;
   }
 
@@ -181,7 +191,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
    * The five deletion conditions the real controller writes on each pass (status_condition_utils.go),
    * False when fine; a condition keeps its lastTransitionTime while its status stays.
    */
-  private writeConditions(ns: StoredObject, left: Map<string, number>, holding: Map<string, number>): StoredObject {
+  private async writeConditions(ns: StoredObject, left: Map<string, number>, holding: Map<string, number>): Promise<StoredObject> {
     const storage = this.generic.storage;
     const now = formatTime(this.now());
     const remaining = [...left].map(([r, n]) => `${r} has ${n} resource instances`).join(", ");
@@ -209,7 +219,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
     const draft = cloneJson(ns.object);
     draft["status"] = { ...status, conditions };
     const updated = asKubeObject(canonicalize(draft, namespaceStrategy.shape));
-    const { kv } = storage.put(namespaceStrategy, ns.kv.key, storage.encode(updated), { expectModRevision: ns.kv.modRevision });
+    const { kv } = await storage.put(namespaceStrategy, ns.kv.key, storage.encode(updated), { expectModRevision: ns.kv.modRevision });
     return { object: storage.decode(kv), kv };
   }
 }

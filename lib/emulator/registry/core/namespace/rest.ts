@@ -13,13 +13,13 @@ import type { RestDelete, RestDeleteRequest } from "../../generic/strategy.js";
 
 /** What the override needs of a server's namespace lifecycle. */
 export interface NamespaceDeleter {
-  delete(existing: RestDeleteRequest["existing"], options: DeleteOptions): DeleteOutcome;
+  delete(existing: RestDeleteRequest["existing"], options: DeleteOptions): Promise<DeleteOutcome>;
 }
 
 export const NAMESPACE_DELETER = new Capability<NamespaceDeleter>("namespace deleter");
 
 export const NAMESPACE_DELETE: RestDelete = {
-  delete({ existing, options, capabilities }) {
+  async delete({ existing, options, capabilities }) {
     const deleter = capabilities.get(NAMESPACE_DELETER);
     // Every server builds its namespace lifecycle with it; a server without one is a wiring mistake.
     if (!deleter) throw new Error("no namespace lifecycle on this server");

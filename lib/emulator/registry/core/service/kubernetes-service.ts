@@ -49,16 +49,19 @@ export class KubernetesServiceController {
   }
 
   /** Makes both objects for a server listening on host:port, and keeps them. */
-  start(host: string, port: number): void {
+  async start(host: string, port: number): Promise<void> {
     this.address = endpointAddress(host);
     this.port = port;
-    this.sync();
     const storage = this.generic.storage;
+    // The watches start before the first sync's reads: a change while it awaits the store brings a repair.
+    const from = storage.store.revision;
+    await this.sync();
+    if (this.stopped) return;
     for (const strategy of [this.strategy("", "services"), this.strategy("discovery.k8s.io", "endpointslices")]) {
       if (!strategy) continue;
       const key = storage.key(strategy, NAMESPACE, KUBERNETES_SERVICE);
       this.stops.push(
-        storage.watch(strategy, NAMESPACE, storage.store.revision, (c) => {
+        storage.watch(strategy, NAMESPACE, from, (c) => {
           if (c.key === key) this.schedule();
         }),
       );
@@ -75,21 +78,17 @@ export class KubernetesServiceController {
     if (this.stopped || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      try {
-        this.sync();
-      } catch {
-        // A write raced with this one: look again.
-        this.schedule();
-      }
+      // A write raced with this one: look again.
+      this.sync().catch(() => this.schedule());
     }, REPAIR_MS);
   }
 
-  private sync(): void {
+  private async sync(): Promise<void> {
     const storage = this.generic.storage;
     const services = this.strategy("", "services");
-    if (services && !storage.get(services, NAMESPACE, KUBERNETES_SERVICE)) {
+    if (services && !(await storage.get(services, NAMESPACE, KUBERNETES_SERVICE))) {
       const ip = formatIPv4(this.range.first);
-      this.create(services, {
+      await this.create(services, {
         kind: "Service",
         apiVersion: "v1",
         metadata: { name: KUBERNETES_SERVICE, namespace: NAMESPACE, labels: { component: "apiserver", provider: "kubernetes" } },
@@ -110,9 +109,9 @@ export class KubernetesServiceController {
       endpoints: [{ addresses: [this.address], conditions: { ready: true } }],
       ports: [{ name: "https", protocol: "TCP", port: this.port }],
     };
-    const existing = storage.get(slices, NAMESPACE, KUBERNETES_SERVICE);
+    const existing = await storage.get(slices, NAMESPACE, KUBERNETES_SERVICE);
     if (!existing) {
-      this.create(slices, {
+      await this.create(slices, {
         kind: "EndpointSlice",
         apiVersion: "discovery.k8s.io/v1",
         metadata: { name: KUBERNETES_SERVICE, namespace: NAMESPACE, labels: { [SERVICE_NAME_LABEL]: KUBERNETES_SERVICE } },
@@ -135,11 +134,11 @@ export class KubernetesServiceController {
       [SERVICE_NAME_LABEL]: KUBERNETES_SERVICE,
     });
     setMeta(next, "managedFields", managedFieldsAfterWrite(slices, current, next, MANAGER, this.now()));
-    this.generic.update(slices, existing, next);
+    await this.generic.update(slices, existing, next);
   }
 
-  private create(strategy: ResourceStrategy, o: KubeObject): void {
+  private async create(strategy: ResourceStrategy, o: KubeObject): Promise<void> {
     setMeta(o, "managedFields", managedFieldsAfterWrite(strategy, undefined, o, MANAGER, this.now()));
-    this.generic.create(strategy, o);
+    await this.generic.create(strategy, o);
   }
 }

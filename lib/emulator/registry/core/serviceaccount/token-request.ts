@@ -53,7 +53,7 @@ export interface TokenIssuer {
 export const TOKEN_ISSUER = new Capability<TokenIssuer>("token issuer");
 
 /** The `token` subresource's create (SERVICE_ACCOUNT_TOKEN in strategy.ts): the account is the object on the path. */
-export function serveTokenRequest(request: RestRequest): RestResult {
+export async function serveTokenRequest(request: RestRequest): Promise<RestResult> {
   const { namespace, name } = request;
   const input = request.body;
   const spec = isJsonObject(input["spec"]) ? input["spec"] : {};
@@ -66,7 +66,7 @@ export function serveTokenRequest(request: RestRequest): RestResult {
   if (seconds < MIN_EXPIRATION_SECONDS) errs.push(invalidField("spec.expirationSeconds", seconds, "may not specify a duration less than 10 minutes"));
   if (seconds > MAX_EXPIRATION_SECONDS) errs.push(invalidField("spec.expirationSeconds", seconds, "may not specify a duration larger than 2^32 seconds"));
   if (errs.length) throw invalidError(TOKEN_REQUEST, name, errs);
-  const account = request.read(namespace, name);
+  const account = await request.read(namespace, name);
   if (!account) throw notFound({ group: "", resource: "serviceaccounts" }, name);
   const issuer = request.capabilities.get(TOKEN_ISSUER);
   if (!issuer) throw notFound({ group: "", resource: "serviceaccounts" }, name);
