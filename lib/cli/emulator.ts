@@ -191,6 +191,10 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       "service-cluster-ip-range": { type: "string" },
       // kube-apiserver's form: --feature-gates CBORServingAndStorage=true,APIResponseCompression=false
       "feature-gates": { type: "string" },
+      // kube-apiserver's names: store on etcd (comma-separated client URLs), under a key prefix, compacted every interval.
+      "etcd-servers": { type: "string" },
+      "etcd-prefix": { type: "string" },
+      "etcd-compaction-interval": { type: "string" },
       "controller-manager-port": { type: "string" },
       "controller-manager-args": { type: "string" },
       "node-agent-port": { type: "string" },
@@ -249,6 +253,24 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const storageQuotaBytes = bytesFlag("storage-quota-bytes", values["storage-quota-bytes"]);
   if (maxStorageRequestBytes !== undefined) api.maxStorageRequestBytes = maxStorageRequestBytes;
   if (storageQuotaBytes !== undefined) api.storageQuotaBytes = storageQuotaBytes;
+  const etcdServers = values["etcd-servers"];
+  if (etcdServers !== undefined) {
+    const urls = etcdServers.split(",").filter((u) => u !== "");
+    for (const u of urls)
+      if (!/^https?:\/\/[^/\s]+\/?$/.test(u)) throw new UsageError(`--etcd-servers takes scheme://host:port URLs, comma-separated, not "${u}"`);
+    if (urls.length === 0) throw new UsageError("--etcd-servers needs at least one URL");
+    api.etcdServers = urls;
+  }
+  const etcdPrefix = values["etcd-prefix"];
+  const compaction = values["etcd-compaction-interval"];
+  if ((etcdPrefix !== undefined || compaction !== undefined) && etcdServers === undefined)
+    throw new UsageError("--etcd-prefix and --etcd-compaction-interval go with --etcd-servers");
+  if (etcdPrefix !== undefined) {
+    if (!/^\/[^\s]*$/.test(etcdPrefix) || etcdPrefix.replace(/\/+$/, "") === "")
+      throw new UsageError(`--etcd-prefix must be a key prefix starting with /, not "${etcdPrefix}"`);
+    api.etcdPrefix = etcdPrefix;
+  }
+  if (compaction !== undefined) api.etcdCompactionIntervalMs = compaction === "0" ? 0 : secondsFlag("etcd-compaction-interval", compaction);
   const watchBacklogBytes = bytesFlag("watch-backlog-bytes", values["watch-backlog-bytes"]);
   if (watchBacklogBytes !== undefined) api.watchBacklogBytes = watchBacklogBytes;
   const serviceCidr = values["service-cluster-ip-range"];

@@ -57,13 +57,15 @@ const COMMAND_USAGE = {
                     [--watch-backlog-bytes N] [--namespace-deletion-delay S]
                     [--namespace-content-delay S | --no-namespace-content]
                     [--service-cluster-ip-range CIDR]
+                    [--etcd-servers URL[,URL] [--etcd-prefix P] [--etcd-compaction-interval S]]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]
                     [--daemon-token T] [--daemon-denied-token T] [--fault NAME]...
       --fault: a fault of the emulator's state or of its daemons (tollgate rules faults)
       HTTPS with --auth or --tls (a CA and a certificate made at start unless given),
-      plain HTTP otherwise or with --plain-http; --kubeconfig-out writes a kubeconfig`,
+      plain HTTP otherwise or with --plain-http; --kubeconfig-out writes a kubeconfig
+      --etcd-servers: store on etcd, not in memory; emulators on one etcd serve one cluster`,
   proxy: `  tollgate proxy --target URL --fault NAME... [--port N] [--host H] [--ca FILE]
       a wire fault of the catalog (tollgate rules faults) in front of any API server`,
   selftest: `  tollgate selftest [--fault NAME]... [--no-clean] [--jobs N] [--output DIR] [--table]

@@ -100,6 +100,15 @@ export interface EmulatorOptions {
    * 127.0.0.1, ::1 and `host` at start (RunningEmulator.ca is the CA to trust); or a given pair.
    */
   tls?: "generate" | ServingTls;
+  /**
+   * Store on etcd instead of in memory (kube-apiserver --etcd-servers): client URLs. Several
+   * emulators on one etcd serve one cluster (storage/etcd/etcd-kv.ts).
+   */
+  etcdServers?: string[];
+  /** --etcd-prefix: where the /registry/... keys live in etcd (default /registry). */
+  etcdPrefix?: string;
+  /** --etcd-compaction-interval in ms (default 5 minutes; 0: never). */
+  etcdCompactionIntervalMs?: number;
 }
 
 export interface RunningEmulator {
@@ -116,7 +125,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const settings = resolveSettings(opts);
   const host = opts.host ?? "127.0.0.1";
   const tls = opts.tls === "generate" ? await generateServingTls(servingHosts(host)) : opts.tls;
-  const emulator = createEmulatorServer(settings, tls);
+  const etcd = opts.etcdServers?.length
+    ? { endpoints: opts.etcdServers, prefix: opts.etcdPrefix, compactionIntervalMs: opts.etcdCompactionIntervalMs }
+    : undefined;
+  const emulator = createEmulatorServer(settings, tls, etcd);
   const url = await emulator.listen(host, opts.port ?? 0);
   return { url, ...(tls ? { ca: tls.ca } : {}), ...(settings.auth ? { adminToken: settings.adminToken } : {}), close: () => emulator.close() };
 }

@@ -11,6 +11,7 @@
  * AlwaysAllow. TokenRequest still issues tokens (a real server always has its service account
  * issuer) and a TokenReview recognises them, though no request is authenticated by them.
  */
+import { StatusError } from "../apimachinery/api-errors.js";
 import type { EmulatorClock } from "../apimachinery/clock.js";
 import type { User } from "../apimachinery/user.js";
 import { AUTHORIZER } from "../registry/authorization/authorizer.js";
@@ -31,8 +32,13 @@ import { RbacAuthorizer } from "./rbac-authorizer.js";
  * whatever its authorizer; the server runs it before it listens (server.ts), one write after another.
  */
 export async function seedDefaultPolicy(generic: GenericRegistry): Promise<void> {
-  for (const role of defaultClusterRoles()) await generic.create(clusterRoleStrategy, role);
-  for (const binding of defaultClusterRoleBindings()) await generic.create(clusterRoleBindingStrategy, binding);
+  // On etcd another emulator (or this one before a restart) may have made them already.
+  const ensure = (write: Promise<unknown>): Promise<unknown> =>
+    write.catch((e: unknown) => {
+      if (!(e instanceof StatusError && e.status.reason === "AlreadyExists")) throw e;
+    });
+  for (const role of defaultClusterRoles()) await ensure(generic.create(clusterRoleStrategy, role));
+  for (const binding of defaultClusterRoleBindings()) await ensure(generic.create(clusterRoleBindingStrategy, binding));
 }
 
 export function enableAuth(

@@ -26,8 +26,9 @@ import { GenericRegistry } from "../registry/generic/registry.js";
 import { ResourceRegistry } from "../registry/generic/strategy.js";
 import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "../registry/index.js";
 import { ContinueTokenSigner } from "../storage/continue-token.js";
+import { EtcdKeyValueStore } from "../storage/etcd/etcd-kv.js";
 import { EventTtl } from "../storage/event-ttl.js";
-import { MemoryKeyValueStore } from "../storage/kv.js";
+import { type KeyValueStore, MemoryKeyValueStore } from "../storage/kv.js";
 import { ObjectStorage } from "../storage/object-storage.js";
 import type { ServingTls } from "../tls.js";
 import { handleAdmin, isAdminPath } from "./admin.js";
@@ -233,14 +234,23 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
   }
 }
 
-export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTls): EmulatorServer {
+/** Where the emulator stores: etcd (its client URLs) instead of memory. */
+export interface EtcdStorage {
+  endpoints: string[];
+  prefix?: string;
+  compactionIntervalMs?: number;
+}
+
+export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTls, etcd?: EtcdStorage): EmulatorServer {
   const clock = new EmulatorClock();
-  const store = new MemoryKeyValueStore({
+  const storeOptions = {
     retentionMs: settings.retentionMs,
     now: () => clock.now(),
     maxRequestBytes: settings.maxStorageRequestBytes,
     quotaBytes: settings.storageQuotaBytes,
-  });
+  };
+  const etcdStore = etcd ? new EtcdKeyValueStore({ ...storeOptions, ...etcd }) : undefined;
+  const store: KeyValueStore = etcdStore ?? new MemoryKeyValueStore(storeOptions);
   const storage = new ObjectStorage(store);
   const registry = new ResourceRegistry(defaultStrategies(settings.failpoints, settings.serviceClusterIpRange));
   const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
@@ -264,6 +274,8 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   // The startup writes and the controllers' first lists await the store; listen() waits for
   // them, in this order (the seeded objects' resourceVersions follow it).
   const ready = (async () => {
+    // On etcd: the mirror's first list and its watch, before anything reads.
+    await etcdStore?.start();
     // A storage without leases keeps every Event (failpoints.ts): the TTL never follows a write.
     if (!settings.failpoints.has("event-ttl-ignored")) await eventTtl.start();
     await seedDefaultPolicy(generic);
@@ -274,7 +286,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   // A server made and never listened on must not leave a rejection unhandled; listen() rethrows it.
   ready.catch(() => {});
   // The `kubernetes` Service and its EndpointSlice name the port, so they are made once listening.
-  const kubernetesService = new KubernetesServiceController(generic, registry, () => clock.date(), settings.serviceClusterIpRange);
+  const kubernetesService = new KubernetesServiceController(generic, registry, () => clock.date(), settings.serviceClusterIpRange, etcdStore !== undefined);
 
   const limit = new InFlightLimit(settings.maxRequestsInFlight);
   const options: ServerOptions = {
@@ -340,6 +352,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
       for (const end of [...watches]) end();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      etcdStore?.close();
     },
   };
 }

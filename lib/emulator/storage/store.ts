@@ -242,6 +242,54 @@ export class MemoryStore {
     };
   }
 
+  /**
+   * A mirror's load (etcd-kv.ts): the state read at revision, with no history before it (a
+   * watch or read from an older revision is Compacted).
+   */
+  load(kvs: readonly KeyValue[], revision: number): void {
+    for (const kv of kvs) {
+      if (!this.entries.has(kv.key))
+        this.keys.splice(
+          lowerBound(this.keys, kv.key, (k) => k),
+          0,
+          kv.key,
+        );
+      this.entries.set(kv.key, kv);
+      this.used += entrySize(kv.key, kv.value);
+    }
+    this.rev = Math.max(this.rev, revision);
+    this.compacted = Math.max(this.compacted, revision);
+  }
+
+  /** A mirror's apply: a change another store made (etcd's watch), at its own revision, recorded and delivered like a local write. */
+  applyChange(event: ChangeEvent): void {
+    this.rev = Math.max(this.rev, event.revision);
+    const had = this.entries.has(event.key);
+    if (event.type === "put" && event.kv) {
+      if (!had)
+        this.keys.splice(
+          lowerBound(this.keys, event.key, (k) => k),
+          0,
+          event.key,
+        );
+      this.entries.set(event.key, event.kv);
+      this.used += entrySize(event.key, event.kv.value);
+    } else if (event.type === "delete") {
+      if (!had) return;
+      this.entries.delete(event.key);
+      this.keys.splice(
+        lowerBound(this.keys, event.key, (k) => k),
+        1,
+      );
+    }
+    this.record(event);
+  }
+
+  /** A mirror's progress: revisions that changed nothing it holds (writes to other keys). */
+  advanceTo(revision: number): void {
+    this.rev = Math.max(this.rev, revision);
+  }
+
   /** Drops history up to and including rev: later reads and watches need revision >= rev. */
   compact(rev: number): void {
     if (rev <= this.compacted) return;

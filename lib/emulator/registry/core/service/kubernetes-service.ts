@@ -36,12 +36,15 @@ export class KubernetesServiceController {
   private address = "127.0.0.1";
   private port = 0;
   private stopped = false;
+  private started = false;
 
   constructor(
     private readonly generic: GenericRegistry,
     private readonly registry: ResourceRegistry,
     private readonly now: () => Date,
     private readonly range: ServiceRange = serviceRange(),
+    /** Several emulators on one etcd: a slice that only another one wrote names that one, and is kept (else they would rewrite it in turn forever). */
+    private readonly sharedStore = false,
   ) {}
 
   private strategy(group: string, resource: string): ResourceStrategy | undefined {
@@ -56,6 +59,7 @@ export class KubernetesServiceController {
     // The watches start before the first sync's reads: a change while it awaits the store brings a repair.
     const from = storage.store.revision;
     await this.sync();
+    this.started = true;
     if (this.stopped) return;
     for (const strategy of [this.strategy("", "services"), this.strategy("discovery.k8s.io", "endpointslices")]) {
       if (!strategy) continue;
@@ -128,6 +132,9 @@ export class KubernetesServiceController {
       !Array.isArray(labels) &&
       labels[SERVICE_NAME_LABEL] === KUBERNETES_SERVICE;
     if (same || isTerminating(current)) return;
+    const managers = current.metadata["managedFields"];
+    // At start a server names itself (the last one started wins); afterwards it keeps a peer's slice.
+    if (this.sharedStore && this.started && Array.isArray(managers) && managers.every((m) => (m as { manager?: unknown })?.manager === MANAGER)) return;
     const next: KubeObject = { ...current, ...wanted, metadata: { ...current.metadata } };
     setMeta(next, "labels", {
       ...(typeof labels === "object" && labels !== null && !Array.isArray(labels) ? labels : {}),

@@ -1,0 +1,250 @@
+/**
+ * The emulator's key-value seam (kv.ts) on etcd, built as kube-apiserver's watch cache is: a
+ * local mirror (a MemoryStore holding the state and a change history) fed by ONE etcd watch over
+ * the whole keyspace, started at the revision of an initial list. Watch registration and history
+ * replay stay synchronous, served from the mirror. Writes go to etcd (EtcdStore, CAS by
+ * modRevision) and resolve once the mirror has applied their revision, so a write is read back
+ * at once and watchers get etcd's order. Reads without a revision first ask etcd for its current
+ * revision and wait until the mirror reaches it: a write through another emulator on the same
+ * etcd is then seen, with the same resourceVersions.
+ *
+ * The watch covers every key, not just the prefix, so the mirror's revision follows every etcd
+ * revision (a write to another key would otherwise leave it short of the one etcd reports) and
+ * the compactions of other servers are seen in order: kube-apiserver's compactor records each
+ * one in the key `compact_rev_key` (value: the revision, in decimal) before compacting
+ * (k8s.io/apiserver pkg/storage/etcd3/compact.go); this store does the same, and every mirror
+ * compacts its history when it sees that key change — no polling, and in order with the writes.
+ *
+ * Values are the emulator's JSON text (a real server stores built-in types as protobuf: a later step).
+ */
+
+import type { KeyValueStore } from "../kv.js";
+import {
+  type ChangeEvent,
+  type DeleteResult,
+  type KeyValue,
+  MemoryStore,
+  type PutResult,
+  type RangeOptions,
+  type RangeResult,
+  type StoreOptions,
+  type WatchListener,
+  type WriteOptions,
+} from "../store.js";
+import { EtcdStore, EtcdUnavailable } from "./etcd-store.js";
+
+/** kube-apiserver's compaction record (pkg/storage/etcd3/compact.go compactRevKey), outside --etcd-prefix. */
+export const COMPACT_REV_KEY = "compact_rev_key";
+/** The emulator's own key prefix; --etcd-prefix replaces it in etcd. */
+const EMULATOR_PREFIX = "/registry";
+
+export interface EtcdKeyValueStoreOptions extends StoreOptions {
+  /** --etcd-servers: client URLs, comma-separated or a list. */
+  endpoints: string | string[];
+  /** --etcd-prefix (default /registry): where the emulator's /registry/... keys live in etcd. */
+  prefix?: string;
+  /** Bound of each etcd call, and of waiting for the mirror to catch up. Default 10 s. */
+  requestTimeoutMs?: number;
+  /** --etcd-compaction-interval: each run compacts to the revision seen one interval earlier (0 = off). Default 5 min. */
+  compactionIntervalMs?: number;
+}
+
+interface Waiter {
+  readonly revision: number;
+  resolve(): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+export class EtcdKeyValueStore implements KeyValueStore {
+  readonly etcd: EtcdStore;
+  private readonly mirror: MemoryStore;
+  private readonly prefix: string;
+  private readonly timeoutMs: number;
+  private readonly compactionIntervalMs: number;
+  private waiters: Waiter[] = [];
+  private cancelWatch: (() => void) | undefined;
+  private closed = false;
+  private compactor: NodeJS.Timeout | undefined;
+  private resumeTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: EtcdKeyValueStoreOptions) {
+    this.prefix = (options.prefix ?? EMULATOR_PREFIX).replace(/\/+$/, "");
+    this.timeoutMs = options.requestTimeoutMs ?? 10_000;
+    this.compactionIntervalMs = options.compactionIntervalMs ?? 5 * 60 * 1000;
+    this.etcd = new EtcdStore({ endpoints: options.endpoints, requestTimeoutMs: this.timeoutMs, maxRequestBytes: options.maxRequestBytes, now: options.now });
+    // The mirror never refuses what etcd accepted: etcd enforces its own quota.
+    this.mirror = new MemoryStore({ ...options, maxRequestBytes: Number.MAX_SAFE_INTEGER, quotaBytes: Number.MAX_SAFE_INTEGER });
+  }
+
+  /** Lists the prefix, loads the mirror at that revision and watches from it; then the compactor. */
+  async start(): Promise<void> {
+    const listed = await this.etcd.range(`${this.prefix}/`);
+    this.mirror.load(
+      listed.kvs.map((kv) => this.fromEtcd(kv)),
+      listed.revision,
+    );
+    await this.follow();
+    if (this.compactionIntervalMs > 0) {
+      // Each run compacts to the revision the previous run saw (compact.go keeps one interval of history).
+      let seen = 0;
+      this.compactor = setInterval(() => {
+        const target = seen;
+        this.currentRevision()
+          .then((rev) => {
+            seen = rev;
+            return target > 0 ? this.compact(target) : undefined;
+          })
+          .catch(() => {});
+      }, this.compactionIntervalMs);
+      this.compactor.unref();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.compactor) clearInterval(this.compactor);
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
+    this.cancelWatch?.();
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(new EtcdUnavailable("the emulator's etcd store is closed", false));
+    }
+    this.etcd.close();
+  }
+
+  get revision(): number {
+    return this.mirror.revision;
+  }
+
+  get compactRevision(): number {
+    return this.mirror.compactRevision;
+  }
+
+  get watcherCount(): number {
+    return this.mirror.watcherCount;
+  }
+
+  applyRetention(): number {
+    return this.mirror.applyRetention();
+  }
+
+  /** etcd's revision now, once the mirror has reached it (so a read after it sees every write before it). */
+  async currentRevision(): Promise<number> {
+    const rev = await this.etcd.revision();
+    await this.waitFor(rev);
+    return this.mirror.revision;
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    await this.currentRevision();
+    return this.mirror.get(key);
+  }
+
+  async range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
+    if (options.revision === undefined || options.revision > this.mirror.revision) await this.currentRevision();
+    return this.mirror.range(prefix, options);
+  }
+
+  async put(key: string, value: string, options?: WriteOptions): Promise<PutResult> {
+    const res = await this.etcd.put(this.toEtcd(key), value, options);
+    await this.waitFor(res.revision);
+    return { revision: res.revision, kv: this.fromEtcd(res.kv), prevKv: res.prevKv && this.fromEtcd(res.prevKv) };
+  }
+
+  async delete(key: string, options?: WriteOptions): Promise<DeleteResult> {
+    const res = await this.etcd.delete(this.toEtcd(key), options);
+    await this.waitFor(res.revision);
+    return { revision: res.revision, prevKv: this.fromEtcd(res.prevKv) };
+  }
+
+  watch(prefix: string, afterRevision: number, listener: WatchListener): () => void {
+    return this.mirror.watch(prefix, afterRevision, listener);
+  }
+
+  /** Records the compaction in compact_rev_key (so other servers' mirrors follow), then compacts etcd and the mirror. */
+  async compact(rev: number): Promise<void> {
+    if (rev <= this.mirror.compactRevision) return;
+    await this.etcd.put(COMPACT_REV_KEY, String(rev));
+    await this.etcd.compact(rev);
+    this.mirror.compact(rev);
+  }
+
+  /** The one watch, from the mirror's revision; when it ends (etcd lost), resumed from where the mirror is. */
+  private async follow(): Promise<void> {
+    this.cancelWatch = await this.etcd.watch(
+      "",
+      this.mirror.revision,
+      (change) => this.apply(change),
+      () => this.resume(),
+    );
+  }
+
+  private resume(): void {
+    this.cancelWatch = undefined;
+    if (this.closed) return;
+    this.resumeTimer = setTimeout(() => {
+      this.follow().catch(() => this.resume());
+    }, 200);
+    this.resumeTimer.unref();
+  }
+
+  private apply(change: ChangeEvent): void {
+    if (change.key.startsWith(`${this.prefix}/`)) {
+      this.mirror.applyChange({
+        ...change,
+        key: this.toEmulator(change.key),
+        kv: change.kv && this.fromEtcd(change.kv),
+        prevKv: change.prevKv && this.fromEtcd(change.prevKv),
+      });
+    } else {
+      this.mirror.advanceTo(change.revision);
+      if (change.key === COMPACT_REV_KEY && change.kv) {
+        const rev = Number(change.kv.value);
+        if (Number.isSafeInteger(rev) && rev > 0) this.mirror.compact(rev);
+      }
+    }
+    this.release();
+  }
+
+  private waitFor(revision: number): Promise<void> {
+    if (this.mirror.revision >= revision) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        revision,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          reject(new EtcdUnavailable(`the watch on etcd did not reach revision ${revision} within ${this.timeoutMs} ms`, true));
+        }, this.timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private release(): void {
+    if (this.waiters.length === 0) return;
+    const rev = this.mirror.revision;
+    const keep: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.revision <= rev) {
+        clearTimeout(w.timer);
+        w.resolve();
+      } else keep.push(w);
+    }
+    this.waiters = keep;
+  }
+
+  private toEtcd(key: string): string {
+    return key.startsWith(EMULATOR_PREFIX) ? this.prefix + key.slice(EMULATOR_PREFIX.length) : key;
+  }
+
+  private toEmulator(key: string): string {
+    return key.startsWith(this.prefix) ? EMULATOR_PREFIX + key.slice(this.prefix.length) : key;
+  }
+
+  private fromEtcd(kv: KeyValue): KeyValue {
+    return this.prefix === EMULATOR_PREFIX ? kv : { ...kv, key: this.toEmulator(kv.key) };
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The emulator on etcd over HTTP (storage/etcd/etcd-kv.ts): CRUD, a list at a resourceVersion and
+ * a watch from one; an emulator started again on the same etcd keeps every object and
+ * resourceVersion; two emulators on one etcd see each other's writes, in the same order with the
+ * same resourceVersions; a compaction through one answers 410 on both.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { type EtcdServer, startEtcd } from "../../lib/etcd/launch.js";
+import { client, configMapBody, openWatch } from "../emulator/support.js";
+import { skipReason } from "./support.js";
+
+const CM = "/api/v1/namespaces/default/configmaps";
+
+describe.skipIf(skipReason("emulator-on-etcd"))("the emulator on etcd", () => {
+  let etcd: EtcdServer;
+  let a: RunningEmulator;
+  let b: RunningEmulator;
+  const start = () => startEmulator({ etcdServers: [etcd.url], admin: true, namespaceContent: false });
+
+  beforeAll(async () => {
+    etcd = await startEtcd();
+    // One after the other: the second finds the default policy and namespaces the first wrote.
+    a = await start();
+    b = await start();
+  }, 30_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await etcd?.dispose();
+  });
+
+  it("creates, reads, updates, lists at a resourceVersion and watches from one", async () => {
+    const call = client(a.url);
+    const created = await call("POST", CM, configMapBody("crud", { v: "1" }));
+    expect(created.status).toBe(201);
+    const rv1 = created.json.metadata.resourceVersion as string;
+    const got = await call("GET", `${CM}/crud`);
+    expect(got.json.data).toEqual({ v: "1" });
+    expect(got.json.metadata.resourceVersion).toBe(rv1);
+    const updated = await call("PUT", `${CM}/crud`, { ...got.json, data: { v: "2" } });
+    expect(updated.status).toBe(200);
+    const rv2 = updated.json.metadata.resourceVersion as string;
+    expect(Number(rv2)).toBeGreaterThan(Number(rv1));
+    // A stale update is a conflict, with the real server's text.
+    const stale = await call("PUT", `${CM}/crud`, { ...got.json, data: { v: "3" } });
+    expect(stale.status).toBe(409);
+    expect(stale.json.message).toContain("the object has been modified");
+    // The list at rv1 holds the first value; the current list the second.
+    const old = await call("GET", `${CM}?resourceVersion=${rv1}&resourceVersionMatch=Exact`);
+    expect(old.json.items.find((i: any) => i.metadata.name === "crud").data).toEqual({ v: "1" });
+    expect(old.json.metadata.resourceVersion).toBe(rv1);
+    const now = await call("GET", CM);
+    expect(now.json.items.find((i: any) => i.metadata.name === "crud").data).toEqual({ v: "2" });
+    // A watch from rv1 replays the update, then sees the delete.
+    const w = await openWatch(a.url, `${CM}?watch=1&resourceVersion=${rv1}`);
+    const first = await w.take(1, 3000);
+    expect(first.map((e) => [e.type, e.object.metadata.resourceVersion, e.object.data])).toEqual([["MODIFIED", rv2, { v: "2" }]]);
+    const deleted = await call("DELETE", `${CM}/crud`);
+    expect(deleted.status).toBe(200);
+    const [gone] = await w.take(1, 3000);
+    w.close();
+    expect(gone?.type).toBe("DELETED");
+    expect(Number(gone?.object.metadata.resourceVersion)).toBeGreaterThan(Number(rv2));
+    expect((await call("GET", `${CM}/crud`)).status).toBe(404);
+  });
+
+  it("serves one cluster from two emulators: a write through one is seen by a watch and a consistent list on the other, same order and resourceVersions", async () => {
+    const [ca, cb] = [client(a.url), client(b.url)];
+    const listed = await cb("GET", CM);
+    const w = await openWatch(b.url, `${CM}?watch=1&resourceVersion=${listed.json.metadata.resourceVersion}`);
+    const written: string[] = [];
+    for (const [i, call] of [ca, cb, ca].entries()) {
+      const r = await call("POST", CM, configMapBody(`two-${i}`, { i: String(i) }));
+      expect(r.status).toBe(201);
+      written.push(r.json.metadata.resourceVersion);
+    }
+    const onB = await cb("GET", CM);
+    const onA = await ca("GET", CM);
+    const two = (list: any) =>
+      list.json.items.filter((i: any) => i.metadata.name.startsWith("two-")).map((i: any) => [i.metadata.name, i.metadata.resourceVersion]);
+    expect(two(onB)).toEqual(written.map((rv, i) => [`two-${i}`, rv]));
+    expect(two(onA)).toEqual(two(onB));
+    const events = await w.take(3, 3000);
+    w.close();
+    expect(events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.resourceVersion])).toEqual(written.map((rv, i) => ["ADDED", `two-${i}`, rv]));
+  });
+
+  it("keeps every object and resourceVersion when an emulator is started again on the same etcd", async () => {
+    const call = client(a.url);
+    const r = await call("POST", CM, configMapBody("kept", { k: "v" }));
+    const before = await call("GET", CM);
+    await a.close();
+    a = await start();
+    const again = client(a.url);
+    const kept = await again("GET", `${CM}/kept`);
+    expect(kept.json.metadata.resourceVersion).toBe(r.json.metadata.resourceVersion);
+    expect(kept.json.metadata.uid).toBe(r.json.metadata.uid);
+    const after = await again("GET", CM);
+    const names = (l: any) => l.json.items.map((i: any) => [i.metadata.name, i.metadata.resourceVersion]);
+    expect(names(after)).toEqual(names(before));
+    // The default policy was there: not written again.
+    const role = await again("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/cluster-admin");
+    expect(Number(role.json.metadata.resourceVersion)).toBeLessThan(Number(r.json.metadata.resourceVersion));
+  });
+
+  it("answers 410 on both emulators after a compaction through one", async () => {
+    const [ca, cb] = [client(a.url), client(b.url)];
+    const r1 = await ca("POST", CM, configMapBody("old", {}));
+    const rv = r1.json.metadata.resourceVersion as string;
+    await ca("POST", CM, configMapBody("newer", {}));
+    const compacted = await ca("POST", "/tollgate/admin/compact", {});
+    expect(compacted.status).toBe(200);
+    const at = Number(compacted.json.compactedRevision);
+    expect(at).toBeGreaterThan(Number(rv));
+    for (const call of [ca, cb]) {
+      const old = await call("GET", `${CM}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+      expect(old.status).toBe(410);
+      expect(old.json.reason).toBe("Expired");
+      const w = await call("GET", `${CM}?watch=1&resourceVersion=${rv}`);
+      expect(w.status).toBe(200);
+      expect(w.json?.type ?? JSON.parse(w.text.split("\n")[0] ?? "{}").type).toBe("ERROR");
+      expect(w.text).toContain('"code":410');
+    }
+  });
+});
