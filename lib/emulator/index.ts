@@ -109,6 +109,8 @@ export interface EmulatorOptions {
   etcdPrefix?: string;
   /** --etcd-compaction-interval in ms (default 5 minutes; 0: never). */
   etcdCompactionIntervalMs?: number;
+  /** Bound of each etcd call (default 10 s): past it, or with etcd out of reach, a request is answered 504. */
+  etcdRequestTimeoutMs?: number;
 }
 
 export interface RunningEmulator {
@@ -126,7 +128,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const host = opts.host ?? "127.0.0.1";
   const tls = opts.tls === "generate" ? await generateServingTls(servingHosts(host)) : opts.tls;
   const etcd = opts.etcdServers?.length
-    ? { endpoints: opts.etcdServers, prefix: opts.etcdPrefix, compactionIntervalMs: opts.etcdCompactionIntervalMs }
+    ? { endpoints: opts.etcdServers, prefix: opts.etcdPrefix, compactionIntervalMs: opts.etcdCompactionIntervalMs, requestTimeoutMs: opts.etcdRequestTimeoutMs }
     : undefined;
   const emulator = createEmulatorServer(settings, tls, etcd);
   const url = await emulator.listen(host, opts.port ?? 0);

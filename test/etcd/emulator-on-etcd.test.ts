@@ -16,7 +16,7 @@ describe.skipIf(skipReason("emulator-on-etcd"))("the emulator on etcd", () => {
   let etcd: EtcdServer;
   let a: RunningEmulator;
   let b: RunningEmulator;
-  const start = () => startEmulator({ etcdServers: [etcd.url], admin: true, namespaceContent: false });
+  const start = () => startEmulator({ etcdServers: [etcd.url], admin: true, namespaceContent: false, etcdRequestTimeoutMs: 1500 });
 
   beforeAll(async () => {
     etcd = await startEtcd();
@@ -123,4 +123,36 @@ describe.skipIf(skipReason("emulator-on-etcd"))("the emulator on etcd", () => {
       expect(w.text).toContain('"code":410');
     }
   });
+
+  // Last: it stops etcd.
+  it("answers a bare 504 Timeout Status while etcd is down, and carries on after it is back, open watches included", async () => {
+    const [ca, cb] = [client(a.url), client(b.url)];
+    const listed = await cb("GET", CM);
+    const w = await openWatch(b.url, `${CM}?watch=1&resourceVersion=${listed.json.metadata.resourceVersion}`);
+    await etcd.stop();
+    const down = await ca("GET", `${CM}/anything`);
+    expect(down.status).toBe(504);
+    expect(down.json).toEqual({
+      metadata: {},
+      status: "Failure",
+      message: "Timeout: request did not complete within the allotted timeout",
+      reason: "Timeout",
+      details: {},
+      code: 504,
+    });
+    expect((await ca("POST", CM, configMapBody("while-down", {}))).status).toBe(504);
+    await etcd.restart();
+    // The first calls after the restart may still find etcd electing itself.
+    let created = await ca("POST", CM, configMapBody("after", {}));
+    for (let i = 0; created.status !== 201 && i < 20; i++) created = await ca("POST", CM, configMapBody("after", {}));
+    expect(created.status).toBe(201);
+    const [event] = await w.take(1, 5000);
+    w.close();
+    expect([event?.type, event?.object.metadata.name, event?.object.metadata.resourceVersion]).toEqual([
+      "ADDED",
+      "after",
+      created.json.metadata.resourceVersion,
+    ]);
+    expect((await cb("GET", `${CM}/while-down`)).status).toBe(404);
+  }, 20_000);
 });

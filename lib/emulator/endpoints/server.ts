@@ -27,6 +27,7 @@ import { ResourceRegistry } from "../registry/generic/strategy.js";
 import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "../registry/index.js";
 import { ContinueTokenSigner } from "../storage/continue-token.js";
 import { EtcdKeyValueStore } from "../storage/etcd/etcd-kv.js";
+import { EtcdUnavailable } from "../storage/etcd/etcd-store.js";
 import { EventTtl } from "../storage/event-ttl.js";
 import { type KeyValueStore, MemoryKeyValueStore } from "../storage/kv.js";
 import { ObjectStorage } from "../storage/object-storage.js";
@@ -123,6 +124,12 @@ function respondError(res: ServerResponse, req: IncomingMessage, error: unknown,
   // A value nested past what this thread's stack follows, missed by the depth checks on the
   // body: the request's fault (a 400 that says why), not a 500 with V8's words.
   const cause = isStackOverflow(error) ? badRequest(EMULATOR_DEPTH_MESSAGE) : error;
+  if (cause instanceof EtcdUnavailable) {
+    // etcd out of reach: a real server waits for it until the request's deadline, then its
+    // timeout filter answers this bare Status, with no kind or apiVersion (wire-facts §21).
+    writeJson(res, 504, ETCD_TIMEOUT_STATUS, { pretty });
+    return;
+  }
   let status = cause instanceof StatusError ? cause.status : internalError(cause instanceof Error ? cause.message : String(cause)).status;
   if (failpoints.has("conflict-as-500") && status.code === 409 && status.reason === "Conflict") status = internalError(status.message ?? "conflict").status;
   const encoding = negotiateStatusEncoding(req.headers.accept, gates);
@@ -140,6 +147,15 @@ function respondError(res: ServerResponse, req: IncomingMessage, error: unknown,
   });
   res.end(bytes);
 }
+
+const ETCD_TIMEOUT_STATUS = {
+  metadata: {},
+  status: "Failure",
+  message: "Timeout: request did not complete within the allotted timeout",
+  reason: "Timeout",
+  details: {},
+  code: 504,
+};
 
 /** http.Server's MaxHeaderBytes in kube-apiserver (pkg/server/secure_serving.go). */
 const MAX_HEADER_BYTES = 1 << 20;
@@ -239,6 +255,7 @@ export interface EtcdStorage {
   endpoints: string[];
   prefix?: string;
   compactionIntervalMs?: number;
+  requestTimeoutMs?: number;
 }
 
 export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTls, etcd?: EtcdStorage): EmulatorServer {
