@@ -5,6 +5,7 @@
  * same resourceVersions; a compaction through one answers 410 on both.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEmulatorCommand } from "../../lib/cli/emulator.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { type EtcdServer, startEtcd } from "../../lib/etcd/launch.js";
 import { client, configMapBody, openWatch } from "../emulator/support.js";
@@ -122,6 +123,41 @@ describe.skipIf(skipReason("emulator-on-etcd"))("the emulator on etcd", () => {
       expect(w.json?.type ?? JSON.parse(w.text.split("\n")[0] ?? "{}").type).toBe("ERROR");
       expect(w.text).toContain('"code":410');
     }
+  });
+
+  it("compacts every --etcd-compaction-interval to the revision seen one interval earlier, and other emulators follow", async () => {
+    const c = await startEmulator({ etcdServers: [etcd.url], namespaceContent: false, etcdCompactionIntervalMs: 150 });
+    try {
+      const r = await client(c.url)("POST", CM, configMapBody("compacted-by-interval", {}));
+      const rv = r.json.metadata.resourceVersion as string;
+      // b never compacts itself: it learns of c's compactions through compact_rev_key.
+      const cb = client(b.url);
+      let old = await cb("GET", `${CM}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+      for (const deadline = Date.now() + 5000; old.status === 200 && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        old = await cb("GET", `${CM}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+      }
+      expect(old.status).toBe(410);
+      expect(old.json.reason).toBe("Expired");
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("takes --etcd-servers, --etcd-prefix and --etcd-compaction-interval as kube-apiserver names them", () => {
+    const { api } = parseEmulatorCommand([
+      "--etcd-servers",
+      "http://127.0.0.1:2379,https://10.0.0.1:2379",
+      "--etcd-prefix",
+      "/k8s",
+      "--etcd-compaction-interval",
+      "0",
+    ]);
+    expect([api.etcdServers, api.etcdPrefix, api.etcdCompactionIntervalMs]).toEqual([["http://127.0.0.1:2379", "https://10.0.0.1:2379"], "/k8s", 0]);
+    expect(() => parseEmulatorCommand(["--etcd-servers", "127.0.0.1:2379"])).toThrow(
+      '--etcd-servers takes scheme://host:port URLs, comma-separated, not "127.0.0.1:2379"',
+    );
+    expect(() => parseEmulatorCommand(["--etcd-prefix", "/k8s"])).toThrow("--etcd-prefix and --etcd-compaction-interval go with --etcd-servers");
   });
 
   // Last: it stops etcd.
