@@ -25,6 +25,7 @@ import { Capabilities } from "../registry/generic/capabilities.js";
 import { GenericRegistry } from "../registry/generic/registry.js";
 import { ResourceRegistry } from "../registry/generic/strategy.js";
 import { defaultStrategies, eventStrategy, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy } from "../registry/index.js";
+import { storageVersionForms } from "../registry/storage-versions.js";
 import { ContinueTokenSigner } from "../storage/continue-token.js";
 import { EtcdKeyValueStore } from "../storage/etcd/etcd-kv.js";
 import { EtcdUnavailable } from "../storage/etcd/etcd-store.js";
@@ -266,10 +267,12 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
     maxRequestBytes: settings.maxStorageRequestBytes,
     quotaBytes: settings.storageQuotaBytes,
   };
-  const etcdStore = etcd ? new EtcdKeyValueStore({ ...storeOptions, ...etcd }) : undefined;
+  const strategies = defaultStrategies(settings.failpoints, settings.serviceClusterIpRange);
+  // In etcd, built-in types are stored in protobuf, as a real server stores them.
+  const etcdStore = etcd ? new EtcdKeyValueStore({ ...storeOptions, ...etcd, storageVersions: storageVersionForms(strategies) }) : undefined;
   const store: KeyValueStore = etcdStore ?? new MemoryKeyValueStore(storeOptions);
   const storage = new ObjectStorage(store);
-  const registry = new ResourceRegistry(defaultStrategies(settings.failpoints, settings.serviceClusterIpRange));
+  const registry = new ResourceRegistry(strategies);
   const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.

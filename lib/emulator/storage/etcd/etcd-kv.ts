@@ -15,7 +15,8 @@
  * (k8s.io/apiserver pkg/storage/etcd3/compact.go); this store does the same, and every mirror
  * compacts its history when it sees that key change — no polling, and in order with the writes.
  *
- * Values are the emulator's JSON text (a real server stores built-in types as protobuf: a later step).
+ * Values are the emulator's JSON text here and in the mirror; in etcd, built-in types are stored as
+ * a real server stores them, in protobuf (etcd-values.ts), given storageVersions.
  */
 
 import type { KeyValueStore } from "../kv.js";
@@ -32,6 +33,7 @@ import {
   type WriteOptions,
 } from "../store.js";
 import { EtcdStore, EtcdUnavailable } from "./etcd-store.js";
+import { JSON_VALUES, protobufValues, type StorageVersionForms } from "./etcd-values.js";
 
 /** kube-apiserver's compaction record (pkg/storage/etcd3/compact.go compactRevKey), outside --etcd-prefix. */
 export const COMPACT_REV_KEY = "compact_rev_key";
@@ -47,6 +49,8 @@ export interface EtcdKeyValueStoreOptions extends StoreOptions {
   requestTimeoutMs?: number;
   /** --etcd-compaction-interval: each run compacts to the revision seen one interval earlier (0 = off). Default 5 min. */
   compactionIntervalMs?: number;
+  /** Which emulator keys hold built-in types, stored as protobuf in their storage version (absent: all JSON). */
+  storageVersions?: StorageVersionForms;
 }
 
 interface Waiter {
@@ -72,7 +76,14 @@ export class EtcdKeyValueStore implements KeyValueStore {
     this.prefix = (options.prefix ?? EMULATOR_PREFIX).replace(/\/+$/, "");
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
     this.compactionIntervalMs = options.compactionIntervalMs ?? 5 * 60 * 1000;
-    this.etcd = new EtcdStore({ endpoints: options.endpoints, requestTimeoutMs: this.timeoutMs, maxRequestBytes: options.maxRequestBytes, now: options.now });
+    const forms = options.storageVersions;
+    this.etcd = new EtcdStore({
+      endpoints: options.endpoints,
+      requestTimeoutMs: this.timeoutMs,
+      maxRequestBytes: options.maxRequestBytes,
+      now: options.now,
+      values: forms ? protobufValues((key) => forms(this.toEmulator(key))) : JSON_VALUES,
+    });
     // The mirror never refuses what etcd accepted: etcd enforces its own quota.
     this.mirror = new MemoryStore({ ...options, maxRequestBytes: Number.MAX_SAFE_INTEGER, quotaBytes: Number.MAX_SAFE_INTEGER });
   }

@@ -3,7 +3,8 @@
  * same semantics, error codes and messages as MemoryStore: numeric revisions (etcd's are strings),
  * ranges under a prefix from a start key at a revision with limit/more/count, puts and deletes
  * guarded by an expected modRevision (a Txn comparing mod_revision; 0 = must not exist), watches
- * from a revision, compaction. Keys and values are the caller's (values are JSON text here).
+ * from a revision, compaction. Keys are the caller's; values are its text, written to etcd and read
+ * back through a codec (etcd-values.ts: the protobuf form of built-in types; JSON text by default).
  * Failures to reach etcd are EtcdUnavailable, bounded by requestTimeoutMs: never a hang.
  */
 import { CompareResult, CompareTarget, Etcd3, type IKeyValue, type IOptions, type IResponseHeader, type IWatchResponse } from "etcd3";
@@ -11,7 +12,6 @@ import {
   type ChangeEvent,
   DEFAULT_MAX_REQUEST_BYTES,
   type DeleteResult,
-  entrySize,
   type KeyValue,
   NO_SPACE,
   type PutResult,
@@ -22,6 +22,7 @@ import {
   type WatchListener,
   type WriteOptions,
 } from "../store.js";
+import { type EtcdValueCodec, JSON_VALUES } from "./etcd-values.js";
 
 export interface EtcdStoreOptions {
   /** Client URLs, as --etcd-servers takes them (http://127.0.0.1:2379). */
@@ -32,6 +33,8 @@ export interface EtcdStoreOptions {
   maxRequestBytes?: number;
   /** The clock of the ChangeEvents' `at` (the emulator's clock). */
   now?: () => number;
+  /** How values are written to etcd and read back (default: as their text). */
+  values?: EtcdValueCodec;
 }
 
 /** etcd could not be reached or did not answer in time (kube-apiserver answers 504 or 500 then). */
@@ -70,6 +73,7 @@ export class EtcdStore {
   private readonly timeoutMs: number;
   private readonly maxRequestBytes: number;
   private readonly now: () => number;
+  private readonly values: EtcdValueCodec;
   /** The highest compact revision seen; compaction only moves forward. */
   private knownCompact = 0;
   private readonly streams = new Set<{ cancel(): void }>();
@@ -80,6 +84,7 @@ export class EtcdStore {
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
     this.maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     this.now = options.now ?? Date.now;
+    this.values = options.values ?? JSON_VALUES;
     this.client = new Etcd3({
       hosts,
       // Lists can be larger than grpc's 4 MiB receive default (kube-apiserver lifts it too).
@@ -123,7 +128,7 @@ export class EtcdStore {
   async get(key: string): Promise<KeyValue | undefined> {
     const res = await this.call(() => this.client.kv.range({ key: Buffer.from(key) }));
     const kv = res.kvs[0];
-    return kv ? toKeyValue(kv) : undefined;
+    return kv ? this.toKeyValue(kv) : undefined;
   }
 
   async range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
@@ -140,7 +145,7 @@ export class EtcdStore {
       const res = await this.call(() =>
         this.client.kv.range({ key: Buffer.from(start || "\0"), range_end: prefixEnd(prefix), revision: revision ?? 0, limit }),
       );
-      return { kvs: res.kvs.map(toKeyValue), revision: revision ?? revisionOf(res.header), more: Boolean(res.more), count: Number(res.count) };
+      return { kvs: res.kvs.map((kv) => this.toKeyValue(kv)), revision: revision ?? revisionOf(res.header), more: Boolean(res.more), count: Number(res.count) };
     } catch (e) {
       if (!(e instanceof Error)) throw e;
       if (e.message.includes(FUTURE)) {
@@ -153,13 +158,15 @@ export class EtcdStore {
   }
 
   async put(key: string, value: string, options: WriteOptions = {}): Promise<PutResult> {
-    if (entrySize(key, value) > this.maxRequestBytes) throw new StoreError("RequestTooLarge", REQUEST_TOO_LARGE, key);
+    // The size etcd measures: of the bytes sent (the protobuf form when the codec makes one).
+    const bytes = this.values.encode(key, value);
+    if (Buffer.byteLength(key) + bytes.length > this.maxRequestBytes) throw new StoreError("RequestTooLarge", REQUEST_TOO_LARGE, key);
     const k = Buffer.from(key);
-    const put = { key: k, value: Buffer.from(value), prev_kv: true };
+    const put = { key: k, value: bytes, prev_kv: true };
     const expect = options.expectModRevision;
     if (expect === undefined) {
       const res = await this.write(key, () => this.client.kv.put(put));
-      return putResult(key, value, revisionOf(res.header), res.prev_kv);
+      return this.putResult(key, value, revisionOf(res.header), res.prev_kv);
     }
     const res = await this.write(key, () =>
       this.client.kv.txn({
@@ -178,7 +185,7 @@ export class EtcdStore {
       throw e;
     });
     if (!res.succeeded) throw expectationError(key, expect, res.responses[0]?.response_range?.kvs[0]);
-    return putResult(key, value, revisionOf(res.header), res.responses[0]?.response_put?.prev_kv);
+    return this.putResult(key, value, revisionOf(res.header), res.responses[0]?.response_put?.prev_kv);
   }
 
   async delete(key: string, options: WriteOptions = {}): Promise<DeleteResult> {
@@ -194,7 +201,7 @@ export class EtcdStore {
       const res = await this.write(key, () => this.client.kv.deleteRange(del));
       const prev = res.prev_kvs[0];
       if (!prev) throw notFound(key);
-      return { revision: revisionOf(res.header), prevKv: toKeyValue(prev) };
+      return { revision: revisionOf(res.header), prevKv: this.toKeyValue(prev) };
     }
     const res = await this.write(key, () =>
       this.client.kv.txn({
@@ -209,7 +216,7 @@ export class EtcdStore {
     }
     const prev = res.responses[0]?.response_delete_range?.prev_kvs[0];
     if (!prev) throw notFound(key);
-    return { revision: revisionOf(res.header), prevKv: toKeyValue(prev) };
+    return { revision: revisionOf(res.header), prevKv: this.toKeyValue(prev) };
   }
 
   /**
@@ -300,12 +307,22 @@ export class EtcdStore {
 
   private toChange(type: string, kv: IKeyValue, prevKv: IKeyValue | null | undefined): ChangeEvent {
     const revision = Number(kv.mod_revision);
-    const prev = prevKv ? toKeyValue(prevKv) : undefined;
+    const prev = prevKv ? this.toKeyValue(prevKv) : undefined;
     const at = this.now();
     const key = kv.key.toString("utf8");
     // etcd sends DELETE with a kv holding only the key and the delete's revision.
     if (String(type).toUpperCase() === "DELETE") return { type: "delete", key, revision, prevKv: prev, at };
-    return { type: "put", key, revision, kv: toKeyValue(kv), prevKv: prev, at };
+    return { type: "put", key, revision, kv: this.toKeyValue(kv), prevKv: prev, at };
+  }
+
+  private putResult(key: string, value: string, revision: number, prev: IKeyValue | null | undefined): PutResult {
+    const prevKv = prev ? this.toKeyValue(prev) : undefined;
+    return { revision, kv: { key, value, createRevision: prevKv?.createRevision ?? revision, modRevision: revision }, prevKv };
+  }
+
+  private toKeyValue(kv: IKeyValue): KeyValue {
+    const key = kv.key.toString("utf8");
+    return { key, value: this.values.decode(key, kv.value), createRevision: Number(kv.create_revision), modRevision: Number(kv.mod_revision) };
   }
 
   private async readableAt(revision: number): Promise<boolean> {
@@ -364,20 +381,6 @@ function expectationError(key: string, expect: number, current: IKeyValue | KeyV
   if (expect === 0) return new StoreError("KeyExists", `key exists: ${key}`, key);
   const mod = current === undefined ? "none" : "modRevision" in current ? current.modRevision : Number(current.mod_revision);
   return new StoreError("Conflict", `modRevision of ${key} is ${mod}, expected ${expect}`, key);
-}
-
-function putResult(key: string, value: string, revision: number, prev: IKeyValue | null | undefined): PutResult {
-  const prevKv = prev ? toKeyValue(prev) : undefined;
-  return { revision, kv: { key, value, createRevision: prevKv?.createRevision ?? revision, modRevision: revision }, prevKv };
-}
-
-function toKeyValue(kv: IKeyValue): KeyValue {
-  return {
-    key: kv.key.toString("utf8"),
-    value: kv.value.toString("utf8"),
-    createRevision: Number(kv.create_revision),
-    modRevision: Number(kv.mod_revision),
-  };
 }
 
 function revisionOf(header: IResponseHeader): number {
