@@ -11,7 +11,7 @@ import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js
 import { protobufValues } from "../../lib/emulator/storage/etcd/etcd-values.js";
 import { type EtcdServer, startEtcd } from "../../lib/etcd/launch.js";
 import { decodeEnvelope, decodeObject } from "../../lib/wire/protobuf/index.js";
-import { client, eventBody, microTime } from "../emulator/support.js";
+import { client, eventBody, microTime, openWatch } from "../emulator/support.js";
 import { skipReason } from "./support.js";
 
 const NS = "values";
@@ -293,7 +293,7 @@ describe.skipIf(skipReason("etcd-values"))("values in etcd", () => {
     expect(ev).toMatchObject({ kind: "Event", apiVersion: "v1", message: "hello", reportingComponent: "tollgate.dev/test" });
   });
 
-  it("answers with the in-memory emulator's bytes, and an emulator reading back from etcd with the same bytes again", async () => {
+  it("answers with the in-memory emulator's bytes, and an emulator reading back from etcd (list, watch) with the same bytes again", async () => {
     const reader = await startEmulator({ etcdServers: [etcd.url], namespaceContent: false });
     try {
       const [a, m, r] = [client(onEtcd.url), client(inMemory.url), client(reader.url)];
@@ -310,6 +310,20 @@ describe.skipIf(skipReason("etcd-values"))("values in etcd", () => {
       const list = `/api/v1/namespaces/${NS}/configmaps`;
       const [la, lr] = await Promise.all([a("GET", list), r("GET", list)]);
       expect(lr.text).toBe(la.text);
+      // Watch events on the reader (its mirror's watch on etcd, prevKv for DELETED) carry the same objects.
+      const w = await openWatch(reader.url, `${list}?watch=1&resourceVersion=${lr.json.metadata.resourceVersion}`);
+      const got = await a("GET", `${list}/cm`);
+      // Without its finalizer, so the DELETE removes it.
+      const updated = await a("PUT", `${list}/cm`, { ...got.json, metadata: { ...got.json.metadata, finalizers: undefined }, data: { k: "changed" } });
+      expect(updated.status).toBe(200);
+      expect((await a("DELETE", `${list}/cm`)).status).toBe(200);
+      const [modified, deleted] = await w.take(2, 3000);
+      w.close();
+      const withoutRv = (o: any) => JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+      expect(modified?.type).toBe("MODIFIED");
+      expect(JSON.stringify(modified?.object)).toBe(JSON.stringify(updated.json));
+      expect(deleted?.type).toBe("DELETED");
+      expect(withoutRv(deleted?.object)).toBe(withoutRv(updated.json));
     } finally {
       await reader.close();
     }
