@@ -13,6 +13,7 @@
  */
 import type { KubeObject } from "../../../apimachinery/json.js";
 import { isTerminating, setMeta } from "../../../apimachinery/object-meta.js";
+import { StoreError } from "../../../storage/store.js";
 import { managedFieldsAfterWrite } from "../../generic/ownership.js";
 import type { GenericRegistry } from "../../generic/registry.js";
 import type { ResourceRegistry, ResourceStrategy } from "../../generic/strategy.js";
@@ -64,11 +65,18 @@ export class KubernetesServiceController {
     for (const strategy of [this.strategy("", "services"), this.strategy("discovery.k8s.io", "endpointslices")]) {
       if (!strategy) continue;
       const key = storage.key(strategy, NAMESPACE, KUBERNETES_SERVICE);
-      this.stops.push(
-        storage.watch(strategy, NAMESPACE, from, (c) => {
-          if (c.key === key) this.schedule();
-        }),
-      );
+      const onChange = (c: { key: string }) => {
+        if (c.key === key) this.schedule();
+      };
+      try {
+        this.stops.push(storage.watch(strategy, NAMESPACE, from, onChange));
+      } catch (e) {
+        // History kept shorter than the first sync took: follow from now, and look once more for
+        // what changed in between, as a reflector relists.
+        if (!(e instanceof StoreError && e.code === "Compacted")) throw e;
+        this.stops.push(storage.watch(strategy, NAMESPACE, storage.store.revision, onChange));
+        this.schedule();
+      }
     }
   }
 
