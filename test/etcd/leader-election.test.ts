@@ -4,7 +4,8 @@
  * the API with client-go's fields; only the holder runs the namespace controllers (a namespace
  * deleted through the other is emptied and removed by the holder, and nothing cleans it while
  * nobody leads); the leader closed, and another killed with SIGKILL, the survivor takes the
- * Lease within the lease duration and finishes a namespace deleted during the failover.
+ * Lease within the lease duration and finishes a namespace deleted during the failover. In
+ * memory no Lease is written unless --leader-elect asks for one.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { hostname } from "node:os";
@@ -196,4 +197,34 @@ describe.skipIf(skipReason("leader-election"))("leader-elected controllers on et
     expect((await client(next.url)("GET", LEASE)).json.spec.leaseTransitions).toBe(after.leaseTransitions + 2);
     await gone(next.url, "during-kill", 3000);
   }, 20_000);
+});
+
+describe("leader election in memory", () => {
+  it("writes no Lease by default (the one emulator always runs the controllers), and holds one when asked", async () => {
+    const plain = await startEmulator({ namespaceCleanupDelayMs: 0 });
+    const elected = await startEmulator({ leaderElect: true, ...TIMING, leaderElectResourceName: "emulated" });
+    try {
+      expect(plain.leaderIdentity).toBeUndefined();
+      const none = await client(plain.url)("GET", LEASE);
+      expect(none.status).toBe(404);
+      expect(none.json.message).toBe('leases.coordination.k8s.io "kube-controller-manager" not found');
+      const lease = await until(
+        "the Lease",
+        async () => {
+          const r = await client(elected.url)("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/emulated");
+          return r.status === 200 ? r.json : undefined;
+        },
+        3000,
+      );
+      expect(lease.spec).toMatchObject({ holderIdentity: elected.leaderIdentity, leaseDurationSeconds: 2, leaseTransitions: 0 });
+      // Leading, it runs the namespace controller.
+      const call = client(elected.url);
+      await call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "mem" } });
+      await call("DELETE", "/api/v1/namespaces/mem");
+      await until("namespace mem removed", async () => ((await call("GET", "/api/v1/namespaces/mem")).status === 404 ? true : undefined), 3000);
+    } finally {
+      await plain.close();
+      await elected.close();
+    }
+  });
 });
