@@ -7,6 +7,7 @@ import { DAEMON_TLS_CERT_FILE, daemonTls } from "../../fixtures/daemons/tls.js";
 import { DAEMON_NAMES } from "../daemons/catalog/index.js";
 import { checkFlags } from "../daemons/checker/index.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
+import { parseDuration } from "../daemons/values/durations.js";
 import { FeatureGateError, parseFeatureGates } from "../emulator/apimachinery/feature-gates.js";
 import {
   CONTROLLER_MANAGER_FAULTS,
@@ -16,7 +17,7 @@ import {
   type RunningEmulatedDaemons,
   startEmulatedDaemons,
 } from "../emulator/daemons/index.js";
-import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../emulator/index.js";
+import { type EmulatorOptions, leaderElection, type RunningEmulator, startEmulator } from "../emulator/index.js";
 import { ServiceRangeError, serviceRange } from "../emulator/registry/core/service/cluster-ip.js";
 import { servingTlsFromPem, TlsFileError } from "../emulator/tls.js";
 import { type Fault, faultByName } from "../faults/index.js";
@@ -156,10 +157,60 @@ function bytesFlag(name: string, value: string | undefined): number | undefined 
   return n;
 }
 
+/** strconv.ParseBool's spellings, which pflag's bool flags take. */
+const GO_TRUE = ["1", "t", "T", "TRUE", "true", "True"];
+const GO_FALSE = ["0", "f", "F", "FALSE", "false", "False"];
+
+/** A Go duration of at least 1 ms, in ms. */
+function goDurationFlag(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = parseDuration(raw);
+  const ms = parsed.ok ? Number(parsed.value / 1_000_000n) : NaN;
+  if (!(ms >= 1 && ms <= MAX_SECONDS * 1000)) throw new UsageError(`--${flag} must be a Go duration from 1ms (e.g. 15s, 500ms), not "${raw}"`);
+  return ms;
+}
+
+/** The controller manager's leader-election flags (lib/daemons/catalog/controller-manager.ts): the emulated controllers' election. */
+function leaderElectionFlags(values: Record<string, string | boolean | (string | boolean)[] | undefined>, api: EmulatorOptions): void {
+  const str = (name: string): string | undefined => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+  const elect = str("leader-elect");
+  if (elect !== undefined) {
+    if (!GO_TRUE.includes(elect) && !GO_FALSE.includes(elect)) throw new UsageError(`--leader-elect takes true or false, not "${elect}"`);
+    api.leaderElect = GO_TRUE.includes(elect);
+  }
+  const lease = goDurationFlag("leader-elect-lease-duration", str("leader-elect-lease-duration"));
+  const renew = goDurationFlag("leader-elect-renew-deadline", str("leader-elect-renew-deadline"));
+  const retry = goDurationFlag("leader-elect-retry-period", str("leader-elect-retry-period"));
+  if (lease !== undefined) api.leaderElectLeaseDurationMs = lease;
+  if (renew !== undefined) api.leaderElectRenewDeadlineMs = renew;
+  if (retry !== undefined) api.leaderElectRetryPeriodMs = retry;
+  for (const [flag, key] of [
+    ["leader-elect-resource-name", "leaderElectResourceName"],
+    ["leader-elect-resource-namespace", "leaderElectResourceNamespace"],
+  ] as const) {
+    const v = str(flag);
+    if (v === undefined) continue;
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(v) || v.length > 253) throw new UsageError(`--${flag} must be a lowercase DNS name, not "${v}"`);
+    api[key] = v;
+  }
+  // Checked now, not at start: a usage error, as client-go's NewLeaderElector refuses them.
+  if (api.leaderElect ?? api.etcdServers !== undefined) {
+    try {
+      leaderElection(api);
+    } catch (e) {
+      throw new UsageError(`leader election: ${(e as Error).message}`);
+    }
+  }
+}
+
 /** The whole command line: the API emulator's options, and the daemons' when any daemon flag is given. */
 export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   const { values } = parseOptions({
-    args: glueValues(argv, ["--controller-manager-args", "--node-agent-args", "--daemon-token", "--daemon-denied-token"]),
+    // A Go bool flag: bare is true, a value only after "=".
+    args: glueValues(
+      argv.map((a) => (a === "--leader-elect" ? "--leader-elect=true" : a)),
+      ["--controller-manager-args", "--node-agent-args", "--daemon-token", "--daemon-denied-token"],
+    ),
     options: {
       port: { type: "string", default: "8080" },
       host: { type: "string", default: "127.0.0.1" },
@@ -195,6 +246,13 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       "etcd-servers": { type: "string" },
       "etcd-prefix": { type: "string" },
       "etcd-compaction-interval": { type: "string" },
+      // kube-controller-manager's names, for the emulated controllers: Go bools and durations.
+      "leader-elect": { type: "string" },
+      "leader-elect-lease-duration": { type: "string" },
+      "leader-elect-renew-deadline": { type: "string" },
+      "leader-elect-retry-period": { type: "string" },
+      "leader-elect-resource-name": { type: "string" },
+      "leader-elect-resource-namespace": { type: "string" },
       "controller-manager-port": { type: "string" },
       "controller-manager-args": { type: "string" },
       "node-agent-port": { type: "string" },
@@ -283,6 +341,7 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
     }
     api.serviceClusterIpRange = serviceCidr;
   }
+  leaderElectionFlags(values, api);
   const gates = values["feature-gates"];
   if (gates !== undefined) {
     try {
@@ -379,6 +438,7 @@ export async function emulatorCommand(argv: string[]): Promise<number> {
   const faults = argv.flatMap((a, i) => (a === "--fault" ? [argv[i + 1]] : a.startsWith("--fault=") ? [a.slice("--fault=".length)] : []));
   if (faults.length > 0) console.log(`faults on (wrong on purpose, for a self-test): ${faults.join(", ")}`);
   console.log(`listening on ${emu.url}`);
+  if (emu.leaderIdentity) console.log(`controllers run while leading, as ${emu.leaderIdentity}`);
   if (emu.adminToken) console.log(`admin token (group system:masters): ${emu.adminToken}`);
   if (kubeconfigOut) console.log(`kubeconfig written to ${kubeconfigOut} (context ${KUBECONFIG_CLUSTER})`);
   else if (emu.ca) console.log("serving certificate made at start: --kubeconfig-out FILE writes a kubeconfig that trusts its CA");

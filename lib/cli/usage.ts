@@ -58,6 +58,9 @@ const COMMAND_USAGE = {
                     [--namespace-content-delay S | --no-namespace-content]
                     [--service-cluster-ip-range CIDR]
                     [--etcd-servers URL[,URL] [--etcd-prefix P] [--etcd-compaction-interval S]]
+                    [--leader-elect[=BOOL]] [--leader-elect-lease-duration D]
+                    [--leader-elect-renew-deadline D] [--leader-elect-retry-period D]
+                    [--leader-elect-resource-name N] [--leader-elect-resource-namespace NS]
                     [--controller-manager-port N] [--controller-manager-args "ARGS"]
                     [--node-agent-port N] [--node-agent-read-only-port N]
                     [--node-agent-healthz-port N] [--node-agent-args "ARGS"]
@@ -65,7 +68,9 @@ const COMMAND_USAGE = {
       --fault: a fault of the emulator's state or of its daemons (tollgate rules faults)
       HTTPS with --auth or --tls (a CA and a certificate made at start unless given),
       plain HTTP otherwise or with --plain-http; --kubeconfig-out writes a kubeconfig
-      --etcd-servers: store on etcd, not in memory; emulators on one etcd serve one cluster`,
+      --etcd-servers: store on etcd, not in memory; emulators on one etcd serve one cluster
+      --leader-elect: the controllers run on the holder of a Lease (kube-system/
+      kube-controller-manager; 15s, 10s, 2s); default on with --etcd-servers, off in memory`,
   proxy: `  tollgate proxy --target URL --fault NAME... [--port N] [--host H] [--ca FILE]
       a wire fault of the catalog (tollgate rules faults) in front of any API server`,
   selftest: `  tollgate selftest [--fault NAME]... [--no-clean] [--jobs N] [--output DIR] [--table]

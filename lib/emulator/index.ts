@@ -8,6 +8,7 @@
 
 import { createEmulatorServer } from "./endpoints/server.js";
 import { resolveSettings } from "./options.js";
+import { LEADER_ELECTION_DEFAULTS, type LeaderElectionConfig } from "./registry/coordination/leader-elector.js";
 import { generateServingTls, type ServingTls, servingHosts } from "./tls.js";
 
 export type { ServingTls } from "./tls.js";
@@ -111,6 +112,24 @@ export interface EmulatorOptions {
   etcdCompactionIntervalMs?: number;
   /** Bound of each etcd call (default 10 s): past it, or with etcd out of reach, a request is answered 504. */
   etcdRequestTimeoutMs?: number;
+  /**
+   * kube-controller-manager's --leader-elect: the emulated controllers (namespace cleanup, the
+   * namespace content) run only on the replica holding a coordination.k8s.io/v1 Lease
+   * (registry/coordination/leader-elector.ts). Default: on with etcdServers (several replicas
+   * may share the cluster), off in memory, where the one emulator always runs them and writes
+   * no Lease; true in memory writes and renews the Lease all the same.
+   */
+  leaderElect?: boolean;
+  /** --leader-elect-lease-duration (default 15 s; the Lease holds it in whole seconds). */
+  leaderElectLeaseDurationMs?: number;
+  /** --leader-elect-renew-deadline (default 10 s): below the lease duration. */
+  leaderElectRenewDeadlineMs?: number;
+  /** --leader-elect-retry-period (default 2 s): 1.2 times it below the renew deadline. */
+  leaderElectRetryPeriodMs?: number;
+  /** --leader-elect-resource-name (default kube-controller-manager). */
+  leaderElectResourceName?: string;
+  /** --leader-elect-resource-namespace (default kube-system). */
+  leaderElectResourceNamespace?: string;
 }
 
 export interface RunningEmulator {
@@ -120,6 +139,8 @@ export interface RunningEmulator {
   ca?: string;
   /** The administrator's bearer token, when started with auth on. */
   adminToken?: string;
+  /** With leader election: this replica's holderIdentity (`<hostname>_<uuid>`). */
+  leaderIdentity?: string;
   close(): Promise<void>;
 }
 
@@ -130,7 +151,31 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const etcd = opts.etcdServers?.length
     ? { endpoints: opts.etcdServers, prefix: opts.etcdPrefix, compactionIntervalMs: opts.etcdCompactionIntervalMs, requestTimeoutMs: opts.etcdRequestTimeoutMs }
     : undefined;
-  const emulator = createEmulatorServer(settings, tls, etcd);
+  const election = (opts.leaderElect ?? etcd !== undefined) ? leaderElection(opts) : undefined;
+  const emulator = createEmulatorServer(settings, tls, etcd, election);
   const url = await emulator.listen(host, opts.port ?? 0);
-  return { url, ...(tls ? { ca: tls.ca } : {}), ...(settings.auth ? { adminToken: settings.adminToken } : {}), close: () => emulator.close() };
+  return {
+    url,
+    ...(tls ? { ca: tls.ca } : {}),
+    ...(settings.auth ? { adminToken: settings.adminToken } : {}),
+    ...(emulator.leaderIdentity ? { leaderIdentity: emulator.leaderIdentity } : {}),
+    close: () => emulator.close(),
+  };
+}
+
+/** The election's settings over the controller manager's defaults, checked as client-go's NewLeaderElector checks them. */
+export function leaderElection(opts: EmulatorOptions): LeaderElectionConfig {
+  const d = LEADER_ELECTION_DEFAULTS;
+  const config: LeaderElectionConfig = {
+    leaseDurationMs: opts.leaderElectLeaseDurationMs ?? d.leaseDurationMs,
+    renewDeadlineMs: opts.leaderElectRenewDeadlineMs ?? d.renewDeadlineMs,
+    retryPeriodMs: opts.leaderElectRetryPeriodMs ?? d.retryPeriodMs,
+    resourceName: opts.leaderElectResourceName ?? d.resourceName,
+    resourceNamespace: opts.leaderElectResourceNamespace ?? d.resourceNamespace,
+  };
+  if (!(config.leaseDurationMs > config.renewDeadlineMs)) throw new Error("leaseDuration must be greater than renewDeadline");
+  if (!(config.renewDeadlineMs > 1.2 * config.retryPeriodMs)) throw new Error("renewDeadline must be greater than retryPeriod*JitterFactor");
+  if (!(config.retryPeriodMs >= 1)) throw new Error("retryPeriod must be greater than zero");
+  if (config.resourceName === "" || config.resourceNamespace === "") throw new Error("the leader-election resource name and namespace must not be empty");
+  return config;
 }

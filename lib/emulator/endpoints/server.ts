@@ -17,6 +17,7 @@ import { enableAuth, enableNoAuth, noAuthUser, seedDefaultPolicy } from "../auth
 import type { Failpoints } from "../failpoints.js";
 import type { EmulatorSettings } from "../options.js";
 import { CrdController } from "../registry/apiextensions/crd-controller.js";
+import { type LeaderElectionConfig, LeaderElector } from "../registry/coordination/leader-elector.js";
 import { NamespaceContentController } from "../registry/core/namespace/content-controller.js";
 import { NamespaceLifecycle } from "../registry/core/namespace/lifecycle.js";
 import { NAMESPACE_DELETER } from "../registry/core/namespace/rest.js";
@@ -54,6 +55,8 @@ export interface EmulatorServer {
   listen(host: string, port: number): Promise<string>;
   /** Requests counted by the in-flight limit that are being served now (0 when no limit is set). */
   inFlight(): number;
+  /** With leader election: this replica's holderIdentity. */
+  readonly leaderIdentity: string | undefined;
   /** Ends every watch and connection, stops the controllers, and closes the server. */
   close(): Promise<void>;
 }
@@ -259,7 +262,12 @@ export interface EtcdStorage {
   requestTimeoutMs?: number;
 }
 
-export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTls, etcd?: EtcdStorage): EmulatorServer {
+/**
+ * `election` runs the controller-manager's controllers (namespace cleanup, the namespace
+ * content) only while this replica holds the leader Lease; without it they always run and no
+ * Lease is written (a single emulator on memory).
+ */
+export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTls, etcd?: EtcdStorage, election?: LeaderElectionConfig): EmulatorServer {
   const clock = new EmulatorClock();
   const storeOptions = {
     retentionMs: settings.retentionMs,
@@ -277,7 +285,9 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
   const eventTtl = new EventTtl(store, `${eventStrategy.storagePrefix}/`, () => clock.now(), settings.eventTtlMs);
-  const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs }, () => clock.date());
+  const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs, elected: election !== undefined }, () =>
+    clock.date(),
+  );
   const watches: WatchRegistry = new Set();
   const continueTokens = new ContinueTokenSigner();
   const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) =>
@@ -288,7 +298,24 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   const auth = settings.auth ? enableAuth(generic, storage, clock, settings.adminToken, capabilities) : undefined;
   if (!auth) enableNoAuth(storage, clock, settings.adminToken, capabilities);
   const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
-  const namespaceContent = new NamespaceContentController(generic, registry, settings.namespaceContentDelayMs, () => clock.date(), tls?.ca);
+  const newNamespaceContent = () => new NamespaceContentController(generic, registry, settings.namespaceContentDelayMs, () => clock.date(), tls?.ca);
+  let namespaceContent = election ? undefined : newNamespaceContent();
+  const elector = election
+    ? new LeaderElector(generic, election, () => clock.date(), {
+        onStartedLeading: async () => {
+          await lifecycle.startController();
+          // Leadership may have gone while the controller listed.
+          if (!settings.namespaceContent || !elector?.isLeader || namespaceContent) return;
+          namespaceContent = newNamespaceContent();
+          await namespaceContent.start();
+        },
+        onStoppedLeading: () => {
+          lifecycle.stopController();
+          namespaceContent?.stop();
+          namespaceContent = undefined;
+        },
+      })
+    : undefined;
   // Serves the types CustomResourceDefinitions define, as they are established and deleted.
   const crds = new CrdController(generic, registry, () => clock.date());
   // The startup writes and the controllers' first lists await the store; listen() waits for
@@ -300,8 +327,10 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
     if (!settings.failpoints.has("event-ttl-ignored")) await eventTtl.start();
     await seedDefaultPolicy(generic);
     await lifecycle.seed();
-    if (settings.namespaceContent) await namespaceContent.start();
+    if (settings.namespaceContent) await namespaceContent?.start();
     await crds.start();
+    // Its Lease lives in kube-system, which the seed made.
+    elector?.start();
   })();
   // A server made and never listened on must not leave a rejection unhandled; listen() rethrows it.
   ready.catch(() => {});
@@ -363,9 +392,11 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
           }),
       ),
     inFlight: () => limit.count,
+    leaderIdentity: elector?.identity,
     close: async () => {
+      elector?.stop();
       lifecycle.stop();
-      namespaceContent.stop();
+      namespaceContent?.stop();
       crds.stop();
       kubernetesService.stop();
       eventTtl.stop();

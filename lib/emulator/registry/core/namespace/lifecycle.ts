@@ -37,11 +37,20 @@ const RETRY_MS = 200;
 export interface NamespaceLifecycleOptions {
   /** Delay before the controller starts emptying a terminating namespace. */
   cleanupDelayMs: number;
+  /**
+   * The controller runs only between startController() and stopController() (while this
+   * replica holds the leader Lease) and finds terminating namespaces by a watch, whichever
+   * replica served the DELETE; otherwise it always runs and the DELETE schedules it.
+   */
+  elected?: boolean;
 }
 
 export class NamespaceLifecycle implements NamespaceDeleter {
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
+  /** Elected: the namespaces with a pass pending, and the watch to end when leadership goes. */
+  private readonly pending = new Set<string>();
+  private stopWatch: (() => void) | undefined;
 
   constructor(
     private readonly generic: GenericRegistry,
@@ -105,7 +114,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
       const { kv } = await this.generic.storage.put(namespaceStrategy, existing.kv.key, this.generic.storage.encode(marked), {
         expectModRevision: existing.kv.modRevision,
       });
-      this.schedule(name, this.options.cleanupDelayMs);
+      if (!this.options.elected) this.schedule(name, this.options.cleanupDelayMs);
       return { deleted: false, object: this.generic.storage.decode(kv) };
     }
     if (specFinalizersOf(ns).length > 0) {
@@ -120,8 +129,40 @@ export class NamespaceLifecycle implements NamespaceDeleter {
 
   stop(): void {
     this.stopped = true;
+    this.stopController();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+  }
+
+  /**
+   * Elected, on gaining leadership: every namespace already terminating (deleted through any
+   * replica, or left half-done by a leader that died) gets a pass, and so does every one that
+   * starts terminating from the listed revision on.
+   */
+  async startController(): Promise<void> {
+    if (this.stopped || this.stopWatch) return;
+    const storage = this.generic.storage;
+    const listed = await storage.range(namespaceStrategy, undefined);
+    if (this.stopped || this.stopWatch) return;
+    const enqueue = (name: string): void => {
+      if (this.pending.has(name)) return;
+      this.pending.add(name);
+      this.schedule(name, this.options.cleanupDelayMs);
+    };
+    for (const kv of listed.kvs) if (isTerminating(storage.decode(kv))) enqueue(kv.key.slice(kv.key.lastIndexOf("/") + 1));
+    this.stopWatch = storage.watch(namespaceStrategy, undefined, listed.revision, (c) => {
+      if (c.type === "put" && c.kv && isTerminating(storage.decode(c.kv))) enqueue(c.key.slice(c.key.lastIndexOf("/") + 1));
+    });
+  }
+
+  /** Elected, on losing leadership: no pass runs until the next startController(). */
+  stopController(): void {
+    this.stopWatch?.();
+    this.stopWatch = undefined;
+    if (!this.options.elected) return;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.pending.clear();
   }
 
   private schedule(name: string, delayMs: number): void {
@@ -131,6 +172,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
       this.cleanUp(name).then(
         (done) => {
           if (!done) this.schedule(name, RETRY_MS);
+          else this.pending.delete(name);
         },
         // A write raced with the controller; look again shortly.
         () => this.schedule(name, RETRY_MS),
@@ -147,7 +189,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
    * sweep is found by the check before the finalizer goes (the pass is then run again).
    */
   private async cleanUp(name: string): Promise<boolean> {
-    if (this.stopped) return true;
+    if (this.stopped || (this.options.elected && !this.stopWatch)) return true;
     const storage = this.generic.storage;
     let ns = await storage.get(namespaceStrategy, "", name);
     if (!ns || !isTerminating(ns.object)) return true;
