@@ -29,23 +29,28 @@ interface Outcome {
 }
 
 /** One POST with a deadline; a reset or a hang is "no answer", never a throw. */
-async function create(base: string, name: string, data: Record<string, string>): Promise<Outcome> {
+function create(base: string, name: string, data: Record<string, string>): Promise<Outcome> {
+  return send(base, name, "POST", configMapBody(name, data));
+}
+
+/** One request with a deadline, its outcome named `name`. */
+async function send(base: string, name: string, method: "GET" | "POST", body?: unknown): Promise<Outcome> {
   const began = Date.now();
   try {
     const res = await request(base + CM, {
-      method: "POST",
-      body: JSON.stringify(configMapBody(name, data)),
-      headers: { "content-type": "application/json" },
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: body === undefined ? {} : { "content-type": "application/json" },
       signal: AbortSignal.timeout(ANSWER_BOUND_MS),
     });
     const text = await res.body.text();
-    let body: unknown;
+    let parsed: unknown;
     try {
-      body = JSON.parse(text);
+      parsed = JSON.parse(text);
     } catch {
-      body = text;
+      parsed = text;
     }
-    return { name, status: res.statusCode, body, ms: Date.now() - began, end: Date.now() };
+    return { name, status: res.statusCode, body: parsed, ms: Date.now() - began, end: Date.now() };
   } catch {
     return { name, status: "no answer", ms: Date.now() - began, end: Date.now() };
   }
@@ -194,7 +199,16 @@ describe.skipIf(skipReason("faults"))("faults the emulator on etcd survives", ()
         if (o.status !== 201) await new Promise((r) => setTimeout(r, 20));
       }
     };
-    const writers = [writer(), writer(), writer()];
+    // Lists too: a read during the outage must end the same way.
+    const reads: Outcome[] = [];
+    const reader = async () => {
+      while (!stop) {
+        const o = await send(survivor.url, "list", "GET");
+        reads.push(o);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const writers = [writer(), writer(), reader()];
     await new Promise((r) => setTimeout(r, 300));
     const restartedAt = { end: 0 };
     await etcd.restart();
@@ -207,10 +221,10 @@ describe.skipIf(skipReason("faults"))("faults the emulator on etcd survives", ()
     stop = true;
     await Promise.all(writers);
 
-    for (const o of outcomes) {
+    for (const o of [...outcomes, ...reads]) {
       expect(o.status, `${o.name} after ${o.ms} ms`).not.toBe("no answer");
       expect(o.ms).toBeLessThan(ANSWER_BOUND_MS);
-      if (o.status === 201) continue;
+      if (o.status === 201 || (o.name === "list" && o.status === 200)) continue;
       // A failure is a Status: 5xx, its code in the body.
       expect(o.status as number).toBeGreaterThanOrEqual(500);
       expect(o.body?.status).toBe("Failure");
