@@ -6,18 +6,15 @@
  * PATH (the machines' one is gcloud's dispatcher, which runs its bundled kubectl 1.33).
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { kubectlOnPath } from "../support/kubectl.js";
 import { client } from "./support.js";
 
-const kubectl = (process.env["PATH"] ?? "")
-  .split(delimiter)
-  .map((d) => join(d, "kubectl"))
-  .find((p) => existsSync(p));
-if (!kubectl) console.log("skipped: no kubectl on PATH");
+const kubectl = kubectlOnPath("openapi-kubectl");
 
 let emu: RunningEmulator;
 let dir: string;

@@ -7,15 +7,16 @@
  * `cluster-info`, `get svc -A`, `get endpointslices` and `create service clusterip`.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEmulatorCommand } from "../../lib/cli/emulator.js";
 import { UsageError } from "../../lib/cli/usage.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { decodeObject } from "../../lib/wire/protobuf/index.js";
+import { kubectlOnPath } from "../support/kubectl.js";
 import { client, uniq } from "./support.js";
 
 const PB = "application/vnd.kubernetes.protobuf";
@@ -368,11 +369,7 @@ describe("protobuf and EndpointSlice writes", () => {
   });
 });
 
-const kubectl = (process.env["PATH"] ?? "")
-  .split(delimiter)
-  .map((d) => join(d, "kubectl"))
-  .find((p) => existsSync(p));
-if (!kubectl) console.log("skipped: no kubectl on PATH");
+const kubectl = kubectlOnPath("services");
 
 describe.skipIf(!kubectl)("kubectl", () => {
   let dir: string;
