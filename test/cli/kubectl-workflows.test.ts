@@ -8,19 +8,18 @@
  * get -w; delete -f (the namespace Terminating, then gone). Skipped when no kubectl is on PATH
  * (the machines' one is gcloud's dispatcher, which runs its bundled kubectl 1.33 for a 1.35 server).
  */
-import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kubectlOnPath } from "../support/kubectl.js";
 
 const BIN = fileURLToPath(new URL("../../bin/tollgate.js", import.meta.url));
 
-const probe = spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" });
-const noKubectl = probe.status !== 0;
-if (noKubectl) console.log(`skipped: no kubectl on PATH (${probe.error?.message ?? probe.stderr.trim()})`);
+const KUBECTL = kubectlOnPath("kubectl-workflows");
 
 const DEMO = `apiVersion: v1
 kind: Namespace
@@ -91,7 +90,7 @@ interface Background {
   stop: () => Promise<void>;
 }
 
-describe.skipIf(noKubectl).each([
+describe.skipIf(!KUBECTL).each([
   { mode: "without --auth", auth: false },
   { mode: "with --auth", auth: true },
 ])("kubectl workflows $mode", ({ auth }) => {
@@ -109,13 +108,13 @@ describe.skipIf(noKubectl).each([
 
   const kubectl = (args: string[], extraEnv: Record<string, string> = {}): Promise<Run> =>
     new Promise((resolve) => {
-      execFile("kubectl", [...base, ...args], { env: { ...env, ...extraEnv }, timeout: 60_000 }, (e, out, err) =>
+      execFile(KUBECTL as string, [...base, ...args], { env: { ...env, ...extraEnv }, timeout: 60_000 }, (e, out, err) =>
         resolve({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, out, err }),
       );
     });
 
   const watch = (args: string[]): Background => {
-    const child = spawn("kubectl", [...base, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(KUBECTL as string, [...base, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
     background.push(child);
     let out = "";
     const waiters: { pattern: RegExp; resolve: () => void }[] = [];
