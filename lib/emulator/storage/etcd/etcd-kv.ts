@@ -47,7 +47,7 @@ export interface EtcdKeyValueStoreOptions extends StoreOptions {
   prefix?: string;
   /** Bound of each etcd call, and of waiting for the mirror to catch up. Default 10 s. */
   requestTimeoutMs?: number;
-  /** --etcd-compaction-interval: each run compacts to the revision seen one interval earlier (0 = off). Default 5 min. */
+  /** --etcd-compaction-interval: a run per interval on every replica, one of them compacting to the revision seen an interval earlier (0 = off). Default 5 min. */
   compactionIntervalMs?: number;
   /** Which emulator keys hold built-in types, stored as protobuf in their storage version (absent: all JSON). */
   storageVersions?: StorageVersionForms;
@@ -96,25 +96,36 @@ export class EtcdKeyValueStore implements KeyValueStore {
       listed.revision,
     );
     await this.follow();
-    if (this.compactionIntervalMs > 0) {
-      // Each run compacts to the revision the previous run saw (compact.go keeps one interval of history).
-      let seen = 0;
-      this.compactor = setInterval(() => {
-        const target = seen;
-        this.currentRevision()
-          .then((rev) => {
-            seen = rev;
-            return target > 0 ? this.compact(target) : undefined;
-          })
-          .catch(() => {});
-      }, this.compactionIntervalMs);
-      this.compactor.unref();
-    }
+    if (this.compactionIntervalMs > 0) this.scheduleCompaction(0, 0);
+  }
+
+  /**
+   * kube-apiserver's compactor (pkg/storage/etcd3/compact.go): every replica runs it, but one
+   * compacts per interval. Each run puts the revision it saw one interval earlier into
+   * compact_rev_key if the key's version is still the one it last saw; the winner then compacts
+   * etcd to it (every mirror follows on seeing the key), a loser only learns the new version.
+   * The next run starts an interval after this one ended (a slow etcd never stacks runs).
+   */
+  private scheduleCompaction(version: number, seen: number): void {
+    this.compactor = setTimeout(() => {
+      this.etcd
+        .casVersion(COMPACT_REV_KEY, version, String(seen))
+        .then(async (round) => {
+          // The first win records 0 and compacts nothing (compact.go: no compaction on bootstrap).
+          if (round.succeeded && seen > 0) await this.etcd.compact(seen).catch(() => {});
+          return round;
+        })
+        .then(
+          (round) => !this.closed && this.scheduleCompaction(round.version, round.revision),
+          () => !this.closed && this.scheduleCompaction(version, seen),
+        );
+    }, this.compactionIntervalMs);
+    this.compactor.unref();
   }
 
   close(): void {
     this.closed = true;
-    if (this.compactor) clearInterval(this.compactor);
+    if (this.compactor) clearTimeout(this.compactor);
     if (this.resumeTimer) clearTimeout(this.resumeTimer);
     this.cancelWatch?.();
     for (const w of this.waiters.splice(0)) {

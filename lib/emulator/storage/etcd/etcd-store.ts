@@ -290,6 +290,24 @@ export class EtcdStore {
     });
   }
 
+  /**
+   * One round of kube-apiserver's compactor protocol (pkg/storage/etcd3/compact.go): if `key`'s
+   * version is still `expectVersion`, put `value` (its version goes up by one); else read it. The
+   * answer carries etcd's revision after the Txn and, when another server won, the version it left.
+   */
+  async casVersion(key: string, expectVersion: number, value: string): Promise<{ succeeded: boolean; version: number; revision: number }> {
+    const k = Buffer.from(key);
+    const res = await this.call(() =>
+      this.client.kv.txn({
+        compare: [{ key: k, target: CompareTarget.Version, result: CompareResult.Equal, version: expectVersion }],
+        success: [{ request_put: { key: k, value: Buffer.from(value) } }],
+        failure: [{ request_range: { key: k } }],
+      }),
+    );
+    const current = res.responses[0]?.response_range?.kvs[0];
+    return { succeeded: res.succeeded, version: res.succeeded ? expectVersion + 1 : Number(current?.version ?? 0), revision: revisionOf(res.header) };
+  }
+
   /** Drops history before rev (reads at rev still work), as MemoryStore.compact: never past the current revision, never backwards. */
   async compact(rev: number): Promise<void> {
     if (rev <= this.knownCompact) return;
