@@ -289,6 +289,11 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
     clock.date(),
   );
   const watches: WatchRegistry = new Set();
+  // A re-listed etcd mirror ends every client watch, as the cacher does when it re-initializes.
+  if (etcdStore)
+    etcdStore.onRelist = () => {
+      for (const end of [...watches]) end();
+    };
   const continueTokens = new ContinueTokenSigner();
   const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) =>
     lifecycle.namespaceLabels(name),

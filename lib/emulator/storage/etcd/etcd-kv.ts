@@ -28,6 +28,7 @@ import {
   type PutResult,
   type RangeOptions,
   type RangeResult,
+  StoreError,
   type StoreOptions,
   type WatchListener,
   type WriteOptions,
@@ -66,16 +67,20 @@ export class EtcdKeyValueStore implements KeyValueStore {
   private readonly prefix: string;
   private readonly timeoutMs: number;
   private readonly compactionIntervalMs: number;
+  private readonly now: () => number;
   private waiters: Waiter[] = [];
   private cancelWatch: (() => void) | undefined;
   private closed = false;
   private compactor: NodeJS.Timeout | undefined;
   private resumeTimer: NodeJS.Timeout | undefined;
+  /** Called when the mirror is re-listed (etcd compacted past it while its watch was cut): the server ends its open watches. */
+  onRelist: (() => void) | undefined;
 
   constructor(options: EtcdKeyValueStoreOptions) {
     this.prefix = (options.prefix ?? EMULATOR_PREFIX).replace(/\/+$/, "");
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
     this.compactionIntervalMs = options.compactionIntervalMs ?? 5 * 60 * 1000;
+    this.now = options.now ?? Date.now;
     const forms = options.storageVersions;
     this.etcd = new EtcdStore({
       endpoints: options.endpoints,
@@ -198,17 +203,51 @@ export class EtcdKeyValueStore implements KeyValueStore {
       "",
       this.mirror.revision,
       (change) => this.apply(change),
-      () => this.resume(),
+      (error) => this.resume(error),
     );
   }
 
-  private resume(): void {
+  /** Watches again after a pause; when etcd compacted past the mirror meanwhile, re-lists instead. */
+  private resume(error?: unknown): void {
     this.cancelWatch = undefined;
     if (this.closed) return;
     this.resumeTimer = setTimeout(() => {
-      this.follow().catch(() => this.resume());
+      const compacted = error instanceof StoreError && error.code === "Compacted";
+      (compacted ? this.relist() : this.follow()).catch((e: unknown) => this.resume(e));
     }, 200);
     this.resumeTimer.unref();
+  }
+
+  /**
+   * What kube-apiserver's cacher does when its reflector's watch expired (cacher.go startCaching:
+   * terminateAllWatchers, then ListAndWatch): every client watch on this replica ends (the stream
+   * closes, no ERROR event: cache_watcher.go stopLocked closes the result channel), the state is
+   * read again at etcd's current revision with no history before it (a watch from an older
+   * resourceVersion is then 410), and the watch on etcd starts from there. The replica's own
+   * watchers (controllers, the event TTL) stay and get the difference as changes, as an
+   * informer's relist hands its handlers.
+   */
+  private async relist(): Promise<void> {
+    const listed = await this.etcd.range(`${this.prefix}/`);
+    if (this.closed) return;
+    this.onRelist?.();
+    const old = new Map(this.mirror.range("").kvs.map((kv) => [kv.key, kv]));
+    const changes: ChangeEvent[] = [];
+    const at = this.now();
+    for (const etcdKv of listed.kvs) {
+      const kv = this.fromEtcd(etcdKv);
+      const prevKv = old.get(kv.key);
+      old.delete(kv.key);
+      if (prevKv?.modRevision !== kv.modRevision) changes.push({ type: "put", key: kv.key, revision: kv.modRevision, kv, prevKv, at });
+    }
+    // When a key went is not known: after every change kept, at the list's revision.
+    for (const prevKv of old.values()) changes.push({ type: "delete", key: prevKv.key, revision: listed.revision, prevKv, at });
+    changes.sort((a, b) => a.revision - b.revision);
+    for (const change of changes) this.mirror.applyChange(change);
+    this.mirror.advanceTo(listed.revision);
+    this.mirror.compact(listed.revision);
+    this.release();
+    await this.follow();
   }
 
   private apply(change: ChangeEvent): void {
