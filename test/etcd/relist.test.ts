@@ -4,6 +4,8 @@
  * cacher re-initializes — it serves the new state, its open watches end (the stream closes with no
  * ERROR event), a watch from an old resourceVersion is 410, and it follows etcd again. Replica B
  * reaches etcd through a TCP proxy the test can cut: a partition, with no hook in the emulator.
+ * And a replica started after a revision serves exact and continued lists at it from etcd (the
+ * cacher's delegation), while a watch from it is 410.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,4 +119,40 @@ describe.skipIf(skipReason("relist"))("a replica whose etcd watch cannot resume 
     w.close();
     expect([event?.type, event?.object.metadata.name, event?.object.metadata.resourceVersion]).toEqual(["ADDED", "later", later.json.metadata.resourceVersion]);
   }, 25_000);
+
+  it("reads a revision from before a replica's start in etcd (exact list, limit and continue), and answers a watch from it 410", async () => {
+    const ca = client(a.url);
+    for (const name of ["p-1", "p-2", "p-3"]) expect((await ca("POST", CM, configMapBody(name, { at: "then" }))).status).toBe(201);
+    const then = await ca("GET", CM);
+    const rv = then.json.metadata.resourceVersion as string;
+    expect((await ca("DELETE", `${CM}/p-2`)).status).toBe(200);
+    expect((await ca("POST", CM, configMapBody("p-4", {}))).status).toBe(201);
+    const c = await startEmulator({ etcdServers: [etcd.url], namespaceContent: false, etcdRequestTimeoutMs: 1500 });
+    try {
+      const cc = client(c.url);
+      const view = (items: any[]) => items.map((i: any) => [i.metadata.name, i.metadata.resourceVersion, i.data]);
+      const exact = await cc("GET", `${CM}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+      expect(exact.status).toBe(200);
+      expect(exact.json.metadata.resourceVersion).toBe(rv);
+      expect(view(exact.json.items)).toEqual(view(then.json.items));
+      expect(view(exact.json.items).map(([name]) => name)).toEqual(expect.arrayContaining(["p-1", "p-2", "p-3"]));
+      // Pages of 2 at that revision, through the continue token.
+      const pages: any[] = [];
+      let page = await cc("GET", `${CM}?limit=2&resourceVersion=${rv}`);
+      for (let i = 0; i < 10; i++) {
+        expect(page.status).toBe(200);
+        pages.push(...page.json.items);
+        if (!page.json.metadata.continue) break;
+        page = await cc("GET", `${CM}?limit=2&continue=${encodeURIComponent(page.json.metadata.continue)}`);
+      }
+      expect(view(pages)).toEqual(view(then.json.items));
+      // A watch from it: below the new replica's window.
+      const w = await cc("GET", `${CM}?watch=1&resourceVersion=${rv}`);
+      const error = JSON.parse(w.text.split("\n")[0] ?? "{}");
+      expect([error.type, error.object?.code, error.object?.reason]).toEqual(["ERROR", 410, "Expired"]);
+      expect(error.object?.message).toMatch(new RegExp(`^too old resource version: ${rv} \\(\\d+\\)$`));
+    } finally {
+      await c.close();
+    }
+  }, 20_000);
 });

@@ -73,6 +73,8 @@ export class EtcdKeyValueStore implements KeyValueStore {
   private closed = false;
   private compactor: NodeJS.Timeout | undefined;
   private resumeTimer: NodeJS.Timeout | undefined;
+  /** The last compaction compact_rev_key recorded: etcd reads at revisions from it on. */
+  private etcdCompacted = 0;
   /** Called when the mirror is re-listed (etcd compacted past it while its watch was cut): the server ends its open watches. */
   onRelist: (() => void) | undefined;
 
@@ -95,6 +97,7 @@ export class EtcdKeyValueStore implements KeyValueStore {
 
   /** Lists the prefix, loads the mirror at that revision and watches from it; then the compactor. */
   async start(): Promise<void> {
+    this.noteCompaction((await this.etcd.get(COMPACT_REV_KEY))?.value);
     const listed = await this.etcd.range(`${this.prefix}/`);
     this.mirror.load(
       listed.kvs.map((kv) => this.fromEtcd(kv)),
@@ -148,6 +151,11 @@ export class EtcdKeyValueStore implements KeyValueStore {
     return this.mirror.compactRevision;
   }
 
+  /** etcd's compact revision as far as known (compact_rev_key); a compaction made otherwise is found by the read etcd refuses. */
+  get readableRevision(): number {
+    return Math.min(this.etcdCompacted, this.mirror.compactRevision);
+  }
+
   get watcherCount(): number {
     return this.mirror.watcherCount;
   }
@@ -168,8 +176,19 @@ export class EtcdKeyValueStore implements KeyValueStore {
     return this.mirror.get(key);
   }
 
+  /**
+   * From the mirror; a revision older than its history (a replica started or re-listed since) is
+   * read from etcd, as kube-apiserver's cacher delegates exact and continued lists to etcd
+   * (cacher/delegator.go shouldDelegateList).
+   */
   async range(prefix: string, options: RangeOptions = {}): Promise<RangeResult> {
-    if (options.revision === undefined || options.revision > this.mirror.revision) await this.currentRevision();
+    const revision = options.revision;
+    if (revision !== undefined && revision > 0 && revision < this.mirror.compactRevision) {
+      const startKey = options.startKey === undefined ? undefined : this.toEtcd(options.startKey);
+      const res = await this.etcd.range(this.toEtcd(prefix), { ...options, startKey });
+      return { ...res, kvs: res.kvs.map((kv) => this.fromEtcd(kv)) };
+    }
+    if (revision === undefined || revision > this.mirror.revision) await this.currentRevision();
     return this.mirror.range(prefix, options);
   }
 
@@ -193,6 +212,7 @@ export class EtcdKeyValueStore implements KeyValueStore {
   async compact(rev: number): Promise<void> {
     if (rev <= this.mirror.compactRevision) return;
     await this.etcd.put(COMPACT_REV_KEY, String(rev));
+    this.noteCompaction(String(rev));
     await this.etcd.compact(rev);
     this.mirror.compact(rev);
   }
@@ -261,11 +281,19 @@ export class EtcdKeyValueStore implements KeyValueStore {
     } else {
       this.mirror.advanceTo(change.revision);
       if (change.key === COMPACT_REV_KEY && change.kv) {
-        const rev = Number(change.kv.value);
-        if (Number.isSafeInteger(rev) && rev > 0) this.mirror.compact(rev);
+        const rev = this.noteCompaction(change.kv.value);
+        if (rev > 0) this.mirror.compact(rev);
       }
     }
     this.release();
+  }
+
+  /** A compact_rev_key value: the revision etcd is compacted to (0 when it is none). */
+  private noteCompaction(value: string | undefined): number {
+    const rev = Number(value);
+    if (!Number.isSafeInteger(rev) || rev <= 0) return 0;
+    this.etcdCompacted = Math.max(this.etcdCompacted, rev);
+    return rev;
   }
 
   private waitFor(revision: number): Promise<void> {
