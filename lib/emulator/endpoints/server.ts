@@ -230,7 +230,7 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     }
     if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed();
     if (r.kind === "health") {
-      if (!answerHealth(res, url, r.check, r.name)) throw pathNotFound();
+      if (!(await answerHealth(res, url, r.check, r.name, parts.healthProbes))) throw pathNotFound();
       return;
     }
     if ((r.kind === "apiVersions" || r.kind === "apiGroupList") && wantsAggregatedDiscovery(req)) {
@@ -260,6 +260,8 @@ export interface EtcdStorage {
   prefix?: string;
   compactionIntervalMs?: number;
   requestTimeoutMs?: number;
+  healthcheckTimeoutMs?: number;
+  readycheckTimeoutMs?: number;
 }
 
 /**
@@ -302,7 +304,21 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   capabilities.provide(NAMESPACE_DELETER, lifecycle);
   const auth = settings.auth ? enableAuth(generic, storage, clock, settings.adminToken, capabilities) : undefined;
   if (!auth) enableNoAuth(storage, clock, settings.adminToken, capabilities);
-  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
+  const parts: EmulatorParts = {
+    registry,
+    storage,
+    generic,
+    lifecycle,
+    settings,
+    watches,
+    clock,
+    continueTokens,
+    eventTtl,
+    admission,
+    auth,
+    capabilities,
+    healthProbes: etcdStore?.healthProbes,
+  };
   const newNamespaceContent = () => new NamespaceContentController(generic, registry, settings.namespaceContentDelayMs, () => clock.date(), tls?.ca);
   let namespaceContent = election ? undefined : newNamespaceContent();
   const elector = election

@@ -33,6 +33,7 @@ import {
   type WatchListener,
   type WriteOptions,
 } from "../store.js";
+import { DEFAULT_ETCD_CHECK_TIMEOUT_MS, etcdHealthProbe, type HealthProbe } from "./etcd-health.js";
 import { EtcdStore, EtcdUnavailable } from "./etcd-store.js";
 import { JSON_VALUES, protobufValues, type StorageVersionForms } from "./etcd-values.js";
 
@@ -50,6 +51,10 @@ export interface EtcdKeyValueStoreOptions extends StoreOptions {
   requestTimeoutMs?: number;
   /** --etcd-compaction-interval: a run per interval on every replica, one of them compacting to the revision seen an interval earlier (0 = off). Default 5 min. */
   compactionIntervalMs?: number;
+  /** --etcd-healthcheck-timeout: the `etcd` check's bound (default 2 s). */
+  healthcheckTimeoutMs?: number;
+  /** --etcd-readycheck-timeout: the `etcd-readiness` check's bound (default 2 s). */
+  readycheckTimeoutMs?: number;
   /** Which emulator keys hold built-in types, stored as protobuf in their storage version (absent: all JSON). */
   storageVersions?: StorageVersionForms;
 }
@@ -63,6 +68,8 @@ interface Waiter {
 
 export class EtcdKeyValueStore implements KeyValueStore {
   readonly etcd: EtcdStore;
+  /** kube-apiserver's health checks on etcd, by check name (each its own probe and rate limit). */
+  readonly healthProbes: Readonly<Record<"etcd" | "etcd-readiness", HealthProbe>>;
   private readonly mirror: MemoryStore;
   private readonly prefix: string;
   private readonly timeoutMs: number;
@@ -91,6 +98,11 @@ export class EtcdKeyValueStore implements KeyValueStore {
       now: options.now,
       values: forms ? protobufValues((key) => forms(this.toEmulator(key))) : JSON_VALUES,
     });
+    const healthKey = `${this.prefix}/health`;
+    this.healthProbes = {
+      etcd: etcdHealthProbe(this.etcd, healthKey, options.healthcheckTimeoutMs ?? DEFAULT_ETCD_CHECK_TIMEOUT_MS),
+      "etcd-readiness": etcdHealthProbe(this.etcd, healthKey, options.readycheckTimeoutMs ?? DEFAULT_ETCD_CHECK_TIMEOUT_MS),
+    };
     // The mirror never refuses what etcd accepted: etcd enforces its own quota.
     this.mirror = new MemoryStore({ ...options, maxRequestBytes: Number.MAX_SAFE_INTEGER, quotaBytes: Number.MAX_SAFE_INTEGER });
   }
