@@ -286,7 +286,14 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
-  const eventTtl = new EventTtl(store, `${eventStrategy.storagePrefix}/`, () => clock.now(), settings.eventTtlMs);
+  // With leader election, only the leader sweeps (one replica at a time, as the other controllers).
+  const eventTtl = new EventTtl(
+    store,
+    `${eventStrategy.storagePrefix}/`,
+    () => clock.now(),
+    settings.eventTtlMs,
+    () => elector?.isLeader ?? true,
+  );
   const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs, elected: election !== undefined }, () =>
     clock.date(),
   );
