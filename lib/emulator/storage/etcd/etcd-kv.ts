@@ -236,6 +236,11 @@ export class EtcdKeyValueStore implements KeyValueStore {
       this.mirror.revision,
       (change) => this.apply(change),
       (error) => this.resume(error),
+      // etcd's progress notifications (--experimental-watch-progress-notify-interval) tell an idle mirror etcd's revision.
+      (revision) => {
+        this.mirror.advanceTo(revision);
+        this.release();
+      },
     );
   }
 
