@@ -112,6 +112,10 @@ export interface EmulatorOptions {
   etcdCompactionIntervalMs?: number;
   /** Bound of each etcd call (default 10 s): past it, or with etcd out of reach, a request is answered 504. */
   etcdRequestTimeoutMs?: number;
+  /** --etcd-healthcheck-timeout: bound of the `etcd` health check (default 2 s). */
+  etcdHealthcheckTimeoutMs?: number;
+  /** --etcd-readycheck-timeout: bound of the `etcd-readiness` check on /readyz (default 2 s). */
+  etcdReadycheckTimeoutMs?: number;
   /**
    * kube-controller-manager's --leader-elect: the emulated controllers (namespace cleanup, the
    * namespace content) run only on the replica holding a coordination.k8s.io/v1 Lease
@@ -149,7 +153,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const host = opts.host ?? "127.0.0.1";
   const tls = opts.tls === "generate" ? await generateServingTls(servingHosts(host)) : opts.tls;
   const etcd = opts.etcdServers?.length
-    ? { endpoints: opts.etcdServers, prefix: opts.etcdPrefix, compactionIntervalMs: opts.etcdCompactionIntervalMs, requestTimeoutMs: opts.etcdRequestTimeoutMs }
+    ? {
+        endpoints: opts.etcdServers,
+        prefix: opts.etcdPrefix,
+        compactionIntervalMs: opts.etcdCompactionIntervalMs,
+        requestTimeoutMs: opts.etcdRequestTimeoutMs,
+        healthcheckTimeoutMs: opts.etcdHealthcheckTimeoutMs,
+        readycheckTimeoutMs: opts.etcdReadycheckTimeoutMs,
+      }
     : undefined;
   const election = (opts.leaderElect ?? etcd !== undefined) ? leaderElection(opts) : undefined;
   const emulator = createEmulatorServer(settings, tls, etcd, election);

@@ -174,4 +174,31 @@ describe("a write whose object changed while it was admitted", () => {
     // Admitted again against the object the other write left.
     expect(r.slowReviews).toBe(2);
   });
+
+  it("delete-collection: deletes the item as it now stands instead of answering 409", async () => {
+    const name = uniq("race-collection");
+    const other = uniq("race-collection-other");
+    const labels = { race: "yes", batch: name };
+    expect((await call("POST", CM, configMapBody(name, { a: "5" }, labels))).status).toBe(201);
+    expect((await call("POST", CM, configMapBody(other, { a: "6" }, labels))).status).toBe(201);
+    const r = await race(
+      name,
+      () => call("DELETE", `${CM}?labelSelector=batch%3D${name}`),
+      "5",
+      () => call("PATCH", `${CM}/${name}`, { data: { b: "2" } }, MERGE),
+      "DELETE",
+    );
+    expect(r.other.status).toBe(200);
+    expect(r.slow.status, r.slow.text).toBe(200);
+    // The answer lists the items as they were listed for deletion.
+    expect(r.slow.json.items.map((i: any) => [i.metadata.name, i.data]).sort()).toEqual(
+      [
+        [name, { a: "5" }],
+        [other, { a: "6" }],
+      ].sort(),
+    );
+    expect(r.stored.status).toBe(404);
+    expect((await call("GET", `${CM}/${other}`)).status).toBe(404);
+    expect(r.slowReviews).toBe(2);
+  });
 });

@@ -230,7 +230,7 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     }
     if (req.method !== "GET" && req.method !== "HEAD") throw methodNotAllowed();
     if (r.kind === "health") {
-      if (!answerHealth(res, url, r.check, r.name)) throw pathNotFound();
+      if (!(await answerHealth(res, url, r.check, r.name, parts.healthProbes))) throw pathNotFound();
       return;
     }
     if ((r.kind === "apiVersions" || r.kind === "apiGroupList") && wantsAggregatedDiscovery(req)) {
@@ -260,6 +260,8 @@ export interface EtcdStorage {
   prefix?: string;
   compactionIntervalMs?: number;
   requestTimeoutMs?: number;
+  healthcheckTimeoutMs?: number;
+  readycheckTimeoutMs?: number;
 }
 
 /**
@@ -284,11 +286,23 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
   // Events expire a time after their last write, whichever group wrote them: both store under
   // events.k8s.io's prefix (core v1 through its storage view), which the TTL follows.
-  const eventTtl = new EventTtl(store, `${eventStrategy.storagePrefix}/`, () => clock.now(), settings.eventTtlMs);
+  // With leader election, only the leader sweeps (one replica at a time, as the other controllers).
+  const eventTtl = new EventTtl(
+    store,
+    `${eventStrategy.storagePrefix}/`,
+    () => clock.now(),
+    settings.eventTtlMs,
+    () => elector?.isLeader ?? true,
+  );
   const lifecycle = new NamespaceLifecycle(generic, registry, { cleanupDelayMs: settings.namespaceCleanupDelayMs, elected: election !== undefined }, () =>
     clock.date(),
   );
   const watches: WatchRegistry = new Set();
+  // A re-listed etcd mirror ends every client watch, as the cacher does when it re-initializes.
+  if (etcdStore)
+    etcdStore.onRelist = () => {
+      for (const end of [...watches]) end();
+    };
   const continueTokens = new ContinueTokenSigner();
   const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) =>
     lifecycle.namespaceLabels(name),
@@ -297,7 +311,21 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   capabilities.provide(NAMESPACE_DELETER, lifecycle);
   const auth = settings.auth ? enableAuth(generic, storage, clock, settings.adminToken, capabilities) : undefined;
   if (!auth) enableNoAuth(storage, clock, settings.adminToken, capabilities);
-  const parts: EmulatorParts = { registry, storage, generic, lifecycle, settings, watches, clock, continueTokens, eventTtl, admission, auth, capabilities };
+  const parts: EmulatorParts = {
+    registry,
+    storage,
+    generic,
+    lifecycle,
+    settings,
+    watches,
+    clock,
+    continueTokens,
+    eventTtl,
+    admission,
+    auth,
+    capabilities,
+    healthProbes: etcdStore?.healthProbes,
+  };
   const newNamespaceContent = () => new NamespaceContentController(generic, registry, settings.namespaceContentDelayMs, () => clock.date(), tls?.ca);
   let namespaceContent = election ? undefined : newNamespaceContent();
   const elector = election

@@ -14,6 +14,8 @@
  *    only weakly, so an emulator dropped without stop() still lets it end.
  * An expiry is a delete conditional on the revision seen: a write that races it wins and starts
  * a new lifetime. A TTL of 0 means no expiry, as the storage attaches no lease for a zero TTL.
+ * With several replicas on one etcd and leader election on, only the leader sweeps (`active`);
+ * every replica keeps following the writes, so a new leader knows each event's age.
  */
 import type { KeyValueStore } from "./kv.js";
 import { type ChangeEvent, StoreError } from "./store.js";
@@ -47,6 +49,8 @@ export class EventTtl {
     private readonly prefix: string,
     private readonly now: () => number,
     private ttlMs: number = DEFAULT_EVENT_TTL_MS,
+    /** Whether this replica sweeps now (the leader, with leader election; else always). */
+    private readonly active: () => boolean = () => true,
   ) {}
 
   get ttl(): number {
@@ -92,7 +96,7 @@ export class EventTtl {
   }
 
   private async sweepOnce(): Promise<number> {
-    if (this.stopped || this.ttlMs <= 0) return 0;
+    if (this.stopped || this.ttlMs <= 0 || !this.active()) return 0;
     const now = this.now();
     if (now < this.nextExpiry) return 0;
     let deleted = 0;

@@ -39,6 +39,12 @@ export interface KeyValueStore {
   readonly revision: number;
   /** Revisions at or after this one can still be read and watched from (retention applied first). */
   readonly compactRevision: number;
+  /**
+   * Revisions at or after this one can still be read at (a list at a revision, a continue
+   * token): compactRevision in memory; on etcd, older than the mirror's history when etcd still
+   * holds them, as kube-apiserver reads etcd for what its watch cache cannot serve.
+   */
+  readonly readableRevision: number;
   /** Watches currently registered (for tests and health). */
   readonly watcherCount: number;
   /** Compacts away what the retention window no longer covers now; returns the compaction revision. */
@@ -72,6 +78,10 @@ export class MemoryKeyValueStore implements KeyValueStore {
   }
 
   get compactRevision(): number {
+    return this.memory.compactRevision;
+  }
+
+  get readableRevision(): number {
     return this.memory.compactRevision;
   }
 

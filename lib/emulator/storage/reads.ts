@@ -107,14 +107,14 @@ export async function readList(storage: ObjectStorage, read: ListRead): Promise<
     revision = position.rv > 0 ? position.rv : undefined;
     // An aged token goes the way of a compacted one: on a real server the two are the same event.
     const aged = position.issuedAt !== undefined && tokens.now() - position.issuedAt > tokens.lifetimeMs;
-    if (aged || (revision !== undefined && revision < store.compactRevision)) throw continueExpired(position, prefix);
+    if (aged || (revision !== undefined && revision < store.readableRevision)) throw continueExpired(position, prefix);
   } else {
     const requested = parseResourceVersion(read.resourceVersion);
     await mustHaveReached(storage, requested);
     // Reached, so a number.
     const requestedRv = requested === undefined ? undefined : Number(requested);
     if (requestedRv !== undefined && (read.resourceVersionMatch === "Exact" || (read.resourceVersionMatch === "" && limit > 0))) {
-      const oldest = store.compactRevision;
+      const oldest = store.readableRevision;
       if (requestedRv < oldest) throw new ResourceVersionTooOld(requestedRv, oldest);
       revision = requestedRv;
     }
@@ -126,7 +126,7 @@ export async function readList(storage: ObjectStorage, read: ListRead): Promise<
     range = await storage.range(read.type, read.namespace, { revision, startKey: position?.startKey });
   } catch (e) {
     if (!(e instanceof StoreError && e.code === "Compacted")) throw e;
-    throw position ? continueExpired(position, prefix) : new ResourceVersionTooOld(revision ?? 0, store.compactRevision);
+    throw position ? continueExpired(position, prefix) : new ResourceVersionTooOld(revision ?? 0, store.readableRevision);
   }
   const kvs: KeyValue[] = [];
   let lastKey: string | undefined;

@@ -37,6 +37,8 @@ export interface EmulatorParts {
   readonly auth?: AccessControl;
   /** What the REST overrides may use besides the request (registry/generic/capabilities.ts): auth's authorizer and tokens when it is on. */
   readonly capabilities: CapabilityLookup;
+  /** Health checks that can fail (on etcd: `etcd`, `etcd-readiness`), by check name. */
+  readonly healthProbes?: Readonly<Partial<Record<string, () => Promise<string | undefined>>>>;
 }
 
 /** A request on a resource path, as routed. */

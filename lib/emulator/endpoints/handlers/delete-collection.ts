@@ -11,8 +11,9 @@
  */
 
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
+import { StoreError } from "../../storage/store.js";
 import type { ListOptions } from "../list-options.js";
-import { admittedWrites } from "./admission.js";
+import { admittedWrites, retryWrite, storeConflict } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { deleteAdmitted } from "./delete.js";
 import { parseDeleteOptions } from "./delete-options.js";
@@ -26,10 +27,19 @@ export async function handleDeleteCollection(ctx: RequestContext, options: ListO
   const warnings: string[] = [];
   const writes = admittedWrites(ctx, warnings);
   for (const item of pageItems(ctx, page)) {
-    const current = await generic.storage.get(strategy, namespaceOf(item), nameOf(item));
-    // Gone already, or changed since the list: the real server skips NotFound and reports nothing else here.
-    if (!current) continue;
-    await deleteAdmitted(ctx, await writes.checkDelete(strategy, current, deleteOptions), deleteOptions);
+    // Each delete is a single DELETE's: read anew, admitted and deleted again when another write won the race.
+    await retryWrite(async () => {
+      const current = await generic.storage.get(strategy, namespaceOf(item), nameOf(item));
+      // Gone already: the real server skips NotFound and reports nothing else here.
+      if (!current) return;
+      try {
+        await deleteAdmitted(ctx, await writes.checkDelete(strategy, current, deleteOptions), deleteOptions);
+      } catch (e) {
+        // Deleted by another write between the read and the delete: gone, as above.
+        if (e instanceof StoreError && e.code === "KeyNotFound") return;
+        throw storeConflict(strategy, nameOf(item), e);
+      }
+    });
     // A collection delete that stops after its first object (failpoint deletecollection-deletes-one).
     if (ctx.parts.settings.failpoints.has("deletecollection-deletes-one")) break;
   }

@@ -228,7 +228,14 @@ export class EtcdStore {
    * history asynchronously and cancels a watch that a compaction overtook before it caught up
    * (Compacted, with the compact revision), or the stream is lost (EtcdUnavailable).
    */
-  async watch(prefix: string, afterRevision: number, listener: WatchListener, onError: WatchErrorListener = () => {}): Promise<() => void> {
+  async watch(
+    prefix: string,
+    afterRevision: number,
+    listener: WatchListener,
+    onError: WatchErrorListener = () => {},
+    /** Asks etcd for progress notifications (progress_notify): each tells the revision every change up to which was sent. */
+    onProgress?: (revision: number) => void,
+  ): Promise<() => void> {
     // etcd answers a watch from a compacted revision only after creating it (up to 100 ms later,
     // when it syncs the watcher): a read at that revision tells at once, and the compact revision.
     if (afterRevision <= 0 || !(await this.readableAt(afterRevision))) {
@@ -273,6 +280,8 @@ export class EtcdStore {
           clearTimeout(timer);
           resolve(finish);
         }
+        // No events and no creation: a progress notification (etcd sends them to a caught-up watch only).
+        if (onProgress && state === "live" && !res.created && (res.events ?? []).length === 0) onProgress(revisionOf(res.header));
         for (const event of res.events ?? []) {
           const change = this.toChange(event.type, event.kv, event.prev_kv);
           try {
@@ -285,9 +294,33 @@ export class EtcdStore {
       stream.on("error", (e: Error) => fail(unavailable(this.endpoints, e)));
       stream.on("end", () => fail(new EtcdUnavailable(`etcd at ${this.endpoints} ended the watch stream`, false)));
       stream.write({
-        create_request: { key: Buffer.from(prefix || "\0"), range_end: prefixEnd(prefix), start_revision: afterRevision + 1, prev_kv: true },
+        create_request: {
+          key: Buffer.from(prefix || "\0"),
+          range_end: prefixEnd(prefix),
+          start_revision: afterRevision + 1,
+          prev_kv: true,
+          progress_notify: onProgress !== undefined,
+        },
       });
     });
+  }
+
+  /**
+   * One round of kube-apiserver's compactor protocol (pkg/storage/etcd3/compact.go): if `key`'s
+   * version is still `expectVersion`, put `value` (its version goes up by one); else read it. The
+   * answer carries etcd's revision after the Txn and, when another server won, the version it left.
+   */
+  async casVersion(key: string, expectVersion: number, value: string): Promise<{ succeeded: boolean; version: number; revision: number }> {
+    const k = Buffer.from(key);
+    const res = await this.call(() =>
+      this.client.kv.txn({
+        compare: [{ key: k, target: CompareTarget.Version, result: CompareResult.Equal, version: expectVersion }],
+        success: [{ request_put: { key: k, value: Buffer.from(value) } }],
+        failure: [{ request_range: { key: k } }],
+      }),
+    );
+    const current = res.responses[0]?.response_range?.kvs[0];
+    return { succeeded: res.succeeded, version: res.succeeded ? expectVersion + 1 : Number(current?.version ?? 0), revision: revisionOf(res.header) };
   }
 
   /** Drops history before rev (reads at rev still work), as MemoryStore.compact: never past the current revision, never backwards. */
