@@ -3,7 +3,7 @@
  * multi-replica suite runs and passes (not "not applicable"); against one emulator in memory
  * without --replica its tests are not applicable, with the detection's reason; a --replica that is
  * another cluster (the in-memory emulator beside the etcd pair) is one line and exit 2, before any
- * test runs.
+ * test runs, and so is a --replica without a target.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
@@ -37,10 +37,12 @@ describe.skipIf(skipReason("replicas-run"))("tollgate run --replica", () => {
   it("runs the replica suite with writes through one server and reads through the other; without --replica it does not apply; another cluster is refused", {
     timeout: 90_000,
   }, async () => {
-    const [pair, single, other] = await Promise.all([
+    const [pair, single, other, embedded] = await Promise.all([
       runViaCli(["--target", a.url, "--replica", b.url, "--suite", "replicas", "--seed", "7"]),
       runViaCli(["--target", alone.url, "--suite", "replicas"]),
+      // Comma-separated: b is of a's cluster, the in-memory emulator is not.
       tollgate(["run", "--target", a.url, "--replica", `${b.url},${alone.url}`, "--suite", "replicas", "--no-html"]),
+      tollgate(["run", "--replica", b.url, "--suite", "replicas", "--no-html"]),
     ]);
 
     expect(pair.code, pair.output).toBe(0);
@@ -63,5 +65,11 @@ describe.skipIf(skipReason("replicas-run"))("tollgate run --replica", () => {
       ),
     ]);
     expect(other.stdout).toBe("");
+
+    // The embedded emulator is a cluster of its own: a replica of it cannot be named.
+    expect(embedded.code).toBe(2);
+    expect(embedded.stderr.trim()).toBe(
+      "tollgate: --replica names other API servers of the target's cluster: it goes with --target, --kubeconfig or --in-cluster (see tollgate run --help)",
+    );
   });
 });
