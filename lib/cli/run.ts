@@ -15,8 +15,9 @@ import { type Fault, faultByName } from "../faults/index.js";
 import { UnreachableError } from "../harness/client.js";
 import { CredentialError } from "../harness/credentials/errors.js";
 import { probeTarget } from "../harness/probe.js";
+import { confirmReplicas, ReplicaError } from "../harness/replicas.js";
 import { newRunId } from "../harness/session.js";
-import { resolveTarget, type Target, TargetError } from "../harness/target.js";
+import { replicaTarget, replicaUrls, resolveTarget, type Target, TargetError } from "../harness/target.js";
 import { PROJECT_ROOT } from "../project-root.js";
 import { rulesPage } from "../report/rules-page.js";
 import { STOP_EXIT_CODES, type Summary } from "../report/summary.js";
@@ -147,6 +148,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       context: { type: "string" },
       token: { type: "string" },
       "in-cluster": { type: "boolean", default: false },
+      // Other API servers of the target's cluster, for the multi-replica suites (suites/replicas.test.ts).
+      replica: { type: "string", multiple: true },
       output: { type: "string" },
       suite: { type: "string", multiple: true },
       "group-domain": { type: "string" },
@@ -224,8 +227,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     inCluster: values["in-cluster"] === true,
   };
   let target: Target | undefined;
+  let replicas: Target[] = [];
+  const replicaFlags = replicaUrls((values.replica as string[] | undefined) ?? []);
   try {
     target = resolveTarget(selection);
+    if (replicaFlags.length > 0 && !target)
+      throw new TargetError("--replica names other API servers of the target's cluster: it goes with --target, --kubeconfig or --in-cluster");
+    replicas = target ? replicaFlags.map((u) => replicaTarget(target as Target, u)) : [];
   } catch (e) {
     if (e instanceof TargetError) throw new UsageError(e.message);
     throw e;
@@ -233,8 +241,10 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (target) {
     try {
       await probeTarget(target);
+      // A replica of another cluster is one line here, not a run whose multi-replica tests do not apply.
+      if (replicas.length > 0) await confirmReplicas(target, replicas);
     } catch (e) {
-      if (e instanceof UnreachableError || e instanceof CredentialError) {
+      if (e instanceof UnreachableError || e instanceof CredentialError || e instanceof ReplicaError) {
         console.error(`tollgate: ${e.message}`);
         return 2;
       }
@@ -254,6 +264,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     [ENV.context]: selection.context,
     [ENV.token]: selection.token,
     [ENV.inCluster]: selection.inCluster ? "1" : undefined,
+    [ENV.replicas]: replicas.length > 0 ? replicas.map((r) => r.url).join(",") : undefined,
     [ENV.runId]: runId,
     [ENV.groupDomain]: values["group-domain"] as string | undefined,
     [ENV.vendor]: values.vendor as string | undefined,

@@ -23,7 +23,7 @@ merge    DIR...: the report folders of one run's shards (tollgate run --shard I/
 /** Each command's usage, printed by `tollgate COMMAND --help` (stdout, exit 0). */
 const COMMAND_USAGE = {
   run: `  tollgate run [--target URL | --kubeconfig FILE [--context NAME] | --in-cluster] [--token TOKEN]
-               [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
+               [--replica URL[,URL]]... [--output DIR] [--suite NAME]... [--group-domain D] [--vendor V] [--no-html]
                [--feature-gates G=bool,...] [--require PROFILE[,PROFILE]]... [--seed N]
                [--thorough [--thorough-minutes M]]
                [--list] [--focus TERM]... [--skip TERM]... [--rerun-failed REPORT_DIR]
@@ -42,6 +42,9 @@ const COMMAND_USAGE = {
       DURATION: 90s, 10m, 1h30m, 500ms
       exit: 0 no rule failed, 1 a rule failed or the run is unsound, 2 bad usage or the
             target did not answer, 124 --timeout, 130 SIGINT, 143 SIGTERM
+      --replica: another API server of the target's cluster (same credentials and TLS settings
+            as the target); the multi-replica suites write through it and read through the
+            target. It must answer namespace kube-system (else default) with the target's uid
       --fault: a fault of the catalog (tollgate rules faults), for a self-test: wire faults
             through a proxy in front of the target, the others inside the embedded emulator`,
   cleanup: `  tollgate cleanup [--target URL | --kubeconfig FILE [--context NAME]] [--token TOKEN]

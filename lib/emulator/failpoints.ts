@@ -13,6 +13,8 @@ export const FAILPOINTS = {
   "apply-yaml-body-refused": "reads an apply body as JSON only: a YAML document is 400",
   "compacted-list-served":
     "answers a list at a compacted revision (Exact, a paged first page, or a continue token) from the latest state instead of 410 Expired",
+  "consistent-reads-lag":
+    "answers lists without a resourceVersion at the revision its store had 5 s earlier, as a cache that does not wait to catch up with storage",
   "conflict-as-500": "answers a write that loses an optimistic-concurrency race (409 Conflict) with 500 InternalError instead",
   "continue-reads-latest": "reads each page after the first at the latest revision instead of the first page's",
   "continue-skips-item": "leaves out, on each page after the first, the first item after the previous page",
@@ -74,6 +76,8 @@ export const FAILPOINTS = {
   "protobuf-watch-unframed": "writes protobuf watch events without their 4-byte length prefix, bare WatchEvent messages one after another",
   "rbac-ignores-verbs": "RBAC: a rule grants every verb on its groups and resources, whatever verbs it lists",
   "remaining-count-with-selectors": "sets remainingItemCount on pages of a selector list, counting every object left, matching or not",
+  "resource-versions-offset":
+    "numbers resourceVersions 1,000,000 above the storage revision, as a server with a counter of its own: consistent alone, unlike every other server of its cluster",
   "rolebinding-grants-cluster-wide": "RBAC: a RoleBinding's rules apply in every namespace and at the cluster scope, not only in its own namespace",
   "strategic-merge-as-merge-patch": "applies a strategic merge patch as a JSON merge patch: lists replaced whole, directives stored as keys",
   "strict-validation-as-warn": "takes fieldValidation=Strict as Warn: unknown and duplicate fields are warned about and the write succeeds",

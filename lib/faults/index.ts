@@ -10,6 +10,7 @@ import { EVENT_ENDPOINT_FAULTS } from "./catalog/events-endpoints.js";
 import { EVENTS_VALIDATION_FAULTS } from "./catalog/events-validation.js";
 import { PATCH_AND_CRD_FAULTS } from "./catalog/patch-and-crds.js";
 import { READ_PATH_FAULTS } from "./catalog/read-path.js";
+import { REPLICA_FAULTS } from "./catalog/replicas.js";
 import { WATCH_AND_ENCODING_FAULTS } from "./catalog/watch-and-encodings.js";
 import { FIRST_WAVE_WIRE_FAULTS } from "./catalog/wire-first-wave.js";
 import { WRITE_PATH_FAULTS } from "./catalog/write-path.js";
@@ -29,6 +30,7 @@ export const FAULT_AREAS: readonly { readonly area: string; readonly faults: rea
   { area: "read-path", faults: READ_PATH_FAULTS },
   { area: "watch-and-encodings", faults: WATCH_AND_ENCODING_FAULTS },
   { area: "write-path", faults: WRITE_PATH_FAULTS },
+  { area: "replicas", faults: REPLICA_FAULTS },
 ];
 
 export const FAULTS: readonly Fault[] = FAULT_AREAS.flatMap((a) => a.faults);

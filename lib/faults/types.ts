@@ -15,6 +15,12 @@ interface FaultBase {
   readonly models: string;
   /** A public reference for that defect (an issue, a fix, a changelog line), where one exists. */
   readonly reference?: string;
+  /**
+   * Shown only with several servers of one cluster (the multi-replica suites need `--replica`):
+   * the self-test's one embedded emulator cannot show it, so it skips the fault; the test named
+   * here shows it caught.
+   */
+  readonly severalServers?: string;
 }
 
 /**

@@ -26,17 +26,36 @@ export interface TargetSelection {
 
 export class TargetError extends Error {}
 
-function checkUrl(raw: string): string {
+function checkUrl(raw: string, flag = "--target"): string {
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
-    throw new TargetError(`--target ${JSON.stringify(raw)} is not a URL (expected http://host:port or https://host:port)`);
+    throw new TargetError(`${flag} ${JSON.stringify(raw)} is not a URL (expected http://host:port or https://host:port)`);
   }
   if (u.protocol !== "http:" && u.protocol !== "https:") {
-    throw new TargetError(`--target ${raw}: only http and https URLs are supported`);
+    throw new TargetError(`${flag} ${raw}: only http and https URLs are supported`);
   }
   return raw.replace(/\/+$/, "");
+}
+
+/**
+ * Another API server of the target's cluster (`tollgate run --replica URL`): the target's
+ * credentials and TLS settings at another URL, as `kubectl --server` would use them (an exec
+ * plugin is told that server too).
+ */
+export function replicaTarget(target: Target, raw: string): Target {
+  const url = checkUrl(raw, "--replica");
+  const exec = target.credentials.exec && { ...target.credentials.exec, cluster: { ...target.credentials.exec.cluster, server: url } };
+  return { url, credentials: { ...target.credentials, ...(exec ? { exec } : {}) }, source: `--replica ${url}` };
+}
+
+/** `--replica` values: repeatable and comma-separated. */
+export function replicaUrls(values: readonly string[]): string[] {
+  return values
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /**

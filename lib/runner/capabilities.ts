@@ -28,6 +28,7 @@ export const API_CAPABILITIES = {
   "proxy-subresource": "the target serves a proxy subresource",
   "rate-limit": "the target limits a burst of requests (429)",
   "rvm-ignored": "the target does not honour resourceVersionMatch on lists",
+  replicas: "--replica names other API servers that answer as the target's cluster (writes through one, reads through another)",
   bookmarks: "periodic BOOKMARK events can be seen within the run (a frequent cadence, or --thorough)",
   thorough: "--thorough: waiting for what a real server only shows with time (history compaction)",
 } as const;

@@ -14,8 +14,10 @@ import { detectAdmin } from "../harness/admin.js";
 import { ApiClient, type ApiResponse, type RequestOptions } from "../harness/client.js";
 import { asIdentity } from "../harness/credentials/identity.js";
 import type { WatchEvent } from "../harness/objects.js";
+import { confirmReplicas } from "../harness/replicas.js";
 import { resourcePath } from "../harness/resources.js";
 import { type RunSettings, Session } from "../harness/session.js";
+import type { Target } from "../harness/target.js";
 import { WatchProtocolError, type WatchStream } from "../harness/watch.js";
 import type { RuleId } from "../spec/catalog.js";
 import { type API_CAPABILITIES, type Capabilities, type CapabilityState, GATE_CAPABILITIES, type GateName } from "./capabilities.js";
@@ -36,6 +38,8 @@ export interface DetectionOptions {
   bookmarkProbeMs?: number;
   /** Requests in the rate-limit burst. */
   burst?: number;
+  /** Other API servers of the target's cluster (`--replica`); one of another cluster throws ReplicaError. */
+  replicas?: readonly Target[];
 }
 
 export type ApiCapabilities = Record<keyof typeof API_CAPABILITIES, CapabilityState>;
@@ -266,6 +270,10 @@ export async function detectApi(settings: RunSettings, options: DetectionOptions
       : options.thorough?.enabled
         ? yes(`--thorough waits for the periodic bookmark (${bookmarks.evidence})`)
         : no(`${bookmarks.evidence}; --thorough waits the minute a real server takes`);
+
+    caps.replicas = options.replicas?.length
+      ? yes(await confirmReplicas(settings.target, options.replicas))
+      : no("no --replica given: the run knows no other API server of the target's cluster");
 
     caps.thorough = options.thorough?.enabled ? yes(`--thorough: waits up to ${options.thorough.minutes} minutes`) : no("--thorough not given");
 

@@ -29,8 +29,9 @@ import { type RunningProxy, startWireProxy } from "../faults/wire-proxy.js";
 import { UnreachableError } from "../harness/client.js";
 import { configureLoad, formatDuration, type LoadSettings } from "../harness/load.js";
 import { probeTarget } from "../harness/probe.js";
+import { ReplicaError } from "../harness/replicas.js";
 import { deleteRunLeftovers } from "../harness/session.js";
-import { resolveTarget } from "../harness/target.js";
+import { replicaTarget, resolveTarget } from "../harness/target.js";
 import { CAPABILITY_NAMES, type Capabilities } from "./capabilities.js";
 import { detectDaemons } from "./daemon-capabilities.js";
 import { detectApi, type Violation } from "./detect.js";
@@ -43,6 +44,7 @@ import {
   ENV,
   loadFromEnv,
   type ProvidedSettings,
+  replicaUrlsFromEnv,
   runIdFromEnv,
   seedFromEnv,
   selectionFromEnv,
@@ -174,7 +176,7 @@ async function prepare(s: Shared): Promise<ProvidedSettings> {
     return await prepareTarget(s);
   } catch (e) {
     // The CLI turns this into exit 2 and one line (lib/cli/run.ts) instead of vitest's stack trace.
-    if (e instanceof UnreachableError) setSetupFailure(e.message);
+    if (e instanceof UnreachableError || e instanceof ReplicaError) setSetupFailure(e.message);
     throw e;
   }
 }
@@ -212,6 +214,10 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
     target = { url: emulator.url, credentials, source: "embedded emulator" };
     daemonSettings ??= await startEmbeddedDaemons(s, faults, variantOnly);
   }
+  // Other servers of the cluster: the target's credentials at their URLs, taken before a fault proxy stands in front of the target.
+  const direct = target;
+  const replicas = replicaUrlsFromEnv(env).map((u) => replicaTarget(direct, u));
+  if (replicas.length > 0) target = { ...target, source: `${target.source}, replicas ${replicas.map((r) => r.url).join(", ")}` };
   const scopes = JSON.parse(env[ENV.faultScopes] ?? "{}") as Record<string, string[]>;
   const wire = applied.flatMap((f) => (f.mode === "wire" ? [{ name: f.name, ...f.wire, ...(scopes[f.name] ? { suites: scopes[f.name] } : {}) }] : []));
   if (wire.length > 0) {
@@ -229,8 +235,8 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
       console.log(`tollgate: faults on (a self-test: the target is wrong on purpose): ${names}`);
     }
   }
-  const base = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings };
-  const api = await detectApi(base, { declaredGates, thorough });
+  const base = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings, replicas };
+  const api = await detectApi(base, { declaredGates, thorough, replicas });
   const daemonsFound = await detectDaemons(daemonSettings);
   const capabilities: Capabilities = { ...api.capabilities, ...daemonsFound.capabilities };
   const violations = [...api.violations, ...daemonsFound.violations];

@@ -5,7 +5,7 @@
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { DEFAULT_LOAD, type LoadSettings } from "../harness/load.js";
 import { newRunId, type RunSettings } from "../harness/session.js";
-import { defaultSpecSettings } from "../harness/target.js";
+import { defaultSpecSettings, replicaUrls, type Target } from "../harness/target.js";
 import { type Capabilities, GATE_CAPABILITIES, type GateName } from "./capabilities.js";
 import type { Selection } from "./selection.js";
 
@@ -16,6 +16,8 @@ export const ENV = {
   token: "TOLLGATE_TOKEN",
   /** "1": the pod's service account (`tollgate run --in-cluster`). */
   inCluster: "TOLLGATE_IN_CLUSTER",
+  /** `tollgate run --replica`: other API servers of the target's cluster, comma-separated URLs. */
+  replicas: "TOLLGATE_REPLICAS",
   runId: "TOLLGATE_RUN_ID",
   groupDomain: "TOLLGATE_GROUP_DOMAIN",
   vendor: "TOLLGATE_VENDOR",
@@ -68,6 +70,11 @@ const CERT_PAIRS = [
   { name: "proxyCert", cert: ENV.daemonProxyCert, key: ENV.daemonProxyKey },
   { name: "unlistedProxyCert", cert: ENV.daemonUnlistedProxyCert, key: ENV.daemonUnlistedProxyKey },
 ] as const;
+
+/** The `--replica` URLs the environment names (none when unset). */
+export function replicaUrlsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return replicaUrls([env[ENV.replicas] ?? ""]);
+}
 
 export function runIdFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env[ENV.runId] || newRunId();
@@ -123,6 +130,8 @@ export interface PemPair {
 /** RunSettings as provided to the test files: the API target's, plus the daemons when a run has any. */
 export interface ProvidedSettings extends RunSettings {
   daemons?: DaemonSettings;
+  /** Other API servers of the target's cluster (`--replica`), reached with its credentials; empty without. */
+  replicas?: Target[];
   /** What the target offers, detected once before any test (lib/runner/detect.ts). */
   capabilities: Capabilities;
   /** The seed of every property test of the run (`tollgate run --seed N` repeats it). */

@@ -31,6 +31,7 @@ import { ContinueTokenSigner } from "../storage/continue-token.js";
 import { EtcdKeyValueStore } from "../storage/etcd/etcd-kv.js";
 import { EtcdUnavailable } from "../storage/etcd/etcd-store.js";
 import { EventTtl } from "../storage/event-ttl.js";
+import { withStoreFailpoints } from "../storage/failpoint-kv.js";
 import { type KeyValueStore, MemoryKeyValueStore } from "../storage/kv.js";
 import { ObjectStorage } from "../storage/object-storage.js";
 import type { ServingTls } from "../tls.js";
@@ -280,7 +281,7 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   const strategies = defaultStrategies(settings.failpoints, settings.serviceClusterIpRange);
   // In etcd, built-in types are stored in protobuf, as a real server stores them.
   const etcdStore = etcd ? new EtcdKeyValueStore({ ...storeOptions, ...etcd, storageVersions: storageVersionForms(strategies) }) : undefined;
-  const store: KeyValueStore = etcdStore ?? new MemoryKeyValueStore(storeOptions);
+  const store: KeyValueStore = withStoreFailpoints(etcdStore ?? new MemoryKeyValueStore(storeOptions), settings.failpoints);
   const storage = new ObjectStorage(store);
   const registry = new ResourceRegistry(strategies);
   const generic = new GenericRegistry(storage, () => clock.date(), settings.failpoints);
