@@ -29,6 +29,9 @@ class Passthrough implements KeyValueStore {
   get compactRevision(): number {
     return this.inner.compactRevision;
   }
+  get readableRevision(): number {
+    return this.inner.readableRevision;
+  }
   get watcherCount(): number {
     return this.inner.watcherCount;
   }
@@ -115,6 +118,9 @@ class OffsetRevisions extends Passthrough {
   }
   override get compactRevision(): number {
     return this.up(this.inner.compactRevision);
+  }
+  override get readableRevision(): number {
+    return this.up(this.inner.readableRevision);
   }
   override applyRetention(): number {
     return this.up(this.inner.applyRetention());
