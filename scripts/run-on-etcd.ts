@@ -70,9 +70,9 @@ try {
     if (etcd) flags.push("--etcd-servers", etcd.url);
     emulators.push(spawn(process.execPath, flags, { stdio: ["ignore", "ignore", "inherit"] }));
     urls.push(`http://127.0.0.1:${port}`);
-    // One after the other: emulators seeding one empty etcd at once race on the seed namespaces (409 at start).
-    await ready(`http://127.0.0.1:${port}`);
   }
+  // All at once, as replicas of a real cluster start: each seeds what the others have not made yet.
+  await Promise.all(urls.map(ready));
   const [target, ...others] = urls;
   const run = spawn(
     process.execPath,

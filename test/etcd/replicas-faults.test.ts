@@ -39,10 +39,11 @@ describe.skipIf(skipReason("replicas-faults"))("the multi-replica suite against 
   });
 
   it("catches each fault, with what the target answered in the failure", { timeout: 120_000 }, async () => {
-    // One after the other: emulators seeding one empty etcd at once race on the seed namespaces.
-    const clean = await start();
-    const lagging = await start(["consistent-reads-lag", "update-ignores-resource-version"]);
-    const ownVersions = await start(["resource-versions-offset"]);
+    const [clean, lagging, ownVersions] = await Promise.all([
+      start(),
+      start(["consistent-reads-lag", "update-ignores-resource-version"]),
+      start(["resource-versions-offset"]),
+    ]);
     const [lag, own] = (await Promise.all(
       [lagging, ownVersions].map((t) => runViaCli(["--target", t.url, "--replica", clean.url, "--suite", "replicas", "--seed", "11"])),
     )) as [SuiteRun, SuiteRun];

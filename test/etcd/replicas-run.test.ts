@@ -21,12 +21,11 @@ describe.skipIf(skipReason("replicas-run"))("tollgate run --replica", () => {
 
   beforeAll(async () => {
     etcd = await startEtcd();
-    // One after the other: two emulators seeding one empty etcd at once race on the seed namespaces.
-    [a, alone] = await Promise.all([
+    [a, b, alone] = await Promise.all([
+      startEmulator({ etcdServers: [etcd.url], namespaceContent: false, bookmarkIntervalMs: 1000 }),
       startEmulator({ etcdServers: [etcd.url], namespaceContent: false, bookmarkIntervalMs: 1000 }),
       startEmulator({ namespaceContent: false, bookmarkIntervalMs: 1000 }),
     ]);
-    b = await startEmulator({ etcdServers: [etcd.url], namespaceContent: false, bookmarkIntervalMs: 1000 });
   }, 60_000);
 
   afterAll(async () => {

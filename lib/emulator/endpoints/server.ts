@@ -304,7 +304,8 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
     etcdStore.onRelist = () => {
       for (const end of [...watches]) end();
     };
-  const continueTokens = new ContinueTokenSigner();
+  // On etcd, tokens age with etcd's compaction and pass between replicas, as a real server's.
+  const continueTokens = etcdStore ? undefined : new ContinueTokenSigner();
   const admission = new AdmissionDispatcher(storedWebhooks(storage, mutatingWebhookConfigurationStrategy, validatingWebhookConfigurationStrategy), (name) =>
     lifecycle.namespaceLabels(name),
   );

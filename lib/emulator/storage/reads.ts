@@ -17,8 +17,12 @@ import { type ChangeEvent, type KeyValue, StoreError } from "./store.js";
 
 /** How this emulator issues and ages its continue tokens. */
 export interface ContinueTokens {
-  /** Stamps tokens with their issue time and checks the stamps of tokens handed back. */
-  readonly signer: ContinueTokenSigner;
+  /**
+   * Stamps tokens with their issue time and checks the stamps of tokens handed back. Absent on
+   * etcd: tokens are then the real server's, aged by etcd's compaction as a real server's are,
+   * and every replica of the cluster takes the others' tokens.
+   */
+  readonly signer?: ContinueTokenSigner;
   /** A stamped token older than this is expired, as if its revision had been compacted. */
   readonly lifetimeMs: number;
   /** The clock tokens are stamped and aged on (ms). */
@@ -145,7 +149,7 @@ export async function readList(storage: ObjectStorage, read: ListRead): Promise<
   return {
     kvs,
     revision: range.revision,
-    continueToken: encodeContinue(lastKey, prefix, range.revision, { issuedAt: tokens.now(), signer: tokens.signer }),
+    continueToken: encodeContinue(lastKey, prefix, range.revision, tokens.signer && { issuedAt: tokens.now(), signer: tokens.signer }),
     // Only without selectors: with them the count of matches ahead is unknown.
     remainingItemCount: read.select ? undefined : range.count - kvs.length,
   };

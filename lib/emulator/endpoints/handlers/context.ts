@@ -28,7 +28,8 @@ export interface EmulatorParts {
   /** The one clock of the emulator (advanced by the admin endpoint). */
   readonly clock: EmulatorClock;
   /** Stamps this emulator's continue tokens with their issue time. */
-  readonly continueTokens: ContinueTokenSigner;
+  /** Absent on etcd (storage/reads.ts ContinueTokens). */
+  readonly continueTokens: ContinueTokenSigner | undefined;
   /** Deletes events a time after their last write (run by the admin clock advance too). */
   readonly eventTtl: EventTtl;
   /** Calls the registered admission webhooks on writes (handlers/admission.ts). */

@@ -26,7 +26,7 @@ export async function readPage(ctx: RequestContext, options: ListOptions): Promi
     resourceVersionMatch: options.resourceVersionMatch,
     limit: options.limit,
     continueToken: options.continueToken,
-    continueTokens: { signer: continueTokens, lifetimeMs: settings.continueTokenLifetimeMs, now: () => clock.now() },
+    continueTokens: { ...(continueTokens ? { signer: continueTokens } : {}), lifetimeMs: settings.continueTokenLifetimeMs, now: () => clock.now() },
     select: filter.empty ? undefined : (kv) => filter.matches(storage.decode(kv)),
   };
   try {

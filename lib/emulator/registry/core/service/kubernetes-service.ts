@@ -11,6 +11,7 @@
  * else 127.0.0.1 (a hostname such as localhost, or all interfaces, is not an address a slice
  * can carry; the loopback address reaches the emulator from the machine it runs on).
  */
+import { StatusError } from "../../../apimachinery/api-errors.js";
 import type { KubeObject } from "../../../apimachinery/json.js";
 import { isTerminating, setMeta } from "../../../apimachinery/object-meta.js";
 import { StoreError } from "../../../storage/store.js";
@@ -59,7 +60,14 @@ export class KubernetesServiceController {
     const storage = this.generic.storage;
     // The watches start before the first sync's reads: a change while it awaits the store brings a repair.
     const from = storage.store.revision;
-    await this.sync();
+    try {
+      await this.sync();
+    } catch (e) {
+      // Another emulator on the same etcd wrote them in between: the repair looks again.
+      const race = (e instanceof StoreError && (e.code === "Conflict" || e.code === "KeyExists")) || (e instanceof StatusError && e.code === 409);
+      if (!race) throw e;
+      this.schedule();
+    }
     this.started = true;
     if (this.stopped) return;
     for (const strategy of [this.strategy("", "services"), this.strategy("discovery.k8s.io", "endpointslices")]) {
@@ -154,6 +162,14 @@ export class KubernetesServiceController {
 
   private async create(strategy: ResourceStrategy, o: KubeObject): Promise<void> {
     setMeta(o, "managedFields", managedFieldsAfterWrite(strategy, undefined, o, MANAGER, this.now()));
-    await this.generic.create(strategy, o);
+    try {
+      await this.generic.create(strategy, o);
+    } catch (e) {
+      // Another emulator on the same etcd made it since this one looked (a 409, or for the
+      // Service the 422 of its address taken by that one): look again later. Else it is an error.
+      const made = e instanceof StatusError && (await this.generic.storage.get(strategy, NAMESPACE, KUBERNETES_SERVICE));
+      if (!made) throw e;
+      this.schedule();
+    }
   }
 }
