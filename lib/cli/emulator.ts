@@ -246,6 +246,8 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
       "etcd-servers": { type: "string" },
       "etcd-prefix": { type: "string" },
       "etcd-compaction-interval": { type: "string" },
+      "etcd-healthcheck-timeout": { type: "string" },
+      "etcd-readycheck-timeout": { type: "string" },
       // kube-controller-manager's names, for the emulated controllers: Go bools and durations.
       "leader-elect": { type: "string" },
       "leader-elect-lease-duration": { type: "string" },
@@ -321,8 +323,12 @@ export function parseEmulatorCommand(argv: string[]): EmulatorCommand {
   }
   const etcdPrefix = values["etcd-prefix"];
   const compaction = values["etcd-compaction-interval"];
-  if ((etcdPrefix !== undefined || compaction !== undefined) && etcdServers === undefined)
-    throw new UsageError("--etcd-prefix and --etcd-compaction-interval go with --etcd-servers");
+  const healthTimeout = values["etcd-healthcheck-timeout"];
+  const readyTimeout = values["etcd-readycheck-timeout"];
+  if ([etcdPrefix, compaction, healthTimeout, readyTimeout].some((v) => v !== undefined) && etcdServers === undefined)
+    throw new UsageError("--etcd-prefix, --etcd-compaction-interval and the etcd check timeouts go with --etcd-servers");
+  if (healthTimeout !== undefined) api.etcdHealthcheckTimeoutMs = secondsFlag("etcd-healthcheck-timeout", healthTimeout);
+  if (readyTimeout !== undefined) api.etcdReadycheckTimeoutMs = secondsFlag("etcd-readycheck-timeout", readyTimeout);
   if (etcdPrefix !== undefined) {
     if (!/^\/[^\s]*$/.test(etcdPrefix) || etcdPrefix.replace(/\/+$/, "") === "")
       throw new UsageError(`--etcd-prefix must be a key prefix starting with /, not "${etcdPrefix}"`);

@@ -60,7 +60,8 @@ const COMMAND_USAGE = {
                     [--watch-backlog-bytes N] [--namespace-deletion-delay S]
                     [--namespace-content-delay S | --no-namespace-content]
                     [--service-cluster-ip-range CIDR]
-                    [--etcd-servers URL[,URL] [--etcd-prefix P] [--etcd-compaction-interval S]]
+                    [--etcd-servers URL[,URL] [--etcd-prefix P] [--etcd-compaction-interval S]
+                     [--etcd-healthcheck-timeout S] [--etcd-readycheck-timeout S]]
                     [--leader-elect[=BOOL]] [--leader-elect-lease-duration D]
                     [--leader-elect-renew-deadline D] [--leader-elect-retry-period D]
                     [--leader-elect-resource-name N] [--leader-elect-resource-namespace NS]
@@ -72,6 +73,7 @@ const COMMAND_USAGE = {
       HTTPS with --auth or --tls (a CA and a certificate made at start unless given),
       plain HTTP otherwise or with --plain-http; --kubeconfig-out writes a kubeconfig
       --etcd-servers: store on etcd, not in memory; emulators on one etcd serve one cluster
+      (the health checks etcd and etcd-readiness wait 2 s for etcd unless given)
       --leader-elect: the controllers run on the holder of a Lease (kube-system/
       kube-controller-manager; 15s, 10s, 2s); default on with --etcd-servers, off in memory`,
   proxy: `  tollgate proxy --target URL --fault NAME... [--port N] [--host H] [--ca FILE]

@@ -171,7 +171,7 @@ describe.skipIf(skipReason("emulator-on-etcd"))("the emulator on etcd", () => {
     }
   });
 
-  it("takes --etcd-servers, --etcd-prefix and --etcd-compaction-interval as kube-apiserver names them", () => {
+  it("takes --etcd-servers, --etcd-prefix, --etcd-compaction-interval and the check timeouts as kube-apiserver names them", () => {
     const { api } = parseEmulatorCommand([
       "--etcd-servers",
       "http://127.0.0.1:2379,https://10.0.0.1:2379",
@@ -179,12 +179,27 @@ describe.skipIf(skipReason("emulator-on-etcd"))("the emulator on etcd", () => {
       "/k8s",
       "--etcd-compaction-interval",
       "0",
+      "--etcd-healthcheck-timeout",
+      "1.5",
+      "--etcd-readycheck-timeout",
+      "3",
     ]);
-    expect([api.etcdServers, api.etcdPrefix, api.etcdCompactionIntervalMs]).toEqual([["http://127.0.0.1:2379", "https://10.0.0.1:2379"], "/k8s", 0]);
+    expect([api.etcdServers, api.etcdPrefix, api.etcdCompactionIntervalMs, api.etcdHealthcheckTimeoutMs, api.etcdReadycheckTimeoutMs]).toEqual([
+      ["http://127.0.0.1:2379", "https://10.0.0.1:2379"],
+      "/k8s",
+      0,
+      1500,
+      3000,
+    ]);
+    expect(() => parseEmulatorCommand(["--etcd-servers", "http://127.0.0.1:2379", "--etcd-readycheck-timeout", "soon"])).toThrow(
+      "--etcd-readycheck-timeout must be a number of seconds from 0.001 to",
+    );
     expect(() => parseEmulatorCommand(["--etcd-servers", "127.0.0.1:2379"])).toThrow(
       '--etcd-servers takes scheme://host:port URLs, comma-separated, not "127.0.0.1:2379"',
     );
-    expect(() => parseEmulatorCommand(["--etcd-prefix", "/k8s"])).toThrow("--etcd-prefix and --etcd-compaction-interval go with --etcd-servers");
+    expect(() => parseEmulatorCommand(["--etcd-prefix", "/k8s"])).toThrow(
+      "--etcd-prefix, --etcd-compaction-interval and the etcd check timeouts go with --etcd-servers",
+    );
   });
 
   // Last: it stops etcd.
