@@ -86,6 +86,9 @@ describe("the gated suites with the alpha gates on", () => {
       "suites/force-delete",
       "--suite",
       "suites/auth",
+      // Without --replica the multi-replica suite does not apply, with the detection's reason (replicas-run.test.ts runs it with one).
+      "--suite",
+      "suites/replicas",
     ]);
     expect(code, output).toBe(0);
     expect(plugin.runs().length).toBeGreaterThan(0);
@@ -98,6 +101,12 @@ describe("the gated suites with the alpha gates on", () => {
     expect(summary.totals.tests.failed, output).toBe(0);
     expect(summary.capabilities["cbor"]).toMatchObject({ available: true });
     expect(summary.capabilities["force-delete"]).toMatchObject({ available: true });
+    expect(summary.capabilities["replicas"]).toMatchObject({
+      available: false,
+      evidence: "no --replica given: the run knows no other API server of the target's cluster",
+    });
+    const replicaTests = summary.tests.filter((t) => t.file.includes("replicas"));
+    expect(replicaTests.map((t) => t.state)).toEqual(Array(5).fill("not-applicable"));
     for (const id of [
       "doc1.media.cbor",
       "doc1.media.cbor-seq-watch",
@@ -119,8 +128,8 @@ describe("the gated suites with the alpha gates on", () => {
       roundTrips.map((t) => t.state),
       "the Event round trip ran too, its CBOR checks included",
     ).toEqual(["passed", "passed", "passed", "passed"]);
-    // Only the gates' off checks do not apply.
-    const notApplicable = summary.tests.filter((t) => t.state === "not-applicable").map((t) => t.name);
+    // Only the gates' off checks do not apply (and the multi-replica suite, above).
+    const notApplicable = summary.tests.filter((t) => t.state === "not-applicable" && !t.file.includes("replicas")).map((t) => t.name);
     expect(notApplicable, output).toHaveLength(2);
     expect(
       notApplicable.find((n) => /AllowUnsafeMalformedObjectDeletion off/.test(n)),

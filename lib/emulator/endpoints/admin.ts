@@ -122,7 +122,7 @@ async function advanceClock(parts: EmulatorParts, body: JsonObject): Promise<{ n
   }
   // Event TTLs and retention are measured on this clock: expire what the jump ended now, events
   // first (their deletes are new revisions), rather than at the next real-time check or store access.
-  await parts.eventTtl.sweep();
+  await parts.eventTtl.sweep({ evenIfNotLeader: true });
   parts.storage.store.applyRetention();
   return { now: parts.clock.date().toISOString() };
 }

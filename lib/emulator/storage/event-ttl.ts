@@ -14,8 +14,11 @@
  *    only weakly, so an emulator dropped without stop() still lets it end.
  * An expiry is a delete conditional on the revision seen: a write that races it wins and starts
  * a new lifetime. A TTL of 0 means no expiry, as the storage attaches no lease for a zero TTL.
- * With several replicas on one etcd and leader election on, only the leader sweeps (`active`);
- * every replica keeps following the writes, so a new leader knows each event's age.
+ * With several replicas on one etcd and leader election on, only the leader sweeps on its timer
+ * (`active`); every replica keeps following the writes, so a new leader knows each event's age.
+ * A clock advance sweeps on the replica whose clock moved, leader or not: the admin asked that
+ * replica for the jump's effects (a suite that moves its target's clock must see them whichever
+ * replica leads), and the deletes are conditional, so a second sweeper is harmless.
  */
 import type { KeyValueStore } from "./kv.js";
 import { type ChangeEvent, StoreError } from "./store.js";
@@ -89,14 +92,14 @@ export class EventTtl {
    * the store one after another; each is conditional on the revision seen, so a write that lands
    * meanwhile keeps its event.
    */
-  sweep(): Promise<number> {
-    const run = this.sweeps.then(() => this.sweepOnce());
+  sweep(options: { evenIfNotLeader?: boolean } = {}): Promise<number> {
+    const run = this.sweeps.then(() => this.sweepOnce(options.evenIfNotLeader === true));
     this.sweeps = run.catch(() => 0);
     return run;
   }
 
-  private async sweepOnce(): Promise<number> {
-    if (this.stopped || this.ttlMs <= 0 || !this.active()) return 0;
+  private async sweepOnce(evenIfNotLeader: boolean): Promise<number> {
+    if (this.stopped || this.ttlMs <= 0 || !(evenIfNotLeader || this.active())) return 0;
     const now = this.now();
     if (now < this.nextExpiry) return 0;
     let deleted = 0;
