@@ -1,9 +1,11 @@
 /**
  * Turns the protobufjs reflection of schema.ts into the small, typed description table the
- * codec walks. Done once at module load; a schema mistake (unknown option, unsupported type)
+ * codec walks. Done once, at the first lookup (not at load: it costs about 0.1 s, which no
+ * start needs); a schema mistake (unknown option, unsupported type)
  * fails loudly here instead of producing wrong bytes later.
  */
-import protobuf from "protobufjs";
+import type protobuf from "protobufjs";
+import { protobufjs } from "./protobufjs.js";
 import { APIEXTENSIONS_PACKAGE, AUTHENTICATION_PACKAGE, AUTHORIZATION_PACKAGE, INTSTR_PACKAGE, loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
 
 export type ScalarKind = "string" | "bool" | "int32" | "int64" | "double" | "bytes";
@@ -89,6 +91,7 @@ function stripDot(name: string): string {
 }
 
 function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
+  const pb = protobufjs();
   const table = new Map<string, MessageDesc>();
   interface Building {
     fullName: string;
@@ -101,7 +104,7 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
 
   const collect = (ns: protobuf.NamespaceBase): void => {
     for (const nested of ns.nestedArray) {
-      if (nested instanceof protobuf.Type) {
+      if (nested instanceof pb.Type) {
         const fullName = stripDot(nested.fullName);
         const fields: FieldDesc[] = [];
         const desc: Building = {
@@ -114,7 +117,7 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
         table.set(fullName, desc);
         pending.push({ type: nested, desc });
       }
-      if (nested instanceof protobuf.Namespace || nested instanceof protobuf.Type) collect(nested);
+      if (nested instanceof pb.Namespace || nested instanceof pb.Type) collect(nested);
     }
   };
   collect(root);
@@ -139,8 +142,8 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
       const json: JsonMode = jsonOption ?? "always";
 
       let fieldType: FieldType;
-      if (field instanceof protobuf.MapField) {
-        const valueMessage = field.resolvedType instanceof protobuf.Type ? table.get(stripDot(field.resolvedType.fullName)) : undefined;
+      if (field instanceof pb.MapField) {
+        const valueMessage = field.resolvedType instanceof pb.Type ? table.get(stripDot(field.resolvedType.fullName)) : undefined;
         const valueType = valueMessage ? (valueMessage.special === "stringList" ? "stringList" : valueMessage) : field.type;
         if (field.keyType !== "string" || (valueType !== "string" && valueType !== "bytes" && valueType !== "stringList" && typeof valueType !== "object")) {
           throw new Error(`schema: unsupported map on ${where}`);
@@ -148,14 +151,14 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
         fieldType = { kind: "map", value: valueType };
       } else if (SCALARS.has(field.type)) {
         fieldType = { kind: "scalar", scalar: field.type as ScalarKind };
-      } else if (field.resolvedType instanceof protobuf.Type) {
+      } else if (field.resolvedType instanceof pb.Type) {
         const target = table.get(stripDot(field.resolvedType.fullName));
         if (!target) throw new Error(`schema: unresolved type on ${where}`);
         fieldType = { kind: "message", message: target };
       } else {
         throw new Error(`schema: unsupported type ${field.type} on ${where}`);
       }
-      if (ptr && (field.repeated || field instanceof protobuf.MapField)) throw new Error(`schema: (ptr) on a repeated field ${where}`);
+      if (ptr && (field.repeated || field instanceof pb.MapField)) throw new Error(`schema: (ptr) on a repeated field ${where}`);
       if (inline && (fieldType.kind !== "message" || field.repeated || ptr)) throw new Error(`schema: (inline) on ${where} needs a single non-pointer message`);
       desc.fields.push({ name: key ?? field.name, number: field.id, type: fieldType, repeated: field.repeated, pointer: ptr, json, inline });
     }
@@ -165,11 +168,12 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
   return table;
 }
 
-const TABLE = buildTable(loadRoot());
+let builtTable: Map<string, MessageDesc> | undefined;
 
 /** The description of a message, by full name (without leading dot). Throws if unknown. */
 export function messageDesc(fullName: string): MessageDesc {
-  const desc = TABLE.get(fullName);
+  builtTable ??= buildTable(loadRoot());
+  const desc = builtTable.get(fullName);
   if (!desc) throw new Error(`schema: no message ${fullName}`);
   return desc;
 }
