@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
@@ -11,6 +11,7 @@ rmSync(dist, { recursive: true, force: true });
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit", cwd: root });
 await bundleEmulatorCommand();
+await precomputeProtobufTable();
 writeFileSync(join(dist, ".built"), `${new Date().toISOString()}\n`);
 
 /*
@@ -47,4 +48,14 @@ async function bundleEmulatorCommand() {
   // The graph is read by now: the entry's compiled file is overwritten in place.
   await bundle.write({ dir: cli, format: "esm", entryFileNames: "[name].js", chunkFileNames: "emulator-[name]-[hash].js" });
   await bundle.close();
+}
+
+/*
+ * The protobuf codec's descriptor table is pure data made from the schema text by protobufjs
+ * (about 0.1 s at the first protobuf body): the compiled copy reads it from this file instead,
+ * made by the compiled module itself (lib/wire/protobuf/descriptors.ts).
+ */
+async function precomputeProtobufTable() {
+  const descriptors = await import(pathToFileURL(join(dist, "lib", "wire", "protobuf", "descriptors.js")).href);
+  writeFileSync(join(dist, descriptors.PRECOMPUTED_FILE), JSON.stringify(descriptors.descriptorTableData()));
 }

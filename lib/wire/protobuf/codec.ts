@@ -16,7 +16,7 @@ import { concatBytes } from "../bytes.js";
 import type { FieldDesc, MapValue, MessageDesc, ScalarKind } from "./descriptors.js";
 import { messageDesc } from "./descriptors.js";
 import { ProtobufFormatError } from "./errors.js";
-import { protobufjs } from "./protobufjs.js";
+import { protobufjsMinimal } from "./protobufjs.js";
 import { type KindEntry, lookupKind } from "./registry.js";
 import { RUNTIME_PACKAGE } from "./schema.js";
 import { formatTime, isZeroTime, normaliseTimestamp, parseTime, type Timestamp } from "./time.js";
@@ -329,14 +329,14 @@ function embeddedBytes(v: unknown, path: string): Uint8Array {
 }
 
 function encodeBody(desc: MessageDesc, obj: Record<string, unknown>, path: string): Uint8Array {
-  const w = protobufjs().Writer.create();
+  const w = protobufjsMinimal().Writer.create();
   encodeFields(desc, obj, w, path);
   return w.finish();
 }
 
 /** magic + runtime.Unknown{typeMeta{apiVersion(1), kind(2)}, raw(2), contentEncoding "", contentType ""}. */
 function envelope(entry: KindEntry, apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
-  const w = protobufjs().Writer.create();
+  const w = protobufjsMinimal().Writer.create();
   w.raw(MAGIC);
   w.uint32(tag(1, WIRE_LEN)).fork();
   w.uint32(tag(1, WIRE_LEN)).bytes(utf8(entry.emptyTypeMeta ? "" : apiVersion));
@@ -397,7 +397,7 @@ function wireTypeOf(f: FieldDesc): number {
  */
 function readFields(desc: MessageDesc, bytes: Uint8Array, path: string): Map<number, Occurrence[]> {
   const out = new Map<number, Occurrence[]>();
-  const r: Reader = protobufjs().Reader.create(bytes);
+  const r: Reader = protobufjsMinimal().Reader.create(bytes);
   try {
     while (r.pos < r.len) {
       const t = r.uint32();
@@ -520,7 +520,7 @@ function decodeSchemaUnion(desc: MessageDesc, bytes: Uint8Array | undefined, pat
 
 /** A `[]string` message: nil (JSON null) when it holds no strings, as Go's decoder leaves it. */
 function decodeStringList(bytes: Uint8Array | undefined, path: string): string[] | null {
-  const r: Reader = protobufjs().Reader.create(bytes ?? new Uint8Array(0));
+  const r: Reader = protobufjsMinimal().Reader.create(bytes ?? new Uint8Array(0));
   const out: string[] = [];
   try {
     while (r.pos < r.len) {
@@ -611,7 +611,7 @@ function decodeMapField(valueKind: MapValue, list: Occurrence[], path: string): 
 }
 
 function splitMapEntry(bytes: Uint8Array, path: string): { kb: Uint8Array; vb: Uint8Array | undefined } {
-  const r: Reader = protobufjs().Reader.create(bytes);
+  const r: Reader = protobufjsMinimal().Reader.create(bytes);
   let kb: Uint8Array = new Uint8Array(0);
   let vb: Uint8Array | undefined;
   try {

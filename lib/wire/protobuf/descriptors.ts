@@ -1,9 +1,12 @@
 /**
  * Turns the protobufjs reflection of schema.ts into the small, typed description table the
  * codec walks. Done once, at the first lookup (not at load: it costs about 0.1 s, which no
- * start needs); a schema mistake (unknown option, unsupported type)
- * fails loudly here instead of producing wrong bytes later.
+ * start needs); the compiled copy reads it as data the build precomputed. A schema mistake
+ * (unknown option, unsupported type) fails loudly here instead of producing wrong bytes later.
  */
+import { readFileSync } from "node:fs";
+import { join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import type protobuf from "protobufjs";
 import { protobufjs } from "./protobufjs.js";
 import { APIEXTENSIONS_PACKAGE, AUTHENTICATION_PACKAGE, AUTHORIZATION_PACKAGE, INTSTR_PACKAGE, loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
@@ -168,11 +171,92 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
   return table;
 }
 
+/** The table built from the schema text (protobufjs parses it): what the precomputed copy is checked against. */
+export function schemaTable(): Map<string, MessageDesc> {
+  return buildTable(loadRoot());
+}
+
+/** A field's type with messages named, not linked: the table as JSON. */
+type FieldTypeData =
+  | { kind: "scalar"; scalar: ScalarKind }
+  | { kind: "message"; message: string }
+  | { kind: "map"; value: "string" | "bytes" | "stringList" | { message: string } };
+interface MessageData {
+  fullName: string;
+  special?: SpecialMessage;
+  fields: (Omit<FieldDesc, "type"> & { type: FieldTypeData })[];
+}
+
+/** The schema's table as plain data, which `npm run build` writes to dist/ (PRECOMPUTED_FILE). */
+export function descriptorTableData(): MessageData[] {
+  return [...schemaTable().values()].map((m) => ({
+    fullName: m.fullName,
+    ...(m.special ? { special: m.special } : {}),
+    fields: m.fields.map((f) => {
+      const t = f.type;
+      const type: FieldTypeData =
+        t.kind === "scalar"
+          ? t
+          : t.kind === "message"
+            ? { kind: "message", message: t.message.fullName }
+            : { kind: "map", value: typeof t.value === "string" ? t.value : { message: t.value.fullName } };
+      return { ...f, type };
+    }),
+  }));
+}
+
+/** The table from descriptorTableData's form: the same objects buildTable makes, linked by name. */
+export function tableFromData(data: readonly MessageData[]): Map<string, MessageDesc> {
+  const table = new Map<string, MessageDesc & { fields: FieldDesc[]; byNumber: FieldDesc[]; fieldForNumber: Map<number, FieldDesc> }>();
+  for (const m of data) table.set(m.fullName, { fullName: m.fullName, special: m.special, fields: [], byNumber: [], fieldForNumber: new Map() });
+  const linked = (name: string): MessageDesc => {
+    const desc = table.get(name);
+    if (!desc) throw new Error(`schema: no message ${name} in the precomputed table`);
+    return desc;
+  };
+  for (const m of data) {
+    const desc = linked(m.fullName) as MessageDesc & { fields: FieldDesc[]; byNumber: FieldDesc[]; fieldForNumber: Map<number, FieldDesc> };
+    for (const f of m.fields) {
+      const t = f.type;
+      const type: FieldType =
+        t.kind === "scalar"
+          ? { kind: "scalar", scalar: t.scalar }
+          : t.kind === "message"
+            ? { kind: "message", message: linked(t.message) }
+            : { kind: "map", value: typeof t.value === "string" ? t.value : linked(t.value.message) };
+      desc.fields.push({ name: f.name, number: f.number, type, repeated: f.repeated, pointer: f.pointer, json: f.json, inline: f.inline });
+    }
+    desc.byNumber.push(...[...desc.fields].sort((a, b) => a.number - b.number));
+    for (const f of desc.fields) desc.fieldForNumber.set(f.number, f);
+  }
+  return table;
+}
+
+/** Where `npm run build` puts the table, under dist/: the compiled copy reads it instead of parsing the schema. */
+export const PRECOMPUTED_FILE = "protobuf-descriptors.json";
+
+/**
+ * The precomputed table when this module runs from dist/ (written by the same build, and
+ * bin/tollgate.js runs dist/ only while it is current); from the sources, undefined.
+ */
+function precomputedTable(): Map<string, MessageDesc> | undefined {
+  const path = fileURLToPath(import.meta.url);
+  const at = path.lastIndexOf(`${sep}dist${sep}`);
+  if (at < 0) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(join(path.slice(0, at), "dist", PRECOMPUTED_FILE), "utf8");
+  } catch {
+    return undefined;
+  }
+  return tableFromData(JSON.parse(text) as MessageData[]);
+}
+
 let builtTable: Map<string, MessageDesc> | undefined;
 
 /** The description of a message, by full name (without leading dot). Throws if unknown. */
 export function messageDesc(fullName: string): MessageDesc {
-  builtTable ??= buildTable(loadRoot());
+  builtTable ??= precomputedTable() ?? buildTable(loadRoot());
   const desc = builtTable.get(fullName);
   if (!desc) throw new Error(`schema: no message ${fullName}`);
   return desc;
