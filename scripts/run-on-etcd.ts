@@ -4,7 +4,10 @@
  * --replicas N (default 1) starts N emulators on the one etcd (leader election on, as with etcd
  * by default) and points `tollgate run` at the first with `--replica` for the others, so the
  * multi-replica suites write through one server and read through another. --memory runs the
- * same emulator flags without etcd (one emulator), for comparing the totals. Flags after `--` go
+ * same emulator flags without etcd (one emulator), for comparing the totals. --auth starts them
+ * with authentication and RBAC (`--auth --admin-token`, plain HTTP on loopback so that every
+ * replica takes the target's settings) and runs with that token, so the suites that need auth
+ * run too. Flags after `--` go
  * to `tollgate run` (e.g. `-- --suite replicas`). Exits with the run's code.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -16,6 +19,9 @@ const dash = all.indexOf("--");
 const args = dash >= 0 ? all.slice(0, dash) : all;
 const runFlags = dash >= 0 ? all.slice(dash + 1) : [];
 const memory = args.includes("--memory");
+const auth = args.includes("--auth");
+/** One admin token for every replica: `tollgate run` takes the target's credentials to the replicas. */
+const ADMIN_TOKEN = "run-on-etcd-admin";
 const outIndex = args.indexOf("--output");
 const output = outIndex >= 0 ? args[outIndex + 1] : memory ? "/tmp/tollgate-memory-run" : "/tmp/tollgate-etcd-run";
 const replicasIndex = args.indexOf("--replicas");
@@ -68,6 +74,7 @@ try {
     const port = await freePort();
     const flags = ["bin/tollgate.js", "emulator", "--port", String(port), "--admin", "--bookmark-interval", "1"];
     if (etcd) flags.push("--etcd-servers", etcd.url);
+    if (auth) flags.push("--auth", "--admin-token", ADMIN_TOKEN, "--plain-http");
     emulators.push(spawn(process.execPath, flags, { stdio: ["ignore", "ignore", "inherit"] }));
     urls.push(`http://127.0.0.1:${port}`);
   }
@@ -87,6 +94,7 @@ try {
       "0",
       "--output",
       output ?? "",
+      ...(auth ? ["--token", ADMIN_TOKEN] : []),
       ...runFlags,
     ],
     { stdio: "inherit" },
@@ -103,5 +111,5 @@ try {
   );
   await etcd?.dispose();
 }
-console.log(`run-on-etcd: ${memory ? "in memory" : `${replicas} replica(s) on one etcd`}, exit ${code}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(`run-on-etcd: ${memory ? "in memory" : `${replicas} replica(s) on one etcd`}${auth ? " with --auth" : ""}, exit ${code}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
 process.exit(code);

@@ -3,20 +3,11 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dump } from "js-yaml";
-import { DAEMON_TLS_CERT_FILE, daemonTls } from "../../fixtures/daemons/tls.js";
-import { DAEMON_NAMES } from "../daemons/catalog/index.js";
-import { checkFlags } from "../daemons/checker/index.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
 import { parseDuration } from "../daemons/values/durations.js";
 import { FeatureGateError, parseFeatureGates } from "../emulator/apimachinery/feature-gates.js";
-import {
-  CONTROLLER_MANAGER_FAULTS,
-  type EmulatedControllerManagerOptions,
-  type EmulatedNodeAgentOptions,
-  NODE_AGENT_FAULTS,
-  type RunningEmulatedDaemons,
-  startEmulatedDaemons,
-} from "../emulator/daemons/index.js";
+import { CONTROLLER_MANAGER_FAULTS, NODE_AGENT_FAULTS } from "../emulator/daemons/fault-names.js";
+import type { EmulatedControllerManagerOptions, EmulatedNodeAgentOptions, RunningEmulatedDaemons } from "../emulator/daemons/index.js";
 import { type EmulatorOptions, leaderElection, type RunningEmulator, startEmulator } from "../emulator/index.js";
 import { ServiceRangeError, serviceRange } from "../emulator/registry/core/service/cluster-ip.js";
 import { servingTlsFromPem, TlsFileError } from "../emulator/tls.js";
@@ -401,6 +392,8 @@ export function parseEmulatorArgs(argv: string[]): EmulatorOptions & { host: str
 }
 
 async function startDaemons(host: string, d: EmulatorDaemonArgs): Promise<RunningEmulatedDaemons> {
+  const { daemonTls } = await import("../../fixtures/daemons/tls.js");
+  const { startEmulatedDaemons } = await import("../emulator/daemons/index.js");
   try {
     return await startEmulatedDaemons({
       host,
@@ -460,6 +453,12 @@ export async function emulatorCommand(argv: string[]): Promise<number> {
     // The checker's errors and warnings, and the notes that change what the emulated daemon answers
     // (tokens ignored, everything forbidden). The emulated daemons read their command lines without
     // the checker: they refuse only what a real daemon's flag parsing refuses, and run with the rest.
+    // Loaded only with daemons: the catalog and the checker are no part of the API emulator's start.
+    const [{ DAEMON_NAMES }, { checkFlags }, { DAEMON_TLS_CERT_FILE }] = await Promise.all([
+      import("../daemons/catalog/index.js"),
+      import("../daemons/checker/index.js"),
+      import("../../fixtures/daemons/tls.js"),
+    ]);
     const SHOWN_NOTES = ["doc3.cm-general.authn-kubeconfig-empty-anonymous", "doc3.cm-general.authz-kubeconfig-empty-forbidden"];
     for (const [daemon, d] of [
       ["controller-manager", cm],

@@ -21,7 +21,8 @@
  * whatever keys it holds, so strings become UTF-8 `Uint8Array`s and objects become `Map`s
  * keyed by UTF-8 bytes. Decoding goes the other way (see `decodeCbor`).
  */
-import { Decoder, Encoder, Tag } from "cbor-x";
+import { createRequire } from "node:module";
+import type { Decoder, Encoder, Tag as TagClass } from "cbor-x";
 import { concatBytes } from "./bytes.js";
 
 /** The self-described CBOR tag (RFC 8949 §3.4.6) every Kubernetes CBOR item starts with. */
@@ -55,17 +56,26 @@ export interface DecodeCborOptions {
 }
 
 // One encoder/decoder per module, configured once. `useRecords: false` and `pack: false`
-// keep cbor-x's own extensions (record tags, shared structures) out of the bytes.
-const encoder = new Encoder({
-  useRecords: false,
-  mapsAsObjects: false,
-  variableMapSize: true,
-  tagUint8Array: false,
-  useSelfDescribedHeader: true,
-  pack: false,
-  structuredClone: false,
-});
-const decoder = new Decoder({ useRecords: false, mapsAsObjects: false });
+// keep cbor-x's own extensions (record tags, shared structures) out of the bytes. Made at the
+// first CBOR body, not at load: CBOR is off by default, and cbor-x (with its native extractor)
+// cost every emulator start 15-20 ms. Its CommonJS build, of the same version and sources.
+let cborX: { encoder: Encoder; decoder: Decoder; Tag: typeof TagClass } | undefined;
+function cbor(): NonNullable<typeof cborX> {
+  if (!cborX) {
+    const { Decoder, Encoder, Tag } = createRequire(import.meta.url)("cbor-x") as typeof import("cbor-x");
+    const encoder = new Encoder({
+      useRecords: false,
+      mapsAsObjects: false,
+      variableMapSize: true,
+      tagUint8Array: false,
+      useSelfDescribedHeader: true,
+      pack: false,
+      structuredClone: false,
+    });
+    cborX = { encoder, decoder: new Decoder({ useRecords: false, mapsAsObjects: false }), Tag };
+  }
+  return cborX;
+}
 
 const utf8 = new TextEncoder();
 // fatal: invalid UTF-8 is an error, not U+FFFD; ignoreBOM: a leading U+FEFF is data.
@@ -93,7 +103,7 @@ function toWire(value: unknown, path: string, deterministic: boolean): unknown {
     }
     case "object": {
       if (value === null) return null;
-      if (value instanceof Uint8Array) return new Tag(value, TAG_BASE64); // a Go []byte
+      if (value instanceof Uint8Array) return new (cbor().Tag)(value, TAG_BASE64); // a Go []byte
       if (Array.isArray(value)) {
         // As JSON.stringify: a missing or undefined element is null.
         return Array.from(value, (v, i) => (v === undefined ? null : toWire(v, `${path}[${i}]`, deterministic)));
@@ -131,7 +141,7 @@ function describe(v: object): string {
  * is taken as a Go []byte: a byte string in tag 22, which decodes back to its base64 text. */
 export function encodeCbor(value: unknown, options: EncodeCborOptions = {}): Uint8Array {
   const wire = toWire(value, "", options.deterministic ?? false);
-  return new Uint8Array(encoder.encode(wire));
+  return new Uint8Array(cbor().encoder.encode(wire));
 }
 
 /** A watch event as it travels in a cbor-seq stream. */
@@ -152,10 +162,10 @@ export function encodeWatchEventCbor(event: CborWatchEvent, options: EncodeCborO
   const deterministic = options.deterministic ?? false;
   const entries: [Uint8Array, unknown][] = [
     [utf8.encode("type"), utf8.encode(event.type)],
-    [utf8.encode("object"), new Tag(toWire(event.object, "object", deterministic), SELF_DESCRIBED_CBOR_TAG)],
+    [utf8.encode("object"), new (cbor().Tag)(toWire(event.object, "object", deterministic), SELF_DESCRIBED_CBOR_TAG)],
   ];
   if (deterministic) entries.sort(([a], [b]) => compareEncodedKeys(a, b));
-  return new Uint8Array(encoder.encode(new Map(entries)));
+  return new Uint8Array(cbor().encoder.encode(new Map(entries)));
 }
 
 /**
@@ -204,13 +214,13 @@ function fromWire(v: unknown, path: string, opts: Required<DecodeCborOptions>): 
     }
     return out;
   }
-  if (v instanceof Tag && v.value instanceof Uint8Array) {
+  if (v instanceof cbor().Tag && v.value instanceof Uint8Array) {
     const bytes = v.value;
     if (v.tag === TAG_BASE64) return Buffer.from(bytes).toString("base64");
     if (v.tag === TAG_BASE64URL) return Buffer.from(bytes).toString("base64url");
     if (v.tag === TAG_BASE16) return Buffer.from(bytes).toString("hex");
   }
-  const what = v instanceof Tag ? `tag ${v.tag}` : typeof v === "object" ? describe(v) : typeof v;
+  const what = v instanceof cbor().Tag ? `tag ${v.tag}` : typeof v === "object" ? describe(v) : typeof v;
   throw new CborDecodeError(`CBOR ${what} at ${where} is not part of the Kubernetes wire form`);
 }
 
@@ -247,7 +257,7 @@ export function decodeCbor(bytes: Uint8Array, options: DecodeCborOptions = {}): 
   let items: unknown[];
   try {
     // decodeMultiple, not decode: it tells where the trailing data starts.
-    items = (decoder.decodeMultiple(bytes) as unknown[] | undefined) ?? [];
+    items = (cbor().decoder.decodeMultiple(bytes) as unknown[] | undefined) ?? [];
   } catch (e) {
     const { message, incomplete, lastPosition } = describeCborXError(e);
     if (lastPosition > 0)
@@ -284,7 +294,7 @@ export class CborSeqReader {
     const raw: unknown[] = [];
     let keepFrom = buf.length;
     try {
-      decoder.decodeMultiple(buf, (item: unknown) => {
+      cbor().decoder.decodeMultiple(buf, (item: unknown) => {
         raw.push(item);
       });
     } catch (e) {

@@ -48,41 +48,10 @@ import { type DaemonAccess, reviewAccess } from "./access.js";
 import { type Authentication, type AuthenticationFault, authenticate } from "./authenticate.js";
 import { type ReadFile, readBundle } from "./certificates.js";
 import { present } from "./command-line.js";
+import type { ControllerManagerFault } from "./fault-names.js";
 import { type Handler, json, notFound, pathOf, text, verbOf } from "./http.js";
 
-/** Test-only misbehaviours, so that the probes can be shown to fail against a wrong daemon. */
-export type ControllerManagerFault =
-  /** /metrics, /configz and /debug/pprof/ are served to anyone, credentials or not. */
-  | "metrics-open"
-  /** The always-allow paths go through authorization like any other. */
-  | "health-protected"
-  /** /debug/pprof/ is not served although profiling is on. */
-  | "pprof-missing"
-  /** --tls-sni-cert-key: the first entry matching a name in any way serves it, without precedence. */
-  | "sni-first-match"
-  /** /healthz?verbose leaves out the checks of doc3's core loops (namespace, endpoints...), as if they did not run. */
-  | "core-loops-unchecked"
-  /** A request without credentials (system:anonymous) skips authorization and is served. */
-  | "anonymous-authorized"
-  /** Without --authentication-kubeconfig, bearer tokens are still reviewed: a token is its user, not anonymous. */
-  | "tokens-without-authn-file"
-  /** Without --authorization-kubeconfig, the allow list still decides: an allowed user is served instead of forbidden. */
-  | "allow-list-without-authz-file"
-  | AuthenticationFault;
-
-export const CONTROLLER_MANAGER_FAULTS: readonly ControllerManagerFault[] = [
-  "metrics-open",
-  "health-protected",
-  "pprof-missing",
-  "sni-first-match",
-  "core-loops-unchecked",
-  "anonymous-authorized",
-  "tokens-without-authn-file",
-  "allow-list-without-authz-file",
-  "any-client-cert",
-  "headers-from-any-cert",
-  "unknown-token-anonymous",
-];
+export { CONTROLLER_MANAGER_FAULTS, type ControllerManagerFault } from "./fault-names.js";
 
 /** What the emulated controller manager takes from its command line. */
 export interface ControllerManagerConfig {

@@ -35,59 +35,14 @@ import { type DaemonAccess, reviewAccess } from "./access.js";
 import { type Authentication, authenticate } from "./authenticate.js";
 import { type ReadFile, readBundle } from "./certificates.js";
 import { present } from "./command-line.js";
+import type { NodeAgentFault } from "./fault-names.js";
 import { type Handler, json, notFound, pathOf, text } from "./http.js";
 import { type NodePods, podListOf, runningPodsOf, statsSummaryOf } from "./pod-views.js";
 
+export { NODE_AGENT_FAULTS, type NodeAgentFault } from "./fault-names.js";
+
 /** doc3 "Limits": 4 hours. */
 export const NODE_AGENT_MAX_CONNECTION_MS = 4 * 60 * 60 * 1000;
-
-/** Test-only misbehaviours, so that the probes can be shown to fail against a wrong daemon. */
-export type NodeAgentFault =
-  /** The read-only server asks for credentials (401). */
-  | "read-only-auth"
-  /** The health server answers 500 instead of "ok". */
-  | "healthz-not-ok"
-  /** A client certificate is taken for its common name whoever issued it. */
-  | "any-client-cert"
-  /** A trusted client certificate is taken for its first organization, not its common name. */
-  | "cert-user-not-cn"
-  /** /runningpods/ also lists a container the cluster did not create. */
-  | "foreign-container"
-  /** /stats/summary names another node than the one the pods are bound to. */
-  | "wrong-node-name"
-  /** The first static pod's first container is not running, yet /pods reports it running and ready. */
-  | "stopped-container"
-  /** A bearer token the review does not know is let through as anonymous instead of 401. */
-  | "unknown-token-anonymous"
-  /** A request without credentials is 401 although --anonymous-auth is on. */
-  | "anonymous-refused"
-  /** --authorization-mode=Webhook: the review's denial is not acted on, everyone authenticated is served. */
-  | "webhook-denial-ignored"
-  /** /logs/ is not served (404) although the debugging handlers are on. */
-  | "logs-missing"
-  /** The main server's /pods answers the pods as a bare JSON array, not a PodList. */
-  | "pods-bare-array"
-  /** /pods leaves out each pod's kubernetes.io/config.source annotation. */
-  | "pod-source-missing"
-  /** --authorization-mode=AlwaysAllow: /configz is still forbidden (403), as if a path check stayed in front of it. */
-  | "always-allow-refuses-configz";
-
-export const NODE_AGENT_FAULTS: readonly NodeAgentFault[] = [
-  "read-only-auth",
-  "healthz-not-ok",
-  "any-client-cert",
-  "cert-user-not-cn",
-  "foreign-container",
-  "wrong-node-name",
-  "stopped-container",
-  "unknown-token-anonymous",
-  "anonymous-refused",
-  "webhook-denial-ignored",
-  "logs-missing",
-  "pods-bare-array",
-  "pod-source-missing",
-  "always-allow-refuses-configz",
-];
 
 /** What the emulated node agent takes from its command line. */
 export interface NodeAgentConfig {

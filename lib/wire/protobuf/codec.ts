@@ -12,11 +12,11 @@
  */
 
 import type { Long, Reader, Writer } from "protobufjs";
-import protobuf from "protobufjs";
 import { concatBytes } from "../bytes.js";
 import type { FieldDesc, MapValue, MessageDesc, ScalarKind } from "./descriptors.js";
 import { messageDesc } from "./descriptors.js";
 import { ProtobufFormatError } from "./errors.js";
+import { protobufjsMinimal } from "./protobufjs.js";
 import { type KindEntry, lookupKind } from "./registry.js";
 import { RUNTIME_PACKAGE } from "./schema.js";
 import { formatTime, isZeroTime, normaliseTimestamp, parseTime, type Timestamp } from "./time.js";
@@ -24,8 +24,9 @@ import { formatTime, isZeroTime, normaliseTimestamp, parseTime, type Timestamp }
 /** "k8s" + 0x00 ("an Unknown follows"). */
 export const MAGIC: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 
-const UNKNOWN = messageDesc(`${RUNTIME_PACKAGE}.Unknown`);
-const RUNTIME_TYPE_META = messageDesc(`${RUNTIME_PACKAGE}.TypeMeta`);
+// Looked up when first needed: the table is built on first use (descriptors.ts).
+const UNKNOWN = (): MessageDesc => messageDesc(`${RUNTIME_PACKAGE}.Unknown`);
+const RUNTIME_TYPE_META = (): MessageDesc => messageDesc(`${RUNTIME_PACKAGE}.TypeMeta`);
 
 const WIRE_VARINT = 0;
 const WIRE_FIXED64 = 1;
@@ -328,14 +329,14 @@ function embeddedBytes(v: unknown, path: string): Uint8Array {
 }
 
 function encodeBody(desc: MessageDesc, obj: Record<string, unknown>, path: string): Uint8Array {
-  const w = protobuf.Writer.create();
+  const w = protobufjsMinimal().Writer.create();
   encodeFields(desc, obj, w, path);
   return w.finish();
 }
 
 /** magic + runtime.Unknown{typeMeta{apiVersion(1), kind(2)}, raw(2), contentEncoding "", contentType ""}. */
 function envelope(entry: KindEntry, apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
-  const w = protobuf.Writer.create();
+  const w = protobufjsMinimal().Writer.create();
   w.raw(MAGIC);
   w.uint32(tag(1, WIRE_LEN)).fork();
   w.uint32(tag(1, WIRE_LEN)).bytes(utf8(entry.emptyTypeMeta ? "" : apiVersion));
@@ -396,7 +397,7 @@ function wireTypeOf(f: FieldDesc): number {
  */
 function readFields(desc: MessageDesc, bytes: Uint8Array, path: string): Map<number, Occurrence[]> {
   const out = new Map<number, Occurrence[]>();
-  const r: Reader = protobuf.Reader.create(bytes);
+  const r: Reader = protobufjsMinimal().Reader.create(bytes);
   try {
     while (r.pos < r.len) {
       const t = r.uint32();
@@ -519,7 +520,7 @@ function decodeSchemaUnion(desc: MessageDesc, bytes: Uint8Array | undefined, pat
 
 /** A `[]string` message: nil (JSON null) when it holds no strings, as Go's decoder leaves it. */
 function decodeStringList(bytes: Uint8Array | undefined, path: string): string[] | null {
-  const r: Reader = protobuf.Reader.create(bytes ?? new Uint8Array(0));
+  const r: Reader = protobufjsMinimal().Reader.create(bytes ?? new Uint8Array(0));
   const out: string[] = [];
   try {
     while (r.pos < r.len) {
@@ -610,7 +611,7 @@ function decodeMapField(valueKind: MapValue, list: Occurrence[], path: string): 
 }
 
 function splitMapEntry(bytes: Uint8Array, path: string): { kb: Uint8Array; vb: Uint8Array | undefined } {
-  const r: Reader = protobuf.Reader.create(bytes);
+  const r: Reader = protobufjsMinimal().Reader.create(bytes);
   let kb: Uint8Array = new Uint8Array(0);
   let vb: Uint8Array | undefined;
   try {
@@ -655,13 +656,13 @@ export function parseEnvelope(bytes: Uint8Array): Envelope {
     const got = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, "0")).join(" ");
     throw new ProtobufFormatError(`provided data does not appear to be a protobuf message, expected prefix 6b 38 73 00 ("k8s\\0"), got ${got || "no bytes"}`);
   }
-  const fields = readFields(UNKNOWN, bytes.subarray(4), "Unknown");
+  const fields = readFields(UNKNOWN(), bytes.subarray(4), "Unknown");
   const str = (m: Map<number, Occurrence[]>, n: number): string => {
     const b = m.get(n)?.at(-1)?.bytes;
     return b ? utf8Decoder.decode(b) : "";
   };
   const tm = fields.get(1)?.at(-1)?.bytes;
-  const typeMeta = readFields(RUNTIME_TYPE_META, tm ?? new Uint8Array(0), "Unknown.typeMeta");
+  const typeMeta = readFields(RUNTIME_TYPE_META(), tm ?? new Uint8Array(0), "Unknown.typeMeta");
   return {
     apiVersion: str(typeMeta, 1),
     kind: str(typeMeta, 2),

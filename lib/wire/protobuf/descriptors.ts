@@ -1,9 +1,14 @@
 /**
  * Turns the protobufjs reflection of schema.ts into the small, typed description table the
- * codec walks. Done once at module load; a schema mistake (unknown option, unsupported type)
- * fails loudly here instead of producing wrong bytes later.
+ * codec walks. Done once, at the first lookup (not at load: it costs about 0.1 s, which no
+ * start needs); the compiled copy reads it as data the build precomputed. A schema mistake
+ * (unknown option, unsupported type) fails loudly here instead of producing wrong bytes later.
  */
-import protobuf from "protobufjs";
+import { readFileSync } from "node:fs";
+import { join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import type protobuf from "protobufjs";
+import { protobufjs } from "./protobufjs.js";
 import { APIEXTENSIONS_PACKAGE, AUTHENTICATION_PACKAGE, AUTHORIZATION_PACKAGE, INTSTR_PACKAGE, loadRoot, META_PACKAGE, RUNTIME_PACKAGE } from "./schema.js";
 
 export type ScalarKind = "string" | "bool" | "int32" | "int64" | "double" | "bytes";
@@ -89,6 +94,7 @@ function stripDot(name: string): string {
 }
 
 function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
+  const pb = protobufjs();
   const table = new Map<string, MessageDesc>();
   interface Building {
     fullName: string;
@@ -101,7 +107,7 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
 
   const collect = (ns: protobuf.NamespaceBase): void => {
     for (const nested of ns.nestedArray) {
-      if (nested instanceof protobuf.Type) {
+      if (nested instanceof pb.Type) {
         const fullName = stripDot(nested.fullName);
         const fields: FieldDesc[] = [];
         const desc: Building = {
@@ -114,7 +120,7 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
         table.set(fullName, desc);
         pending.push({ type: nested, desc });
       }
-      if (nested instanceof protobuf.Namespace || nested instanceof protobuf.Type) collect(nested);
+      if (nested instanceof pb.Namespace || nested instanceof pb.Type) collect(nested);
     }
   };
   collect(root);
@@ -139,8 +145,8 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
       const json: JsonMode = jsonOption ?? "always";
 
       let fieldType: FieldType;
-      if (field instanceof protobuf.MapField) {
-        const valueMessage = field.resolvedType instanceof protobuf.Type ? table.get(stripDot(field.resolvedType.fullName)) : undefined;
+      if (field instanceof pb.MapField) {
+        const valueMessage = field.resolvedType instanceof pb.Type ? table.get(stripDot(field.resolvedType.fullName)) : undefined;
         const valueType = valueMessage ? (valueMessage.special === "stringList" ? "stringList" : valueMessage) : field.type;
         if (field.keyType !== "string" || (valueType !== "string" && valueType !== "bytes" && valueType !== "stringList" && typeof valueType !== "object")) {
           throw new Error(`schema: unsupported map on ${where}`);
@@ -148,14 +154,14 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
         fieldType = { kind: "map", value: valueType };
       } else if (SCALARS.has(field.type)) {
         fieldType = { kind: "scalar", scalar: field.type as ScalarKind };
-      } else if (field.resolvedType instanceof protobuf.Type) {
+      } else if (field.resolvedType instanceof pb.Type) {
         const target = table.get(stripDot(field.resolvedType.fullName));
         if (!target) throw new Error(`schema: unresolved type on ${where}`);
         fieldType = { kind: "message", message: target };
       } else {
         throw new Error(`schema: unsupported type ${field.type} on ${where}`);
       }
-      if (ptr && (field.repeated || field instanceof protobuf.MapField)) throw new Error(`schema: (ptr) on a repeated field ${where}`);
+      if (ptr && (field.repeated || field instanceof pb.MapField)) throw new Error(`schema: (ptr) on a repeated field ${where}`);
       if (inline && (fieldType.kind !== "message" || field.repeated || ptr)) throw new Error(`schema: (inline) on ${where} needs a single non-pointer message`);
       desc.fields.push({ name: key ?? field.name, number: field.id, type: fieldType, repeated: field.repeated, pointer: ptr, json, inline });
     }
@@ -165,11 +171,93 @@ function buildTable(root: protobuf.Root): Map<string, MessageDesc> {
   return table;
 }
 
-const TABLE = buildTable(loadRoot());
+/** The table built from the schema text (protobufjs parses it): what the precomputed copy is checked against. */
+export function schemaTable(): Map<string, MessageDesc> {
+  return buildTable(loadRoot());
+}
+
+/** A field's type with messages named, not linked: the table as JSON. */
+type FieldTypeData =
+  | { kind: "scalar"; scalar: ScalarKind }
+  | { kind: "message"; message: string }
+  | { kind: "map"; value: "string" | "bytes" | "stringList" | { message: string } };
+interface MessageData {
+  fullName: string;
+  special?: SpecialMessage;
+  fields: (Omit<FieldDesc, "type"> & { type: FieldTypeData })[];
+}
+
+/** The schema's table as plain data, which `npm run build` writes to dist/ (PRECOMPUTED_FILE). */
+export function descriptorTableData(): MessageData[] {
+  return [...schemaTable().values()].map((m) => ({
+    fullName: m.fullName,
+    ...(m.special ? { special: m.special } : {}),
+    fields: m.fields.map((f) => {
+      const t = f.type;
+      const type: FieldTypeData =
+        t.kind === "scalar"
+          ? t
+          : t.kind === "message"
+            ? { kind: "message", message: t.message.fullName }
+            : { kind: "map", value: typeof t.value === "string" ? t.value : { message: t.value.fullName } };
+      return { ...f, type };
+    }),
+  }));
+}
+
+/** The table from descriptorTableData's form: the same objects buildTable makes, linked by name. */
+export function tableFromData(data: readonly MessageData[]): Map<string, MessageDesc> {
+  const table = new Map<string, MessageDesc & { fields: FieldDesc[]; byNumber: FieldDesc[]; fieldForNumber: Map<number, FieldDesc> }>();
+  for (const m of data) table.set(m.fullName, { fullName: m.fullName, special: m.special, fields: [], byNumber: [], fieldForNumber: new Map() });
+  const linked = (name: string): MessageDesc => {
+    const desc = table.get(name);
+    if (!desc) throw new Error(`schema: no message ${name} in the precomputed table`);
+    return desc;
+  };
+  for (const m of data) {
+    const desc = linked(m.fullName) as MessageDesc & { fields: FieldDesc[]; byNumber: FieldDesc[]; fieldForNumber: Map<number, FieldDesc> };
+    for (const f of m.fields) {
+      const t = f.type;
+      const type: FieldType =
+        t.kind === "scalar"
+          ? { kind: "scalar", scalar: t.scalar }
+          : t.kind === "message"
+            ? { kind: "message", message: linked(t.message) }
+            : { kind: "map", value: typeof t.value === "string" ? t.value : linked(t.value.message) };
+      desc.fields.push({ name: f.name, number: f.number, type, repeated: f.repeated, pointer: f.pointer, json: f.json, inline: f.inline });
+    }
+    desc.byNumber.push(...[...desc.fields].sort((a, b) => a.number - b.number));
+    for (const f of desc.fields) desc.fieldForNumber.set(f.number, f);
+  }
+  return table;
+}
+
+/** Where `npm run build` puts the table, under dist/: the compiled copy reads it instead of parsing the schema. */
+export const PRECOMPUTED_FILE = "protobuf-descriptors.json";
+
+/**
+ * The precomputed table when this module runs from dist/ (written by the same build, and
+ * bin/tollgate.js runs dist/ only while it is current); from the sources, undefined.
+ */
+function precomputedTable(): Map<string, MessageDesc> | undefined {
+  const path = fileURLToPath(import.meta.url);
+  const at = path.lastIndexOf(`${sep}dist${sep}`);
+  if (at < 0) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(join(path.slice(0, at), "dist", PRECOMPUTED_FILE), "utf8");
+  } catch {
+    return undefined;
+  }
+  return tableFromData(JSON.parse(text) as MessageData[]);
+}
+
+let builtTable: Map<string, MessageDesc> | undefined;
 
 /** The description of a message, by full name (without leading dot). Throws if unknown. */
 export function messageDesc(fullName: string): MessageDesc {
-  const desc = TABLE.get(fullName);
+  builtTable ??= precomputedTable() ?? buildTable(loadRoot());
+  const desc = builtTable.get(fullName);
   if (!desc) throw new Error(`schema: no message ${fullName}`);
   return desc;
 }

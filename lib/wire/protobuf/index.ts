@@ -10,7 +10,7 @@
  */
 import { decodeEnveloped, type Envelope, encodeEnveloped, isPlainObject, MAGIC, parseEnvelope } from "./codec.js";
 import { ProtobufFormatError } from "./errors.js";
-import { lookupKind } from "./registry.js";
+import { hasKind } from "./registry.js";
 
 export type { Envelope } from "./codec.js";
 export { ProtobufFormatError } from "./errors.js";
@@ -59,5 +59,5 @@ export function decodeEnvelope(bytes: Uint8Array): Envelope {
 
 /** Whether objects of this apiVersion/kind have a protobuf form here. */
 export function supportsProtobuf(apiVersion: string, kind: string): boolean {
-  return apiVersion !== "" && kind !== "" && lookupKind(apiVersion, kind) !== undefined;
+  return apiVersion !== "" && kind !== "" && hasKind(apiVersion, kind);
 }

@@ -47,6 +47,8 @@ const OPTION_VERSIONS = [
 ];
 const OPTION_KINDS = ["DeleteOptions", "ListOptions", "GetOptions", "CreateOptions", "UpdateOptions", "PatchOptions"];
 
+/** Message names by key; each resolved to its KindEntry on first lookup (the table is built on first use). */
+const NAMED = new Map<string, { message: string; emptyTypeMeta: boolean }>();
 const ENTRIES = new Map<string, KindEntry>();
 
 function key(apiVersion: string, kind: string): string {
@@ -54,7 +56,7 @@ function key(apiVersion: string, kind: string): string {
 }
 
 function add(apiVersion: string, kind: string, message: string, emptyTypeMeta = false): void {
-  ENTRIES.set(key(apiVersion, kind), { message: messageDesc(message), emptyTypeMeta });
+  NAMED.set(key(apiVersion, kind), { message, emptyTypeMeta });
 }
 
 for (const gv of ["events.k8s.io/v1", "events.k8s.io/v1beta1"]) {
@@ -104,6 +106,19 @@ for (const gv of OPTION_VERSIONS) {
 // What an envelope without TypeMeta holds: a WatchEvent, the one kind written that way.
 add("", "", `${META_PACKAGE}.WatchEvent`, true);
 
+/** Whether the kind has a protobuf form, without building the descriptor table (a JSON request asks this too). */
+export function hasKind(apiVersion: string, kind: string): boolean {
+  return NAMED.has(key(apiVersion, kind));
+}
+
 export function lookupKind(apiVersion: string, kind: string): KindEntry | undefined {
-  return ENTRIES.get(key(apiVersion, kind));
+  const k = key(apiVersion, kind);
+  let entry = ENTRIES.get(k);
+  if (entry === undefined) {
+    const named = NAMED.get(k);
+    if (named === undefined) return undefined;
+    entry = { message: messageDesc(named.message), emptyTypeMeta: named.emptyTypeMeta };
+    ENTRIES.set(k, entry);
+  }
+  return entry;
 }

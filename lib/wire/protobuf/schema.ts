@@ -38,7 +38,8 @@
  * Field numbers of the groups below: api@v0.35.7 rbac/v1, authentication/v1, authorization/v1,
  * admissionregistration/v1, discovery/v1 and core/v1 generated.proto; JSON tags from their types.go.
  */
-import protobuf from "protobufjs";
+import type protobuf from "protobufjs";
+import { protobufjs } from "./protobufjs.js";
 
 const RUNTIME = `
 syntax = "proto2";
@@ -1177,8 +1178,9 @@ export const APIEXTENSIONS_PACKAGE = "k8s.io.apiextensions_apiserver.pkg.apis.ap
 
 /** Parses all sources into one protobufjs Root (each source keeps its own package). */
 export function loadRoot(): protobuf.Root {
-  const root = new protobuf.Root();
-  for (const source of Object.values(PROTO_SOURCES)) protobuf.parse(source, root, { keepCase: true });
+  const pb = protobufjs();
+  const root = new pb.Root();
+  for (const source of Object.values(PROTO_SOURCES)) pb.parse(source, root, { keepCase: true });
   root.resolveAll();
   return root;
 }

@@ -4,11 +4,12 @@
  * envelope of its own; raw is the object as a full protobuf body (magic + Unknown).
  */
 import { decodeFields, encodeMessage, entryFor, isPlainObject } from "./codec.js";
-import { messageDesc } from "./descriptors.js";
+import { type MessageDesc, messageDesc } from "./descriptors.js";
 import { ProtobufFormatError } from "./errors.js";
 import { META_PACKAGE } from "./schema.js";
 
-const WATCH_EVENT = messageDesc(`${META_PACKAGE}.WatchEvent`);
+// Looked up when first needed: the table is built on first use (descriptors.ts).
+const WATCH_EVENT = (): MessageDesc => messageDesc(`${META_PACKAGE}.WatchEvent`);
 
 export interface WatchFrameEvent {
   type: string;
@@ -25,7 +26,7 @@ export function encodeWatchFrame(type: string, obj: Record<string, unknown>): Ui
   if (!isPlainObject(obj)) throw new ProtobufFormatError("watch event object must be an object");
   const { kind, apiVersion } = entryFor(obj);
   if (kind === "" || apiVersion === "") throw new ProtobufFormatError("watch event object needs apiVersion and kind");
-  const body = encodeMessage(WATCH_EVENT, { type, object: obj }, "WatchEvent");
+  const body = encodeMessage(WATCH_EVENT(), { type, object: obj }, "WatchEvent");
   const frame = new Uint8Array(4 + body.length);
   new DataView(frame.buffer).setUint32(0, body.length, false);
   frame.set(body, 4);
@@ -89,7 +90,7 @@ export class WatchFrameReader {
   private decodeFrame(body: Uint8Array): WatchFrameEvent {
     let event: Record<string, unknown>;
     try {
-      event = decodeFields(WATCH_EVENT, body, "WatchEvent");
+      event = decodeFields(WATCH_EVENT(), body, "WatchEvent");
     } catch (e) {
       if (e instanceof ProtobufFormatError) throw this.fail(`malformed frame: ${e.message}`);
       throw e;

@@ -12,14 +12,23 @@
  * the less common keywords (uniqueItems, multipleOf, min/maxProperties, the combinators)
  * follow the same pattern without having been compared with a real server.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { type FieldError, invalid, notSupported, required, tooLong } from "../../apimachinery/field-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "../../apimachinery/json.js";
 import { ownValue } from "../../apimachinery/own-keys.js";
 
 // ownProperties: a property the schema names `constructor` or `toString` is absent when the
 // object lacks it, not Object.prototype's function (which failed `type: string` and met `required`).
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, validateSchema: false, ownProperties: true });
+// Made by the first schema compiled, not at load: ajv takes about 50 ms to load, which every emulator start paid.
+let ajvInstance: Ajv | undefined;
+function ajv(): Ajv {
+  if (!ajvInstance) {
+    const { Ajv } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
+    ajvInstance = new Ajv({ allErrors: true, strict: false, validateFormats: false, validateSchema: false, ownProperties: true });
+  }
+  return ajvInstance;
+}
 
 const DROPPED = new Set([
   "x-kubernetes-preserve-unknown-fields",
@@ -76,7 +85,7 @@ export function compileSchema(schema: JsonObject | undefined): ValidateFunction 
   }
   if (Array.isArray(root["required"])) root["required"] = root["required"].filter((r) => r !== "metadata" && r !== "apiVersion" && r !== "kind");
   try {
-    return ajv.compile(root);
+    return ajv().compile(root);
   } catch {
     // A schema ajv cannot read (an odd pattern): the object is then not validated by it.
     return undefined;

@@ -7,7 +7,9 @@
  * back through a codec (etcd-values.ts: the protobuf form of built-in types; JSON text by default).
  * Failures to reach etcd are EtcdUnavailable, bounded by requestTimeoutMs: never a hang.
  */
-import { CompareResult, CompareTarget, Etcd3, type IKeyValue, type IOptions, type IResponseHeader, type IWatchResponse } from "etcd3";
+import { createRequire } from "node:module";
+import type * as Etcd3Module from "etcd3";
+import type { Etcd3, IKeyValue, IOptions, IResponseHeader, IWatchResponse } from "etcd3";
 import {
   type ChangeEvent,
   DEFAULT_MAX_REQUEST_BYTES,
@@ -57,6 +59,10 @@ const FUTURE = "required revision is a future revision";
 /** A key no one writes, read to learn revisions without reading data. */
 const PROBE_KEY = Buffer.from([0]);
 
+/** etcd3 (grpc and its protocol files) takes about 0.3 s to load: loaded by the first EtcdStore, not by every emulator start. */
+let etcd3: typeof Etcd3Module | undefined;
+const loadEtcd3 = (): typeof Etcd3Module => (etcd3 ??= createRequire(import.meta.url)("etcd3") as typeof Etcd3Module);
+
 type FaultPolicy = NonNullable<NonNullable<IOptions["faultHandling"]>["global"]>;
 /**
  * No retries and no circuit breaker: a retried write whose first attempt was applied would answer
@@ -85,6 +91,7 @@ export class EtcdStore {
     this.maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     this.now = options.now ?? Date.now;
     this.values = options.values ?? JSON_VALUES;
+    const { Etcd3 } = loadEtcd3();
     this.client = new Etcd3({
       hosts,
       // Lists can be larger than grpc's 4 MiB receive default (kube-apiserver lifts it too).
@@ -170,7 +177,7 @@ export class EtcdStore {
     }
     const res = await this.write(key, () =>
       this.client.kv.txn({
-        compare: [{ key: k, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: expect }],
+        compare: [{ key: k, target: loadEtcd3().CompareTarget.Mod, result: loadEtcd3().CompareResult.Equal, mod_revision: expect }],
         success: [{ request_put: put }],
         // On a failed compare, read the key for the error (its modRevision) in the same transaction.
         failure: [{ request_range: { key: k } }],
@@ -205,7 +212,7 @@ export class EtcdStore {
     }
     const res = await this.write(key, () =>
       this.client.kv.txn({
-        compare: [{ key: k, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: expect }],
+        compare: [{ key: k, target: loadEtcd3().CompareTarget.Mod, result: loadEtcd3().CompareResult.Equal, mod_revision: expect }],
         success: [{ request_delete_range: del }],
         failure: [{ request_range: { key: k } }],
       }),
@@ -314,7 +321,7 @@ export class EtcdStore {
     const k = Buffer.from(key);
     const res = await this.call(() =>
       this.client.kv.txn({
-        compare: [{ key: k, target: CompareTarget.Version, result: CompareResult.Equal, version: expectVersion }],
+        compare: [{ key: k, target: loadEtcd3().CompareTarget.Version, result: loadEtcd3().CompareResult.Equal, version: expectVersion }],
         success: [{ request_put: { key: k, value: Buffer.from(value) } }],
         failure: [{ request_range: { key: k } }],
       }),
