@@ -111,5 +111,7 @@ try {
   );
   await etcd?.dispose();
 }
-console.log(`run-on-etcd: ${memory ? "in memory" : `${replicas} replica(s) on one etcd`}${auth ? " with --auth" : ""}, exit ${code}, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(
+  `run-on-etcd: ${memory ? "in memory" : `${replicas} replica(s) on one etcd`}${auth ? " with --auth" : ""}, exit ${code}, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
 process.exit(code);
