@@ -280,7 +280,9 @@ export function createEmulatorServer(settings: EmulatorSettings, tls?: ServingTl
   };
   const strategies = defaultStrategies(settings.failpoints, settings.serviceClusterIpRange);
   // In etcd, built-in types are stored in protobuf, as a real server stores them.
-  const etcdStore = etcd ? new EtcdKeyValueStore({ ...storeOptions, ...etcd, storageVersions: storageVersionForms(strategies) }) : undefined;
+  // Events carry etcd leases of --event-ttl, as a real server writes them (none when the failpoint keeps every event).
+  const eventTtlSeconds = settings.failpoints.has("event-ttl-ignored") ? 0 : Math.floor(settings.eventTtlMs / 1000);
+  const etcdStore = etcd ? new EtcdKeyValueStore({ ...storeOptions, ...etcd, storageVersions: storageVersionForms(strategies), eventTtlSeconds }) : undefined;
   const store: KeyValueStore = withStoreFailpoints(etcdStore ?? new MemoryKeyValueStore(storeOptions), settings.failpoints);
   const storage = new ObjectStorage(store);
   const registry = new ResourceRegistry(strategies);

@@ -36,6 +36,7 @@ import {
 import { DEFAULT_ETCD_CHECK_TIMEOUT_MS, etcdHealthProbe, type HealthProbe } from "./etcd-health.js";
 import { EtcdStore, EtcdUnavailable } from "./etcd-store.js";
 import { JSON_VALUES, protobufValues, type StorageVersionForms } from "./etcd-values.js";
+import { EventLeases } from "./event-leases.js";
 
 /** kube-apiserver's compaction record (pkg/storage/etcd3/compact.go compactRevKey), outside --etcd-prefix. */
 export const COMPACT_REV_KEY = "compact_rev_key";
@@ -57,6 +58,8 @@ export interface EtcdKeyValueStoreOptions extends StoreOptions {
   readycheckTimeoutMs?: number;
   /** Which emulator keys hold built-in types, stored as protobuf in their storage version (absent: all JSON). */
   storageVersions?: StorageVersionForms;
+  /** --event-ttl in whole seconds: events (under <prefix>/events/) are written with shared etcd leases of it (event-leases.ts); 0 = none. */
+  eventTtlSeconds?: number;
 }
 
 interface Waiter {
@@ -85,6 +88,13 @@ export class EtcdKeyValueStore implements KeyValueStore {
   /** Called when the mirror is re-listed (etcd compacted past it while its watch was cut): the server ends its open watches. */
   onRelist: (() => void) | undefined;
 
+  /** Which puts carry an event lease: the events of both event APIs, stored under one prefix (wire-facts §21). */
+  private eventLeases(ttlSeconds: number): (key: string) => Promise<string> | undefined {
+    const leases = new EventLeases(ttlSeconds, (ttl) => this.etcd.grantLease(ttl));
+    const events = `${this.prefix}/events/`;
+    return (key) => (key.startsWith(events) ? leases.forWrite() : undefined);
+  }
+
   constructor(options: EtcdKeyValueStoreOptions) {
     this.prefix = (options.prefix ?? EMULATOR_PREFIX).replace(/\/+$/, "");
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
@@ -97,6 +107,7 @@ export class EtcdKeyValueStore implements KeyValueStore {
       maxRequestBytes: options.maxRequestBytes,
       now: options.now,
       values: forms ? protobufValues((key) => forms(this.toEmulator(key))) : JSON_VALUES,
+      ...(options.eventTtlSeconds ? { leaseFor: this.eventLeases(options.eventTtlSeconds) } : {}),
     });
     const healthKey = `${this.prefix}/health`;
     this.healthProbes = {

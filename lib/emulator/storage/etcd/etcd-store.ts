@@ -37,6 +37,8 @@ export interface EtcdStoreOptions {
   now?: () => number;
   /** How values are written to etcd and read back (default: as their text). */
   values?: EtcdValueCodec;
+  /** The lease a put of this etcd key carries (event-leases.ts), or undefined for none. */
+  leaseFor?: (key: string) => Promise<string> | undefined;
 }
 
 /** etcd could not be reached or did not answer in time (kube-apiserver answers 504 or 500 then). */
@@ -80,6 +82,7 @@ export class EtcdStore {
   private readonly maxRequestBytes: number;
   private readonly now: () => number;
   private readonly values: EtcdValueCodec;
+  private readonly leaseFor: ((key: string) => Promise<string> | undefined) | undefined;
   /** The highest compact revision seen; compaction only moves forward. */
   private knownCompact = 0;
   private readonly streams = new Set<{ cancel(): void }>();
@@ -91,6 +94,7 @@ export class EtcdStore {
     this.maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     this.now = options.now ?? Date.now;
     this.values = options.values ?? JSON_VALUES;
+    this.leaseFor = options.leaseFor;
     const { Etcd3 } = loadEtcd3();
     this.client = new Etcd3({
       hosts,
@@ -169,7 +173,8 @@ export class EtcdStore {
     const bytes = this.values.encode(key, value);
     if (Buffer.byteLength(key) + bytes.length > this.maxRequestBytes) throw new StoreError("RequestTooLarge", REQUEST_TOO_LARGE, key);
     const k = Buffer.from(key);
-    const put = { key: k, value: bytes, prev_kv: true };
+    const lease = await this.leaseFor?.(key);
+    const put = { key: k, value: bytes, prev_kv: true, ...(lease ? { lease } : {}) };
     const expect = options.expectModRevision;
     if (expect === undefined) {
       const res = await this.write(key, () => this.client.kv.put(put));
@@ -310,6 +315,12 @@ export class EtcdStore {
         },
       });
     });
+  }
+
+  /** A new lease of ttlSeconds (its id as etcd gives it, a decimal string). */
+  async grantLease(ttlSeconds: number): Promise<string> {
+    const res = await this.call(() => this.client.leaseClient.leaseGrant({ TTL: ttlSeconds, ID: 0 }));
+    return String(res.ID);
   }
 
   /**
