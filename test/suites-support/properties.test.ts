@@ -55,4 +55,25 @@ describe("property failures", () => {
     expect(runs).toBeGreaterThan(0);
     expect(runs).toBeLessThan(1000);
   });
+
+  it("assertProperty lets a case that outlasts the limit finish, and does not fail for it (a slow target is not a wrong one)", async () => {
+    let finished = 0;
+    const slowFirst = fc.asyncProperty(fc.integer(), async () => {
+      await new Promise((r) => setTimeout(r, 150));
+      finished += 1;
+    });
+    await assertProperty(slowFirst, { numRuns: 5, timeLimitMs: 50, seed: 3 });
+    // The first case ran to its end before the check returned; none started after the limit.
+    expect(finished).toBe(1);
+  });
+
+  it("assertProperty still fails, with the counterexample shrunk so far, when the limit stops the shrinking", async () => {
+    const slowFailing = fc.asyncProperty(fc.integer({ min: 0, max: 1_000_000 }), async (n) => {
+      await new Promise((r) => setTimeout(r, 5));
+      if (n >= 10) throw new Error(`expected ${n} to be below 10`);
+    });
+    const e = await assertProperty(slowFailing, { numRuns: 100, timeLimitMs: 60, seed: 9 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PropertyFailure);
+    expect(Number(JSON.parse((e as PropertyFailure).property.counterexample)[0])).toBeGreaterThanOrEqual(10);
+  });
 });
