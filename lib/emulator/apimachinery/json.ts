@@ -166,6 +166,11 @@ export function compactJson(value: unknown): string {
   return `${escapeLikeGo(JSON.stringify(value))}\n`;
 }
 
+/** compactJson of the value whose JSON.stringify text this is, without parsing it again. */
+export function compactJsonOfText(text: string): string {
+  return `${escapeLikeGo(text)}\n`;
+}
+
 /** 2-space indented JSON without a trailing newline, as json.MarshalIndent writes it. */
 export function prettyJson(value: unknown): string {
   return escapeLikeGo(JSON.stringify(value, null, 2));

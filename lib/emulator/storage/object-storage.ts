@@ -113,8 +113,19 @@ export class ObjectStorage {
 
   async get(type: StoredType, namespace: string, name: string): Promise<StoredObject | undefined> {
     const kv = await this.entry(type, this.key(type, namespace, name));
-    if (kv) this.mustBeReadable(kv);
-    return kv ? { object: this.decode(kv), kv } : undefined;
+    if (!kv) return undefined;
+    this.mustBeReadable(kv);
+    // Decoded when first asked for: a GET answered from the stored text never needs the object.
+    // An own enumerable getter, so a spread copy still carries the object.
+    let object: KubeObject | undefined;
+    const storage = this;
+    return {
+      kv,
+      get object() {
+        object ??= storage.decode(kv);
+        return object;
+      },
+    };
   }
 
   /** Marks the current value at key unreadable; false when there is no entry. */

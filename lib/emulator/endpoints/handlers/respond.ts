@@ -18,9 +18,11 @@ import { isStatus, type Status } from "../../../wire/status.js";
 import { toYaml } from "../../../wire/yaml.js";
 import { badRequest, notAcceptableMessage } from "../../apimachinery/api-errors.js";
 import { errorString, invalid as invalidField } from "../../apimachinery/field-errors.js";
-import { collectionJsonPieces, compactJson, type Json, type JsonObject, type KubeObject, prettyJson } from "../../apimachinery/json.js";
+import { collectionJsonPieces, compactJson, compactJsonOfText, type Json, type JsonObject, type KubeObject, prettyJson } from "../../apimachinery/json.js";
 import { groupVersionOf, type TableConvertor, type TypeIdentity } from "../../registry/generic/strategy.js";
 import { buildTable, type IncludeObject, type ListMetaInit, partialObjectMetadata, printerOf, type TableOptions } from "../../registry/generic/table.js";
+import type { StoredObject } from "../../storage/object-storage.js";
+import type { KeyValue } from "../../storage/store.js";
 import { type BodyPiece, writeBody } from "../http-io.js";
 import { contentTypeOf, type Encoding, META_GROUP, type MetaVersion, type Representation } from "../negotiation.js";
 import { protobufListPieces } from "../protobuf-list.js";
@@ -135,6 +137,28 @@ export function writeObject(ctx: RequestContext, code: number, body: KubeObject 
   const options = representation.as === "Table" ? tableOptionsOf(ctx.url) : undefined;
   const out = transformObject(ctx.route.strategy, body, representation, options, ctx.parts.clock.now());
   return writeEncoded(ctx, code, out, headers);
+}
+
+/**
+ * Compact JSON answers of stored entries, by entry: an entry never changes (a write makes a new
+ * one), so repeated GETs of an unchanged object send the same bytes without decoding it.
+ */
+const STORED_ANSWERS = new WeakMap<KeyValue, Buffer>();
+
+/**
+ * Writes a stored object as writeObject writes it, from its stored text when the answer is the
+ * object itself in compact JSON (the same bytes: objectJson is JSON.stringify of the decoded
+ * object); any other representation or encoding decodes it and goes through writeObject.
+ */
+export function writeStoredObject(ctx: RequestContext, code: number, found: StoredObject): Promise<void> {
+  const { encoding, representation } = ctx.negotiated;
+  if (encoding !== "json" || representation.as !== "object" || ctx.pretty) return writeObject(ctx, code, found.object);
+  let bytes = STORED_ANSWERS.get(found.kv);
+  if (!bytes) {
+    bytes = Buffer.from(compactJsonOfText(ctx.parts.storage.objectJson(found.kv)), "utf8");
+    STORED_ANSWERS.set(found.kv, bytes);
+  }
+  return writeBody(ctx.res, code, [bytes], { contentType: answerContentType(ctx, encoding), gzip: ctx.gzip });
 }
 
 /** A page of a collection, read lazily: items are decoded (or their JSON text made) as they are written. */

@@ -1,0 +1,90 @@
+/**
+ * A GET of one object in compact JSON is answered from the stored text (respond.ts
+ * writeStoredObject) instead of decoding and encoding the object: the bytes must be those the
+ * decode-and-encode path writes, which a create's answer still takes (writeObject), escapes
+ * included, and a write must never leave an older answer behind.
+ */
+
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+
+let emu: RunningEmulator;
+const CM = "/api/v1/namespaces/default/configmaps";
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: Buffer;
+}
+
+async function raw(method: "GET" | "POST" | "PUT", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Raw> {
+  const res = await request(emu.url + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.statusCode, headers: res.headers, bytes: Buffer.from(await res.body.arrayBuffer()) };
+}
+
+/** Characters Go's encoder escapes (<, >, &, U+2028, U+2029), others it writes as they are, and JSON escapes. */
+const TRICKY = 'a<b>&c \u2028 \u2029 é ☃ 🦊 "quoted" back\\slash tab\t nl\n';
+
+describe("GET of one object from its stored text", () => {
+  it("answers the bytes a create answers for the same state, escapes included", async () => {
+    const created = await raw("POST", CM, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "stored-bytes", labels: { app: "x" }, annotations: { note: TRICKY } },
+      data: { tricky: TRICKY, plain: "value" },
+    });
+    expect(created.status).toBe(201);
+    const got = await raw("GET", `${CM}/stored-bytes`);
+    expect(got.status).toBe(200);
+    expect(got.bytes.toString("utf8")).toBe(created.bytes.toString("utf8"));
+    expect(got.bytes.equals(created.bytes)).toBe(true);
+    const text = got.bytes.toString("utf8");
+    // Go's escapes, as json.Encoder writes them, and one trailing newline.
+    expect(text).toContain('a\\u003cb\\u003e\\u0026c \\u2028 \\u2029 é ☃ 🦊 \\"quoted\\" back\\\\slash tab\\t nl\\n');
+    expect(text.endsWith("}\n")).toBe(true);
+    expect(got.headers["content-type"]).toBe("application/json");
+    expect(got.headers["cache-control"]).toBe("no-cache, private");
+    expect(got.headers["content-length"]).toBe(String(got.bytes.length));
+    const object = JSON.parse(text);
+    expect(object.metadata.resourceVersion).toBe(JSON.parse(created.bytes.toString("utf8")).metadata.resourceVersion);
+    expect(Object.keys(object.metadata).slice(0, 5)).toEqual(["name", "namespace", "uid", "resourceVersion", "creationTimestamp"]);
+    // Asked again: the same bytes.
+    expect((await raw("GET", `${CM}/stored-bytes`)).bytes.equals(got.bytes)).toBe(true);
+  });
+
+  it("answers the new state after a write, never a kept older answer", async () => {
+    const first = JSON.parse((await raw("GET", `${CM}/stored-bytes`)).bytes.toString("utf8"));
+    const updated = await raw("PUT", `${CM}/stored-bytes`, { ...first, data: { plain: "changed" } });
+    expect(updated.status).toBe(200);
+    const got = await raw("GET", `${CM}/stored-bytes`);
+    expect(got.bytes.equals(updated.bytes)).toBe(true);
+    const object = JSON.parse(got.bytes.toString("utf8"));
+    expect(object.data).toEqual({ plain: "changed" });
+    expect(Number(object.metadata.resourceVersion)).toBeGreaterThan(Number(first.metadata.resourceVersion));
+  });
+
+  it("keeps the other forms: pretty, YAML, Table", async () => {
+    const pretty = (await raw("GET", `${CM}/stored-bytes?pretty=true`)).bytes.toString("utf8");
+    expect(pretty.startsWith('{\n  "kind": "ConfigMap",\n  "apiVersion": "v1",\n  "metadata": {\n    "name": "stored-bytes",')).toBe(true);
+    expect(pretty.endsWith("\n}")).toBe(true);
+    const yaml = await raw("GET", `${CM}/stored-bytes`, undefined, { accept: "application/yaml" });
+    expect(yaml.headers["content-type"]).toBe("application/yaml");
+    expect(yaml.bytes.toString("utf8")).toMatch(/^apiVersion: v1\ndata:\n {2}plain: changed\nkind: ConfigMap\n/);
+    const table = await raw("GET", `${CM}/stored-bytes`, undefined, { accept: "application/json;as=Table;g=meta.k8s.io;v=v1" });
+    const body = JSON.parse(table.bytes.toString("utf8"));
+    expect(body.kind).toBe("Table");
+    expect(body.rows.map((r: { cells: unknown[] }) => r.cells[0])).toEqual(["stored-bytes"]);
+  });
+});
