@@ -25,7 +25,7 @@ import type { StoredObject } from "../../storage/object-storage.js";
 import type { KeyValue } from "../../storage/store.js";
 import { type BodyPiece, writeBody } from "../http-io.js";
 import { contentTypeOf, type Encoding, META_GROUP, type MetaVersion, type Representation } from "../negotiation.js";
-import { protobufListPieces } from "../protobuf-list.js";
+import { type ItemLengths, protobufListPieces } from "../protobuf-list.js";
 import type { RequestContext } from "./context.js";
 
 /** `meta.k8s.io/v1` (or v1beta1): the apiVersion of Tables and PartialObjectMetadata. */
@@ -164,6 +164,8 @@ export function writeStoredObject(ctx: RequestContext, code: number, found: Stor
 /** A page of a collection, read lazily: items are decoded (or their JSON text made) as they are written. */
 export interface ListSource {
   readonly list: ListMetaInit;
+  /** The stored entries the items are made from, in order, when they are (protobuf lengths are kept per entry). */
+  readonly entries?: readonly KeyValue[];
   /** The items' compact JSON texts, one at a time. */
   itemTexts(): Iterable<string>;
   /** The items, decoded one at a time. */
@@ -200,6 +202,27 @@ function* mapIterable<A, B>(source: Iterable<A>, fn: (a: A) => B): Generator<B> 
   for (const a of source) yield fn(a);
 }
 
+/**
+ * Each stored entry's item message length, once a protobuf list has written it: an entry never
+ * changes (a write makes a new one), so a later list of it skips measuring (protobuf-list.ts).
+ * A number per entry, dropped with the entry.
+ */
+const PROTOBUF_ITEM_LENGTHS = new WeakMap<KeyValue, number>();
+
+function lengthsOf(entries: readonly KeyValue[]): ItemLengths {
+  return {
+    count: entries.length,
+    known: (i) => {
+      const kv = entries[i];
+      return kv && PROTOBUF_ITEM_LENGTHS.get(kv);
+    },
+    remember: (i, n) => {
+      const kv = entries[i];
+      if (kv) PROTOBUF_ITEM_LENGTHS.set(kv, n);
+    },
+  };
+}
+
 /** Writes a list in the negotiated representation and encoding. */
 export function writeList(ctx: RequestContext, source: ListSource): Promise<void> {
   const { strategy } = ctx.route;
@@ -216,7 +239,7 @@ export function writeList(ctx: RequestContext, source: ListSource): Promise<void
       const item = keepTypeMeta ? (o: KubeObject): KubeObject => o : listItem;
       if (encoding === "json") return write(collectionJsonPieces(head, "items", mapIterable(source.itemTexts(), itemText), ctx.pretty));
       // The codec needs each item's kind to pick its message; the message itself has no TypeMeta.
-      if (encoding === "protobuf") return write(protobufListPieces(head, () => source.items()));
+      if (encoding === "protobuf") return write(protobufListPieces(head, () => source.items(), source.entries && lengthsOf(source.entries)));
       return write([encodeBody(encoding, { ...head, items: [...mapIterable(source.items(), item)] }, ctx.pretty)]);
     }
     case "PartialObjectMetadataList": {

@@ -1,13 +1,17 @@
 /**
- * A GET of one object in compact JSON is answered from the stored text (respond.ts
- * writeStoredObject) instead of decoding and encoding the object: the bytes must be those the
- * decode-and-encode path writes, which a create's answer still takes (writeObject), escapes
- * included, and a write must never leave an older answer behind.
+ * Answers made from what is kept per stored entry must be the bytes made from scratch, and a
+ * write must never leave an older one behind:
+ *  - a GET of one object in compact JSON is answered from the stored text (respond.ts
+ *    writeStoredObject): the bytes of the decode-and-encode path, which a create's answer still
+ *    takes (writeObject), escapes included;
+ *  - a protobuf list reuses each entry's item length from an earlier list (protobuf-list.ts
+ *    ItemLengths): the bytes of encodeObject of the whole list, before and after a write.
  */
 
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { encodeObject } from "../../lib/wire/protobuf/index.js";
 
 let emu: RunningEmulator;
 const CM = "/api/v1/namespaces/default/configmaps";
@@ -86,5 +90,37 @@ describe("GET of one object from its stored text", () => {
     const body = JSON.parse(table.bytes.toString("utf8"));
     expect(body.kind).toBe("Table");
     expect(body.rows.map((r: { cells: unknown[] }) => r.cells[0])).toEqual(["stored-bytes"]);
+  });
+});
+
+describe("protobuf lists with item lengths kept per entry", () => {
+  const NS = "/api/v1/namespaces/kube-public/configmaps";
+  const PB = { accept: "application/vnd.kubernetes.protobuf" };
+
+  /** The list's bytes made from scratch: its JSON form (same state) encoded whole. */
+  async function expectedProtobuf(): Promise<Buffer> {
+    const list = JSON.parse((await raw("GET", NS)).bytes.toString("utf8"));
+    const items = list.items.map((item: Record<string, unknown>) => ({ kind: "ConfigMap", apiVersion: "v1", ...item }));
+    return Buffer.from(encodeObject({ ...list, items }));
+  }
+
+  it("answers encodeObject's bytes on a first list, a repeated one, and after writes that change item lengths", async () => {
+    for (let i = 0; i < 5; i++)
+      expect((await raw("POST", NS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `pb-${i}` }, data: { k: "v" } })).status).toBe(201);
+    const first = await raw("GET", NS, undefined, PB);
+    expect(first.status).toBe(200);
+    expect(first.headers["content-type"]).toBe("application/vnd.kubernetes.protobuf");
+    expect(first.bytes.equals(await expectedProtobuf())).toBe(true);
+    const again = await raw("GET", NS, undefined, PB);
+    expect(again.bytes.equals(first.bytes)).toBe(true);
+    // Longer and shorter items than before: their lengths must not be the kept ones.
+    const two = JSON.parse((await raw("GET", `${NS}/pb-2`)).bytes.toString("utf8"));
+    expect((await raw("PUT", `${NS}/pb-2`, { ...two, data: { k: "a much longer value than before".repeat(20) } })).status).toBe(200);
+    const four = JSON.parse((await raw("GET", `${NS}/pb-4`)).bytes.toString("utf8"));
+    expect((await raw("PUT", `${NS}/pb-4`, { ...four, data: {} })).status).toBe(200);
+    const after = await raw("GET", NS, undefined, PB);
+    expect(after.status).toBe(200);
+    expect(after.bytes.equals(await expectedProtobuf())).toBe(true);
+    expect(after.bytes.length).toBeGreaterThan(first.bytes.length + 500);
   });
 });
