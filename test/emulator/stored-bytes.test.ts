@@ -4,6 +4,8 @@
  *  - a GET of one object in compact JSON is answered from the stored text (respond.ts
  *    writeStoredObject): the bytes of the decode-and-encode path, which a create's answer still
  *    takes (writeObject), escapes included;
+ *  - a JSON list's items are made straight from the stored texts (respond.ts
+ *    compactListPieces): the bytes of one Go-style encoding of the whole list;
  *  - a protobuf list reuses each entry's item length from an earlier list (protobuf-list.ts
  *    ItemLengths): the bytes of encodeObject of the whole list, before and after a write.
  */
@@ -122,5 +124,35 @@ describe("protobuf lists with item lengths kept per entry", () => {
     expect(after.status).toBe(200);
     expect(after.bytes.equals(await expectedProtobuf())).toBe(true);
     expect(after.bytes.length).toBeGreaterThan(first.bytes.length + 500);
+  });
+});
+
+describe("JSON lists made from the stored texts", () => {
+  const NS = "/api/v1/namespaces/kube-node-lease/configmaps";
+  const goEscaped = (text: string): string => text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+  it("answers one Go-style encoding of the whole list, escaping only the items that need it", async () => {
+    for (const [name, value] of [
+      ["a-plain", "value"],
+      ["b-tricky", TRICKY],
+      ["c-plain", "é ☃"],
+    ])
+      expect((await raw("POST", NS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { set: "escapes" } }, data: { v: value } })).status).toBe(
+        201,
+      );
+    const list = await raw("GET", `${NS}?labelSelector=set%3Descapes`);
+    const text = list.bytes.toString("utf8");
+    const parsed = JSON.parse(text);
+    expect(text).toBe(`${goEscaped(JSON.stringify(parsed))}\n`);
+    expect(parsed.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(["a-plain", "b-tricky", "c-plain"]);
+    expect(parsed.items.map((i: { data: { v: string } }) => i.data.v)).toEqual(["value", TRICKY, "é ☃"]);
+    // Items carry no TypeMeta and each its own resourceVersion, after uid as in Go's order.
+    for (const item of parsed.items) {
+      expect(Object.keys(item)).toEqual(["metadata", "data"]);
+      const one = JSON.parse((await raw("GET", `${NS}/${item.metadata.name}`)).bytes.toString("utf8"));
+      expect(item.metadata).toEqual(one.metadata);
+      expect(Object.keys(item.metadata)).toEqual(Object.keys(one.metadata));
+    }
+    expect(text).toContain("a\\u003cb\\u003e\\u0026c \\u2028 \\u2029");
   });
 });

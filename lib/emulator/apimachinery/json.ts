@@ -157,7 +157,7 @@ export function parseStored(text: string): JsonObject {
  * Go's encoding/json escapes <, > and & (and U+2028/U+2029) inside strings. Those characters
  * can only occur inside string literals of JSON.stringify output, so a global replace is safe.
  */
-function escapeLikeGo(text: string): string {
+export function escapeLikeGo(text: string): string {
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 

@@ -18,10 +18,19 @@ import { isStatus, type Status } from "../../../wire/status.js";
 import { toYaml } from "../../../wire/yaml.js";
 import { badRequest, notAcceptableMessage } from "../../apimachinery/api-errors.js";
 import { errorString, invalid as invalidField } from "../../apimachinery/field-errors.js";
-import { collectionJsonPieces, compactJson, compactJsonOfText, type Json, type JsonObject, type KubeObject, prettyJson } from "../../apimachinery/json.js";
+import {
+  collectionJsonPieces,
+  compactJson,
+  compactJsonOfText,
+  escapeLikeGo,
+  type Json,
+  type JsonObject,
+  type KubeObject,
+  prettyJson,
+} from "../../apimachinery/json.js";
 import { groupVersionOf, type TableConvertor, type TypeIdentity } from "../../registry/generic/strategy.js";
 import { buildTable, type IncludeObject, type ListMetaInit, partialObjectMetadata, printerOf, type TableOptions } from "../../registry/generic/table.js";
-import type { StoredObject } from "../../storage/object-storage.js";
+import type { ObjectStorage, StoredObject } from "../../storage/object-storage.js";
 import type { KeyValue } from "../../storage/store.js";
 import { type BodyPiece, writeBody } from "../http-io.js";
 import { contentTypeOf, type Encoding, META_GROUP, type MetaVersion, type Representation } from "../negotiation.js";
@@ -198,6 +207,31 @@ export function listItemText(text: string): string {
   return JSON.stringify(listItem(JSON.parse(text) as KubeObject));
 }
 
+/**
+ * Whether the text holds a character Go's encoder escapes (escapeLikeGo); an item made from a
+ * stored text without them needs no escaping. Five indexOf scans cost a tenth of one regex test.
+ */
+function hasGoEscapes(text: string): boolean {
+  return text.indexOf("<") >= 0 || text.indexOf(">") >= 0 || text.indexOf("&") >= 0 || text.indexOf("\u2028") >= 0 || text.indexOf("\u2029") >= 0;
+}
+
+/**
+ * collectionJsonPieces of a typed list in compact JSON, each item made straight from its
+ * stored text (listItemJson: no TypeMeta, resourceVersion spliced in) and escaped only when
+ * the stored text holds a character Go escapes. The same text, with fewer copies of each item.
+ */
+function* compactListPieces(head: JsonObject, entries: readonly KeyValue[], storage: ObjectStorage): Generator<string> {
+  const open = JSON.stringify(head);
+  yield escapeLikeGo(`${open.length > 2 ? `${open.slice(0, -1)},` : "{"}"items":[`);
+  for (let i = 0; i < entries.length; i++) {
+    const kv = entries[i] as KeyValue;
+    const text = storage.listItemJson(kv) ?? listItemText(storage.objectJson(kv));
+    const piece = i === 0 ? text : `,${text}`;
+    yield hasGoEscapes(kv.value) ? escapeLikeGo(piece) : piece;
+  }
+  yield "]}\n";
+}
+
 function* mapIterable<A, B>(source: Iterable<A>, fn: (a: A) => B): Generator<B> {
   for (const a of source) yield fn(a);
 }
@@ -237,6 +271,7 @@ export function writeList(ctx: RequestContext, source: ListSource): Promise<void
       const keepTypeMeta = strategy.unstructured !== undefined;
       const itemText = keepTypeMeta ? (t: string): string => t : listItemText;
       const item = keepTypeMeta ? (o: KubeObject): KubeObject => o : listItem;
+      if (encoding === "json" && !keepTypeMeta && !ctx.pretty && source.entries) return write(compactListPieces(head, source.entries, ctx.parts.storage));
       if (encoding === "json") return write(collectionJsonPieces(head, "items", mapIterable(source.itemTexts(), itemText), ctx.pretty));
       // The codec needs each item's kind to pick its message; the message itself has no TypeMeta.
       if (encoding === "protobuf") return write(protobufListPieces(head, () => source.items(), source.entries && lengthsOf(source.entries)));
