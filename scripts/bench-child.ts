@@ -45,6 +45,7 @@ let peak: MemorySample = memorySample();
 let samples = 0;
 let delay = monitorEventLoopDelay({ resolution: 1 });
 let countersAtStart: Record<string, number> = { ...watchOutboxStats };
+let cpuAtStart = process.cpuUsage();
 
 process.on("message", (m: ParentMessage) => {
   if (m.type === "sample-start") {
@@ -54,6 +55,7 @@ process.on("message", (m: ParentMessage) => {
     delay = monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
     countersAtStart = { ...watchOutboxStats };
+    cpuAtStart = process.cpuUsage();
     clearInterval(sampler);
     sampler = setInterval(() => {
       peak = maxSample(peak, memorySample());
@@ -65,6 +67,9 @@ process.on("message", (m: ParentMessage) => {
     peak = maxSample(peak, memorySample());
     delay.disable();
     const counters = Object.fromEntries(Object.entries(watchOutboxStats).map(([k, v]) => [k, v - (countersAtStart[k] ?? 0)]));
+    // The server's own CPU while sampling: steadier than throughput on a shared machine.
+    const cpu = process.cpuUsage(cpuAtStart);
+    counters["cpuMs"] = Math.round((cpu.user + cpu.system) / 1000);
     send({ type: "sampled", peak, samples: samples + 1, loopDelayMs: loopDelay(delay), counters });
   } else if (m.type === "gc") {
     fullGc();

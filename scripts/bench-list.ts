@@ -53,6 +53,8 @@ interface RunFigures {
   /** Peak VmRSS minus baseline, sampled from outside. */
   procRssGrowthMb: number;
   samples: number;
+  /** The server's CPU time (user + system) while serving the list, sampled in the child. */
+  serverCpuMs: number;
   /** SHA-1 of the body (protobuf runs: the emulator's bytes must be the baseline's). */
   sha1?: string;
 }
@@ -96,6 +98,7 @@ async function measure(child: Child, url: string, encoding: Encoding): Promise<R
     heapGrowthMb: Number(mb(sampled.peak.heapUsed - before.memory.heapUsed)),
     procRssGrowthMb: Number(mb(peakRss - before.memory.rss)),
     samples: sampled.samples,
+    serverCpuMs: sampled.counters["cpuMs"] ?? NaN,
     ...(hash ? { sha1: hash.digest("hex") } : {}),
   };
 }
@@ -145,7 +148,12 @@ async function main(): Promise<void> {
         const baseMbs = median(base.map((r) => r.mbPerSec));
         const encodingGrowth = Math.max(...emu.map((r) => Math.max(r.rssGrowthMb, r.procRssGrowthMb)));
         growth = Math.max(growth, encodingGrowth);
-        ratios[`list${encoding === "json" ? "Json" : "Protobuf"}`] = Number((emuMbs / baseMbs).toFixed(2));
+        const emuCpu = median(emu.map((r) => r.serverCpuMs));
+        const baseCpu = median(base.map((r) => r.serverCpuMs));
+        const name = encoding === "json" ? "Json" : "Protobuf";
+        ratios[`list${name}`] = Number((emuMbs / baseMbs).toFixed(2));
+        // The plain stream's CPU per list over the emulator's: 1 when serving costs what the plain stream costs.
+        ratios[`list${name}Cpu`] = Number((baseCpu / emuCpu).toFixed(2));
         byEncoding[encoding] = {
           emulator: emu,
           plain: base,
@@ -156,6 +164,8 @@ async function main(): Promise<void> {
             emulatorMedianMbPerSec: emuMbs,
             emulatorFirstRunMbPerSec: emu[0]?.mbPerSec,
             plainMedianMbPerSec: baseMbs,
+            emulatorMedianServerCpuMs: emuCpu,
+            plainMedianServerCpuMs: baseCpu,
             throughputRatio: Number((emuMbs / baseMbs).toFixed(2)),
             worstMemoryGrowthMb: encodingGrowth,
             targets: { memoryGrowthAtMost64Mb: encodingGrowth <= 64, throughputAtLeast09OfPlain: emuMbs >= 0.9 * baseMbs },
