@@ -69,7 +69,6 @@ export function enableNoAuth(storage: ObjectStorage, clock: EmulatorClock, admin
   capabilities.provide(TOKEN_REVIEWER, authenticator);
 }
 
-/** The user of a request without auth: the administrator, or whom it impersonates (always allowed). */
 /**
  * The user of a request without auth, at once, when no header asks for impersonation (most
  * requests: no headersDistinct object built, no await); undefined otherwise (noAuthUser then).
@@ -84,6 +83,7 @@ export function plainNoAuthUser(rawHeaders: readonly string[]): User | undefined
 
 const IMPERSONATE_PREFIX = "impersonate-";
 
+/** The user of a request without auth: the administrator, or whom it impersonates (always allowed). */
 export function noAuthUser(headers: DistinctHeaders): Promise<User> {
   return impersonate(NO_AUTH_USER, headers, ALWAYS_ALLOW, () => new Error("AlwaysAllow denied"));
 }
