@@ -8,6 +8,9 @@
  *   list-plain URL                  a plain server that fetches the list at URL once, keeps the
  *                                   items as objects, and streams JSON.stringify of each
  *                                   (the baseline for list throughput).
+ *   list-plain-protobuf URL         the same for protobuf: fetches the list at URL once (JSON),
+ *                                   encodes the whole list with lib/wire's encoder before timing,
+ *                                   and streams those bytes (the baseline for protobuf lists).
  *   watch-emulator                  the emulator, empty, with its default settings.
  *
  * The child reports "ready" with its URL and its memory after setup (after a full GC), and on
@@ -23,6 +26,7 @@ import { watchOutboxStats } from "../lib/emulator/endpoints/handlers/watch-outbo
 import { createEmulatorServer } from "../lib/emulator/endpoints/server.js";
 import { resolveSettings } from "../lib/emulator/options.js";
 import { eventStrategy, namespaceStrategy } from "../lib/emulator/registry/index.js";
+import { encodeObject, PROTOBUF_CONTENT_TYPE } from "../lib/wire/protobuf/index.js";
 import { type ChildMessage, loopDelay, type MemorySample, maxSample, memorySample, type ParentMessage } from "./bench-support.js";
 
 const send = (m: ChildMessage): void => {
@@ -41,6 +45,7 @@ let peak: MemorySample = memorySample();
 let samples = 0;
 let delay = monitorEventLoopDelay({ resolution: 1 });
 let countersAtStart: Record<string, number> = { ...watchOutboxStats };
+let cpuAtStart = process.cpuUsage();
 
 process.on("message", (m: ParentMessage) => {
   if (m.type === "sample-start") {
@@ -50,6 +55,7 @@ process.on("message", (m: ParentMessage) => {
     delay = monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
     countersAtStart = { ...watchOutboxStats };
+    cpuAtStart = process.cpuUsage();
     clearInterval(sampler);
     sampler = setInterval(() => {
       peak = maxSample(peak, memorySample());
@@ -61,6 +67,9 @@ process.on("message", (m: ParentMessage) => {
     peak = maxSample(peak, memorySample());
     delay.disable();
     const counters = Object.fromEntries(Object.entries(watchOutboxStats).map(([k, v]) => [k, v - (countersAtStart[k] ?? 0)]));
+    // The server's own CPU while sampling: steadier than throughput on a shared machine.
+    const cpu = process.cpuUsage(cpuAtStart);
+    counters["cpuMs"] = Math.round((cpu.user + cpu.system) / 1000);
     send({ type: "sampled", peak, samples: samples + 1, loopDelayMs: loopDelay(delay), counters });
   } else if (m.type === "gc") {
     fullGc();
@@ -163,6 +172,42 @@ async function listPlain(sourceUrl: string): Promise<void> {
   send({ type: "ready", url: `http://127.0.0.1:${port}`, baseline, setupMs, detail: { items: items.length } });
 }
 
+/** The protobuf baseline: precomputed bytes, in 64 KB writes with backpressure, as streamPlain writes its text. */
+async function streamBytes(res: ServerResponse, body: Uint8Array): Promise<void> {
+  res.writeHead(200, { "Content-Type": PROTOBUF_CONTENT_TYPE });
+  for (let at = 0; at < body.length; at += CHUNK) {
+    const more = res.write(body.subarray(at, Math.min(at + CHUNK, body.length)));
+    if (!more && !(await drained(res))) return;
+    if (more) await new Promise((r) => setImmediate(r));
+  }
+  res.end();
+}
+
+async function listPlainProtobuf(sourceUrl: string): Promise<void> {
+  const started = performance.now();
+  const res = await request(sourceUrl);
+  const list = JSON.parse(await res.body.text()) as { items: Record<string, unknown>[] };
+  // The codec picks each item's message by its kind, which list items leave out.
+  const kind = String((list as { kind?: string }).kind ?? "").replace(/List$/, "");
+  const apiVersion = String((list as { apiVersion?: string }).apiVersion ?? "");
+  const body = encodeObject({ ...list, items: list.items.map((item) => ({ kind, apiVersion, ...item })) });
+  const items = list.items.length;
+  const setupMs = performance.now() - started;
+  fullGc();
+  const baseline = memorySample();
+  const server = createServer((_req, out) => {
+    out.on("error", () => {});
+    void streamBytes(out, body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  process.once("SIGTERM", () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+  send({ type: "ready", url: `http://127.0.0.1:${port}`, baseline, setupMs, detail: { items, bytes: body.length } });
+}
+
 async function watchEmulator(): Promise<void> {
   const started = performance.now();
   const emu = createEmulatorServer(resolveSettings({}));
@@ -178,9 +223,11 @@ const main =
     ? listEmulator(Number(args[0] ?? 100_000), Number(args[1] ?? 10))
     : role === "list-plain"
       ? listPlain(args[0] ?? "")
-      : role === "watch-emulator"
-        ? watchEmulator()
-        : Promise.reject(new Error(`unknown role ${role}`));
+      : role === "list-plain-protobuf"
+        ? listPlainProtobuf(args[0] ?? "")
+        : role === "watch-emulator"
+          ? watchEmulator()
+          : Promise.reject(new Error(`unknown role ${role}`));
 main.catch((e: unknown) => {
   send({ type: "error", message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   // Leave the IPC message time to go out.

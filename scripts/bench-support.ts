@@ -64,9 +64,12 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Forks bench-child.ts in a role, through tsx, with --expose-gc; resolves once it is listening. */
-export async function startChild(role: string, args: string[], timeoutMs: number, extraNodeArgs: string[] = []): Promise<Child> {
-  const child = fork(CHILD_SCRIPT, [role, ...args], {
+/**
+ * Forks bench-child.ts (or another script speaking the same messages) in a role, through tsx,
+ * with --expose-gc; resolves once it is listening.
+ */
+export async function startChild(role: string, args: string[], timeoutMs: number, extraNodeArgs: string[] = [], script = CHILD_SCRIPT): Promise<Child> {
+  const child = fork(script, [role, ...args], {
     // BENCH_CHILD_NODE_ARGS passes profiling flags (e.g. --cpu-prof) to the server process.
     execArgv: ["--import", "tsx", "--expose-gc", ...extraNodeArgs, ...(process.env["BENCH_CHILD_NODE_ARGS"]?.split(" ").filter(Boolean) ?? [])],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -176,4 +179,42 @@ export function deadline(ms: number, what: string): { promise: Promise<never>; c
   });
   promise.catch(() => {});
   return { promise, clear: () => clearTimeout(timer) };
+}
+
+/** One function's share of a CPU profile: self time, by name and place. */
+export interface ProfileItem {
+  function: string;
+  selfMs: number;
+  selfPercent: number;
+}
+
+/**
+ * The top self-time items of a V8 .cpuprofile (what --cpu-prof writes), as shares of the busy
+ * time: "(idle)" ticks are left out, garbage collection and native calls (writev) stay in.
+ */
+export function profileTop(file: string, top = 20): ProfileItem[] {
+  const profile = JSON.parse(readFileSync(file, "utf8")) as {
+    nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const nameOf = new Map<number, string>();
+  for (const n of profile.nodes) {
+    const { functionName, url, lineNumber } = n.callFrame;
+    const where = url ? ` ${url.replace(/^.*\/(node_modules|lib|scripts)\//, "$1/")}:${lineNumber + 1}` : "";
+    nameOf.set(n.id, `${functionName || "(anonymous)"}${where}`);
+  }
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    const name = nameOf.get(id) ?? "?";
+    if (name === "(idle)") return;
+    total += us;
+    self.set(name, (self.get(name) ?? 0) + us);
+  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, us]) => ({ function: name, selfMs: Math.round(us / 1000), selfPercent: Number(((100 * us) / total).toFixed(1)) }));
 }

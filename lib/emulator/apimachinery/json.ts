@@ -157,13 +157,18 @@ export function parseStored(text: string): JsonObject {
  * Go's encoding/json escapes <, > and & (and U+2028/U+2029) inside strings. Those characters
  * can only occur inside string literals of JSON.stringify output, so a global replace is safe.
  */
-function escapeLikeGo(text: string): string {
+export function escapeLikeGo(text: string): string {
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** Compact JSON plus a trailing newline, as json.Encoder writes it (wire-facts §10). */
 export function compactJson(value: unknown): string {
   return `${escapeLikeGo(JSON.stringify(value))}\n`;
+}
+
+/** compactJson of the value whose JSON.stringify text this is, without parsing it again. */
+export function compactJsonOfText(text: string): string {
+  return `${escapeLikeGo(text)}\n`;
 }
 
 /** 2-space indented JSON without a trailing newline, as json.MarshalIndent writes it. */

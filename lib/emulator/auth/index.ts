@@ -69,6 +69,20 @@ export function enableNoAuth(storage: ObjectStorage, clock: EmulatorClock, admin
   capabilities.provide(TOKEN_REVIEWER, authenticator);
 }
 
+/**
+ * The user of a request without auth, at once, when no header asks for impersonation (most
+ * requests: no headersDistinct object built, no await); undefined otherwise (noAuthUser then).
+ */
+export function plainNoAuthUser(rawHeaders: readonly string[]): User | undefined {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] ?? "";
+    if (name.length > IMPERSONATE_PREFIX.length && name.slice(0, IMPERSONATE_PREFIX.length).toLowerCase() === IMPERSONATE_PREFIX) return undefined;
+  }
+  return NO_AUTH_USER;
+}
+
+const IMPERSONATE_PREFIX = "impersonate-";
+
 /** The user of a request without auth: the administrator, or whom it impersonates (always allowed). */
 export function noAuthUser(headers: DistinctHeaders): Promise<User> {
   return impersonate(NO_AUTH_USER, headers, ALWAYS_ALLOW, () => new Error("AlwaysAllow denied"));

@@ -167,8 +167,22 @@ function nextTurn(res: ServerResponse): Promise<boolean> {
  * pressure reaching us through the gzip stream's own buffer.
  */
 export async function writeBody(res: ServerResponse, code: number, pieces: Iterable<BodyPiece>, options: BodyOptions): Promise<void> {
-  const headers: Record<string, string | string[]> = { ...options.headers, "Cache-Control": "no-cache, private", "Content-Type": options.contentType };
   const threshold = options.gzip ? GZIP_THRESHOLD_BYTES : STREAM_THRESHOLD_BYTES;
+  // One object's bytes (most answers): written as they are, with no copy or iteration.
+  if (Array.isArray(pieces) && pieces.length === 1) {
+    const only = (pieces as BodyPiece[])[0];
+    if (only instanceof Uint8Array && only.length <= threshold) {
+      res.writeHead(code, {
+        ...options.headers,
+        "Cache-Control": "no-cache, private",
+        "Content-Type": options.contentType,
+        "Content-Length": String(only.length),
+      });
+      res.end(only);
+      return;
+    }
+  }
+  const headers: Record<string, string | string[]> = { ...options.headers, "Cache-Control": "no-cache, private", "Content-Type": options.contentType };
   const iterator = pieces[Symbol.iterator]();
   let pending: BodyPiece[] = [];
   let size = 0;

@@ -115,7 +115,25 @@ const META_VERSIONS: readonly MetaVersion[] = ["v1", "v1beta1"];
  * `transforms` is false for Status answers (errors), which are never transformed; `tables` is
  * false for an endpoint whose storage has no Table convertor (a namespace's `finalize`).
  */
-function offers(gates: FeatureGates, transforms: boolean, objectProtobuf: boolean, tables = true): NegotiationOffer[] {
+function offers(gates: FeatureGates, transforms: boolean, objectProtobuf: boolean, tables = true): readonly NegotiationOffer[] {
+  // Made once per gates and flags: the offers are the same for every request.
+  let byFlags = OFFERS.get(gates);
+  if (!byFlags) {
+    byFlags = new Map();
+    OFFERS.set(gates, byFlags);
+  }
+  const key = (transforms ? 4 : 0) + (objectProtobuf ? 2 : 0) + (tables ? 1 : 0);
+  let out = byFlags.get(key);
+  if (!out) {
+    out = makeOffers(gates, transforms, objectProtobuf, tables);
+    byFlags.set(key, out);
+  }
+  return out;
+}
+
+const OFFERS = new WeakMap<FeatureGates, Map<number, readonly NegotiationOffer[]>>();
+
+function makeOffers(gates: FeatureGates, transforms: boolean, objectProtobuf: boolean, tables: boolean): NegotiationOffer[] {
   const out: NegotiationOffer[] = [];
   for (const encoding of servedEncodings(gates)) {
     // A type without a protobuf form is not offered in protobuf (its metadata-only forms are).
@@ -144,9 +162,27 @@ export function negotiateAccept(
   tables = true,
 ): Negotiated | undefined {
   // An absent header means the server's first serializer (NegotiateMediaTypeOptions).
-  if (accept === undefined || accept === "") return { encoding: "json", representation: OBJECT };
-  return negotiate(parseAccept(accept), offers(gates, transforms, objectProtobuf, tables))?.negotiated;
+  if (accept === undefined || accept === "") return JSON_OBJECT;
+  const all = offers(gates, transforms, objectProtobuf, tables);
+  // Clients send few distinct Accept headers: the verdict is kept per header and offer set
+  // (bounded; a client cycling through headers only refills it).
+  let verdicts = VERDICTS.get(all);
+  if (!verdicts) {
+    verdicts = new Map();
+    VERDICTS.set(all, verdicts);
+  }
+  const known = verdicts.get(accept);
+  if (known !== undefined) return known === NONE ? undefined : known;
+  const verdict = negotiate(parseAccept(accept), all)?.negotiated;
+  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+  verdicts.set(accept, verdict ?? NONE);
+  return verdict;
 }
+
+const JSON_OBJECT: Negotiated = { encoding: "json", representation: OBJECT };
+const NONE = Symbol("not acceptable");
+const MAX_VERDICTS = 256;
+const VERDICTS = new WeakMap<readonly NegotiationOffer[], Map<string, Negotiated | typeof NONE>>();
 
 /**
  * Negotiates a response for a resource endpoint; 406 listing the served media types when nothing

@@ -9,9 +9,12 @@
  * one item and a number per item, like the Go encoder, which asks each item its Size() first.
  *
  * Only the envelope framing is written here; every message byte comes from the shared codec
- * (lib/wire encodeObject): the head from the list with no items, each item from its own
- * enveloped body. The result is byte-for-byte encodeObject(the whole list) (unit-tested).
+ * (lib/wire): the head from the list with no items (encodeObject), each item from its own
+ * message (the raw an envelope would hold). The result is byte-for-byte encodeObject(the whole
+ * list) (unit-tested). Lengths known from an earlier list of the same stored entries spare the
+ * measuring pass (ItemLengths).
  */
+import { encodeMessage, entryFor } from "../../wire/protobuf/codec.js";
 import { decodeEnvelope, encodeObject, ProtobufFormatError } from "../../wire/protobuf/index.js";
 
 /** Field 2 (raw, and the list's items), wire type 2: (2 << 3) | 2. */
@@ -30,6 +33,12 @@ function varint(n: number): Uint8Array {
   return Uint8Array.from(out);
 }
 
+function varintLength(n: number): number {
+  let length = 1;
+  for (let v = n; v >= 0x80; v = Math.floor(v / 0x80)) length++;
+  return length;
+}
+
 /** Reads the varint at `at`: its value and the offset after it. */
 function readVarint(bytes: Uint8Array, at: number): { value: number; end: number } {
   let value = 0;
@@ -43,29 +52,60 @@ function readVarint(bytes: Uint8Array, at: number): { value: number; end: number
   throw new ProtobufFormatError("protobuf list: bad varint in the envelope");
 }
 
-/** The message bytes of one object (its envelope's raw). */
+/** The message bytes of one object: its envelope's raw, made without the envelope (and its two copies). */
 function messageOf(item: Record<string, unknown>): Uint8Array {
-  return decodeEnvelope(encodeObject(item)).raw;
+  const { entry, kind } = entryFor(item);
+  return encodeMessage(entry.message, item, kind || "WatchEvent");
+}
+
+/**
+ * Message lengths known from an earlier list of the same entries (the writer of an object list
+ * keeps them per stored entry): when every item's is known, the measuring pass, which decodes
+ * and encodes every item only to count its bytes, is skipped.
+ */
+export interface ItemLengths {
+  readonly count: number;
+  known(index: number): number | undefined;
+  remember(index: number, length: number): void;
+}
+
+function knownLengths(lengths: ItemLengths | undefined): number[] | undefined {
+  if (!lengths) return undefined;
+  const out: number[] = new Array(lengths.count);
+  for (let i = 0; i < lengths.count; i++) {
+    const n = lengths.known(i);
+    if (n === undefined) return undefined;
+    out[i] = n;
+  }
+  return out;
 }
 
 /**
  * The body of `{...head, items}` as pieces. `head` carries kind, apiVersion and metadata;
  * `items` is called twice (measure, then write) and must yield the same objects both times.
  */
-export function* protobufListPieces(head: Record<string, unknown>, items: () => Iterable<Record<string, unknown>>): Generator<Uint8Array> {
+export function* protobufListPieces(
+  head: Record<string, unknown>,
+  items: () => Iterable<Record<string, unknown>>,
+  itemLengths?: ItemLengths,
+): Generator<Uint8Array> {
   const empty = encodeObject({ ...head, items: [] });
   // magic (4 bytes), then field 1 (0a, length, runtime.TypeMeta): copied as the codec wrote it.
   if (empty[4] !== 0x0a) throw new ProtobufFormatError("protobuf list: unexpected envelope layout");
   const typeMeta = readVarint(empty, 5);
   const prefix = empty.subarray(0, typeMeta.end + typeMeta.value);
   const listHead = decodeEnvelope(empty).raw;
-  const lengths: number[] = [];
-  let rawLength = listHead.length;
-  for (const item of items()) {
-    const n = messageOf(item).length;
-    lengths.push(n);
-    rawLength += 1 + varint(n).length + n;
+  let lengths = knownLengths(itemLengths);
+  if (!lengths) {
+    lengths = [];
+    for (const item of items()) {
+      const n = messageOf(item).length;
+      itemLengths?.remember(lengths.length, n);
+      lengths.push(n);
+    }
   }
+  let rawLength = listHead.length;
+  for (const n of lengths) rawLength += 1 + varintLength(n) + n;
   yield prefix;
   yield Uint8Array.of(TAG_RAW_OR_ITEMS, ...varint(rawLength));
   yield listHead;

@@ -35,7 +35,9 @@ const NOT_FOUND: Route = { kind: "notFound" };
 function segments(pathname: string): string[] | undefined {
   const path = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
   try {
-    const parts = path.split("/").slice(1).map(decodeURIComponent);
+    const split = path.split("/").slice(1);
+    // Most paths have no escapes: nothing to decode.
+    const parts = path.includes("%") ? split.map(decodeURIComponent) : split;
     return parts.some((p) => p === "") ? undefined : parts;
   } catch {
     return undefined;
@@ -74,17 +76,14 @@ export function route(pathname: string, registry: ResourceRegistry): Route {
 function resourceRoute(registry: ResourceRegistry, group: string, version: string, rest: string[]): Route {
   const watchPath = rest[0] === "watch";
   const parts = watchPath ? rest.slice(1) : rest;
-  const lookup = (resource: string | undefined): ResourceStrategy | undefined =>
-    resource === undefined ? undefined : registry.lookup(group, version, resource);
-
   // /namespaces/{ns}/{resource}[/{name}[/{subresource}]] for namespaced types.
-  const inNamespace = parts[0] === "namespaces" && parts.length >= 3 ? lookup(parts[2]) : undefined;
+  const inNamespace = parts[0] === "namespaces" && parts.length >= 3 ? lookup(registry, group, version, parts[2]) : undefined;
   if (inNamespace?.namespaced && parts.length <= 5) {
     const [, namespace = "", , name, subresource] = parts;
     if (watchPath && subresource !== undefined) return NOT_FOUND;
     return { kind: "resource", strategy: inNamespace, namespace, name, subresource, allNamespaces: false, watchPath };
   }
-  const strategy = lookup(parts[0]);
+  const strategy = lookup(registry, group, version, parts[0]);
   if (!strategy) return NOT_FOUND;
   if (strategy.namespaced) {
     return parts.length === 1 ? { kind: "resource", strategy, namespace: "", allNamespaces: true, watchPath } : NOT_FOUND;
@@ -92,4 +91,9 @@ function resourceRoute(registry: ResourceRegistry, group: string, version: strin
   if (parts.length > 3 || (watchPath && parts.length > 2)) return NOT_FOUND;
   const [, name, subresource] = parts;
   return { kind: "resource", strategy, namespace: "", name, subresource, allNamespaces: false, watchPath };
+}
+
+// A function of the module, not a closure per request.
+function lookup(registry: ResourceRegistry, group: string, version: string, resource: string | undefined): ResourceStrategy | undefined {
+  return resource === undefined ? undefined : registry.lookup(group, version, resource);
 }

@@ -13,7 +13,7 @@ import { badRequest, internalError, methodNotAllowed, pathNotFound, StatusError 
 import { EmulatorClock } from "../apimachinery/clock.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { EMULATOR_DEPTH_MESSAGE, isStackOverflow } from "../apimachinery/json.js";
-import { enableAuth, enableNoAuth, noAuthUser, seedDefaultPolicy } from "../auth/index.js";
+import { enableAuth, enableNoAuth, noAuthUser, plainNoAuthUser, seedDefaultPolicy } from "../auth/index.js";
 import type { Failpoints } from "../failpoints.js";
 import type { EmulatorSettings } from "../options.js";
 import { CrdController } from "../registry/apiextensions/crd-controller.js";
@@ -211,9 +211,9 @@ async function handle(parts: EmulatorParts, limit: InFlightLimit, address: () =>
     if (!limit.admit(req, res, url)) return;
     // Authentication, then authorization, before anything else (the real filter chain); the
     // test-only admin endpoint is for system:masters only.
-    const user = await (parts.auth
-      ? parts.auth.check(req.method ?? "GET", url, req.headersDistinct, parts.settings.admin && isAdminPath(url.pathname) ? "admin" : "api")
-      : noAuthUser(req.headersDistinct));
+    const user = parts.auth
+      ? await parts.auth.check(req.method ?? "GET", url, req.headersDistinct, parts.settings.admin && isAdminPath(url.pathname) ? "admin" : "api")
+      : (plainNoAuthUser(req.rawHeaders) ?? (await noAuthUser(req.headersDistinct)));
     // Disabled, the admin paths fall through to the router, which knows nothing of them: 404.
     if (parts.settings.admin && isAdminPath(url.pathname)) {
       await handleAdmin({ parts, req, res, pathname: url.pathname, pretty });

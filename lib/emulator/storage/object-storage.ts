@@ -111,10 +111,37 @@ export class ObjectStorage {
     return value.slice(0, at.index) + field + (value[at.index] === "}" ? "" : ",") + value.slice(at.index);
   }
 
+  /**
+   * objectJson without its leading kind and apiVersion (a typed list's item, which has no
+   * TypeMeta), made from the stored text in one splice; undefined when the stored head is not
+   * the simple form (the caller then cuts objectJson's text).
+   */
+  listItemJson(kv: KeyValue, revision: number = kv.modRevision): string | undefined {
+    const value = kv.value;
+    const head = TYPE_META_HEAD.exec(value);
+    const at = resourceVersionSlot(value);
+    if (!head || at === undefined || head[0].length > at.index) return undefined;
+    const field = `"resourceVersion":"${revision}"`;
+    const before = value.slice(head[0].length, at.index);
+    if (!at.first) return `{${before},${field}${value.slice(at.index)}`;
+    return `{${before}${field}${value[at.index] === "}" ? "" : ","}${value.slice(at.index)}`;
+  }
+
   async get(type: StoredType, namespace: string, name: string): Promise<StoredObject | undefined> {
     const kv = await this.entry(type, this.key(type, namespace, name));
-    if (kv) this.mustBeReadable(kv);
-    return kv ? { object: this.decode(kv), kv } : undefined;
+    if (!kv) return undefined;
+    this.mustBeReadable(kv);
+    // Decoded when first asked for: a GET answered from the stored text never needs the object.
+    // An own enumerable getter, so a spread copy still carries the object.
+    let object: KubeObject | undefined;
+    const storage = this;
+    return {
+      kv,
+      get object() {
+        object ??= storage.decode(kv);
+        return object;
+      },
+    };
   }
 
   /** Marks the current value at key unreadable; false when there is no entry. */
@@ -212,6 +239,9 @@ function withoutManagedFields(value: string): string | undefined {
   delete metadata["managedFields"];
   return JSON.stringify(object);
 }
+
+/** A stored value's leading kind and apiVersion, with the comma after them. */
+const TYPE_META_HEAD = /^\{"kind":"(?:[^"\\]|\\.)*","apiVersion":"(?:[^"\\]|\\.)*",/;
 
 /** ObjectMeta fields that come before resourceVersion in its Go order; all are strings. */
 const BEFORE_RESOURCE_VERSION: ReadonlySet<string> = new Set(["name", "generateName", "namespace", "selfLink", "uid"]);

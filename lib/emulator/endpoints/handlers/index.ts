@@ -8,7 +8,7 @@
 import { supportsProtobuf } from "../../../wire/protobuf/index.js";
 import { methodNotAllowed, notAcceptableMessage } from "../../apimachinery/api-errors.js";
 import { escapeFieldValue } from "../../apimachinery/field-selector.js";
-import { groupVersionOf } from "../../registry/generic/strategy.js";
+import { groupVersionOf, type ResourceStrategy } from "../../registry/generic/strategy.js";
 import { readBody } from "../http-io.js";
 import { parseListOptions, validateListOptions } from "../list-options.js";
 import { negotiateOutput, wantsGzip } from "../negotiation.js";
@@ -39,6 +39,28 @@ function refuseProtobufObjects(ctx: RequestContext, collection: boolean): void {
   );
 }
 
+// Per strategy, made once: a custom resource's strategy is a new object whenever its definition changes.
+const VERBS = new WeakMap<ResourceStrategy, ReadonlySet<string>>();
+const PROTOBUF_FORM = new WeakMap<ResourceStrategy, boolean>();
+
+function verbsOf(strategy: ResourceStrategy): ReadonlySet<string> {
+  let verbs = VERBS.get(strategy);
+  if (!verbs) {
+    verbs = new Set<string>(strategy.verbs);
+    VERBS.set(strategy, verbs);
+  }
+  return verbs;
+}
+
+function hasProtobufForm(strategy: ResourceStrategy): boolean {
+  let known = PROTOBUF_FORM.get(strategy);
+  if (known === undefined) {
+    known = supportsProtobuf(groupVersionOf(strategy), strategy.kind);
+    PROTOBUF_FORM.set(strategy, known);
+  }
+  return known;
+}
+
 export async function handleResource(request: ResourceRequest): Promise<void> {
   const { route, req, url } = request;
   const { strategy } = route;
@@ -46,7 +68,7 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   const name = route.name;
   if (route.subresource !== undefined) return handleSubresource(request, route.subresource);
 
-  const verbs = new Set<string>(strategy.verbs);
+  const verbs = verbsOf(strategy);
   const collectionPath = name === undefined && !route.allNamespaces;
   const readsOnly = route.watchPath || (name === undefined && route.allNamespaces);
   const reads = verbs.has("get") || verbs.has("list") || verbs.has("watch");
@@ -67,7 +89,7 @@ export async function handleResource(request: ResourceRequest): Promise<void> {
   const patchType = method === "PATCH" ? patchTypeOf(req, gates, strategy.unstructured === undefined, cborMerge) : undefined;
   // Types the shared protobuf codec has no messages for answer in JSON or YAML; custom
   // resources negotiate protobuf and then refuse it, as a real server does.
-  const objectProtobuf = strategy.unstructured !== undefined || supportsProtobuf(groupVersionOf(strategy), strategy.kind);
+  const objectProtobuf = strategy.unstructured !== undefined || hasProtobufForm(strategy);
   const ctx: RequestContext = { ...request, negotiated: negotiateOutput(req, gates, objectProtobuf), gzip: wantsGzip(req, gates) };
   if (strategy.unstructured) refuseProtobufObjects(ctx, name === undefined);
   if (strategy.admitVerb && (method === "POST" || method === "PUT" || method === "PATCH")) {

@@ -99,6 +99,7 @@ function* pageItemTexts(ctx: RequestContext, page: ListPage): Generator<string> 
 function pageSource(ctx: RequestContext, page: ListPage): ListSource {
   return {
     list: { resourceVersion: String(page.revision), continue: page.continueToken, remainingItemCount: page.remainingItemCount },
+    entries: page.kvs,
     itemTexts: () => pageItemTexts(ctx, page),
     items: () => pageItems(ctx, page),
   };

@@ -1,0 +1,158 @@
+/**
+ * Answers made from what is kept per stored entry must be the bytes made from scratch, and a
+ * write must never leave an older one behind:
+ *  - a GET of one object in compact JSON is answered from the stored text (respond.ts
+ *    writeStoredObject): the bytes of the decode-and-encode path, which a create's answer still
+ *    takes (writeObject), escapes included;
+ *  - a JSON list's items are made straight from the stored texts (respond.ts
+ *    compactListPieces): the bytes of one Go-style encoding of the whole list;
+ *  - a protobuf list reuses each entry's item length from an earlier list (protobuf-list.ts
+ *    ItemLengths): the bytes of encodeObject of the whole list, before and after a write.
+ */
+
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
+import { encodeObject } from "../../lib/wire/protobuf/index.js";
+
+let emu: RunningEmulator;
+const CM = "/api/v1/namespaces/default/configmaps";
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: Buffer;
+}
+
+async function raw(method: "GET" | "POST" | "PUT", path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Raw> {
+  const res = await request(emu.url + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.statusCode, headers: res.headers, bytes: Buffer.from(await res.body.arrayBuffer()) };
+}
+
+/** Characters Go's encoder escapes (<, >, &, U+2028, U+2029), others it writes as they are, and JSON escapes. */
+const TRICKY = 'a<b>&c \u2028 \u2029 é ☃ 🦊 "quoted" back\\slash tab\t nl\n';
+
+describe("GET of one object from its stored text", () => {
+  it("answers the bytes a create answers for the same state, escapes included", async () => {
+    const created = await raw("POST", CM, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "stored-bytes", labels: { app: "x" }, annotations: { note: TRICKY } },
+      data: { tricky: TRICKY, plain: "value" },
+    });
+    expect(created.status).toBe(201);
+    const got = await raw("GET", `${CM}/stored-bytes`);
+    expect(got.status).toBe(200);
+    expect(got.bytes.toString("utf8")).toBe(created.bytes.toString("utf8"));
+    expect(got.bytes.equals(created.bytes)).toBe(true);
+    const text = got.bytes.toString("utf8");
+    // Go's escapes, as json.Encoder writes them, and one trailing newline.
+    expect(text).toContain('a\\u003cb\\u003e\\u0026c \\u2028 \\u2029 é ☃ 🦊 \\"quoted\\" back\\\\slash tab\\t nl\\n');
+    expect(text.endsWith("}\n")).toBe(true);
+    expect(got.headers["content-type"]).toBe("application/json");
+    expect(got.headers["cache-control"]).toBe("no-cache, private");
+    expect(got.headers["content-length"]).toBe(String(got.bytes.length));
+    const object = JSON.parse(text);
+    expect(object.metadata.resourceVersion).toBe(JSON.parse(created.bytes.toString("utf8")).metadata.resourceVersion);
+    expect(Object.keys(object.metadata).slice(0, 5)).toEqual(["name", "namespace", "uid", "resourceVersion", "creationTimestamp"]);
+    // Asked again: the same bytes.
+    expect((await raw("GET", `${CM}/stored-bytes`)).bytes.equals(got.bytes)).toBe(true);
+  });
+
+  it("answers the new state after a write, never a kept older answer", async () => {
+    const first = JSON.parse((await raw("GET", `${CM}/stored-bytes`)).bytes.toString("utf8"));
+    const updated = await raw("PUT", `${CM}/stored-bytes`, { ...first, data: { plain: "changed" } });
+    expect(updated.status).toBe(200);
+    const got = await raw("GET", `${CM}/stored-bytes`);
+    expect(got.bytes.equals(updated.bytes)).toBe(true);
+    const object = JSON.parse(got.bytes.toString("utf8"));
+    expect(object.data).toEqual({ plain: "changed" });
+    expect(Number(object.metadata.resourceVersion)).toBeGreaterThan(Number(first.metadata.resourceVersion));
+  });
+
+  it("keeps the other forms: pretty, YAML, Table", async () => {
+    const pretty = (await raw("GET", `${CM}/stored-bytes?pretty=true`)).bytes.toString("utf8");
+    expect(pretty.startsWith('{\n  "kind": "ConfigMap",\n  "apiVersion": "v1",\n  "metadata": {\n    "name": "stored-bytes",')).toBe(true);
+    expect(pretty.endsWith("\n}")).toBe(true);
+    const yaml = await raw("GET", `${CM}/stored-bytes`, undefined, { accept: "application/yaml" });
+    expect(yaml.headers["content-type"]).toBe("application/yaml");
+    expect(yaml.bytes.toString("utf8")).toMatch(/^apiVersion: v1\ndata:\n {2}plain: changed\nkind: ConfigMap\n/);
+    const table = await raw("GET", `${CM}/stored-bytes`, undefined, { accept: "application/json;as=Table;g=meta.k8s.io;v=v1" });
+    const body = JSON.parse(table.bytes.toString("utf8"));
+    expect(body.kind).toBe("Table");
+    expect(body.rows.map((r: { cells: unknown[] }) => r.cells[0])).toEqual(["stored-bytes"]);
+  });
+});
+
+describe("protobuf lists with item lengths kept per entry", () => {
+  const NS = "/api/v1/namespaces/kube-public/configmaps";
+  const PB = { accept: "application/vnd.kubernetes.protobuf" };
+
+  /** The list's bytes made from scratch: its JSON form (same state) encoded whole. */
+  async function expectedProtobuf(): Promise<Buffer> {
+    const list = JSON.parse((await raw("GET", NS)).bytes.toString("utf8"));
+    const items = list.items.map((item: Record<string, unknown>) => ({ kind: "ConfigMap", apiVersion: "v1", ...item }));
+    return Buffer.from(encodeObject({ ...list, items }));
+  }
+
+  it("answers encodeObject's bytes on a first list, a repeated one, and after writes that change item lengths", async () => {
+    for (let i = 0; i < 5; i++)
+      expect((await raw("POST", NS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `pb-${i}` }, data: { k: "v" } })).status).toBe(201);
+    const first = await raw("GET", NS, undefined, PB);
+    expect(first.status).toBe(200);
+    expect(first.headers["content-type"]).toBe("application/vnd.kubernetes.protobuf");
+    expect(first.bytes.equals(await expectedProtobuf())).toBe(true);
+    const again = await raw("GET", NS, undefined, PB);
+    expect(again.bytes.equals(first.bytes)).toBe(true);
+    // Longer and shorter items than before: their lengths must not be the kept ones.
+    const two = JSON.parse((await raw("GET", `${NS}/pb-2`)).bytes.toString("utf8"));
+    expect((await raw("PUT", `${NS}/pb-2`, { ...two, data: { k: "a much longer value than before".repeat(20) } })).status).toBe(200);
+    const four = JSON.parse((await raw("GET", `${NS}/pb-4`)).bytes.toString("utf8"));
+    expect((await raw("PUT", `${NS}/pb-4`, { ...four, data: {} })).status).toBe(200);
+    const after = await raw("GET", NS, undefined, PB);
+    expect(after.status).toBe(200);
+    expect(after.bytes.equals(await expectedProtobuf())).toBe(true);
+    expect(after.bytes.length).toBeGreaterThan(first.bytes.length + 500);
+  });
+});
+
+describe("JSON lists made from the stored texts", () => {
+  const NS = "/api/v1/namespaces/kube-node-lease/configmaps";
+  const goEscaped = (text: string): string => text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+  it("answers one Go-style encoding of the whole list, escaping only the items that need it", async () => {
+    for (const [name, value] of [
+      ["a-plain", "value"],
+      ["b-tricky", TRICKY],
+      ["c-plain", "é ☃"],
+    ])
+      expect((await raw("POST", NS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { set: "escapes" } }, data: { v: value } })).status).toBe(
+        201,
+      );
+    const list = await raw("GET", `${NS}?labelSelector=set%3Descapes`);
+    const text = list.bytes.toString("utf8");
+    const parsed = JSON.parse(text);
+    expect(text).toBe(`${goEscaped(JSON.stringify(parsed))}\n`);
+    expect(parsed.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual(["a-plain", "b-tricky", "c-plain"]);
+    expect(parsed.items.map((i: { data: { v: string } }) => i.data.v)).toEqual(["value", TRICKY, "é ☃"]);
+    // Items carry no TypeMeta and each its own resourceVersion, after uid as in Go's order.
+    for (const item of parsed.items) {
+      expect(Object.keys(item)).toEqual(["metadata", "data"]);
+      const one = JSON.parse((await raw("GET", `${NS}/${item.metadata.name}`)).bytes.toString("utf8"));
+      expect(item.metadata).toEqual(one.metadata);
+      expect(Object.keys(item.metadata)).toEqual(Object.keys(one.metadata));
+    }
+    expect(text).toContain("a\\u003cb\\u003e\\u0026c \\u2028 \\u2029");
+  });
+});
