@@ -16,6 +16,7 @@ import { concatBytes } from "../bytes.js";
 import type { FieldDesc, MapValue, MessageDesc, ScalarKind } from "./descriptors.js";
 import { messageDesc } from "./descriptors.js";
 import { ProtobufFormatError } from "./errors.js";
+import { fastEncodeEnveloped, fastEncodeMessage, INVALID } from "./fast-encode.js";
 import { protobufjsMinimal } from "./protobufjs.js";
 import { type KindEntry, lookupKind } from "./registry.js";
 import { RUNTIME_PACKAGE } from "./schema.js";
@@ -328,6 +329,7 @@ function embeddedBytes(v: unknown, path: string): Uint8Array {
   return jsonBytes(v, path);
 }
 
+/** The reference walk (fast-encode.ts compiles the same rules; this one names the path in its errors). */
 function encodeBody(desc: MessageDesc, obj: Record<string, unknown>, path: string): Uint8Array {
   const w = protobufjsMinimal().Writer.create();
   encodeFields(desc, obj, w, path);
@@ -370,11 +372,33 @@ export function entryFor(obj: Record<string, unknown>): { entry: KindEntry; apiV
 
 export function encodeEnveloped(obj: Record<string, unknown>): Uint8Array {
   const { entry, apiVersion, kind } = entryFor(obj);
-  return envelope(entry, apiVersion, kind, encodeBody(entry.message, obj, kind || "WatchEvent"));
+  try {
+    return fastEncodeEnveloped(entry.emptyTypeMeta ? "" : apiVersion, entry.emptyTypeMeta ? "" : kind, entry.message, obj);
+  } catch (e) {
+    if (e !== INVALID) throw e;
+  }
+  // Rejected: the walk throws the error with its path.
+  return referenceEncodeEnveloped(obj);
 }
 
 /** A raw message (no envelope) of the given type, e.g. the WatchEvent of a watch frame. */
 export function encodeMessage(desc: MessageDesc, obj: Record<string, unknown>, path: string): Uint8Array {
+  try {
+    return fastEncodeMessage(desc, obj);
+  } catch (e) {
+    if (e !== INVALID) throw e;
+  }
+  return encodeBody(desc, obj, path);
+}
+
+/** encodeEnveloped by the reference walk alone: for the errors' paths and for tests. */
+export function referenceEncodeEnveloped(obj: Record<string, unknown>): Uint8Array {
+  const { entry, apiVersion, kind } = entryFor(obj);
+  return envelope(entry, apiVersion, kind, encodeBody(entry.message, obj, kind || "WatchEvent"));
+}
+
+/** encodeMessage by the reference walk alone (tests). */
+export function referenceEncodeMessage(desc: MessageDesc, obj: Record<string, unknown>, path: string): Uint8Array {
   return encodeBody(desc, obj, path);
 }
 
