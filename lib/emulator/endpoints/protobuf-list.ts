@@ -14,7 +14,7 @@
  * list) (unit-tested). Lengths known from an earlier list of the same stored entries spare the
  * measuring pass (ItemLengths).
  */
-import { encodeMessage, entryFor } from "../../wire/protobuf/codec.js";
+import { encodeMessageField, entryFor, messageLength } from "../../wire/protobuf/codec.js";
 import { decodeEnvelope, encodeObject, ProtobufFormatError } from "../../wire/protobuf/index.js";
 
 /** Field 2 (raw, and the list's items), wire type 2: (2 << 3) | 2. */
@@ -52,10 +52,27 @@ function readVarint(bytes: Uint8Array, at: number): { value: number; end: number
   throw new ProtobufFormatError("protobuf list: bad varint in the envelope");
 }
 
-/** The message bytes of one object: its envelope's raw, made without the envelope (and its two copies). */
-function messageOf(item: Record<string, unknown>): Uint8Array {
-  const { entry, kind } = entryFor(item);
-  return encodeMessage(entry.message, item, kind || "WatchEvent");
+type Entry = ReturnType<typeof entryFor>;
+
+/**
+ * The kind entry of each item, looked up once per apiVersion/kind in a row (a list's items
+ * share theirs): the item message is its envelope's raw, made without the envelope.
+ */
+function entries(): (item: Record<string, unknown>) => Entry {
+  let last: Entry | undefined;
+  return (item) => {
+    if (
+      last &&
+      last.kind !== "" &&
+      item["apiVersion"] === last.apiVersion &&
+      item["kind"] === last.kind &&
+      Object.hasOwn(item, "kind") &&
+      Object.hasOwn(item, "apiVersion")
+    )
+      return last;
+    last = entryFor(item);
+    return last;
+  };
 }
 
 /**
@@ -95,11 +112,13 @@ export function* protobufListPieces(
   const typeMeta = readVarint(empty, 5);
   const prefix = empty.subarray(0, typeMeta.end + typeMeta.value);
   const listHead = decodeEnvelope(empty).raw;
+  const entryOf = entries();
   let lengths = knownLengths(itemLengths);
   if (!lengths) {
     lengths = [];
     for (const item of items()) {
-      const n = messageOf(item).length;
+      const { entry, kind } = entryOf(item);
+      const n = messageLength(entry.message, item, kind || "WatchEvent");
       itemLengths?.remember(lengths.length, n);
       lengths.push(n);
     }
@@ -111,10 +130,12 @@ export function* protobufListPieces(
   yield listHead;
   let i = 0;
   for (const item of items()) {
-    const bytes = messageOf(item);
-    if (bytes.length !== lengths[i++]) throw new ProtobufFormatError("protobuf list: an item changed between measuring and writing");
-    yield Uint8Array.of(TAG_RAW_OR_ITEMS, ...varint(bytes.length));
-    yield bytes;
+    const { entry, kind } = entryOf(item);
+    // Field 2 of the list: tag, length and message in one piece.
+    const field = encodeMessageField(2, entry.message, item, kind || "WatchEvent");
+    const n = lengths[i++] as number;
+    if (field.length !== 1 + varintLength(n) + n) throw new ProtobufFormatError("protobuf list: an item changed between measuring and writing");
+    yield field;
   }
   if (i !== lengths.length) throw new ProtobufFormatError("protobuf list: the items changed between measuring and writing");
   yield ENVELOPE_TAIL;

@@ -16,7 +16,7 @@ import { concatBytes } from "../bytes.js";
 import type { FieldDesc, MapValue, MessageDesc, ScalarKind } from "./descriptors.js";
 import { messageDesc } from "./descriptors.js";
 import { ProtobufFormatError } from "./errors.js";
-import { fastEncodeEnveloped, fastEncodeMessage, INVALID } from "./fast-encode.js";
+import { fastEncodeEnveloped, fastEncodeField, fastEncodeMessage, fastMessageLength, INVALID } from "./fast-encode.js";
 import { protobufjsMinimal } from "./protobufjs.js";
 import { type KindEntry, lookupKind } from "./registry.js";
 import { RUNTIME_PACKAGE } from "./schema.js";
@@ -389,6 +389,28 @@ export function encodeMessage(desc: MessageDesc, obj: Record<string, unknown>, p
     if (e !== INVALID) throw e;
   }
   return encodeBody(desc, obj, path);
+}
+
+/** The length of encodeMessage's bytes, without copying them out. */
+export function messageLength(desc: MessageDesc, obj: Record<string, unknown>, path: string): number {
+  try {
+    return fastMessageLength(desc, obj);
+  } catch (e) {
+    if (e !== INVALID) throw e;
+  }
+  return encodeBody(desc, obj, path).length;
+}
+
+/** Field `number` (length-delimited) holding encodeMessage's bytes: tag, length and message in one array. */
+export function encodeMessageField(number: number, desc: MessageDesc, obj: Record<string, unknown>, path: string): Uint8Array {
+  try {
+    return fastEncodeField(number, desc, obj);
+  } catch (e) {
+    if (e !== INVALID) throw e;
+  }
+  const w = protobufjsMinimal().Writer.create();
+  w.uint32(tag(number, WIRE_LEN)).bytes(encodeBody(desc, obj, path));
+  return w.finish();
 }
 
 /** encodeEnveloped by the reference walk alone: for the errors' paths and for tests. */

@@ -554,13 +554,16 @@ const KEEP_BYTES = 4 << 20;
 let shared: Out | undefined;
 let busy = false;
 
-function run(write: (out: Out) => void): Uint8Array {
+function run(write: (out: Out) => void): Uint8Array;
+function run(write: (out: Out) => void, lengthOnly: true): number;
+function run(write: (out: Out) => void, lengthOnly?: true): Uint8Array | number {
   const out = busy ? new Out(1024) : (shared ??= new Out(64 << 10));
   const mine = out === shared;
   busy ||= mine;
   out.pos = 0;
   try {
     write(out);
+    if (lengthOnly) return out.pos;
     // A plain Uint8Array of its own (callers and tests see one type, and the buffer is reused).
     return new Uint8Array(out.buf.buffer, out.buf.byteOffset, out.pos).slice();
   } finally {
@@ -579,4 +582,19 @@ export function fastEncodeMessage(desc: MessageDesc, obj: Record<string, unknown
 /** The enveloped body (TypeMeta as given: the caller applies emptyTypeMeta). */
 export function fastEncodeEnveloped(apiVersion: string, kind: string, desc: MessageDesc, obj: Record<string, unknown>): Uint8Array {
   return run((out) => writeEnvelope(apiVersion, kind, desc, obj, out));
+}
+
+/** fastEncodeMessage's length alone (no copy out): a list measuring its items. */
+export function fastMessageLength(desc: MessageDesc, obj: Record<string, unknown>): number {
+  return run((out) => bodyEncoder(desc)(obj, out), true);
+}
+
+/** Field `number` holding obj as desc, tag and length first (a list's item, in one piece). */
+export function fastEncodeField(number: number, desc: MessageDesc, obj: Record<string, unknown>): Uint8Array {
+  return run((out) => {
+    out.varint(tag(number, WIRE_LEN));
+    const at = out.fork();
+    bodyEncoder(desc)(obj, out);
+    out.ldelim(at);
+  });
 }
