@@ -23,6 +23,15 @@ afterAll(async () => {
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Busy for ms of this process's CPU time (not wall time: the machine may be shared). */
+function spin(ms: number): void {
+  const cpu = (): number => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  const end = cpu() + ms;
+  while (cpu() < end);
+}
 
 describe("watch groups", () => {
   it("hand a change to their members after the write returns, once, and not to a stream whose replay had it", async () => {
@@ -76,13 +85,12 @@ describe("watch groups", () => {
   });
 });
 
-/** A response whose socket takes every write after `costMs` of busy CPU, as a loopback write does. */
+/** A response whose socket takes every write after `costMs` of CPU, as a loopback write does. */
 function fakeResponse(costMs: number, log: string[], name: string) {
   const socket = {
     writableNeedDrain: false,
     write(b: Buffer) {
-      const end = performance.now() + costMs;
-      while (performance.now() < end);
+      spin(costMs);
       log.push(`${name}:${b.toString()}`);
       return true;
     },
@@ -99,15 +107,22 @@ describe("the watch outbox", () => {
     const boxes = Array.from({ length: n }, (_, i) => watchOutbox(fakeResponse(1, log, `s${i}`), 1 << 20, () => log.push(`cut s${i}`)));
     for (const b of boxes) b.send("a\n");
     let seenAtProbe = -1;
+    let seenAfterNextSlice = -1;
     setImmediate(() => {
       // Runs after the first slice: some streams are written, others not yet.
       seenAtProbe = log.length;
       boxes[0]?.send("b\n");
       boxes[n - 1]?.send("b\n");
+      // Other work of 30 ms CPU: the next slice may take as much, enough for all the rest.
+      spin(30);
+      setImmediate(() => {
+        seenAfterNextSlice = log.length;
+      });
     });
     for (let i = 0; i < 100 && log.length < n + 1; i++) await sleep(10);
     expect(seenAtProbe).toBeGreaterThan(0);
     expect(seenAtProbe).toBeLessThan(n);
+    expect(seenAfterNextSlice).toBe(n);
     // Each chunk is framed as HTTP/1.1 chunked: hex size, CRLF, the lines, CRLF.
     expect(log.slice(0, n - 1)).toEqual(Array.from({ length: n - 1 }, (_, i) => `s${i}:2\r\na\n\r\n`));
     // The last stream was not written yet when "b" came: both lines in one chunk; the first one gets "b" in the next flush.
