@@ -12,6 +12,14 @@
  *
  * A group only delivers changes made after it registered; a stream joins after it has replayed
  * or listed what came before, in the same synchronous step, so nothing falls between the two.
+ *
+ * Off the write's path: the store calls a group inside the write that made the change, so the
+ * group only notes the change there and hands it to its members on the next check phase
+ * (setImmediate), all changes noted meanwhile in one pass. With a thousand members that loop
+ * cost about as much CPU as the write itself, and the write's response waited for it. A stream
+ * joining meanwhile has replayed those changes already: it skips what is at or before the
+ * store's revision when it joins. Who sends a stream something of its own that claims a
+ * revision (a BOOKMARK) drains the groups first (drainWatchGroups), so order holds.
  */
 import type { EmulatorClock } from "../../apimachinery/clock.js";
 import type { ResourceStrategy } from "../../registry/generic/strategy.js";
@@ -33,9 +41,29 @@ export interface WatchMember {
 
 const noHeaders = (): boolean => false;
 
+/** A member and the revision it has seen everything up to when it joined. */
+interface Joined {
+  readonly member: WatchMember;
+  readonly after: number;
+}
+
+/** Groups with changes not handed to their members yet. */
+let pendingGroups: WatchGroup[] = [];
+let drainScheduled = false;
+
+/** Hands every group's noted changes to its members now (also run on the check phase after a change). */
+export function drainWatchGroups(): void {
+  drainScheduled = false;
+  const groups = pendingGroups;
+  pendingGroups = [];
+  for (const g of groups) g.drain();
+}
+
 class WatchGroup {
-  readonly members = new Set<WatchMember>();
+  readonly members = new Set<Joined>();
   private readonly cancel: () => void;
+  /** Changes noted since the last drain, in store order. */
+  private pending: Array<ReturnType<typeof viewOf>> = [];
 
   constructor(
     private readonly storage: ObjectStorage,
@@ -51,15 +79,35 @@ class WatchGroup {
   private deliver(change: ChangeEvent): void {
     const view = viewOf(this.storage, change);
     if (view.type(this.filter) === undefined) return;
+    if (this.pending.length === 0) {
+      pendingGroups.push(this);
+      if (!drainScheduled) {
+        drainScheduled = true;
+        setImmediate(drainWatchGroups);
+      }
+    }
+    this.pending.push(view);
+  }
+
+  drain(): void {
+    const views = this.pending;
+    if (views.length === 0) return;
+    this.pending = [];
     const now = this.clock.now();
-    let shared: Buffer | undefined;
-    for (const m of this.members) {
-      if (change.revision <= m.after) continue;
+    // The line each change has for streams without Table headers: the same Buffer for all.
+    const shared: Array<Buffer | undefined> = [];
+    for (const { member: m, after } of this.members) {
       try {
-        const line = m.takeHeaders ? view.line(this.filter, this.format, m.takeHeaders, now) : (shared ??= view.line(this.filter, this.format, noHeaders, now));
-        if (line !== undefined) m.send(line);
+        for (let i = 0; i < views.length; i++) {
+          const view = views[i] as (typeof views)[number];
+          if (view.change.revision <= after) continue;
+          const line = m.takeHeaders
+            ? view.line(this.filter, this.format, m.takeHeaders, now)
+            : (shared[i] ??= view.line(this.filter, this.format, noHeaders, now));
+          if (line !== undefined) m.send(line);
+        }
       } catch {
-        // Must not reach the store, which notifies other groups in this same loop.
+        // A change this stream cannot encode ends it; the other members go on.
         m.fail();
       }
     }
@@ -67,6 +115,7 @@ class WatchGroup {
 
   stop(): void {
     this.cancel();
+    this.pending = [];
   }
 }
 
@@ -102,9 +151,11 @@ export function joinWatchGroup(
     watchGroupStats.groups++;
   }
   const joined = group;
-  joined.members.add(member);
+  // Changes still pending in the group up to the store's revision were in the stream's replay.
+  const entry: Joined = { member, after: Math.max(member.after, storage.store.revision) };
+  joined.members.add(entry);
   return () => {
-    if (!joined.members.delete(member) || joined.members.size > 0) return;
+    if (!joined.members.delete(entry) || joined.members.size > 0) return;
     joined.stop();
     watchGroupStats.groups--;
     if (key !== undefined && groups.get(key) === joined) groups.delete(key);

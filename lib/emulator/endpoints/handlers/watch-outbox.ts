@@ -105,7 +105,37 @@ export const watchOutboxStats = { flushes: 0, writes: 0, lines: 0, bytes: 0, unr
 let queue: Pending[] = [];
 let lastFlushEnd = 0;
 
+/**
+ * A flush writes to streams for a slice of CPU time, then lets the event loop take I/O
+ * (setImmediate) before the next slice: a flush over a thousand sockets takes 20–100 ms, and a
+ * write request arriving meanwhile would wait for all of it. A slice is at least this many µs,
+ * and at least what the rest of the loop used since the previous slice, so neither side takes
+ * more than about half of the CPU while the other has work: with a fixed 5 ms slice, requests
+ * won every turn on a loaded machine and one flush stretched over seconds. CPU time, not wall
+ * time: on a busy machine the wall clock runs on while the process waits for a core.
+ */
+const FLUSH_SLICE_CPU_US = 5_000;
+
+/** CPU time when the previous slice yielded. */
+let sliceYieldCpu = 0;
+
+/** CPU time of this process, user and system, in µs. */
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/** A flush is under way (in slices): streams queued now wait for its end. */
+let flushing = false;
+/** The streams of the flush under way and the next to write. */
+let batch: Pending[] = [];
+let batchNext = 0;
+/** The previous stream's lines and their framing (see flushAll). */
+let lastLines: ReadonlyArray<Buffer | string> = [];
+let lastBytes: Buffer | undefined;
+
 function scheduleFlush(): void {
+  if (flushing) return;
   const wait = lastFlushEnd + MIN_FLUSH_INTERVAL_MS - performance.now();
   if (wait <= 0) setImmediate(flushAll);
   else setTimeout(flushAll, wait);
@@ -306,31 +336,47 @@ function flushOne(p: Pending, chunk?: Buffer): void {
 
 function flushAll(): void {
   watchOutboxStats.flushes++;
-  const batch = queue;
+  flushing = true;
+  batch = queue;
+  batchNext = 0;
   queue = [];
   lazyBudget = LAZY_FLUSH_BYTES;
-  // Watchers of one collection mostly queued the very same line Buffers (see ChangeView in
-  // watch-groups.ts); the previous stream's framed bytes are reused when its lines were the same.
-  let lastLines: ReadonlyArray<Buffer | string> = [];
-  let lastBytes: Buffer | undefined;
-  for (const p of batch) {
+  lastLines = [];
+  lastBytes = undefined;
+  flushSlice();
+}
+
+function flushSlice(): void {
+  const start = cpuMicros();
+  const until = start + Math.max(FLUSH_SLICE_CPU_US, batchNext === 0 ? 0 : start - sliceYieldCpu);
+  while (batchNext < batch.length) {
+    const p = batch[batchNext++] as Pending;
+    // A stream sent more lines since the flush began: they go in this same write.
     if (!p.queued) continue;
-    if (p.lazy || p.done || backedUp(p) || p.lines.length === 0) {
-      flushOne(p);
-      continue;
+    if (p.lazy || p.done || backedUp(p) || p.lines.length === 0) flushOne(p);
+    else {
+      // Watchers of one collection mostly queued the very same line Buffers (see watch-groups.ts);
+      // the previous stream's framed bytes are reused when its lines were the same.
+      if (lastBytes === undefined || !sameLines(p.lines, lastLines)) {
+        lastLines = p.lines;
+        lastBytes = framed(p.lines);
+      }
+      flushOne(p, lastBytes);
     }
-    if (lastBytes === undefined || !sameLines(p.lines, lastLines)) {
-      lastLines = p.lines;
-      lastBytes = framed(p.lines);
+    if ((batchNext & 15) === 0 && batchNext < batch.length && cpuMicros() >= until) {
+      sliceYieldCpu = cpuMicros();
+      setImmediate(flushSlice);
+      return;
     }
-    flushOne(p, lastBytes);
   }
-  if (starved.length > 0) {
-    if (queue.length === 0) scheduleFlush();
-    queue = starved.concat(queue);
-    starved = [];
-  }
+  batch = [];
+  lastLines = [];
+  lastBytes = undefined;
+  queue = starved.concat(queue);
+  starved = [];
+  flushing = false;
   lastFlushEnd = performance.now();
+  if (queue.length > 0) scheduleFlush();
 }
 
 /**

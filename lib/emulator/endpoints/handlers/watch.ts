@@ -29,7 +29,7 @@ import type { RequestContext } from "./context.js";
 import { readError } from "./storage-errors.js";
 import { viewOf, type WatchEvent } from "./watch-change.js";
 import { encodeWatchEvent, watchFormatOf, watchObject } from "./watch-format.js";
-import { joinWatchGroup } from "./watch-groups.js";
+import { drainWatchGroups, joinWatchGroup } from "./watch-groups.js";
 import { type LazyLines, watchOutbox } from "./watch-outbox.js";
 
 /** About the bytes an event adds to its object's JSON (`{"type":"ADDED","object":…}` and a newline). */
@@ -190,7 +190,11 @@ export async function handleWatch(ctx: RequestContext, options: ListOptions): Pr
   const timeoutMs = watchTimeoutMs(options.timeoutSeconds);
   // Periodic bookmarks are the watch cache's; a type watched straight from etcd (Events) gets none.
   if (options.allowWatchBookmarks && strategy.watchCache && settings.bookmarkIntervalMs > 0) {
-    const bookmark = (): void => send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(storage.store.revision, from)) });
+    const bookmark = (): void => {
+      // Changes up to the bookmark's revision may still wait in the groups: they go first.
+      drainWatchGroups();
+      send({ type: "BOOKMARK", object: bookmarkObject(strategy, Math.max(storage.store.revision, from)) });
+    };
     addCleanup(scheduleBookmarks(performance.now() + timeoutMs, settings.bookmarkIntervalMs, bookmark));
   }
   addCleanup(endAfter(timeoutMs, close));
