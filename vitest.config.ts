@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -15,15 +16,31 @@ class CliRunsFirst extends BaseSequencer {
   }
 }
 
+/**
+ * Transformed modules are kept on disk (experimental.fsModuleCache, keyed by each file's content),
+ * so the many `tollgate run`s of one `npm test` and the suites' workers transform lib/ once: the
+ * Vite transforms were most of a one-suite run's CPU. Not for the modules of the global setup
+ * (environment __vitest__): vitest 4.1.12 hands those a Buffer for their code when they come from
+ * the cache, and Vite's stack-trace mapping then throws (`code.charCodeAt is not a function`).
+ */
+const MODULE_CACHE_SCOPE: Plugin = {
+  name: "tollgate-module-cache-scope",
+  configureVitest({ experimental_defineCacheKeyGenerator }) {
+    experimental_defineCacheKeyGenerator(({ environment }) => (environment.name === "__vitest__" ? false : undefined));
+  },
+};
+
 export default defineConfig({
   test: {
     sequence: { sequencer: CliRunsFirst },
+    experimental: { fsModuleCache: true, fsModuleCachePath: ".vitest-cache/modules" },
     // vitest's default leaves one core free; on the 2-core CI machines that means one worker,
     // while most test time is waiting on HTTP and on child runs: with a worker per core the cores
     // were busy about half the time, so there is one worker more than cores.
     maxWorkers: availableParallelism() + 1,
     projects: [
       {
+        plugins: [MODULE_CACHE_SCOPE],
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
@@ -34,6 +51,7 @@ export default defineConfig({
         },
       },
       {
+        plugins: [MODULE_CACHE_SCOPE],
         test: {
           name: "conformance",
           include: ["suites/**/*.test.ts"],
@@ -49,6 +67,7 @@ export default defineConfig({
         // The serial phase: tests that change the whole target (compacting its history, moving its
         // clock) run one file at a time after every other suite, so they cannot age anyone's versions.
         // Same global setup: the two projects share one target and one detection (lib/runner/global-setup.ts).
+        plugins: [MODULE_CACHE_SCOPE],
         test: {
           name: "conformance-exclusive",
           include: ["suites/exclusive/**/*.test.ts"],
