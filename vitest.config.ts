@@ -16,17 +16,45 @@ class CliRunsFirst extends BaseSequencer {
   }
 }
 
+interface RunnerModules {
+  getModuleById(id: string): { meta?: { code?: unknown } } | undefined;
+  getModuleSourceMapById(id: string): unknown;
+}
+
 /**
- * Transformed modules are kept on disk (experimental.fsModuleCache, keyed by each file's content),
- * so the many `tollgate run`s of one `npm test` and the suites' workers transform lib/ once: the
- * Vite transforms were most of a one-suite run's CPU. Not for the modules of the global setup
- * (environment __vitest__): vitest 4.1.12 hands those a Buffer for their code when they come from
- * the cache, and Vite's stack-trace mapping then throws (`code.charCodeAt is not a function`).
+ * vitest 4.1.12's ServerModuleRunner (the main process's, which runs the global setup) reads a
+ * module from the disk cache with `readFile(tmp)` and no encoding: its code is a Buffer, and
+ * Vite's stack-trace mapping then throws (`code.charCodeAt is not a function`, at the first
+ * error whose stack is printed). The module still runs (its code is only ever joined into a
+ * string); the mapping gets the code as a string here. False when the runner is not as expected.
+ */
+function mapWithStringCode(runner: unknown): boolean {
+  const modules = (runner as { evaluatedModules?: Partial<RunnerModules> } | undefined)?.evaluatedModules;
+  if (typeof modules?.getModuleById !== "function" || typeof modules.getModuleSourceMapById !== "function") return false;
+  const { getModuleById, getModuleSourceMapById } = modules as RunnerModules;
+  modules.getModuleSourceMapById = function (this: RunnerModules, id: string) {
+    const meta = getModuleById.call(this, id)?.meta;
+    if (meta && typeof meta.code === "object" && meta.code !== null) meta.code = String(meta.code);
+    return getModuleSourceMapById.call(this, id);
+  };
+  return true;
+}
+
+/** The environments whose runner maps stacks with the code as a string (above). */
+const MAPPED = new WeakSet<object>();
+
+/**
+ * Transformed modules are kept on disk (experimental.fsModuleCache, keyed by each file's content,
+ * id and Vite's configuration), so the many `tollgate run`s of one `npm test` and the suites'
+ * workers transform lib/ once: the Vite transforms were most of a one-suite run's CPU. The global
+ * setup's environment (__vitest__) takes part only where its runner could be mended (above).
  */
 const MODULE_CACHE_SCOPE: Plugin = {
   name: "tollgate-module-cache-scope",
-  configureVitest({ experimental_defineCacheKeyGenerator }) {
-    experimental_defineCacheKeyGenerator(({ environment }) => (environment.name === "__vitest__" ? false : undefined));
+  configureVitest({ project, experimental_defineCacheKeyGenerator }) {
+    const runner = (project as unknown as { runner?: { environment?: object } }).runner;
+    if (runner?.environment && mapWithStringCode(runner)) MAPPED.add(runner.environment);
+    experimental_defineCacheKeyGenerator(({ environment }) => (environment.name === "__vitest__" && !MAPPED.has(environment) ? false : undefined));
   },
 };
 
