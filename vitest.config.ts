@@ -1,4 +1,6 @@
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
@@ -58,10 +60,22 @@ const MODULE_CACHE_SCOPE: Plugin = {
   },
 };
 
+/** In the checkout; where it cannot be written (an installed copy read-only), no disk cache. */
+const MODULE_CACHE_DIR = join(import.meta.dirname, ".vitest-cache", "modules");
+function writableDir(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export default defineConfig({
   test: {
     sequence: { sequencer: CliRunsFirst },
-    experimental: { fsModuleCache: true, fsModuleCachePath: ".vitest-cache/modules" },
+    experimental: { fsModuleCache: writableDir(MODULE_CACHE_DIR), fsModuleCachePath: MODULE_CACHE_DIR },
     // vitest's default leaves one core free; on the 2-core CI machines that means one worker,
     // while most test time is waiting on HTTP and on child runs: with a worker per core the cores
     // were busy about half the time, so there is one worker more than cores.
