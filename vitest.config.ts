@@ -1,4 +1,7 @@
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -15,15 +18,71 @@ class CliRunsFirst extends BaseSequencer {
   }
 }
 
+interface RunnerModules {
+  getModuleById(id: string): { meta?: { code?: unknown } } | undefined;
+  getModuleSourceMapById(id: string): unknown;
+}
+
+/**
+ * vitest 4.1.12's ServerModuleRunner (the main process's, which runs the global setup) reads a
+ * module from the disk cache with `readFile(tmp)` and no encoding: its code is a Buffer, and
+ * Vite's stack-trace mapping then throws (`code.charCodeAt is not a function`, at the first
+ * error whose stack is printed). The module still runs (its code is only ever joined into a
+ * string); the mapping gets the code as a string here. False when the runner is not as expected.
+ */
+function mapWithStringCode(runner: unknown): boolean {
+  const modules = (runner as { evaluatedModules?: Partial<RunnerModules> } | undefined)?.evaluatedModules;
+  if (typeof modules?.getModuleById !== "function" || typeof modules.getModuleSourceMapById !== "function") return false;
+  const { getModuleById, getModuleSourceMapById } = modules as RunnerModules;
+  modules.getModuleSourceMapById = function (this: RunnerModules, id: string) {
+    const meta = getModuleById.call(this, id)?.meta;
+    if (meta && typeof meta.code === "object" && meta.code !== null) meta.code = String(meta.code);
+    return getModuleSourceMapById.call(this, id);
+  };
+  return true;
+}
+
+/** The environments whose runner maps stacks with the code as a string (above). */
+const MAPPED = new WeakSet<object>();
+
+/**
+ * Transformed modules are kept on disk (experimental.fsModuleCache, keyed by each file's content,
+ * id and Vite's configuration), so the many `tollgate run`s of one `npm test` and the suites'
+ * workers transform lib/ once: the Vite transforms were most of a one-suite run's CPU. The global
+ * setup's environment (__vitest__) takes part only where its runner could be mended (above).
+ */
+const MODULE_CACHE_SCOPE: Plugin = {
+  name: "tollgate-module-cache-scope",
+  configureVitest({ project, experimental_defineCacheKeyGenerator }) {
+    const runner = (project as unknown as { runner?: { environment?: object } }).runner;
+    if (runner?.environment && mapWithStringCode(runner)) MAPPED.add(runner.environment);
+    experimental_defineCacheKeyGenerator(({ environment }) => (environment.name === "__vitest__" && !MAPPED.has(environment) ? false : undefined));
+  },
+};
+
+/** In the checkout; where it cannot be written (an installed copy read-only), no disk cache. */
+const MODULE_CACHE_DIR = join(import.meta.dirname, ".vitest-cache", "modules");
+function writableDir(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export default defineConfig({
   test: {
     sequence: { sequencer: CliRunsFirst },
+    experimental: { fsModuleCache: writableDir(MODULE_CACHE_DIR), fsModuleCachePath: MODULE_CACHE_DIR },
     // vitest's default leaves one core free; on the 2-core CI machines that means one worker,
     // while most test time is waiting on HTTP and on child runs: with a worker per core the cores
     // were busy about half the time, so there is one worker more than cores.
     maxWorkers: availableParallelism() + 1,
     projects: [
       {
+        plugins: [MODULE_CACHE_SCOPE],
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
@@ -34,6 +93,7 @@ export default defineConfig({
         },
       },
       {
+        plugins: [MODULE_CACHE_SCOPE],
         test: {
           name: "conformance",
           include: ["suites/**/*.test.ts"],
@@ -49,6 +109,7 @@ export default defineConfig({
         // The serial phase: tests that change the whole target (compacting its history, moving its
         // clock) run one file at a time after every other suite, so they cannot age anyone's versions.
         // Same global setup: the two projects share one target and one detection (lib/runner/global-setup.ts).
+        plugins: [MODULE_CACHE_SCOPE],
         test: {
           name: "conformance-exclusive",
           include: ["suites/exclusive/**/*.test.ts"],

@@ -14,18 +14,12 @@ import { readFileSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { PKI, readPair } from "../../fixtures/daemons/pki.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
-import {
-  CONTROLLER_MANAGER_FAULTS,
-  type ControllerManagerFault,
-  NODE_AGENT_FAULTS,
-  type NodeAgentFault,
-  type RunningEmulatedDaemons,
-  startEmulatedDaemons,
-} from "../emulator/daemons/index.js";
-import { type RunningEmulator, startEmulator } from "../emulator/index.js";
-import { faultCommandLines } from "../faults/check.js";
-import { type Fault, faultByName } from "../faults/index.js";
-import { type RunningProxy, startWireProxy } from "../faults/wire-proxy.js";
+// The emulator, its daemons and the fault catalog load only in the runs that use them (below): a
+// run against a --target transforms and loads none of their modules (about 200 of lib/).
+import type { ControllerManagerFault, NodeAgentFault, RunningEmulatedDaemons } from "../emulator/daemons/index.js";
+import type { RunningEmulator } from "../emulator/index.js";
+import type { Fault } from "../faults/index.js";
+import type { RunningProxy } from "../faults/wire-proxy.js";
 import { UnreachableError } from "../harness/client.js";
 import { configureLoad, formatDuration, type LoadSettings } from "../harness/load.js";
 import { probeTarget } from "../harness/probe.js";
@@ -61,11 +55,15 @@ export { EMBEDDED_CONTROLLER_MANAGER_ARGS, EMBEDDED_NODE_AGENT_ARGS } from "./em
  * self-test's clean variant: the same command lines, nothing wrong on purpose).
  */
 async function startEmbeddedDaemons(s: Shared, faults: readonly Fault[], variantOnly: boolean): Promise<DaemonSettings> {
+  const [{ startEmulatedDaemons, CONTROLLER_MANAGER_FAULTS, NODE_AGENT_FAULTS }, { faultCommandLines }] = await Promise.all([
+    import("../emulator/daemons/index.js"),
+    import("../faults/check.js"),
+  ]);
   // Refuses two faults with different command lines: one run starts one pair of daemons.
   const lines = faultCommandLines(faults);
   const cmArgs = lines?.controllerManager ?? EMBEDDED_CONTROLLER_MANAGER_ARGS;
   const agentArgs = lines?.nodeAgent ?? EMBEDDED_NODE_AGENT_ARGS;
-  const misbehaviours = daemonFaults(variantOnly ? [] : faults);
+  const misbehaviours = daemonFaults(variantOnly ? [] : faults, CONTROLLER_MANAGER_FAULTS, NODE_AGENT_FAULTS);
   const tls = daemonTls();
   const token = randomBytes(20).toString("hex");
   const deniedToken = randomBytes(20).toString("hex");
@@ -96,23 +94,27 @@ async function startEmbeddedDaemons(s: Shared, faults: readonly Fault[], variant
 }
 
 /** `tollgate run --fault`: the faults of the catalog the environment names (the CLI has checked the names). */
-function faultsFromEnv(env: NodeJS.ProcessEnv): Fault[] {
-  return (env[ENV.faults] ?? "")
-    .split(",")
-    .filter(Boolean)
-    .map((name) => {
-      const f = faultByName(name);
-      if (!f) throw new Error(`unknown fault "${name}"`);
-      return f;
-    });
+async function faultsFromEnv(env: NodeJS.ProcessEnv): Promise<Fault[]> {
+  const names = (env[ENV.faults] ?? "").split(",").filter(Boolean);
+  if (names.length === 0) return [];
+  const { faultByName } = await import("../faults/index.js");
+  return names.map((name) => {
+    const f = faultByName(name);
+    if (!f) throw new Error(`unknown fault "${name}"`);
+    return f;
+  });
 }
 
 /** The daemon misbehaviours the faults name, of the kinds each daemon has. */
-function daemonFaults(faults: readonly Fault[]): { controllerManager: ControllerManagerFault[]; nodeAgent: NodeAgentFault[] } {
+function daemonFaults(
+  faults: readonly Fault[],
+  cmKinds: readonly ControllerManagerFault[],
+  agentKinds: readonly NodeAgentFault[],
+): { controllerManager: ControllerManagerFault[]; nodeAgent: NodeAgentFault[] } {
   const named = faults.flatMap((f) => (f.mode === "daemons" ? [f] : []));
   return {
-    controllerManager: CONTROLLER_MANAGER_FAULTS.filter((x) => named.some((f) => f.controllerManager?.includes(x))),
-    nodeAgent: NODE_AGENT_FAULTS.filter((x) => named.some((f) => f.nodeAgent?.includes(x))),
+    controllerManager: cmKinds.filter((x) => named.some((f) => f.controllerManager?.includes(x))),
+    nodeAgent: agentKinds.filter((x) => named.some((f) => f.nodeAgent?.includes(x))),
   };
 }
 
@@ -198,7 +200,7 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
   // The main process detects alone before any worker starts, and cleans up after all: the whole budget.
   configureLoad(load);
   const selection = selectionFromEnv(env);
-  const faults = faultsFromEnv(env);
+  const faults = await faultsFromEnv(env);
   const variantOnly = env[ENV.faultVariantOnly] === "1";
   // The clean variant keeps the faults' daemon command lines and nothing else of them.
   const applied = variantOnly ? [] : faults;
@@ -208,6 +210,7 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
     // Authentication is on, as on a real cluster: the suites act with the admin token.
     const failpoints = applied.flatMap((f) => (f.mode === "emulator" ? f.failpoints : []));
     // HTTPS too, as a real cluster serves: the suites trust the CA it makes at start.
+    const { startEmulator } = await import("../emulator/index.js");
     const emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true, failpoints, tls: "generate" });
     s.emulator = emulator;
     const credentials = { ...(emulator.adminToken ? { token: emulator.adminToken } : {}), ...(emulator.ca ? { ca: emulator.ca } : {}) };
@@ -221,6 +224,7 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
   const scopes = JSON.parse(env[ENV.faultScopes] ?? "{}") as Record<string, string[]>;
   const wire = applied.flatMap((f) => (f.mode === "wire" ? [{ name: f.name, ...f.wire, ...(scopes[f.name] ? { suites: scopes[f.name] } : {}) }] : []));
   if (wire.length > 0) {
+    const { startWireProxy } = await import("../faults/wire-proxy.js");
     s.proxy = await startWireProxy(target.url, wire, target.credentials.ca ? { upstreamCa: target.credentials.ca } : {});
     target = { ...target, url: s.proxy.url, source: `${target.source} behind the fault proxy` };
   }

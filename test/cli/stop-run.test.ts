@@ -96,9 +96,14 @@ function startRun(args: string[]): Run {
   };
 }
 
-/** The namespace of the first suite (detection's own is labelled suite=detection). */
-const suiteNamespace = (base: string): Promise<KubeObject> =>
-  until("a suite's namespace", 60_000, async () => (await list(base, NAMESPACES)).find((n) => n.metadata.labels?.[SUITE_LABEL] !== "detection"));
+/** The namespace of the first suite (detection's own is labelled suite=detection); on a timeout, what the run printed so far. */
+async function suiteNamespace(base: string, run: Run): Promise<KubeObject> {
+  try {
+    return await until("a suite's namespace", 60_000, async () => (await list(base, NAMESPACES)).find((n) => n.metadata.labels?.[SUITE_LABEL] !== "detection"));
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; the run printed:\n${run.stdout()}${run.stderr()}`);
+  }
+}
 
 /** The lines tollgate itself printed to stderr. */
 const ownLines = (stderr: string): string[] => stderr.split("\n").filter((l) => l.startsWith("tollgate: "));
@@ -113,7 +118,7 @@ describe("a run stopped by a signal", () => {
     }, async () => {
       const e = await emulator();
       const run = startRun(["--target", e.url, "--suite", "custom-resources", "--suite", "admission-webhooks"]);
-      const ns = await suiteNamespace(e.url);
+      const ns = await suiteNamespace(e.url, run);
       const runId = ns.metadata.labels?.[RUN_LABEL] as string;
       // SIGTERM once a cluster-scoped object of the run exists too (a CRD), SIGINT as soon as a suite has its namespace.
       if (sig === "SIGTERM")
@@ -190,7 +195,7 @@ describe("a target that stops answering mid-run", () => {
     stops.push(() => e.close());
     const started = Date.now();
     const run = startRun(["--target", e.url, "--suite", "watch-history", "--suite", "crud", "--suite", "chunked-list", ...bounds]);
-    await suiteNamespace(e.url);
+    await suiteNamespace(e.url, run);
     await e.close();
     const s = expectTargetStop(run, await run.exited, started);
     expect(s.target.problem?.message).toMatch(/ECONNREFUSED|ECONNRESET|socket|closed/);
@@ -201,7 +206,7 @@ describe("a target that stops answering mid-run", () => {
     const proxy = await stallingProxy(e.url);
     const started = Date.now();
     const run = startRun(["--target", proxy.url, "--suite", "watch-history", "--suite", "crud", "--suite", "chunked-list", ...bounds]);
-    await suiteNamespace(e.url);
+    await suiteNamespace(e.url, run);
     proxy.stall();
     const s = expectTargetStop(run, await run.exited, started);
     expect(s.target.problem?.message).toMatch(/no answer/);

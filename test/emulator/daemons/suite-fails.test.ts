@@ -6,7 +6,7 @@
  * faithful pair passes the same way.
  */
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PKI } from "../../../fixtures/daemons/pki.js";
 import { STATIC_POD_DIR } from "../../../fixtures/daemons/static-pods.js";
 import { DAEMON_TLS_CERT_FILE } from "../../../fixtures/daemons/tls.js";
@@ -17,6 +17,7 @@ import {
   type RunningEmulatedDaemons,
   startEmulatedDaemons,
 } from "../../../lib/emulator/daemons/index.js";
+import { type RunningEmulator, startEmulator } from "../../../lib/emulator/index.js";
 import type { Summary } from "../../../lib/report/summary.js";
 import { withoutOptions } from "../../../lib/runner/embedded-daemons.js";
 import { EMBEDDED_CONTROLLER_MANAGER_ARGS, EMBEDDED_NODE_AGENT_ARGS } from "../../../lib/runner/global-setup.js";
@@ -31,6 +32,19 @@ const FREE = { port: 0, readOnlyPort: 0, healthzPort: 0 };
 /** A node agent that runs the fixture static pods and authorizes tokens by Webhook. */
 const PODS_ARGS = [`--pod-manifest-path=${STATIC_POD_DIR}`, "--hostname-override=Tollgate-Node-1"];
 const AGENT_WEBHOOK = ["--authentication-token-webhook", "--authorization-mode=Webhook"];
+
+/**
+ * The runs' API target: the suites here talk to the daemons only, and a run given a --target
+ * neither starts the embedded emulator (with its TLS and its daemons) nor loads its modules,
+ * about half a run's CPU. One for the file; the runs are sequential.
+ */
+let api: RunningEmulator;
+beforeAll(async () => {
+  api = await startEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await api?.close();
+});
 
 let daemons: RunningEmulatedDaemons | undefined;
 afterEach(async () => {
@@ -56,6 +70,8 @@ async function runAgainst(
   const agent = daemons.nodeAgent;
   if (!cm?.url || !agent?.url || !agent.readOnlyUrl || !agent.healthzUrl) throw new Error("a daemon server did not start");
   return runViaCli([
+    "--target",
+    api.url,
     "--suite",
     "suites/daemons/probes",
     "--controller-manager",
@@ -232,6 +248,8 @@ describe("the daemon certificate suite against daemons", () => {
     const agent = daemons.nodeAgent?.url;
     if (!cm || !agent) throw new Error("a daemon server did not start");
     return runViaCli([
+      "--target",
+      api.url,
       "--suite",
       "suites/daemons/certificates",
       "--controller-manager",
