@@ -18,8 +18,10 @@ afterEach(() => {
   server = undefined;
 });
 
-/** Serves the pieces, one socket write each, a few ms apart so they arrive as separate reads. */
-async function serve(pieces: string[]): Promise<number> {
+/** Serves the pieces, one socket write each, a few ms apart so they arrive as separate reads; `written` settles after the last. */
+async function serve(pieces: string[]): Promise<{ port: number; written: Promise<void> }> {
+  let done: () => void = () => {};
+  const written = new Promise<void>((resolve) => (done = resolve));
   server = createServer((socket) => {
     socket.setNoDelay(true);
     socket.once("data", async () => {
@@ -27,19 +29,28 @@ async function serve(pieces: string[]): Promise<number> {
         socket.write(p);
         await new Promise((r) => setTimeout(r, 5));
       }
+      done();
     });
   });
   await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
-  return (server.address() as AddressInfo).port;
+  return { port: (server.address() as AddressInfo).port, written };
 }
 
 async function run(pieces: string[], writes: number): Promise<{ stats: WatchStats; arrived: Float64Array; delivered: number }> {
-  const port = await serve(pieces);
+  const { port, written } = await serve(pieces);
   const arrivedAt = new SharedArrayBuffer(writes * 8);
   const delivered = new SharedArrayBuffer(4);
   new Float64Array(arrivedAt).fill(NaN);
   const opened = await openWatchers({ host: "127.0.0.1", port, path: "/w?watch=true", watchers: 1, writes, arrivedAt, delivered });
-  await new Promise((r) => setTimeout(r, 5 * pieces.length + 50));
+  // Every piece sent, then read until the counts stop moving: a loaded machine delays both sides, so no fixed wait.
+  await Promise.race([written, new Promise((r) => setTimeout(r, 5000))]);
+  let last = "";
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 30));
+    const now = JSON.stringify([opened.stats(), new Int32Array(delivered)[0]]);
+    if (now === last) break;
+    last = now;
+  }
   const stats = opened.stats();
   opened.close();
   return { stats, arrived: new Float64Array(arrivedAt), delivered: new Int32Array(delivered)[0] ?? 0 };
