@@ -97,7 +97,21 @@ describe("what a start loads", () => {
     expect(loadsPackage(afterStart, "js-yaml")).toBe(true);
     expect(HEAVY_UNTIL_USED.filter((p) => loadsPackage(afterStart, p))).toEqual([]);
     const files = projectFiles(afterStart);
-    expect(files.filter((f) => /(^|\/)lib\/(daemons|runner|report|harness|spec)\//.test(f) || /(^|\/)fixtures\/daemons\//.test(f))).toEqual([]);
+    // Run from the sources (dist/ stale after an edit) every module shows. The fault catalog, which
+    // `--fault` is checked against, brings the embedded daemons' argument lists (paths and names,
+    // no work at load) and the command line's shell-word and duration parsers; nothing else of
+    // the daemons, the runner, the reports, the harness or the catalog of rules.
+    const DATA_FOR_FLAGS = new Set([
+      "lib/daemons/shell-words.ts",
+      "lib/daemons/values/durations.ts",
+      "lib/daemons/values/parse.ts",
+      "lib/runner/embedded-daemons.ts",
+      "fixtures/daemons/pki.ts",
+      "fixtures/daemons/static-pods.ts",
+    ]);
+    expect(
+      files.filter((f) => (/(^|\/)lib\/(daemons|runner|report|harness|spec)\//.test(f) || /(^|\/)fixtures\/daemons\//.test(f)) && !DATA_FOR_FLAGS.has(f)),
+    ).toEqual([]);
     // Of the emulated daemons, only the fault names the command line checks.
     expect(files.filter((f) => /lib\/emulator\/daemons\//.test(f) && !/fault-names\.[jt]s$/.test(f))).toEqual([]);
   });
