@@ -13,13 +13,14 @@ import fc from "fast-check";
 import { afterAll, describe, expect, inject } from "vitest";
 import { configMap } from "../fixtures/objects.js";
 import { ApiClient } from "../lib/harness/client.js";
-import { History, keyOf, type WatcherRecord } from "../lib/harness/history.js";
+import { History, type WatcherRecord } from "../lib/harness/history.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import type { WatchStream } from "../lib/harness/watch.js";
 import { compareResourceVersions } from "../lib/wire/resource-version.js";
 import { check, expectFailure, uniqueName, useSuite } from "./support/conformance.js";
 import { checkHistory } from "./support/history-checker.js";
 import { assertProperty } from "./support/properties.js";
+import { applyWrite, readOwedEvents } from "./support/watch-workload.js";
 
 const SUITE = "replicas";
 const suite = useSuite(SUITE);
@@ -62,12 +63,6 @@ const writeArb: fc.Arbitrary<Write> = fc.record({
   value: fc.string({ maxLength: 6 }),
 });
 
-/** Every write changes something: create where the key is free, update or delete where it is taken. */
-function effective(w: Write, exists: boolean): Write["op"] {
-  if (!exists) return "create";
-  return w.op === "create" ? "update" : w.op;
-}
-
 describe("several servers of one cluster", () => {
   check(
     {
@@ -100,34 +95,17 @@ describe("several servers of one cluster", () => {
             for (const [i, w] of writes.entries()) {
               const c = all[w.server % all.length] as ApiClient;
               const name = `${run}-k${w.key}`;
-              const key = `${ns}/${name}`;
-              const cur = live.get(key);
-              const op = effective(w, cur !== undefined);
-              if (op === "create") {
-                const o = await c.create(t, ns, labelled(name, run, { v: w.value }));
-                h.recordWrite("create", keyOf(o), o.metadata.resourceVersion);
-                live.set(key, o);
-              } else if (op === "update" && cur) {
-                const o = await c.update(t, ns, { ...cur, data: { v: `${w.value}!${i}` } });
-                h.recordWrite("update", keyOf(o), o.metadata.resourceVersion);
-                live.set(key, o);
-              } else {
-                await c.delete(t, ns, name);
-                h.recordWrite("delete", key);
-                live.delete(key);
-              }
+              await applyWrite(
+                c,
+                t,
+                ns,
+                name,
+                w.op,
+                { fresh: () => labelled(name, run, { v: w.value }), data: { v: `${w.value}!${i}` } },
+                { live, history: h },
+              );
             }
-            await Promise.all(
-              open.map(async ({ rec, stream }) => {
-                const owed = h.due(rec);
-                while (rec.events.filter((e) => e.type !== "BOOKMARK").length < owed) {
-                  const ev = await stream.nextOrIdle(3_000);
-                  if (!ev) break;
-                  rec.events.push({ type: ev.type, key: keyOf(ev.object), rv: ev.object.metadata.resourceVersion ?? "" });
-                }
-                for (const ev of stream.drain()) rec.events.push({ type: ev.type, key: keyOf(ev.object), rv: ev.object.metadata.resourceVersion ?? "" });
-              }),
-            );
+            await readOwedEvents(h, open, 3_000);
           } finally {
             for (const { stream } of open) stream.close();
           }
@@ -163,21 +141,16 @@ describe("several servers of one cluster", () => {
           for (const [i, w] of writes.entries()) {
             const c = reps[w.server % reps.length] as ApiClient;
             const name = `${run}-k${w.key}`;
-            const cur = live.get(name);
-            const op = effective(w, cur !== undefined);
-            let acked: string;
-            if (op === "create" || (op === "update" && cur)) {
-              const o =
-                op === "create"
-                  ? await c.create(t, ns, labelled(name, run, { v: w.value }))
-                  : await c.update(t, ns, { ...(cur as KubeObject), data: { v: `${w.value}!${i}` } });
-              live.set(name, o);
-              acked = o.metadata.resourceVersion ?? "";
-            } else {
-              await c.delete(t, ns, name);
-              live.delete(name);
-              acked = "";
-            }
+            const { op, object } = await applyWrite(
+              c,
+              t,
+              ns,
+              name,
+              w.op,
+              { fresh: () => labelled(name, run, { v: w.value }), data: { v: `${w.value}!${i}` } },
+              { live },
+            );
+            const acked = object?.metadata.resourceVersion ?? "";
             // At once, through the target: every write acknowledged so far, at its version.
             const list = await session.client.list(t, ns, { labelSelector: `${RUN_KEY}=${run}` });
             const step = `after write ${i} (${op} ${name} through replica ${(w.server % reps.length) + 1}${acked ? ` at ${acked}` : ""})`;

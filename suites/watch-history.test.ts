@@ -11,12 +11,13 @@
 import fc from "fast-check";
 import { describe, expect } from "vitest";
 import { configMap } from "../fixtures/objects.js";
-import { History, keyOf, type WatcherRecord } from "../lib/harness/history.js";
+import { History, type WatcherRecord } from "../lib/harness/history.js";
 import type { KubeObject } from "../lib/harness/objects.js";
 import type { WatchStream } from "../lib/harness/watch.js";
 import { check, useSuite } from "./support/conformance.js";
 import { checkHistory } from "./support/history-checker.js";
 import { assertProperty } from "./support/properties.js";
+import { applyWrite, readOwedEvents } from "./support/watch-workload.js";
 
 const suite = useSuite("watch-history");
 
@@ -48,12 +49,6 @@ const workloadArb: fc.Arbitrary<Workload> = fc.array(writeArb, { minLength: 30, 
   }),
 );
 
-/** Every write changes something: create where the key is free, update or delete where it is taken. */
-function effective(w: Write, exists: boolean): Write["op"] {
-  if (!exists) return "create";
-  return w.op === "create" ? "update" : w.op;
-}
-
 /** Writes the workload in a fresh namespace with its watchers open, reads what they report, and returns the checker's problems. */
 async function runWorkload({ writes, watchersAt }: Workload): Promise<string[]> {
   const { session } = suite;
@@ -74,36 +69,18 @@ async function runWorkload({ writes, watchersAt }: Workload): Promise<string[]> 
     for (const [i, w] of writes.entries()) {
       if (watchersAt.includes(i)) await startWatcher();
       const name = `k${w.key}`;
-      const key = `${ns}/${name}`;
-      const cur = live.get(key);
-      const op = effective(w, cur !== undefined);
-      if (op === "create") {
-        const o = await session.client.create(t, ns, configMap(session.types, ns, name, { v: w.value }));
-        h.recordWrite("create", keyOf(o), o.metadata.resourceVersion);
-        live.set(key, o);
-      } else if (op === "update" && cur) {
-        const o = await session.client.update(t, ns, { ...cur, data: { v: `${w.value}!${i}` } });
-        h.recordWrite("update", keyOf(o), o.metadata.resourceVersion);
-        live.set(key, o);
-      } else {
-        await session.client.delete(t, ns, name);
-        h.recordWrite("delete", key);
-        live.delete(key);
-      }
+      await applyWrite(
+        session.client,
+        t,
+        ns,
+        name,
+        w.op,
+        { fresh: () => configMap(session.types, ns, name, { v: w.value }), data: { v: `${w.value}!${i}` } },
+        { live, history: h },
+      );
     }
     // All watchers read at once; a watcher quiet for 2 s is done (the checker reports what is missing), a broken stream fails.
-    await Promise.all(
-      open.map(async ({ rec, stream }) => {
-        const owed = h.due(rec);
-        while (rec.events.filter((e) => e.type !== "BOOKMARK").length < owed) {
-          const ev = await stream.nextOrIdle(2_000);
-          if (!ev) break;
-          rec.events.push({ type: ev.type, key: keyOf(ev.object), rv: ev.object.metadata.resourceVersion ?? "" });
-        }
-        // Anything already queued beyond what is owed is a spurious event.
-        for (const ev of stream.drain()) rec.events.push({ type: ev.type, key: keyOf(ev.object), rv: ev.object.metadata.resourceVersion ?? "" });
-      }),
-    );
+    await readOwedEvents(h, open, 2_000);
   } finally {
     for (const { stream } of open) stream.close();
   }
