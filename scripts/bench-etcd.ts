@@ -13,12 +13,11 @@
  * Bounded: every request and the whole run have deadlines; loopback only.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
-import { type EtcdServer, startEtcd } from "../lib/etcd/launch.js";
+import { type EtcdServer, freePorts, startEtcd } from "../lib/etcd/launch.js";
 import { deadline, percentile, report } from "./bench-support.js";
 
 const { values } = parseArgs({
@@ -46,24 +45,13 @@ const PAYLOAD = "tollgate etcd benchmark ".repeat(13);
 
 const agent = new Agent({ connections: CONCURRENCY, headersTimeout: 60_000, bodyTimeout: 60_000 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 interface Emulator {
   url: string;
   child: ChildProcess;
 }
 
 async function startEmulator(etcdUrl?: string): Promise<Emulator> {
-  const port = await freePort();
+  const [port] = (await freePorts(1)) as [number];
   const flags = [CLI, "emulator", "--port", String(port)];
   if (etcdUrl) flags.push("--etcd-servers", etcdUrl);
   const child = spawn(process.execPath, flags, { stdio: ["ignore", "ignore", "inherit"] });

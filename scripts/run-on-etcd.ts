@@ -11,8 +11,7 @@
  * to `tollgate run` (e.g. `-- --suite replicas`). Exits with the run's code.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
-import { type EtcdServer, startEtcd } from "../lib/etcd/launch.js";
+import { type EtcdServer, freePorts, startEtcd } from "../lib/etcd/launch.js";
 
 const all = process.argv.slice(2);
 const dash = all.indexOf("--");
@@ -33,17 +32,6 @@ if (!Number.isInteger(replicas) || replicas < 1 || replicas > 9) {
 if (memory && replicas > 1) {
   console.error("run-on-etcd: --memory starts one emulator: several replicas share a cluster only on etcd");
   process.exit(2);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function ready(url: string): Promise<void> {
@@ -71,7 +59,7 @@ try {
   if (!memory) etcd = await startEtcd();
   const urls: string[] = [];
   for (let i = 0; i < replicas; i++) {
-    const port = await freePort();
+    const [port] = (await freePorts(1)) as [number];
     const flags = ["bin/tollgate.js", "emulator", "--port", String(port), "--admin", "--bookmark-interval", "1"];
     if (etcd) flags.push("--etcd-servers", etcd.url);
     if (auth) flags.push("--auth", "--admin-token", ADMIN_TOKEN, "--plain-http");

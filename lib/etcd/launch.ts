@@ -187,8 +187,8 @@ async function waitHealthy(url: string, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-/** Ports the kernel hands out as free now (held together, so they differ). */
-async function freePorts(n: number): Promise<number[]> {
+/** Ports the kernel hands out as free now (held together, so they differ); the scripts take their emulators' ports here too. */
+export async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from(
       { length: n },
