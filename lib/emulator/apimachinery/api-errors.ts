@@ -69,6 +69,18 @@ export function methodNotAllowed(): StatusError {
   return new StatusError(failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}));
 }
 
+/**
+ * A create whose object another writer made first counts as done: what a server's own seeding
+ * needs when several replicas on one etcd seed at once (or one starts again on its data).
+ */
+export async function createdOrExisting(create: Promise<unknown>): Promise<void> {
+  try {
+    await create;
+  } catch (e) {
+    if (!(e instanceof StatusError && e.status.reason === "AlreadyExists")) throw e;
+  }
+}
+
 export function alreadyExists(qr: QualifiedResource, name: string): StatusError {
   return new StatusError(failure(409, "AlreadyExists", `${qualifiedResourceString(qr)} "${name}" already exists`, resourceDetails(qr, name)));
 }

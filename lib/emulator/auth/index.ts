@@ -11,7 +11,7 @@
  * AlwaysAllow. TokenRequest still issues tokens (a real server always has its service account
  * issuer) and a TokenReview recognises them, though no request is authenticated by them.
  */
-import { StatusError } from "../apimachinery/api-errors.js";
+import { createdOrExisting } from "../apimachinery/api-errors.js";
 import type { EmulatorClock } from "../apimachinery/clock.js";
 import type { User } from "../apimachinery/user.js";
 import { AUTHORIZER } from "../registry/authorization/authorizer.js";
@@ -33,12 +33,8 @@ import { RbacAuthorizer } from "./rbac-authorizer.js";
  */
 export async function seedDefaultPolicy(generic: GenericRegistry): Promise<void> {
   // On etcd another emulator (or this one before a restart) may have made them already.
-  const ensure = (write: Promise<unknown>): Promise<unknown> =>
-    write.catch((e: unknown) => {
-      if (!(e instanceof StatusError && e.status.reason === "AlreadyExists")) throw e;
-    });
-  for (const role of defaultClusterRoles()) await ensure(generic.create(clusterRoleStrategy, role));
-  for (const binding of defaultClusterRoleBindings()) await ensure(generic.create(clusterRoleBindingStrategy, binding));
+  for (const role of defaultClusterRoles()) await createdOrExisting(generic.create(clusterRoleStrategy, role));
+  for (const binding of defaultClusterRoleBindings()) await createdOrExisting(generic.create(clusterRoleBindingStrategy, binding));
 }
 
 export function enableAuth(

@@ -12,7 +12,7 @@
  * subresource, so its last step is one write (DELETED) after a status-conditions write; here
  * the finalized MODIFIED stands in for that second event.
  */
-import { conflict, forbiddenError, notFound, StatusError } from "../../../apimachinery/api-errors.js";
+import { conflict, createdOrExisting, forbiddenError, notFound } from "../../../apimachinery/api-errors.js";
 import { formatTime } from "../../../apimachinery/api-time.js";
 import { cloneJson, isJsonObject, type KubeObject, obj } from "../../../apimachinery/json.js";
 import { asKubeObject, finalizersOf, isTerminating, labelsOf, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
@@ -68,12 +68,8 @@ export class NamespaceLifecycle implements NamespaceDeleter {
       if (await this.generic.storage.get(namespaceStrategy, "", name)) continue;
       const ns: KubeObject = { kind: "Namespace", apiVersion: "v1", metadata: { name } };
       setMeta(ns, "managedFields", managedFieldsAfterWrite(namespaceStrategy, undefined, ns, "kube-apiserver", this.now()));
-      try {
-        await this.generic.create(namespaceStrategy, ns);
-      } catch (e) {
-        // Another replica on the same etcd seeded it between the read and the create.
-        if (!(e instanceof StatusError && e.status.reason === "AlreadyExists")) throw e;
-      }
+      // Another replica on the same etcd may seed it between the read and the create.
+      await createdOrExisting(this.generic.create(namespaceStrategy, ns));
     }
   }
 
