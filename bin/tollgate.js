@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { isMainThread, parentPort, Worker } from "node:worker_threads";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -12,13 +13,13 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
  * A real server reads objects nested 10000 levels deep. The emulator (`tollgate emulator`, and
  * the one `tollgate run` embeds in this process) follows them with recursive steps, V8's
  * JSON.stringify and js-yaml among them, which run out of Node's default 984 KB stack near
- * 1800 levels. Only --stack-size gives the main thread more, and it is read at startup: so the
- * CLI runs itself once more with it. Chosen over a worker thread with a larger stack (signals,
- * the in-process API and the embedded daemons would all have to cross threads) and over
- * rewriting every recursive step (V8's own stay recursive). The V8 limit must stay inside the
- * thread's real stack (ulimit -s, Linux's /proc/self/limits) or the process crashes instead of
- * throwing; elsewhere, or with a small ulimit, the CLI runs as is and the emulator follows
- * what its stack allows (lib/emulator/apimachinery/json.ts).
+ * 1800 levels. Only --stack-size gives the main thread more, and it is read at startup: so
+ * `tollgate run` runs itself once more with it (its embedded emulator, vitest and the
+ * in-process API share the main thread), and `tollgate emulator` runs in a worker thread with
+ * a large stack (runInWorker). The V8 limit must stay inside the main thread's real stack
+ * (ulimit -s, Linux's /proc/self/limits) or the process crashes instead of throwing;
+ * elsewhere, or with a small ulimit, `run` runs as is and its emulator follows what its stack
+ * allows (lib/emulator/apimachinery/json.ts).
  */
 const REEXEC_ENV = "TOLLGATE_STACK_REEXEC";
 /** KB: 10000 levels need about 5.5 MB; the rest is spare. */
@@ -29,6 +30,15 @@ const NATIVE_MARGIN_KB = 1024;
 const MIN_GAIN_KB = 2048;
 
 const STACK_COMMANDS = new Set(["emulator", "run"]);
+
+/*
+ * `tollgate emulator` runs in a worker thread: a worker starts in about 40 ms where a second
+ * Node process takes about 100 (issue #18: a third of the emulator's ready time), and its
+ * stack is allocated with the thread, so no ulimit bounds it.
+ */
+const WORKER_COMMANDS = new Set(["emulator"]);
+/** MB of the worker's stack: V8 is given all but 192 KB of it, ~112,000 probe frames here (10000 levels need ~95,000). */
+const WORKER_STACK_MB = 8;
 
 /** The --stack-size (KB) to run with, or undefined to run as is. */
 function stackSizeKb() {
@@ -169,14 +179,60 @@ function printVersion() {
   return true;
 }
 
+/**
+ * Runs this script in a worker thread (the command line is its process.argv too) and ends as it
+ * ends. SIGINT and SIGTERM reach only the main thread: each is passed to the worker, which acts
+ * on it as a signal (its process listeners) or, with none, sends it back to end the process by
+ * the signal's default action, as in a process of its own.
+ */
+function runInWorker() {
+  const worker = new Worker(new URL(import.meta.url), { argv: process.argv.slice(2), resourceLimits: { stackSizeMb: WORKER_STACK_MB } });
+  const signals = ["SIGINT", "SIGTERM"];
+  const pass = (sig) => worker.postMessage({ signal: sig });
+  const stopPassing = () => {
+    for (const sig of signals) process.off(sig, pass);
+  };
+  for (const sig of signals) process.on(sig, pass);
+  worker.on("message", (m) => {
+    if (!signals.includes(m?.die)) return;
+    stopPassing();
+    process.kill(process.pid, m.die);
+  });
+  // An error nothing caught ends the worker as it would end a process: the stack, exit code 1.
+  worker.on("error", (e) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  });
+  worker.on("exit", (code) => {
+    stopPassing();
+    process.exitCode ??= code;
+  });
+}
+
+/** In the worker: the signals the main thread passed on, as runInWorker says. */
+function listenForMainThreadSignals() {
+  parentPort?.on("message", (m) => {
+    const sig = m?.signal;
+    if (sig !== "SIGINT" && sig !== "SIGTERM") return;
+    if (process.listenerCount(sig) > 0) process.emit(sig, sig);
+    else parentPort?.postMessage({ die: sig });
+  });
+  // Not a reason to stay alive: the worker ends when its command does.
+  parentPort?.unref();
+}
+
 const rerun = process.env[REEXEC_ENV] !== undefined;
 // Not for the processes this one starts: fd 3 is this one's pipe only.
 delete process.env[REEXEC_ENV];
-const kb = rerun ? undefined : stackSizeKb();
+const inWorker = !isMainThread;
+const kb = rerun || inWorker || WORKER_COMMANDS.has(process.argv[2] ?? "") ? undefined : stackSizeKb();
 if (kb !== undefined) {
   reexec(kb);
+} else if (!inWorker && WORKER_COMMANDS.has(process.argv[2] ?? "")) {
+  runInWorker();
 } else if (!printVersion()) {
   if (rerun) listenForPassedSignals();
+  if (inWorker) listenForMainThreadSignals();
   const { main } = await loadCli();
   process.exitCode = await main(process.argv.slice(2));
 }

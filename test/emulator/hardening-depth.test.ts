@@ -1,6 +1,6 @@
 /**
  * JSON nested up to Go's 10000 levels (wire-facts §11, JSON depth): the CLI emulator, which
- * bin/tollgate.js runs with a stack large enough, writes and reads such custom resources like a
+ * bin/tollgate.js runs in a worker thread with a stack large enough, writes and reads such custom resources like a
  * real server; an emulator on a small stack (this test worker's) refuses what it cannot follow
  * with a 400 that says so, never a 500.
  */
@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { resolve } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EMULATOR_DEPTH_MESSAGE, EMULATOR_MAX_DEPTH } from "../../lib/emulator/apimachinery/json.js";
+import { emulatorDepthMessage, emulatorMaxDepth } from "../../lib/emulator/apimachinery/json.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { client } from "./support.js";
 
@@ -135,59 +135,96 @@ describe("the CLI emulator", () => {
   });
 });
 
-describe("bin/tollgate.js re-run with a larger stack", () => {
-  // The re-run needs Linux's /proc/self/limits; elsewhere there is one process.
-  it.runIf(process.platform === "linux")(
-    // A SIGINT to the parent alone: the CLI emulator above ends that way.
-    "stops once, cleanly, on a SIGINT to its whole process group (Ctrl-C)",
-    async () => {
-      for (const target of ["group"] as const) {
-        const child = spawn(process.execPath, [BIN, "emulator", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"], detached: true });
-        let out = "";
-        child.stdout?.setEncoding("utf8");
-        await new Promise<void>((resolveUp, reject) => {
-          child.stdout?.on("data", (d: string) => {
-            out += d;
-            if (out.includes("listening on")) resolveUp();
-          });
-          child.once("exit", () => reject(new Error(`emulator exited early: ${out}`)));
-        });
-        const pid = child.pid as number;
-        // Both processes get a group's signal; a second SIGINT would end the emulator by the signal.
-        process.kill(target === "group" ? -pid : pid, "SIGINT");
-        const [code, signal] = await once(child, "exit");
-        expect({ target, code, signal }).toEqual({ target, code: 0, signal: null });
-      }
-    },
-    30_000,
-  );
+/** Spawns the CLI with args and resolves once a line of its stdout contains `ready`. */
+async function spawnUntil(args: string[], ready: string, detached = false): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"], detached });
+  let out = "";
+  child.stdout?.setEncoding("utf8");
+  await new Promise<void>((resolveUp, reject) => {
+    child.stdout?.on("data", (d: string) => {
+      out += d;
+      if (out.includes(ready)) resolveUp();
+    });
+    child.once("exit", () => reject(new Error(`exited early: ${out}`)));
+  });
+  return child;
+}
 
+/** The pids of a process's children (pgrep exits 1 when there are none). */
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("bin/tollgate.js: the emulator in a worker thread with a larger stack", () => {
+  it("is one process (the deep bodies above were served by it)", async () => {
+    const child = await spawnUntil(["emulator", "--port", "0"], "listening on");
+    try {
+      expect(childrenOf(child.pid as number)).toEqual([]);
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+  });
+
+  it("stops once, cleanly, on a SIGINT to its whole process group (Ctrl-C) and on a SIGTERM to it", async () => {
+    for (const [sig, group] of [
+      ["SIGINT", true],
+      ["SIGTERM", false],
+    ] as const) {
+      const child = await spawnUntil(["emulator", "--port", "0"], "listening on", true);
+      const pid = child.pid as number;
+      process.kill(group ? -pid : pid, sig);
+      const [code, signal] = await once(child, "exit");
+      expect({ sig, code, signal }).toEqual({ sig, code: 0, signal: null });
+    }
+  }, 30_000);
+
+  it("ends by the signal itself on a second SIGINT, as a process whose listener is gone", async () => {
+    // The first SIGINT starts the emulator's close; its once-listener is then gone, so the
+    // second takes the default action: the process ends by SIGINT (no hang, no exit code 0).
+    const child = await spawnUntil(["emulator", "--port", "0"], "listening on");
+    child.kill("SIGINT");
+    child.kill("SIGINT");
+    const [code, signal] = await once(child, "exit");
+    expect([
+      { code: 0, signal: null },
+      { code: null, signal: "SIGINT" },
+    ]).toContainEqual({ code, signal });
+  }, 30_000);
+});
+
+describe("bin/tollgate.js: tollgate run re-runs itself with a larger stack", () => {
+  // The re-run needs Linux's /proc/self/limits; elsewhere there is one process.
   it.runIf(process.platform === "linux")(
     "does not leave the re-run behind when it is killed outright",
     async () => {
-      const child = spawn(process.execPath, [BIN, "emulator", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
-      let out = "";
-      child.stdout?.setEncoding("utf8");
-      await new Promise<void>((resolveUp, reject) => {
-        child.stdout?.on("data", (d: string) => {
-          out += d;
-          if (out.includes("listening on")) resolveUp();
-        });
-        child.once("exit", () => reject(new Error(`emulator exited early: ${out}`)));
-      });
-      const rerun = Number(execFileSync("pgrep", ["-P", String(child.pid)], { encoding: "utf8" }).trim());
+      // An unreachable target: the re-run lives a few hundred milliseconds, long enough to be seen.
+      const child = spawn(process.execPath, [BIN, "run", "--target", "http://127.0.0.1:9"], { stdio: "ignore" });
+      let rerun: number | undefined;
+      for (let i = 0; i < 100 && rerun === undefined && child.exitCode === null; i++) {
+        rerun = childrenOf(child.pid as number)[0];
+        if (rerun === undefined) await new Promise((r) => setTimeout(r, 20));
+      }
       expect(rerun).toBeGreaterThan(0);
       child.kill("SIGKILL");
-      const alive = (): boolean => {
-        try {
-          process.kill(rerun, 0);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(alive()).toBe(false);
+      for (let i = 0; i < 100 && alive(rerun as number); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(alive(rerun as number)).toBe(false);
     },
     30_000,
   );
@@ -210,14 +247,14 @@ describe("an emulator on a small stack", () => {
   });
 
   it("follows less than Go's 10000 levels here, as the probe of its stack says", () => {
-    expect(EMULATOR_MAX_DEPTH).toBeLessThan(10000);
-    expect(EMULATOR_DEPTH_MESSAGE).toBe(
-      `nesting deeper than ${EMULATOR_MAX_DEPTH} levels, more than this emulator follows on its stack (a real server reads up to 10000; run it with node's --stack-size larger)`,
+    expect(emulatorMaxDepth()).toBeLessThan(10000);
+    expect(emulatorDepthMessage()).toBe(
+      `nesting deeper than ${emulatorMaxDepth()} levels, more than this emulator follows on its stack (a real server reads up to 10000; run it with node's --stack-size larger)`,
     );
   });
 
   it("answers create, merge patch and apply of a custom resource and a ConfigMap at any depth up to 12000 without a 500", async () => {
-    const cap = EMULATOR_MAX_DEPTH;
+    const cap = emulatorMaxDepth();
     const depths = new Set<number>();
     for (let d = 1; d <= 12000; d += d < 40 ? 1 : 397) depths.add(d);
     for (const d of [cap - 2, cap - 1, cap, cap + 1, cap + 2, 9999, 10000, 10001, 10002, 12000]) depths.add(d);
@@ -241,21 +278,21 @@ describe("an emulator on a small stack", () => {
         // Within what the stack follows everything is written (but a ConfigMap applied with a
         // field it does not have); beyond, the honest 400s.
         if (within) expect(r.status < 300 || /\.x: field not declared in schema/.test(r.json.message), what).toBe(true);
-        else if (d <= 10000) expect(r.json.message, what).toContain(EMULATOR_DEPTH_MESSAGE);
+        else if (d <= 10000) expect(r.json.message, what).toContain(emulatorDepthMessage());
         else expect(r.json.message, what).toMatch(/exceeded max depth/);
       }
     }
   }, 120_000);
 
   it("answers a JSON patch whose result nests past what the stack follows with the 400, the object unchanged", async () => {
-    const d = EMULATOR_MAX_DEPTH - 10;
+    const d = emulatorMaxDepth() - 10;
     expect((await call("POST", DEEPS, undefined, { raw: deep("copied", d) })).status).toBe(201);
     // A copy of the spec deep inside itself doubles the nesting with a flat body.
     const copy = JSON.stringify([{ op: "copy", from: "/spec", path: `/spec${"/a".repeat(d - 2)}/z` }]);
     let last = await call("PATCH", `${DEEPS}/copied`, undefined, { raw: copy, headers: JSON_PATCH });
     for (let i = 0; i < 3 && last.status === 200; i++) last = await call("PATCH", `${DEEPS}/copied`, undefined, { raw: copy, headers: JSON_PATCH });
     expect(last.status).toBe(400);
-    expect(last.json).toMatchObject({ kind: "Status", status: "Failure", reason: "BadRequest", code: 400, message: EMULATOR_DEPTH_MESSAGE });
+    expect(last.json).toMatchObject({ kind: "Status", status: "Failure", reason: "BadRequest", code: 400, message: emulatorDepthMessage() });
     const before = last;
     const after = await call("GET", `${DEEPS}/copied`);
     expect(after.status).toBe(200);

@@ -6,7 +6,7 @@
  */
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EMULATOR_DEPTH_MESSAGE, EMULATOR_MAX_DEPTH } from "../../lib/emulator/apimachinery/json.js";
+import { emulatorDepthMessage, emulatorMaxDepth } from "../../lib/emulator/apimachinery/json.js";
 import { createEmulatorServer } from "../../lib/emulator/endpoints/server.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { resolveSettings } from "../../lib/emulator/options.js";
@@ -263,7 +263,7 @@ describe("JSON nesting", () => {
   });
 
   it("refuses nesting it cannot follow (past what its stack follows) with a 400 that says so, never a 500", async () => {
-    const deep = `{"apiVersion":"limits.example.com/v1","kind":"Deep","metadata":{"name":"m"},"spec":${nested(EMULATOR_MAX_DEPTH + 100)}}`;
+    const deep = `{"apiVersion":"limits.example.com/v1","kind":"Deep","metadata":{"name":"m"},"spec":${nested(emulatorMaxDepth() + 100)}}`;
     for (const [method, path, headers] of [
       ["POST", DEEPS, {}],
       ["PATCH", `${DEEPS}/n`, MERGE],
@@ -272,7 +272,7 @@ describe("JSON nesting", () => {
     ] as const) {
       const r = await call(method, path, undefined, { raw: deep, headers: { "content-type": "application/json", ...headers } });
       expect(r.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(400);
-      expect(r.json.message).toContain(EMULATOR_DEPTH_MESSAGE);
+      expect(r.json.message).toContain(emulatorDepthMessage());
     }
   });
 });

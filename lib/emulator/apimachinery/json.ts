@@ -57,9 +57,9 @@ export class JsonDepthError extends SyntaxError {
 }
 
 /**
- * Frames of a bare recursive call that fit on this thread's stack: a probe, once, at load.
- * The stack is fixed per thread (V8's --stack-size on the main thread, resourceLimits in a
- * worker), so this is a measure of how deep the emulator's recursive steps can go here.
+ * Frames of a bare recursive call that fit on this thread's stack. The stack is fixed per
+ * thread (V8's --stack-size on the main thread, resourceLimits in a worker), so this is a
+ * measure of how deep the emulator's recursive steps can go here.
  */
 function stackFrames(): number {
   let depth = 0;
@@ -84,15 +84,41 @@ function stackFrames(): number {
 const FRAMES_PER_LEVEL = 9.5;
 
 /**
- * The nesting this emulator follows: Go's 10000 levels when the stack allows (bin/tollgate.js
- * runs the CLI with a stack that does), fewer on a small stack (the emulator started inside a
- * test worker). A body between the two is refused with EMULATOR_DEPTH_MESSAGE rather than
- * failing halfway through with a RangeError.
+ * Nesting that every Node stack follows (the default 984 KB one follows about 1400 levels): a
+ * body within it is accepted without probing the stack. The probe fills the whole stack, about
+ * 30 ms with a large one, a tenth of the emulator's start (issue #18), so it runs only for the
+ * first body nested deeper than this.
  */
-export const EMULATOR_MAX_DEPTH = Math.min(MAX_JSON_DEPTH, Math.floor(stackFrames() / FRAMES_PER_LEVEL));
+const PROBE_FREE_DEPTH = 500;
 
-/** Why a body nested deeper than EMULATOR_MAX_DEPTH (but within MAX_JSON_DEPTH) is refused. */
-export const EMULATOR_DEPTH_MESSAGE = `nesting deeper than ${EMULATOR_MAX_DEPTH} levels, more than this emulator follows on its stack (a real server reads up to ${MAX_JSON_DEPTH}; run it with node's --stack-size larger)`;
+let probedDepth: number | undefined;
+
+/**
+ * The nesting this emulator follows: Go's 10000 levels when the stack allows (bin/tollgate.js
+ * runs the emulator with a stack that does), fewer on a small stack (the emulator started
+ * inside a test worker). A body between the two is refused with emulatorDepthMessage() rather
+ * than failing halfway through with a RangeError. Probed once per thread, at the first call:
+ * the frames already on the stack then (a request's few dozen) are within the spare quarter.
+ */
+export function emulatorMaxDepth(): number {
+  probedDepth ??= Math.min(MAX_JSON_DEPTH, Math.floor(stackFrames() / FRAMES_PER_LEVEL));
+  return probedDepth;
+}
+
+/** Why a body nested deeper than emulatorMaxDepth() (but within MAX_JSON_DEPTH) is refused. */
+export function emulatorDepthMessage(): string {
+  return `nesting deeper than ${emulatorMaxDepth()} levels, more than this emulator follows on its stack (a real server reads up to ${MAX_JSON_DEPTH}; run it with node's --stack-size larger)`;
+}
+
+/** Whether JSON text nests deeper than this emulator follows (emulatorMaxDepth), probing only for deep text. */
+export function jsonBeyondEmulator(text: string): boolean {
+  return jsonDepthExceeded(text, PROBE_FREE_DEPTH) !== undefined && jsonDepthExceeded(text, emulatorMaxDepth()) !== undefined;
+}
+
+/** Whether a value nests deeper than this emulator follows (emulatorMaxDepth), probing only for deep values. */
+export function valueBeyondEmulator(value: unknown): boolean {
+  return valueDepthExceeds(value, PROBE_FREE_DEPTH) && valueDepthExceeds(value, emulatorMaxDepth());
+}
 
 /** The message of the RangeError V8 throws when the stack runs out. */
 export function isStackOverflow(error: unknown): boolean {
@@ -101,12 +127,12 @@ export function isStackOverflow(error: unknown): boolean {
 
 /**
  * JSON.parse, refusing text nested deeper than MAX_JSON_DEPTH as Go's decoders do (and
- * deeper than EMULATOR_MAX_DEPTH with EMULATOR_DEPTH_MESSAGE).
+ * deeper than this emulator follows with emulatorDepthMessage()).
  */
 export function parseJsonLimited(text: string): Json {
   const opener = jsonDepthExceeded(text);
   if (opener !== undefined) throw new JsonDepthError(`invalid character '${opener}' exceeded max depth`);
-  if (jsonDepthExceeded(text, EMULATOR_MAX_DEPTH) !== undefined) throw new JsonDepthError(EMULATOR_DEPTH_MESSAGE);
+  if (jsonBeyondEmulator(text)) throw new JsonDepthError(emulatorDepthMessage());
   return JSON.parse(text) as Json;
 }
 

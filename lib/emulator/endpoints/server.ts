@@ -12,7 +12,7 @@ import { storedWebhooks } from "../admission/webhooks.js";
 import { badRequest, internalError, methodNotAllowed, pathNotFound, StatusError } from "../apimachinery/api-errors.js";
 import { EmulatorClock } from "../apimachinery/clock.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
-import { EMULATOR_DEPTH_MESSAGE, isStackOverflow } from "../apimachinery/json.js";
+import { emulatorDepthMessage, isStackOverflow } from "../apimachinery/json.js";
 import { enableAuth, enableNoAuth, noAuthUser, plainNoAuthUser, seedDefaultPolicy } from "../auth/index.js";
 import type { Failpoints } from "../failpoints.js";
 import type { EmulatorSettings } from "../options.js";
@@ -128,7 +128,7 @@ function respondError(res: ServerResponse, req: IncomingMessage, error: unknown,
   }
   // A value nested past what this thread's stack follows, missed by the depth checks on the
   // body: the request's fault (a 400 that says why), not a 500 with V8's words.
-  const cause = isStackOverflow(error) ? badRequest(EMULATOR_DEPTH_MESSAGE) : error;
+  const cause = isStackOverflow(error) ? badRequest(emulatorDepthMessage()) : error;
   if (cause instanceof EtcdUnavailable) {
     // etcd out of reach: a real server waits for it until the request's deadline, then its
     // timeout filter answers this bare Status, with no kind or apiVersion (wire-facts §21).

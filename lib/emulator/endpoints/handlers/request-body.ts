@@ -22,14 +22,14 @@ import { badRequest, invalidError } from "../../apimachinery/api-errors.js";
 import { notSupported } from "../../apimachinery/field-errors.js";
 import { goJsonSyntaxError, summarizeBody } from "../../apimachinery/go-json-errors.js";
 import {
-  EMULATOR_DEPTH_MESSAGE,
-  EMULATOR_MAX_DEPTH,
+  emulatorDepthMessage,
   isJsonObject,
   type Json,
   type JsonObject,
+  jsonBeyondEmulator,
   jsonDepthExceeded,
   type KubeObject,
-  valueDepthExceeds,
+  valueBeyondEmulator,
 } from "../../apimachinery/json.js";
 import { asKubeObject } from "../../apimachinery/object-meta.js";
 import { jsonStrictErrors, strictWarnings, unknownFieldMessage, yamlStrictErrors } from "../../apimachinery/strict-decoding.js";
@@ -145,7 +145,7 @@ export function bodyJsonForm(
         // sigs.k8s.io/yaml v1.6.0's YAMLToJSON returns go-yaml's error as is, before any
         // version/kind is looked for (wire-facts §11, YAML).
         if (e instanceof YamlLimitError) throw (convertFailed ?? unrecognized)(e.message);
-        if (e instanceof YamlTooDeepError) throw unrecognized(EMULATOR_DEPTH_MESSAGE);
+        if (e instanceof YamlTooDeepError) throw unrecognized(emulatorDepthMessage());
         if (e instanceof YamlDecodeError) throw unrecognized(`error converting YAML to JSON: ${e.message}`);
         throw e;
       }
@@ -193,7 +193,7 @@ function parseBody(
     // Go's JSON scanner stops at 10000 levels, while reading apiVersion and kind (wire-facts §11, JSON depth).
     const opener = jsonDepthExceeded(body.toString("utf8"));
     if (opener !== undefined) throw unrecognized(`invalid character '${opener}' exceeded max depth`);
-    if (jsonDepthExceeded(body.toString("utf8"), EMULATOR_MAX_DEPTH) !== undefined) throw unrecognized(EMULATOR_DEPTH_MESSAGE);
+    if (jsonBeyondEmulator(body.toString("utf8"))) throw unrecognized(emulatorDepthMessage());
   }
   if (encoding === "json" && mode !== "Ignore") {
     const text = body.toString("utf8");
@@ -208,7 +208,7 @@ function parseBody(
     }
   }
   const value = bodyJsonForm(encoding, body, false, unrecognized, convertFailed);
-  if (valueDepthExceeds(value, EMULATOR_MAX_DEPTH)) throw unrecognized(EMULATOR_DEPTH_MESSAGE);
+  if (valueBeyondEmulator(value)) throw unrecognized(emulatorDepthMessage());
   return { value, text: encoding === "yaml" && mode !== "Ignore" ? body.toString("utf8") : undefined, duplicates: [] };
 }
 

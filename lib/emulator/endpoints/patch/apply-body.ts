@@ -21,7 +21,7 @@ import { CborDecodeError, decodeCbor } from "../../../wire/cbor.js";
 import { fromYaml, YamlDecodeError, YamlLimitError, YamlTooDeepError } from "../../../wire/yaml.js";
 import { badRequest } from "../../apimachinery/api-errors.js";
 import { goQuote } from "../../apimachinery/field-errors.js";
-import { EMULATOR_DEPTH_MESSAGE, EMULATOR_MAX_DEPTH, isJsonObject, type Json, type JsonObject, valueDepthExceeds } from "../../apimachinery/json.js";
+import { emulatorDepthMessage, isJsonObject, type Json, type JsonObject, valueBeyondEmulator } from "../../apimachinery/json.js";
 import { fieldElement, pathString } from "../../apimachinery/managed-fields/field-set.js";
 import type { SchemaNode } from "../../apimachinery/managed-fields/schema.js";
 import { itemElement } from "../../apimachinery/managed-fields/typed-values.js";
@@ -68,7 +68,7 @@ function readYaml(text: string, validation: FieldValidation): ApplyBody {
     if (!(e instanceof YamlDecodeError)) throw e;
     // yaml.Unmarshal (sigs.k8s.io/yaml v1.6.0) prefixes go-yaml's own error once.
     if (e instanceof YamlLimitError) throw badRequest(`error decoding patch: error converting YAML to JSON: ${e.message}`);
-    if (e instanceof YamlTooDeepError) throw badRequest(`error decoding patch: ${EMULATOR_DEPTH_MESSAGE}`);
+    if (e instanceof YamlTooDeepError) throw badRequest(`error decoding patch: ${emulatorDepthMessage()}`);
     if (/holds no document|root is null/.test(e.message)) return { config: {} };
     const root = /root is (a \w+)/.exec(e.message)?.[1];
     if (root !== undefined) throw notAMapping(ROOT_KINDS[root] ?? "object");
@@ -101,7 +101,7 @@ function readCbor(body: Buffer): ApplyBody {
 
 export function readApplyBody(patchType: PatchType, body: Buffer, validation: FieldValidation): ApplyBody {
   const read = patchType === "apply-cbor" ? readCbor(body) : readYaml(body.toString("utf8"), validation);
-  if (valueDepthExceeds(read.config, EMULATOR_MAX_DEPTH)) throw badRequest(`error decoding patch: ${EMULATOR_DEPTH_MESSAGE}`);
+  if (valueBeyondEmulator(read.config)) throw badRequest(`error decoding patch: ${emulatorDepthMessage()}`);
   return read;
 }
 
