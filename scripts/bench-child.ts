@@ -9,8 +9,12 @@
  *                                   items as objects, and streams JSON.stringify of each
  *                                   (the baseline for list throughput).
  *   list-plain-protobuf URL         the same for protobuf: fetches the list at URL once (JSON),
- *                                   encodes the whole list with lib/wire's encoder before timing,
- *                                   and streams those bytes (the baseline for protobuf lists).
+ *                                   keeps the items as objects, and per request encodes each
+ *                                   with lib/wire's encoder (as list-plain stringifies each),
+ *                                   then streams the list (the baseline for protobuf lists).
+ *   list-ready-protobuf URL         a server that encodes the whole list before timing and
+ *                                   streams those ready bytes (a second, harder baseline: only
+ *                                   copying, no encoding at all).
  *   watch-emulator                  the emulator, empty, with its default settings.
  *
  * The child reports "ready" with its URL and its memory after setup (after a full GC), and on
@@ -26,7 +30,8 @@ import { watchOutboxStats } from "../lib/emulator/endpoints/handlers/watch-outbo
 import { createEmulatorServer } from "../lib/emulator/endpoints/server.js";
 import { resolveSettings } from "../lib/emulator/options.js";
 import { eventStrategy, namespaceStrategy } from "../lib/emulator/registry/index.js";
-import { encodeObject, PROTOBUF_CONTENT_TYPE } from "../lib/wire/protobuf/index.js";
+import { encodeMessageField, entryFor } from "../lib/wire/protobuf/codec.js";
+import { decodeEnvelope, encodeObject, PROTOBUF_CONTENT_TYPE } from "../lib/wire/protobuf/index.js";
 import { type ChildMessage, loopDelay, type MemorySample, maxSample, memorySample, type ParentMessage } from "./bench-support.js";
 
 const send = (m: ChildMessage): void => {
@@ -183,21 +188,54 @@ async function streamBytes(res: ServerResponse, body: Uint8Array): Promise<void>
   res.end();
 }
 
-async function listPlainProtobuf(sourceUrl: string): Promise<void> {
-  const started = performance.now();
+/**
+ * Per request, each item's list field (tag, length, message) by lib/wire's encoder: a protobuf
+ * list needs the items' lengths before their bytes, so a plain server encodes each item once
+ * and keeps the pieces until written (Go's encoder asks each item its size first instead).
+ */
+async function streamEncoded(res: ServerResponse, prefixOf: (rawLength: number) => Uint8Array[], items: Record<string, unknown>[]): Promise<void> {
+  const fields = items.map((item) => {
+    const { entry, kind } = entryFor(item);
+    return encodeMessageField(2, entry.message, item, kind);
+  });
+  let rawLength = 0;
+  for (const f of fields) rawLength += f.length;
+  res.writeHead(200, { "Content-Type": PROTOBUF_CONTENT_TYPE });
+  let pending: Uint8Array[] = prefixOf(rawLength);
+  let size = 0;
+  for (const f of fields) {
+    pending.push(f);
+    size += f.length;
+    if (size < CHUNK) continue;
+    const more = res.write(Buffer.concat(pending));
+    pending = [];
+    size = 0;
+    if (!more && !(await drained(res))) return;
+    if (more) await new Promise((r) => setImmediate(r));
+  }
+  pending.push(ENVELOPE_TAIL);
+  res.end(Buffer.concat(pending));
+}
+
+/** Unknown fields 3 and 4 (contentEncoding, contentType) of the envelope, both empty. */
+const ENVELOPE_TAIL = Uint8Array.of(0x1a, 0x00, 0x22, 0x00);
+
+/** The list's items with the kind and apiVersion the codec picks their message by (list items leave them out). */
+async function fetchListObjects(sourceUrl: string): Promise<{ list: Record<string, unknown>; items: Record<string, unknown>[] }> {
   const res = await request(sourceUrl);
   const list = JSON.parse(await res.body.text()) as { items: Record<string, unknown>[] };
-  // The codec picks each item's message by its kind, which list items leave out.
   const kind = String((list as { kind?: string }).kind ?? "").replace(/List$/, "");
   const apiVersion = String((list as { apiVersion?: string }).apiVersion ?? "");
-  const body = encodeObject({ ...list, items: list.items.map((item) => ({ kind, apiVersion, ...item })) });
-  const items = list.items.length;
+  return { list, items: list.items.map((item) => ({ kind, apiVersion, ...item })) };
+}
+
+async function serveList(handler: (out: ServerResponse) => Promise<void>, started: number, detail: Record<string, number>): Promise<void> {
   const setupMs = performance.now() - started;
   fullGc();
   const baseline = memorySample();
   const server = createServer((_req, out) => {
     out.on("error", () => {});
-    void streamBytes(out, body);
+    void handler(out);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -205,7 +243,32 @@ async function listPlainProtobuf(sourceUrl: string): Promise<void> {
     server.closeAllConnections();
     server.close(() => process.exit(0));
   });
-  send({ type: "ready", url: `http://127.0.0.1:${port}`, baseline, setupMs, detail: { items, bytes: body.length } });
+  send({ type: "ready", url: `http://127.0.0.1:${port}`, baseline, setupMs, detail });
+}
+
+async function listPlainProtobuf(sourceUrl: string): Promise<void> {
+  const started = performance.now();
+  const { list, items } = await fetchListObjects(sourceUrl);
+  // The envelope and list head as the codec writes them for no items; the items' field follows.
+  const empty = encodeObject({ ...list, items: [] });
+  const typeMetaEnd = 6 + (empty[5] as number);
+  const prefix = empty.subarray(0, typeMetaEnd);
+  const listHead = decodeEnvelope(empty).raw;
+  const varint = (n: number): Uint8Array => {
+    const out: number[] = [];
+    for (; n >= 0x80; n = Math.floor(n / 0x80)) out.push((n % 0x80) | 0x80);
+    out.push(n);
+    return Uint8Array.from(out);
+  };
+  const prefixOf = (itemsLength: number): Uint8Array[] => [prefix, Uint8Array.of(0x12), varint(listHead.length + itemsLength), listHead];
+  await serveList((out) => streamEncoded(out, prefixOf, items), started, { items: items.length });
+}
+
+async function listReadyProtobuf(sourceUrl: string): Promise<void> {
+  const started = performance.now();
+  const { list, items } = await fetchListObjects(sourceUrl);
+  const body = encodeObject({ ...list, items });
+  await serveList((out) => streamBytes(out, body), started, { items: items.length, bytes: body.length });
 }
 
 async function watchEmulator(): Promise<void> {
@@ -225,9 +288,11 @@ const main =
       ? listPlain(args[0] ?? "")
       : role === "list-plain-protobuf"
         ? listPlainProtobuf(args[0] ?? "")
-        : role === "watch-emulator"
-          ? watchEmulator()
-          : Promise.reject(new Error(`unknown role ${role}`));
+        : role === "list-ready-protobuf"
+          ? listReadyProtobuf(args[0] ?? "")
+          : role === "watch-emulator"
+            ? watchEmulator()
+            : Promise.reject(new Error(`unknown role ${role}`));
 main.catch((e: unknown) => {
   send({ type: "error", message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   // Leave the IPC message time to go out.

@@ -6,8 +6,9 @@
  *    takes (writeObject), escapes included;
  *  - a JSON list's items are made straight from the stored texts (respond.ts
  *    compactListPieces): the bytes of one Go-style encoding of the whole list;
- *  - a protobuf list reuses each entry's item length from an earlier list (protobuf-list.ts
- *    ItemLengths): the bytes of encodeObject of the whole list, before and after a write.
+ *  - a protobuf list reuses each entry's item bytes from an earlier list (protobuf-list.ts
+ *    ItemFields): the bytes of encodeObject of the whole list, before and after a write, and
+ *    in each version a type is served in.
  */
 
 import { request } from "undici";
@@ -95,7 +96,7 @@ describe("GET of one object from its stored text", () => {
   });
 });
 
-describe("protobuf lists with item lengths kept per entry", () => {
+describe("protobuf lists with item bytes kept per entry", () => {
   const NS = "/api/v1/namespaces/kube-public/configmaps";
   const PB = { accept: "application/vnd.kubernetes.protobuf" };
 
@@ -124,6 +125,62 @@ describe("protobuf lists with item lengths kept per entry", () => {
     expect(after.status).toBe(200);
     expect(after.bytes.equals(await expectedProtobuf())).toBe(true);
     expect(after.bytes.length).toBeGreaterThan(first.bytes.length + 500);
+    // A value changed to one of the same length: the kept bytes of the old entry must not be used.
+    const one = JSON.parse((await raw("GET", `${NS}/pb-1`)).bytes.toString("utf8"));
+    expect((await raw("PUT", `${NS}/pb-1`, { ...one, data: { k: "w" } })).status).toBe(200);
+    const same = await raw("GET", NS, undefined, PB);
+    expect(same.bytes.length).toBe(after.bytes.length);
+    expect(same.bytes.equals(await expectedProtobuf())).toBe(true);
+  });
+
+  it("answers the same bytes for a list larger than a write chunk, with an item larger than a chunk among small ones", async () => {
+    const BIG = "/api/v1/namespaces/pb-big/configmaps";
+    expect((await raw("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "pb-big" } })).status).toBe(201);
+    for (let i = 0; i < 60; i++) {
+      const data = { v: i === 30 ? "x".repeat(70_000) : `value-${i}-${"y".repeat(i * 40)}` };
+      expect((await raw("POST", BIG, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${String(i).padStart(2, "0")}` }, data })).status).toBe(201);
+    }
+    const list = JSON.parse((await raw("GET", BIG)).bytes.toString("utf8"));
+    const items = list.items.map((item: Record<string, unknown>) => ({ kind: "ConfigMap", apiVersion: "v1", ...item }));
+    const expected = Buffer.from(encodeObject({ ...list, items }));
+    expect(expected.length).toBeGreaterThan(2 * 64 * 1024);
+    for (let round = 0; round < 2; round++) {
+      const got = await raw("GET", BIG, undefined, PB);
+      expect({ round, length: got.bytes.length, same: got.bytes.equals(expected) }).toEqual({ round, length: expected.length, same: true });
+    }
+  });
+
+  it("keeps an entry's bytes per version: Events listed as events.k8s.io/v1 and as v1, each its own encoding, repeatedly", async () => {
+    const EVENTS = "/apis/events.k8s.io/v1/namespaces/kube-public/events";
+    for (let i = 0; i < 3; i++) {
+      const created = await raw("POST", EVENTS, {
+        apiVersion: "events.k8s.io/v1",
+        kind: "Event",
+        metadata: { name: `pb-ev-${i}` },
+        eventTime: "2026-01-01T00:00:00.000000Z",
+        reportingController: "example.com/ctl",
+        reportingInstance: "ctl-1",
+        action: "Test",
+        reason: "Listed",
+        type: "Normal",
+        note: `note ${i}`,
+        regarding: { kind: "ConfigMap", name: "pb-1", namespace: "kube-public" },
+      });
+      expect(created.status).toBe(201);
+    }
+    const versions = [
+      ["/apis/events.k8s.io/v1/namespaces/kube-public/events", "events.k8s.io/v1"],
+      ["/api/v1/namespaces/kube-public/events", "v1"],
+    ] as const;
+    for (let round = 0; round < 2; round++) {
+      for (const [path, apiVersion] of versions) {
+        const json = JSON.parse((await raw("GET", path)).bytes.toString("utf8"));
+        const items = json.items.map((item: Record<string, unknown>) => ({ kind: "Event", apiVersion, ...item }));
+        const got = await raw("GET", path, undefined, PB);
+        expect(got.status).toBe(200);
+        expect({ round, apiVersion, same: got.bytes.equals(Buffer.from(encodeObject({ ...json, items }))) }).toEqual({ round, apiVersion, same: true });
+      }
+    }
   });
 });
 

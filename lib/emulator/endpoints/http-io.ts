@@ -129,7 +129,9 @@ export interface BodyOptions {
 const byteLength = (p: BodyPiece): number => (typeof p === "string" ? Buffer.byteLength(p) : p.length);
 
 /** The pieces as one chunk: a string when they all are (written as UTF-8), else bytes. */
-function joinPieces(pieces: readonly BodyPiece[]): string | Buffer {
+function joinPieces(pieces: readonly BodyPiece[]): string | Uint8Array {
+  // A piece that fills a chunk on its own (a protobuf list's) goes out as it is, uncopied.
+  if (pieces.length === 1 && pieces[0] instanceof Uint8Array) return pieces[0];
   if (pieces.every((p): p is string => typeof p === "string")) return pieces.join("");
   return Buffer.concat(pieces.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : p)));
 }

@@ -11,8 +11,8 @@
  * Only the envelope framing is written here; every message byte comes from the shared codec
  * (lib/wire): the head from the list with no items (encodeObject), each item from its own
  * message (the raw an envelope would hold). The result is byte-for-byte encodeObject(the whole
- * list) (unit-tested). Lengths known from an earlier list of the same stored entries spare the
- * measuring pass (ItemLengths).
+ * list) (unit-tested). Items of stored entries are encoded once and their fields kept with the
+ * entries (ItemFields), so a later list copies them.
  */
 import { encodeMessageField, entryFor, messageLength } from "../../wire/protobuf/codec.js";
 import { decodeEnvelope, encodeObject, ProtobufFormatError } from "../../wire/protobuf/index.js";
@@ -54,6 +54,32 @@ function readVarint(bytes: Uint8Array, at: number): { value: number; end: number
 
 type Entry = ReturnType<typeof entryFor>;
 
+/** The size of the pieces Chunker makes: the body writer's chunk (http-io.ts). */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The pieces gathered into fresh chunks of CHUNK_BYTES (a piece that does not fit ends the
+ * chunk; a larger one goes alone). Each chunk is handed over once made and never written again.
+ */
+function* packed(pieces: Iterable<Uint8Array>): Generator<Uint8Array> {
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
+  for (const piece of pieces) {
+    if (used > 0 && used + piece.length > CHUNK_BYTES) {
+      yield chunk.subarray(0, used);
+      chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      used = 0;
+    }
+    if (piece.length >= CHUNK_BYTES) {
+      yield piece;
+      continue;
+    }
+    chunk.set(piece, used);
+    used += piece.length;
+  }
+  if (used > 0) yield chunk.subarray(0, used);
+}
+
 /**
  * The kind entry of each item, looked up once per apiVersion/kind in a row (a list's items
  * share theirs): the item message is its envelope's raw, made without the envelope.
@@ -76,36 +102,29 @@ function entries(): (item: Record<string, unknown>) => Entry {
 }
 
 /**
- * Message lengths known from an earlier list of the same entries (the writer of an object list
- * keeps them per stored entry): when every item's is known, the measuring pass, which decodes
- * and encodes every item only to count its bytes, is skipped.
+ * The items of a list made from stored entries, by index, with each item's encoded field
+ * (tag, length, message) kept from an earlier list of the same entry (the writer keeps them per
+ * stored entry, which never changes: a write makes a new one). A kept item is copied, not
+ * decoded and encoded again: that is what makes a repeated protobuf list cost about what a
+ * stream of ready bytes costs (issue #18).
  */
-export interface ItemLengths {
+export interface ItemFields {
   readonly count: number;
-  known(index: number): number | undefined;
-  remember(index: number, length: number): void;
-}
-
-function knownLengths(lengths: ItemLengths | undefined): number[] | undefined {
-  if (!lengths) return undefined;
-  const out: number[] = new Array(lengths.count);
-  for (let i = 0; i < lengths.count; i++) {
-    const n = lengths.known(i);
-    if (n === undefined) return undefined;
-    out[i] = n;
-  }
-  return out;
+  /** Item `index`, decoded. */
+  item(index: number): Record<string, unknown>;
+  /** The field kept for item `index`, if any. */
+  known(index: number): Uint8Array | undefined;
+  /** Offers item `index`'s field for keeping; false when it is not kept (a memory bound). */
+  remember(index: number, field: Uint8Array): boolean;
 }
 
 /**
  * The body of `{...head, items}` as pieces. `head` carries kind, apiVersion and metadata;
  * `items` is called twice (measure, then write) and must yield the same objects both times.
+ * With `fields` (a list of stored entries), items come from it by index instead, and each is
+ * encoded at most once per list (twice only when its field was not kept).
  */
-export function* protobufListPieces(
-  head: Record<string, unknown>,
-  items: () => Iterable<Record<string, unknown>>,
-  itemLengths?: ItemLengths,
-): Generator<Uint8Array> {
+export function* protobufListPieces(head: Record<string, unknown>, items: () => Iterable<Record<string, unknown>>, fields?: ItemFields): Generator<Uint8Array> {
   const empty = encodeObject({ ...head, items: [] });
   // magic (4 bytes), then field 1 (0a, length, runtime.TypeMeta): copied as the codec wrote it.
   if (empty[4] !== 0x0a) throw new ProtobufFormatError("protobuf list: unexpected envelope layout");
@@ -113,15 +132,45 @@ export function* protobufListPieces(
   const prefix = empty.subarray(0, typeMeta.end + typeMeta.value);
   const listHead = decodeEnvelope(empty).raw;
   const entryOf = entries();
-  let lengths = knownLengths(itemLengths);
-  if (!lengths) {
-    lengths = [];
-    for (const item of items()) {
-      const { entry, kind } = entryOf(item);
-      const n = messageLength(entry.message, item, kind || "WatchEvent");
-      itemLengths?.remember(lengths.length, n);
-      lengths.push(n);
+  const encodeItem = (item: Record<string, unknown>): Uint8Array => {
+    const { entry, kind } = entryOf(item);
+    // Field 2 of the list: tag, length and message in one piece.
+    return encodeMessageField(2, entry.message, item, kind || "WatchEvent");
+  };
+  if (fields) {
+    // Measure: a kept field has its length; another is encoded once and offered for keeping
+    // (memory: the kept fields, which stay with their entries, and one item at a time).
+    const sizes: number[] = new Array(fields.count);
+    let rawLength = listHead.length;
+    for (let i = 0; i < fields.count; i++) {
+      let field = fields.known(i);
+      if (!field) {
+        field = encodeItem(fields.item(i));
+        fields.remember(i, field);
+      }
+      sizes[i] = field.length;
+      rawLength += field.length;
     }
+    // Copied into chunks of the writer's size: one piece per 64 KB instead of one per item.
+    yield* packed(
+      (function* (): Generator<Uint8Array> {
+        yield prefix;
+        yield Uint8Array.of(TAG_RAW_OR_ITEMS, ...varint(rawLength));
+        yield listHead;
+        for (let i = 0; i < fields.count; i++) {
+          const field = fields.known(i) ?? encodeItem(fields.item(i));
+          if (field.length !== sizes[i]) throw new ProtobufFormatError("protobuf list: an item changed between measuring and writing");
+          yield field;
+        }
+        yield ENVELOPE_TAIL;
+      })(),
+    );
+    return;
+  }
+  const lengths: number[] = [];
+  for (const item of items()) {
+    const { entry, kind } = entryOf(item);
+    lengths.push(messageLength(entry.message, item, kind || "WatchEvent"));
   }
   let rawLength = listHead.length;
   for (const n of lengths) rawLength += 1 + varintLength(n) + n;
@@ -130,9 +179,7 @@ export function* protobufListPieces(
   yield listHead;
   let i = 0;
   for (const item of items()) {
-    const { entry, kind } = entryOf(item);
-    // Field 2 of the list: tag, length and message in one piece.
-    const field = encodeMessageField(2, entry.message, item, kind || "WatchEvent");
+    const field = encodeItem(item);
     const n = lengths[i++] as number;
     if (field.length !== 1 + varintLength(n) + n) throw new ProtobufFormatError("protobuf list: an item changed between measuring and writing");
     yield field;

@@ -34,7 +34,7 @@ import type { ObjectStorage, StoredObject } from "../../storage/object-storage.j
 import type { KeyValue } from "../../storage/store.js";
 import { type BodyPiece, writeBody } from "../http-io.js";
 import { contentTypeOf, type Encoding, META_GROUP, type MetaVersion, type Representation } from "../negotiation.js";
-import { type ItemLengths, protobufListPieces } from "../protobuf-list.js";
+import { type ItemFields, protobufListPieces } from "../protobuf-list.js";
 import type { RequestContext } from "./context.js";
 
 /** `meta.k8s.io/v1` (or v1beta1): the apiVersion of Tables and PartialObjectMetadata. */
@@ -237,22 +237,36 @@ function* mapIterable<A, B>(source: Iterable<A>, fn: (a: A) => B): Generator<B> 
 }
 
 /**
- * Each stored entry's item message length, once a protobuf list has written it: an entry never
- * changes (a write makes a new one), so a later list of it skips measuring (protobuf-list.ts).
- * A number per entry, dropped with the entry.
+ * Each stored entry's list item field (protobuf-list.ts ItemFields), once a protobuf list has
+ * encoded it, per storage (a route's storage decodes an entry in its own version): an entry
+ * never changes (a write makes a new one), so a later list copies the bytes instead of decoding
+ * and encoding the entry again. Kept with the entry (a WeakMap: dropped when the store drops
+ * it), up to PROTOBUF_FIELDS_BUDGET bytes in all; beyond it lists encode as they go.
  */
-const PROTOBUF_ITEM_LENGTHS = new WeakMap<KeyValue, number>();
+const PROTOBUF_ITEM_FIELDS = new WeakMap<ObjectStorage, WeakMap<KeyValue, Uint8Array>>();
+/** Bytes of kept item fields: about 0.7 of the entries' JSON, so about 350 MB of stored JSON at most. */
+const PROTOBUF_FIELDS_BUDGET = 256 << 20;
+let protobufFieldsBytes = 0;
+/** Gives the budget back as entries (and their kept fields) are collected. */
+const protobufFieldsFreed = new FinalizationRegistry<number>((bytes) => {
+  protobufFieldsBytes -= bytes;
+});
 
-function lengthsOf(entries: readonly KeyValue[]): ItemLengths {
+function fieldsOf(storage: ObjectStorage, entries: readonly KeyValue[]): ItemFields {
+  let kept = PROTOBUF_ITEM_FIELDS.get(storage);
+  if (!kept) PROTOBUF_ITEM_FIELDS.set(storage, (kept = new WeakMap()));
+  const fields = kept;
   return {
     count: entries.length,
-    known: (i) => {
-      const kv = entries[i];
-      return kv && PROTOBUF_ITEM_LENGTHS.get(kv);
-    },
-    remember: (i, n) => {
-      const kv = entries[i];
-      if (kv) PROTOBUF_ITEM_LENGTHS.set(kv, n);
+    item: (i) => storage.decode(entries[i] as KeyValue),
+    known: (i) => fields.get(entries[i] as KeyValue),
+    remember: (i, field) => {
+      const kv = entries[i] as KeyValue;
+      if (protobufFieldsBytes + field.length > PROTOBUF_FIELDS_BUDGET || fields.has(kv)) return false;
+      fields.set(kv, field);
+      protobufFieldsBytes += field.length;
+      protobufFieldsFreed.register(kv, field.length);
+      return true;
     },
   };
 }
@@ -274,7 +288,7 @@ export function writeList(ctx: RequestContext, source: ListSource): Promise<void
       if (encoding === "json" && !keepTypeMeta && !ctx.pretty && source.entries) return write(compactListPieces(head, source.entries, ctx.parts.storage));
       if (encoding === "json") return write(collectionJsonPieces(head, "items", mapIterable(source.itemTexts(), itemText), ctx.pretty));
       // The codec needs each item's kind to pick its message; the message itself has no TypeMeta.
-      if (encoding === "protobuf") return write(protobufListPieces(head, () => source.items(), source.entries && lengthsOf(source.entries)));
+      if (encoding === "protobuf") return write(protobufListPieces(head, () => source.items(), source.entries && fieldsOf(ctx.parts.storage, source.entries)));
       return write([encodeBody(encoding, { ...head, items: [...mapIterable(source.items(), item)] }, ctx.pretty)]);
     }
     case "PartialObjectMetadataList": {
