@@ -6,6 +6,7 @@
  * 143 SIGTERM (the run stopped, cleaned up and reported what ran; lib/cli/run-control.ts).
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import type { Reporter } from "vitest/node";
 import { CHECKER_FAULT_ENV } from "../daemons/checker/fault.js";
@@ -29,6 +30,16 @@ import { loadEnvironment, type RunFlagValues, runBounds, selectionEnvironment, s
 import { glueValues, parseOptions, UsageError } from "./usage.js";
 
 const ROOT = PROJECT_ROOT;
+
+/**
+ * How the suites' files share vitest's worker threads (issue #18). With isolation each file got a
+ * new thread that compiled and loaded vitest, undici, fast-check and lib/ again: about half the
+ * run's CPU. A suite keeps its state in its own file (re-run for each file) and in the target
+ * (its namespaces); what lib/ keeps per worker (the load limiter, the target's health) is meant
+ * per worker. Most test time is waiting (watch windows, bookmarks, the emulator's answers), so
+ * two workers more than cores keep them busy (4 on 2 cores: about a quarter less wall than 3).
+ */
+export const RUN_POOL = { isolate: false, maxWorkers: availableParallelism() + 2 } as const;
 
 /** A daemon URL flag: http or https, no path beyond "/" (the probes add theirs). */
 function daemonUrl(flag: string, raw: unknown, scheme?: "https:"): string | undefined {
@@ -313,6 +324,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     // The second project is the serial phase: tests that change the whole target run after all others.
     project: ["conformance", "conformance-exclusive"],
     watch: false,
+    ...RUN_POOL,
     passWithNoTests: false,
     ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}),
     reporters: [...(tty ? [] : ["default" as const]), ...reporters, ["junit", { outputFile: join(outDir, "junit.xml") }]],

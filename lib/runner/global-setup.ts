@@ -210,12 +210,24 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
     // Authentication is on, as on a real cluster: the suites act with the admin token.
     const failpoints = applied.flatMap((f) => (f.mode === "emulator" ? f.failpoints : []));
     // HTTPS too, as a real cluster serves: the suites trust the CA it makes at start.
-    const { startEmulator } = await import("../emulator/index.js");
-    const emulator = await startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true, failpoints, tls: "generate" });
+    // The emulated daemons do not talk to the emulator: both start at once.
+    const given = daemonSettings;
+    const [started, daemons] = await Promise.allSettled([
+      import("../emulator/index.js").then(({ startEmulator }) =>
+        startEmulator({ host: "127.0.0.1", port: 0, admin: true, bookmarkIntervalMs: 1000, auth: true, failpoints, tls: "generate" }),
+      ),
+      given ?? startEmbeddedDaemons(s, faults, variantOnly),
+    ]);
+    if (started.status === "rejected" || daemons.status === "rejected") {
+      // What did start would keep the process alive: no teardown follows a failed setup.
+      await Promise.all([started.status === "fulfilled" ? started.value.close() : undefined, s.daemons?.close()]);
+      throw started.status === "rejected" ? started.reason : (daemons as PromiseRejectedResult).reason;
+    }
+    const emulator = started.value;
     s.emulator = emulator;
     const credentials = { ...(emulator.adminToken ? { token: emulator.adminToken } : {}), ...(emulator.ca ? { ca: emulator.ca } : {}) };
     target = { url: emulator.url, credentials, source: "embedded emulator" };
-    daemonSettings ??= await startEmbeddedDaemons(s, faults, variantOnly);
+    daemonSettings = daemons.value;
   }
   // Other servers of the cluster: the target's credentials at their URLs, taken before a fault proxy stands in front of the target.
   const direct = target;
@@ -240,8 +252,8 @@ async function prepareTarget(s: Shared): Promise<ProvidedSettings> {
     }
   }
   const base = { target, runId: runIdFromEnv(env), spec: specSettingsFromEnv(env), daemons: daemonSettings, replicas };
-  const api = await detectApi(base, { declaredGates, thorough, replicas });
-  const daemonsFound = await detectDaemons(daemonSettings);
+  // The daemons' probes do not touch the API server: they run beside its detection.
+  const [api, daemonsFound] = await Promise.all([detectApi(base, { declaredGates, thorough, replicas }), detectDaemons(daemonSettings)]);
   const capabilities: Capabilities = { ...api.capabilities, ...daemonsFound.capabilities };
   const violations = [...api.violations, ...daemonsFound.violations];
   const settings: ProvidedSettings = {
