@@ -9,7 +9,7 @@
  * `report compare` of the merged run with one through a wrong server must name the rule the
  * server broke as a regression (exit 1), with the failure's evidence.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -60,16 +60,44 @@ interface StepResult {
   output: string;
 }
 
+/** `bash -c script` to its end (at most 240 s): exit code and everything it printed. */
+function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
+  return new Promise((done) => {
+    const child = spawn("bash", ["-c", script], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      done({ code: 1, output: `${output}${e.message}` });
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      done({ code: code ?? 1, output });
+    });
+  });
+}
+
+let jobCount = 0;
+
 /**
  * Runs a job's steps in `dir` as a runner would: one bash per step (`set -e`), a failed step
  * fails the job, later steps run only with `if: always()`, `continue-on-error` keeps the job
  * going. `stand` replaces a step by id (or skips it with null); background processes a step
- * started are stopped when the job ends.
+ * started are stopped when the job ends. Jobs may run at the same time, as the matrix's do.
  */
-function runJob(job: Job, dir: string, env: Record<string, string>, matrix: Record<string, string>, stand: Record<string, string | null>): StepResult[] {
+async function runJob(
+  job: Job,
+  dir: string,
+  env: Record<string, string>,
+  matrix: Record<string, string>,
+  stand: Record<string, string | null>,
+): Promise<StepResult[]> {
   const results: StepResult[] = [];
   let failed = false;
-  const pidFile = join(dir, ".background-pids");
+  jobCount += 1;
+  const pidFile = join(dir, `.background-pids-${jobCount}`);
   for (const step of job.steps) {
     if (step.uses) continue; // checkout, setup-node, artifacts: this checkout and one shared folder stand in for them
     const id = step.id ?? step.name ?? "step";
@@ -80,9 +108,9 @@ function runJob(job: Job, dir: string, env: Record<string, string>, matrix: Reco
     script = script.replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_, k: string) => matrix[k] ?? "").replace(/\$\{\{[^}]*\}\}/g, "");
     script = script.replace(/\bnpx tollgate\b/g, `node ${JSON.stringify(BIN)}`);
     const wrapped = `set -e\n${script}\njobs -p >> ${JSON.stringify(pidFile)}\n`;
-    const r = spawnSync("bash", ["-c", wrapped], { cwd: dir, env: { ...process.env, ...env, ...step.env }, encoding: "utf8", timeout: 240_000 });
-    results.push({ id, code: r.status ?? 1, output: `${r.stdout}${r.stderr}` });
-    if (r.status !== 0 && !step["continue-on-error"]) failed = true;
+    const r = await bash(wrapped, dir, { ...process.env, ...env, ...step.env });
+    results.push({ id, ...r });
+    if (r.code !== 0 && !step["continue-on-error"]) failed = true;
   }
   if (existsSync(pidFile)) {
     for (const pid of readFileSync(pidFile, "utf8").split(/\s+/).filter(Boolean)) {
@@ -105,6 +133,25 @@ const step = (rs: StepResult[], id: string): StepResult => {
 const SUITES = ["suites/crud", "suites/verbs", "suites/list-semantics"];
 /** Broken by the wrong server below, in the list-semantics suite only. */
 const RULE = "doc1.list-rv.exact-limit-unset-rv-other-exact";
+/** `tollgate run RUNFLAGS` against a fresh emulator (admin token `token`) as the workflow starts its server, through `front` (the emulator itself, or a proxy before it). */
+async function unshardedRun(
+  token: string,
+  runFlags: readonly string[],
+  front: (url: string) => Promise<{ url: string; close(): Promise<void> }> | { url: string; close(): Promise<void> },
+): Promise<SuiteRun> {
+  const emulator = await startEmulator({ port: 0, auth: true, adminToken: token, bookmarkIntervalMs: 1000 });
+  try {
+    const target = await front(emulator.url);
+    try {
+      return await runViaCli(["--target", target.url, ...runFlags]);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await emulator.close();
+  }
+}
+
 const statuses = (s: Summary): Record<string, string> => Object.fromEntries(s.rules.map((r) => [r.id, r.status]));
 
 describe("the release gate", () => {
@@ -126,15 +173,34 @@ describe("the release gate", () => {
     const flags = `${wf.env["TOLLGATE_RUN_FLAGS"] ?? ""} ${SUITES.map((s) => `--suite ${s}`).join(" ")} --no-html --seed 5`;
     const env = { ...wf.env, TOLLGATE_RUN_FLAGS: flags, TOLLGATE_REPORT_FLAGS: "--no-html" };
     const shardJob = wf.jobs["shard"] as Job;
-    for (const shard of shardJob.strategy?.matrix?.shard ?? []) {
-      const rs = runJob(shardJob, dir, { ...env, TOLLGATE_PORT: String(await freePort()) }, { shard: String(shard) }, { install: null });
-      expect(step(rs, "server").code, step(rs, "server").output).toBe(0);
-      expect(step(rs, "run").code, step(rs, "run").output).toBe(0);
-      const s = JSON.parse(readFileSync(join(dir, "reports", `shard-${shard}`, "summary.json"), "utf8")) as Summary;
-      expect(s.shard).toEqual({ index: shard, count: 2 });
-    }
+    const token = wf.env["TOLLGATE_TOKEN"] ?? "";
+    const runFlags = ["--token", token, ...flags.trim().split(/\s+/)];
+    // The shards (as the matrix's jobs, at the same time), the same run unsharded and the one
+    // through a wrong server are independent: each has its own server, and they run together.
+    const [, [base, bad]] = await Promise.all([
+      Promise.all(
+        (shardJob.strategy?.matrix?.shard ?? []).map(async (shard) => {
+          const rs = await runJob(shardJob, dir, { ...env, TOLLGATE_PORT: String(await freePort()) }, { shard: String(shard) }, { install: null });
+          expect(step(rs, "server").code, step(rs, "server").output).toBe(0);
+          expect(step(rs, "run").code, step(rs, "run").output).toBe(0);
+          const s = JSON.parse(readFileSync(join(dir, "reports", `shard-${shard}`, "summary.json"), "utf8")) as Summary;
+          expect(s.shard).toEqual({ index: shard, count: 2 });
+        }),
+      ),
+      // Against emulators started as the workflow starts its server, one behind a wrong server.
+      Promise.all([
+        unshardedRun(token, runFlags, (url) => ({ url, close: async () => undefined })),
+        unshardedRun(token, runFlags, (url) =>
+          startWireProxy(url, {
+            name: "ignores resourceVersionMatch on lists",
+            suite: "list-semantics",
+            request: (method, path) => (method === "GET" ? path.replace(/([?&])resourceVersionMatch=[^&]*&?/, "$1") : path),
+          }),
+        ),
+      ]),
+    ]);
 
-    const verdict = (baseline: Summary | undefined): StepResult[] => {
+    const verdict = (baseline: Summary | undefined): Promise<StepResult[]> => {
       const fetch = baseline
         ? `mkdir -p baseline && cp ${JSON.stringify(join(dir, "release.json"))} baseline/summary.json`
         : "mkdir -p baseline && rm -f baseline/summary.json";
@@ -142,7 +208,7 @@ describe("the release gate", () => {
       return runJob(wf.jobs["verdict"] as Job, dir, env, {}, { install: null, baseline: fetch });
     };
 
-    const first = verdict(undefined);
+    const first = await verdict(undefined);
     expect(step(first, "merge").code, step(first, "merge").output).toBe(0);
     expect(step(first, "compare").output).toMatch(/no baseline: nothing to compare/);
     const merged = JSON.parse(readFileSync(join(dir, "reports", "merged", "summary.json"), "utf8")) as Summary;
@@ -151,26 +217,6 @@ describe("the release gate", () => {
     expect(readFileSync(join(dir, "reports", "merged", "junit.xml"), "utf8")).toContain(`tests="${merged.tests.length}"`);
     expect(readFileSync(join(dir, "reports", "merged", "rules.html"), "utf8")).toContain("merged from 2 run(s)");
 
-    // The same run unsharded, against an emulator started as the workflow starts it, and one through a wrong server.
-    const emulator = await startEmulator({ port: 0, auth: true, adminToken: wf.env["TOLLGATE_TOKEN"], bookmarkIntervalMs: 1000 });
-    const runFlags = ["--token", wf.env["TOLLGATE_TOKEN"] ?? "", ...flags.trim().split(/\s+/)];
-    let base: SuiteRun;
-    let bad: SuiteRun;
-    try {
-      base = await runViaCli(["--target", emulator.url, ...runFlags]);
-      const proxy = await startWireProxy(emulator.url, {
-        name: "ignores resourceVersionMatch on lists",
-        suite: "list-semantics",
-        request: (method, path) => (method === "GET" ? path.replace(/([?&])resourceVersionMatch=[^&]*&?/, "$1") : path),
-      });
-      try {
-        bad = await runViaCli(["--target", proxy.url, ...runFlags]);
-      } finally {
-        await proxy.close();
-      }
-    } finally {
-      await emulator.close();
-    }
     expect(base.code, base.output).toBe(0);
     expect(statuses(merged), "the shards merged say what the unsharded run says, rule by rule").toEqual(statuses(base.summary));
     expect(merged.totals).toEqual(base.summary.totals);
@@ -194,7 +240,7 @@ describe("the release gate", () => {
     expect(comparison.regressions.map((r) => r.rule).sort()).toEqual(lost.sort());
     expect(readFileSync(join(out, "compare.html"), "utf8")).not.toMatch(/<script/i);
 
-    const same = verdict(merged);
+    const same = await verdict(merged);
     expect(step(same, "compare").code, step(same, "compare").output).toBe(0);
 
     // A last release that verified a rule this run leaves untested: the gate must fail on it.
@@ -202,7 +248,7 @@ describe("the release gate", () => {
     if (!untested) throw new Error("the narrowed run leaves no rule untested");
     const release = structuredClone(merged);
     for (const r of release.rules) if (r.id === untested.id) r.status = "passed";
-    const regressed = verdict(release);
+    const regressed = await verdict(release);
     expect(step(regressed, "compare").code, step(regressed, "compare").output).toBe(1);
     expect(step(regressed, "compare").output).toContain(untested.id);
   });

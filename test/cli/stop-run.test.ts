@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, type ExpectStatic, it, type TestContext } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import type { KubeObject } from "../../lib/harness/objects.js";
 import type { Summary } from "../../lib/report/summary.js";
@@ -19,10 +19,17 @@ const BIN = resolve(import.meta.dirname, "../../bin/tollgate.js");
 const RUN_LABEL = "tollgate.dev/run-id";
 const SUITE_LABEL = "tollgate.dev/suite";
 
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
-});
+/**
+ * What a test started, stopped when it ends (last first). The tests run concurrently (each
+ * waits mostly on its own child run), so each has its own list, emptied by its own context's hook.
+ */
+function stopsOfThisTest(onTestFinished: TestContext["onTestFinished"]): (() => Promise<void>)[] {
+  const stops: (() => Promise<void>)[] = [];
+  onTestFinished(async () => {
+    for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
+  });
+  return stops;
+}
 
 /**
  * Terminating namespaces are emptied after 50 ms instead of a second: still in the background,
@@ -30,7 +37,7 @@ afterEach(async () => {
  */
 const NAMESPACE_CLEANUP = { namespaceCleanupDelayMs: 50 };
 
-async function emulator(): Promise<RunningEmulator> {
+async function emulator(stops: (() => Promise<void>)[]): Promise<RunningEmulator> {
   const e = await startEmulator({ port: 0, ...NAMESPACE_CLEANUP });
   stops.push(() => e.close());
   return e;
@@ -75,7 +82,7 @@ interface Run {
   summary(): Summary;
 }
 
-function startRun(args: string[]): Run {
+function startRun(stops: (() => Promise<void>)[], args: string[]): Run {
   const out = mkdtempSync(join(tmpdir(), "tollgate-stop-"));
   const child = spawn(process.execPath, [BIN, "run", "--no-html", "--qps", "0", "--output", out, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
@@ -116,16 +123,17 @@ async function suiteNamespace(base: string, run: Run): Promise<KubeObject> {
 /** The lines tollgate itself printed to stderr. */
 const ownLines = (stderr: string): string[] => stderr.split("\n").filter((l) => l.startsWith("tollgate: "));
 
-describe("a run stopped by a signal", () => {
+describe.concurrent("a run stopped by a signal", () => {
   for (const [sig, code] of [
     ["SIGINT", 130],
     ["SIGTERM", 143],
   ] as const) {
     it(`${sig}: the run stops, removes its namespaces, CRDs and webhook configurations, writes the report and exits ${code}`, {
       timeout: 120_000,
-    }, async () => {
-      const e = await emulator();
-      const run = startRun(["--target", e.url, "--suite", "custom-resources", "--suite", "admission-webhooks"]);
+    }, async ({ expect, onTestFinished }) => {
+      const stops = stopsOfThisTest(onTestFinished);
+      const e = await emulator(stops);
+      const run = startRun(stops, ["--target", e.url, "--suite", "custom-resources", "--suite", "admission-webhooks"]);
       const ns = await suiteNamespace(e.url, run);
       const runId = ns.metadata.labels?.[RUN_LABEL] as string;
       // SIGTERM once a cluster-scoped object of the run exists too (a CRD), SIGINT as soon as a suite has its namespace.
@@ -150,81 +158,7 @@ describe("a run stopped by a signal", () => {
   }
 });
 
-/** A TCP proxy that forwards until `stall()`, then accepts and reads but never answers, on new and open connections alike. */
-async function stallingProxy(upstream: string): Promise<{ url: string; stall(): void }> {
-  const up = new URL(upstream);
-  let stalled = false;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    sockets.add(client);
-    client.on("error", () => undefined);
-    client.on("close", () => sockets.delete(client));
-    if (stalled) return;
-    const target = connect(Number(up.port), up.hostname);
-    sockets.add(target);
-    target.on("error", () => client.destroy());
-    client.on("data", (d) => void (stalled || target.write(d)));
-    target.on("data", (d) => void (stalled || client.write(d)));
-    client.on("close", () => target.destroy());
-    target.on("close", () => void (stalled || client.destroy()));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  stops.push(async () => {
-    for (const s of sockets) s.destroy();
-    await new Promise<void>((r) => server.close(() => r()));
-  });
-  const port = (server.address() as { port: number }).port;
-  return { url: `http://127.0.0.1:${port}`, stall: () => void (stalled = true) };
-}
-
-describe("a target that stops answering mid-run", () => {
-  // Short enough to keep the runs bounded, long enough that a loaded machine's slow answers are
-  // not taken for a stall before the suites start (1 s failed there about once in twenty runs).
-  const bounds = ["--request-timeout", "3s", "--unavailable-after", "6s"];
-
-  function expectTargetStop(run: Run, code: number | null, startedAt: number): Summary {
-    const output = run.stdout() + run.stderr();
-    expect(code, output).toBe(2);
-    expect(Date.now() - startedAt, "bounded time").toBeLessThan(60_000);
-    const s = run.summary();
-    expect(
-      s.rules.filter((r) => r.status === "failed").map((r) => r.id),
-      output,
-    ).toEqual([]);
-    expect(s.totals.tests.failed).toBe(0);
-    expect(s.target.problem, output).toBeDefined();
-    expect(s.problems).toEqual([]);
-    expect(s.exit.code).toBe(2);
-    // One line of its own about it on stderr, and no stack trace of tollgate's.
-    expect(ownLines(run.stderr()).length, run.stderr()).toBeLessThanOrEqual(1);
-    return s;
-  }
-
-  it("dies (the emulator stops): exit 2, its tests target unavailable, no failed rule", { timeout: 120_000 }, async () => {
-    const e = await startEmulator({ port: 0, ...NAMESPACE_CLEANUP });
-    stops.push(() => e.close());
-    const started = Date.now();
-    const run = startRun(["--target", e.url, "--suite", "watch-history", "--suite", "crud", "--suite", "chunked-list", ...bounds]);
-    await suiteNamespace(e.url, run);
-    await e.close();
-    const s = expectTargetStop(run, await run.exited, started);
-    expect(s.target.problem?.message).toMatch(/ECONNREFUSED|ECONNRESET|socket|closed/);
-  });
-
-  it("stalls (accepts and never answers): exit 2 within bounded time, no failed rule", { timeout: 120_000 }, async () => {
-    const e = await emulator();
-    const proxy = await stallingProxy(e.url);
-    const started = Date.now();
-    const run = startRun(["--target", proxy.url, "--suite", "watch-history", "--suite", "crud", "--suite", "chunked-list", ...bounds]);
-    await suiteNamespace(e.url, run);
-    proxy.stall();
-    const s = expectTargetStop(run, await run.exited, started);
-    expect(s.target.problem?.message).toMatch(/no answer/);
-    expect(s.stopped?.reason ?? "ended on its own").toMatch(/target-unavailable|ended on its own/);
-  });
-});
-
-describe("tollgate cleanup", () => {
+describe.concurrent("tollgate cleanup", () => {
   // Asynchronous: the emulator answering the command lives in this process.
   const cli = (...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> =>
     new Promise((done) => {
@@ -236,8 +170,11 @@ describe("tollgate cleanup", () => {
       child.once("exit", (status) => done({ status, stdout, stderr }));
     });
 
-  it("removes what runs left by the run label, webhook configurations first, and says what it removed", { timeout: 60_000 }, async () => {
-    const e = await emulator();
+  it("removes what runs left by the run label, webhook configurations first, and says what it removed", { timeout: 60_000 }, async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const e = await emulator(stopsOfThisTest(onTestFinished));
     const post = async (path: string, body: unknown): Promise<void> => {
       const res = await fetch(`${e.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
@@ -310,5 +247,85 @@ describe("tollgate cleanup", () => {
     const bad = await cli("--run-id", "x");
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^tollgate: cleanup needs a target/)]);
+  });
+});
+
+/** A TCP proxy that forwards until `stall()`, then accepts and reads but never answers, on new and open connections alike. */
+async function stallingProxy(stops: (() => Promise<void>)[], upstream: string): Promise<{ url: string; stall(): void }> {
+  const up = new URL(upstream);
+  let stalled = false;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    sockets.add(client);
+    client.on("error", () => undefined);
+    client.on("close", () => sockets.delete(client));
+    if (stalled) return;
+    const target = connect(Number(up.port), up.hostname);
+    sockets.add(target);
+    target.on("error", () => client.destroy());
+    client.on("data", (d) => void (stalled || target.write(d)));
+    target.on("data", (d) => void (stalled || client.write(d)));
+    client.on("close", () => target.destroy());
+    target.on("close", () => void (stalled || client.destroy()));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  stops.push(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+  const port = (server.address() as { port: number }).port;
+  return { url: `http://127.0.0.1:${port}`, stall: () => void (stalled = true) };
+}
+
+/**
+ * After the runs above (a plain describe: not in their concurrent group), the two of these at
+ * the same time: their short --request-timeout is met by emulators in this process, which
+ * four runs at once (and a loaded machine) slowed past it before the suites started.
+ */
+describe("a target that stops answering mid-run", () => {
+  // Short enough to keep the runs bounded, long enough that a loaded machine's slow answers are
+  // not taken for a stall before the suites start (1 s failed there about once in twenty runs).
+  const bounds = ["--request-timeout", "3s", "--unavailable-after", "6s"];
+
+  function expectTargetStop(expect: ExpectStatic, run: Run, code: number | null, startedAt: number): Summary {
+    const output = run.stdout() + run.stderr();
+    expect(code, output).toBe(2);
+    expect(Date.now() - startedAt, "bounded time").toBeLessThan(60_000);
+    const s = run.summary();
+    expect(
+      s.rules.filter((r) => r.status === "failed").map((r) => r.id),
+      output,
+    ).toEqual([]);
+    expect(s.totals.tests.failed).toBe(0);
+    expect(s.target.problem, output).toBeDefined();
+    expect(s.problems).toEqual([]);
+    expect(s.exit.code).toBe(2);
+    // One line of its own about it on stderr, and no stack trace of tollgate's.
+    expect(ownLines(run.stderr()).length, run.stderr()).toBeLessThanOrEqual(1);
+    return s;
+  }
+
+  it.concurrent("dies (the emulator stops): exit 2, its tests target unavailable, no failed rule", { timeout: 120_000 }, async ({ expect, onTestFinished }) => {
+    const stops = stopsOfThisTest(onTestFinished);
+    const e = await emulator(stops);
+    const started = Date.now();
+    const run = startRun(stops, ["--target", e.url, "--suite", "watch-history", "--suite", "crud", "--suite", "chunked-list", ...bounds]);
+    await suiteNamespace(e.url, run);
+    await e.close();
+    const s = expectTargetStop(expect, run, await run.exited, started);
+    expect(s.target.problem?.message).toMatch(/ECONNREFUSED|ECONNRESET|socket|closed/);
+  });
+
+  it.concurrent("stalls (accepts and never answers): exit 2 within bounded time, no failed rule", { timeout: 120_000 }, async ({ expect, onTestFinished }) => {
+    const stops = stopsOfThisTest(onTestFinished);
+    const e = await emulator(stops);
+    const proxy = await stallingProxy(stops, e.url);
+    const started = Date.now();
+    const run = startRun(stops, ["--target", proxy.url, "--suite", "watch-history", "--suite", "crud", "--suite", "chunked-list", ...bounds]);
+    await suiteNamespace(e.url, run);
+    proxy.stall();
+    const s = expectTargetStop(expect, run, await run.exited, started);
+    expect(s.target.problem?.message).toMatch(/no answer/);
+    expect(s.stopped?.reason ?? "ended on its own").toMatch(/target-unavailable|ended on its own/);
   });
 });

@@ -6,7 +6,7 @@
  * faithful pair passes the same way.
  */
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it, type TestContext } from "vitest";
 import { PKI } from "../../../fixtures/daemons/pki.js";
 import { STATIC_POD_DIR } from "../../../fixtures/daemons/static-pods.js";
 import { DAEMON_TLS_CERT_FILE } from "../../../fixtures/daemons/tls.js";
@@ -36,7 +36,8 @@ const AGENT_WEBHOOK = ["--authentication-token-webhook", "--authorization-mode=W
 /**
  * The runs' API target: the suites here talk to the daemons only, and a run given a --target
  * neither starts the embedded emulator (with its TLS and its daemons) nor loads its modules,
- * about half a run's CPU. One for the file; the runs are sequential.
+ * about half a run's CPU. One for the file, shared by the runs (each has its own daemons): the
+ * runs go at the same time, each mostly waiting on its child process.
  */
 let api: RunningEmulator;
 beforeAll(async () => {
@@ -46,11 +47,12 @@ afterAll(async () => {
   await api?.close();
 });
 
-let daemons: RunningEmulatedDaemons | undefined;
-afterEach(async () => {
-  await daemons?.close();
-  daemons = undefined;
-});
+/** Daemons for one test, closed when it ends. */
+async function daemonsOfThisTest(onTestFinished: TestContext["onTestFinished"], options: EmulatedDaemonsOptions): Promise<RunningEmulatedDaemons> {
+  const daemons = await startEmulatedDaemons(options);
+  onTestFinished(() => daemons.close());
+  return daemons;
+}
 
 interface Told {
   controllerManagerArgs: string;
@@ -61,11 +63,12 @@ interface Told {
 
 /** Starts the daemons as `actual`, and runs the suite against them told they were started with `told`. */
 async function runAgainst(
+  onTestFinished: TestContext["onTestFinished"],
   actual: Omit<EmulatedDaemonsOptions, "tls" | "access">,
   told: Told,
   extra: readonly string[] = [],
 ): Promise<{ code: number | null; summary: Summary; output: string }> {
-  daemons = await startEmulatedDaemons({ tls: TLS, access: ACCESS, ...actual });
+  const daemons = await daemonsOfThisTest(onTestFinished, { tls: TLS, access: ACCESS, ...actual });
   const cm = daemons.controllerManager;
   const agent = daemons.nodeAgent;
   if (!cm?.url || !agent?.url || !agent.readOnlyUrl || !agent.healthzUrl) throw new Error("a daemon server did not start");
@@ -117,9 +120,10 @@ const withStatus = (s: Summary, status: string): string[] =>
     .map((r) => r.id)
     .sort();
 
-describe("the daemon probe suite against daemons", () => {
-  it("passes against emulated daemons that behave as their command lines say", { timeout: 90_000 }, async () => {
+describe.concurrent("the daemon probe suite against daemons", () => {
+  it("passes against emulated daemons that behave as their command lines say", { timeout: 90_000 }, async ({ expect, onTestFinished }) => {
     const { code, summary, output } = await runAgainst(
+      onTestFinished,
       { controllerManager: { args: WITH_FILES, port: 0 }, nodeAgent: { args: [...AGENT_WEBHOOK, ...PODS_ARGS], ...FREE } },
       { controllerManagerArgs: WITH_FILES.join(" "), nodeAgentArgs: [...AGENT_WEBHOOK, ...PODS_ARGS].join(" ") },
     );
@@ -139,8 +143,9 @@ describe("the daemon probe suite against daemons", () => {
 
   it("fails on open metrics, protected health paths, missing profiling, a bad health server, an authenticating read-only server, and auth settings other than told", {
     timeout: 90_000,
-  }, async () => {
+  }, async ({ expect, onTestFinished }) => {
     const { code, summary, output } = await runAgainst(
+      onTestFinished,
       {
         controllerManager: { args: WITH_FILES, port: 0, faults: ["metrics-open", "health-protected", "pprof-missing"] },
         nodeAgent: { args: ["--anonymous-auth=false"], ...FREE, faults: ["read-only-auth", "healthz-not-ok"] },
@@ -175,8 +180,9 @@ describe("the daemon probe suite against daemons", () => {
 
   it("fails when the controller manager has connection files it is said not to have and no checks of the core loops, and the node agent authorizes by Webhook and has no debugging handlers", {
     timeout: 90_000,
-  }, async () => {
+  }, async ({ expect, onTestFinished }) => {
     const { code, summary, output } = await runAgainst(
+      onTestFinished,
       {
         controllerManager: { args: WITH_FILES, port: 0, faults: ["core-loops-unchecked"] },
         nodeAgent: { args: ["--authentication-token-webhook", "--authorization-mode=Webhook", "--enable-debugging-handlers=false"], ...FREE },
@@ -203,11 +209,12 @@ describe("the daemon probe suite against daemons", () => {
  * Tokens are all the probe suite uses and certificates all the certificate suite uses, so
  * neither fault can fail the other suite's rules; the exact list shows each fault found.
  */
-describe("the daemon probe and certificate suites against a node agent that mismanages its pods and certificates", () => {
+describe.concurrent("the daemon probe and certificate suites against a node agent that mismanages its pods and certificates", () => {
   it("fails on a foreign container, a wrong node name, a stopped container reported running, static pods from a path it is said not to have, and a certificate taken for someone other than its common name", {
     timeout: 90_000,
-  }, async () => {
+  }, async ({ expect, onTestFinished }) => {
     const { code, summary, output } = await runAgainst(
+      onTestFinished,
       {
         controllerManager: { args: EMBEDDED_CONTROLLER_MANAGER_ARGS, port: 0 },
         nodeAgent: { args: EMBEDDED_NODE_AGENT_ARGS, ...FREE, faults: ["foreign-container", "wrong-node-name", "stopped-container", "cert-user-not-cn"] },
@@ -232,13 +239,14 @@ describe("the daemon probe and certificate suites against a node agent that mism
 });
 
 /** The certificate suite (suites/daemons/certificates.test.ts) against emulated daemons that take certificates wrongly. */
-describe("the daemon certificate suite against daemons", () => {
+describe.concurrent("the daemon certificate suite against daemons", () => {
   async function runCertificates(
+    onTestFinished: TestContext["onTestFinished"],
     cmFaults: ControllerManagerFault[],
     agentFaults: NodeAgentFault[],
     toldCm: readonly string[] = EMBEDDED_CONTROLLER_MANAGER_ARGS,
   ): Promise<{ code: number | null; summary: Summary; output: string }> {
-    daemons = await startEmulatedDaemons({
+    const daemons = await daemonsOfThisTest(onTestFinished, {
       tls: TLS,
       access: ACCESS,
       controllerManager: { args: EMBEDDED_CONTROLLER_MANAGER_ARGS, port: 0, faults: cmFaults },
@@ -266,8 +274,15 @@ describe("the daemon certificate suite against daemons", () => {
     ]);
   }
 
-  it("fails on certificates from any CA, identity headers from any certificate, and SNI without precedence", { timeout: 90_000 }, async () => {
-    const { code, summary, output } = await runCertificates(["any-client-cert", "headers-from-any-cert", "sni-first-match"], ["any-client-cert"]);
+  it("fails on certificates from any CA, identity headers from any certificate, and SNI without precedence", { timeout: 90_000 }, async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const { code, summary, output } = await runCertificates(
+      onTestFinished,
+      ["any-client-cert", "headers-from-any-cert", "sni-first-match"],
+      ["any-client-cert"],
+    );
     expect(withStatus(summary, "failed"), output).toEqual([
       "doc3.auth.agent-client-cert-cn",
       "doc3.auth.cm-client-cert-cn",
