@@ -124,8 +124,11 @@ export default defineConfig({
         test: {
           name: "conformance",
           include: ["suites/**/*.test.ts"],
-          // Worker threads start cheaper than forked processes, and each file still gets its own module graph.
+          // Worker threads, reused across files with their modules (as `tollgate run` does, lib/cli/run.ts
+          // RUN_POOL): a new thread per file loaded vitest, undici and lib/ again, about half the suites' CPU.
+          // A suite keeps its state in its own file and in its namespaces on the target.
           pool: "threads",
+          isolate: false,
           exclude: ["suites/exclusive/**"],
           globalSetup: ["lib/runner/global-setup.ts"],
           testTimeout: 30_000,
@@ -140,8 +143,8 @@ export default defineConfig({
         test: {
           name: "conformance-exclusive",
           include: ["suites/exclusive/**/*.test.ts"],
-          // Worker threads start cheaper than forked processes, and each file still gets its own module graph.
           pool: "threads",
+          isolate: false,
           globalSetup: ["lib/runner/global-setup.ts"],
           sequence: { groupOrder: 1 },
           maxWorkers: 1,
