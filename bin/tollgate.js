@@ -40,10 +40,24 @@ const WORKER_COMMANDS = new Set(["emulator"]);
 /** MB of the worker's stack: V8 is given all but 192 KB of it, ~112,000 probe frames here (10000 levels need ~95,000). */
 const WORKER_STACK_MB = 8;
 
+/**
+ * Whether `tollgate run` with these arguments needs the deep stack: when it serves an emulator
+ * in this process (no --target, --kubeconfig or --in-cluster; lib/cli/run.ts) or a --fault's
+ * proxy that may rewrite bodies. Otherwise its suites run in worker threads, whose stacks vitest
+ * sets, and the main thread only reports: one Node start fewer (issue #18; `npm test` makes
+ * about 25 such runs).
+ */
+function runNeedsDeepStack(args) {
+  const given = (flag) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+  if (given("--list")) return false;
+  return given("--fault") || !(given("--target") || given("--kubeconfig") || given("--in-cluster"));
+}
+
 /** The --stack-size (KB) to run with, or undefined to run as is. */
 function stackSizeKb() {
   // Only the commands that serve an emulator; the others start faster as they are.
   if (!STACK_COMMANDS.has(process.argv[2] ?? "")) return undefined;
+  if (process.argv[2] === "run" && !runNeedsDeepStack(process.argv.slice(3))) return undefined;
   if (process.execArgv.some((a) => a.startsWith("--stack-size") || a.startsWith("--stack_size"))) return undefined;
   let limits;
   try {

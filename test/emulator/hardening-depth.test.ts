@@ -6,7 +6,9 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emulatorDepthMessage, emulatorMaxDepth } from "../../lib/emulator/apimachinery/json.js";
@@ -209,15 +211,16 @@ describe("bin/tollgate.js: the emulator in a worker thread with a larger stack",
   }, 30_000);
 });
 
-describe("bin/tollgate.js: tollgate run re-runs itself with a larger stack", () => {
+describe("bin/tollgate.js: tollgate run re-runs itself with a larger stack when it embeds the emulator", () => {
   // The re-run needs Linux's /proc/self/limits; elsewhere there is one process.
   it.runIf(process.platform === "linux")(
     "does not leave the re-run behind when it is killed outright",
     async () => {
-      // An unreachable target: the re-run lives a few hundred milliseconds, long enough to be seen.
-      const child = spawn(process.execPath, [BIN, "run", "--target", "http://127.0.0.1:9"], { stdio: "ignore" });
+      // The embedded run: the re-run serves the emulator, and lives long enough to be seen.
+      const out = mkdtempSync(join(tmpdir(), "tollgate-rerun-"));
+      const child = spawn(process.execPath, [BIN, "run", "--suite", "crud", "--no-html", "--output", out], { stdio: "ignore" });
       let rerun: number | undefined;
-      for (let i = 0; i < 100 && rerun === undefined && child.exitCode === null; i++) {
+      for (let i = 0; i < 250 && rerun === undefined && child.exitCode === null; i++) {
         rerun = childrenOf(child.pid as number)[0];
         if (rerun === undefined) await new Promise((r) => setTimeout(r, 20));
       }
@@ -225,6 +228,27 @@ describe("bin/tollgate.js: tollgate run re-runs itself with a larger stack", () 
       child.kill("SIGKILL");
       for (let i = 0; i < 100 && alive(rerun as number); i++) await new Promise((r) => setTimeout(r, 100));
       expect(alive(rerun as number)).toBe(false);
+      rmSync(out, { recursive: true, force: true });
+    },
+    30_000,
+  );
+
+  it.runIf(process.platform === "linux")(
+    "runs as one process against a target: no emulator here, so no re-run (one Node start fewer)",
+    async () => {
+      // An unreachable target ends the run in well under a second; a re-run would be there all along.
+      const child = spawn(process.execPath, [BIN, "run", "--target", "http://127.0.0.1:9"], { stdio: "ignore" });
+      const exited = once(child, "exit");
+      const seen = new Set<number>();
+      let polls = 0;
+      while (child.exitCode === null && child.signalCode === null) {
+        for (const pid of childrenOf(child.pid as number)) seen.add(pid);
+        polls++;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const [code] = await exited;
+      expect({ code, children: [...seen] }).toEqual({ code: 2, children: [] });
+      expect(polls).toBeGreaterThan(3);
     },
     30_000,
   );
