@@ -16,10 +16,17 @@
  *                                   streams those ready bytes (a second, harder baseline: only
  *                                   copying, no encoding at all).
  *   watch-emulator                  the emulator, empty, with its default settings.
+ *   watch-bare                      a bare node:http fan-out server (the baseline for watches):
+ *                                   it numbers each created object, frames the ADDED line once
+ *                                   and writes the lines gathered since its last flush to every
+ *                                   watch response with res.write, at once when idle and at
+ *                                   most every 10 ms when busy (the emulator's cadence); no
+ *                                   validation, storage, history, selectors or bookmarks.
  *
  * The child reports "ready" with its URL and its memory after setup (after a full GC), and on
  * request samples its own memory every 2 ms.
  */
+import { randomUUID } from "node:crypto";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -49,7 +56,9 @@ let sampler: NodeJS.Timeout | undefined;
 let peak: MemorySample = memorySample();
 let samples = 0;
 let delay = monitorEventLoopDelay({ resolution: 1 });
-let countersAtStart: Record<string, number> = { ...watchOutboxStats };
+/** The fan-out counters (flushes, writes, lines) of the server this child runs. */
+let counterSource: Record<string, number> = watchOutboxStats;
+let countersAtStart: Record<string, number> = { ...counterSource };
 let cpuAtStart = process.cpuUsage();
 
 process.on("message", (m: ParentMessage) => {
@@ -59,7 +68,7 @@ process.on("message", (m: ParentMessage) => {
     delay.disable();
     delay = monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
-    countersAtStart = { ...watchOutboxStats };
+    countersAtStart = { ...counterSource };
     cpuAtStart = process.cpuUsage();
     clearInterval(sampler);
     sampler = setInterval(() => {
@@ -71,7 +80,7 @@ process.on("message", (m: ParentMessage) => {
     clearInterval(sampler);
     peak = maxSample(peak, memorySample());
     delay.disable();
-    const counters = Object.fromEntries(Object.entries(watchOutboxStats).map(([k, v]) => [k, v - (countersAtStart[k] ?? 0)]));
+    const counters = Object.fromEntries(Object.entries(counterSource).map(([k, v]) => [k, v - (countersAtStart[k] ?? 0)]));
     // The server's own CPU while sampling: steadier than throughput on a shared machine.
     const cpu = process.cpuUsage(cpuAtStart);
     counters["cpuMs"] = Math.round((cpu.user + cpu.system) / 1000);
@@ -280,6 +289,91 @@ async function watchEmulator(): Promise<void> {
   send({ type: "ready", url, baseline: memorySample(), setupMs: performance.now() - started, detail: {} });
 }
 
+/**
+ * The watch baseline, written by hand because it is the point: the least a server must do to
+ * give every watcher every created object (numbered, framed once, written to each response).
+ */
+async function watchBare(): Promise<void> {
+  const started = performance.now();
+  const stats = { flushes: 0, writes: 0, lines: 0 };
+  counterSource = stats;
+  const watchers = new Set<ServerResponse>();
+  let revision = 1;
+  let pending: Buffer[] = [];
+  let lastFlush = 0;
+  let scheduled = false;
+  const flush = (): void => {
+    scheduled = false;
+    lastFlush = performance.now();
+    const batch = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending);
+    stats.flushes++;
+    stats.lines += pending.length * watchers.size;
+    stats.writes += watchers.size;
+    pending = [];
+    for (const w of watchers) w.write(batch);
+  };
+  const queue = (line: Buffer): void => {
+    pending.push(line);
+    if (scheduled) return;
+    scheduled = true;
+    const wait = lastFlush + 10 - performance.now();
+    if (wait <= 0) setImmediate(flush);
+    else setTimeout(flush, wait);
+  };
+  const server = createServer((req, res) => {
+    res.on("error", () => {});
+    const url = new URL(req.url ?? "/", "http://x");
+    if (req.method === "GET" && url.searchParams.get("watch") === "true") {
+      res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
+      res.flushHeaders();
+      watchers.add(res);
+      res.on("close", () => watchers.delete(res));
+      return;
+    }
+    if (req.method === "GET") {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: String(revision) }, items: [] }));
+      return;
+    }
+    const parts: Buffer[] = [];
+    req.on("data", (d: Buffer) => parts.push(d));
+    req.on("end", () => {
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(Buffer.concat(parts).toString()) as Record<string, unknown>;
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      revision++;
+      const meta = (body["metadata"] ?? {}) as Record<string, unknown>;
+      // The fields a created object carries, so lines are about as long as the emulator's.
+      const object = {
+        ...body,
+        metadata: {
+          ...meta,
+          namespace: "bench-watch",
+          uid: randomUUID(),
+          resourceVersion: String(revision),
+          creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+        },
+      };
+      const json = JSON.stringify(object);
+      queue(Buffer.from(`{"type":"ADDED","object":${json}}\n`));
+      res.writeHead(201, { "Content-Type": "application/json" });
+      res.end(json);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  process.once("SIGTERM", () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+  fullGc();
+  send({ type: "ready", url: `http://127.0.0.1:${port}`, baseline: memorySample(), setupMs: performance.now() - started, detail: {} });
+}
+
 const [role, ...args] = process.argv.slice(2);
 const main =
   role === "list-emulator"
@@ -292,7 +386,9 @@ const main =
           ? listReadyProtobuf(args[0] ?? "")
           : role === "watch-emulator"
             ? watchEmulator()
-            : Promise.reject(new Error(`unknown role ${role}`));
+            : role === "watch-bare"
+              ? watchBare()
+              : Promise.reject(new Error(`unknown role ${role}`));
 main.catch((e: unknown) => {
   send({ type: "error", message: e instanceof Error ? (e.stack ?? e.message) : String(e) });
   // Leave the IPC message time to go out.
