@@ -1369,7 +1369,7 @@ export const doc1Rules = [
     level: "required",
     title: "Exact with a version no longer available gives 410",
     realServer:
-      "410 Expired, `The resourceVersion for the provided list is too old.` (storage) or `too old resource version: N (M)` (watch cache) (wire-facts §4)",
+      "410 Expired, `The resourceVersion for the provided list is too old.` for every type: a 1.35 list the watch cache cannot serve at its version falls back to etcd (ListFromCacheSnapshot, beta and on by default since 1.34; apiserver's cacher delegator), whose text this is. wire-facts §4 and §9 give the cacher's `too old resource version: N (M)`, which 1.35 sends only to a watch",
   },
   {
     id: "doc1.list-rv.exact-collection-rv",
@@ -1835,7 +1835,7 @@ export const doc1Rules = [
     level: "required",
     title: "410 for an expired continue token (default lifetime 5 minutes)",
     realServer:
-      "410 Expired `The provided continue parameter is too old to display a consistent list result. ...`, with a new rv -1 token in metadata.continue on the storage path (wire-facts §9)",
+      "410 Expired `The provided continue parameter is too old to display a consistent list result. ...`, with a new rv -1 token in metadata.continue (wire-facts §9), for every type: a continue the watch cache's snapshots cannot serve falls back to etcd in 1.35 (ListFromCacheSnapshot, on by default since 1.34), so wire-facts §9's watch-cache row (`too old resource version: <rv>`, no token) is not what a client sees",
   },
   {
     id: "doc1.errors.410-client-restart",

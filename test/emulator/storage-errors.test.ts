@@ -13,10 +13,14 @@ const cached = { watchCache: true };
 const etcd = { watchCache: false };
 
 describe("storage read errors as Statuses", () => {
-  it("words a too-old version by the read path, and etcd's by list or watch", () => {
+  it("words a too-old watch by the read path, and a too-old list by etcd whatever the type (1.35's fallback)", () => {
     const e = new ResourceVersionTooOld(5, 1234);
     expect(readError(e, cached, "watch")?.status).toMatchObject({ code: 410, reason: "Expired", message: "too old resource version: 5 (1234)" });
-    expect(readError(e, cached, "list")?.status.message).toBe("too old resource version: 5 (1234)");
+    expect(readError(e, cached, "list")?.status).toMatchObject({
+      code: 410,
+      reason: "Expired",
+      message: "The resourceVersion for the provided list is too old.",
+    });
     expect(readError(e, etcd, "watch")?.status.message).toBe("The resourceVersion for the provided watch is too old.");
     expect(readError(e, etcd, "list")?.status.message).toBe("The resourceVersion for the provided list is too old.");
   });
@@ -39,13 +43,14 @@ describe("storage read errors as Statuses", () => {
     }
   });
 
-  it("hands out the fresh token of an expired continue only on the etcd path", () => {
+  it("hands out the fresh token of an expired continue for every type (a list falls back to etcd)", () => {
     const e = new ContinueExpired(12, "RESTART");
-    expect(readError(e, cached, "list")?.status).toMatchObject({ code: 410, message: "too old resource version: 12" });
-    expect(readError(e, cached, "list")?.status.metadata?.continue).toBeUndefined();
-    const fromEtcd = readError(e, etcd, "list")?.status;
-    expect(fromEtcd?.message).toMatch(/^The provided continue parameter is too old to display a consistent list result\./);
-    expect(fromEtcd?.metadata?.continue).toBe("RESTART");
+    for (const path of [cached, etcd]) {
+      const status = readError(e, path, "list")?.status;
+      expect(status).toMatchObject({ code: 410, reason: "Expired" });
+      expect(status?.message).toMatch(/^The provided continue parameter is too old to display a consistent list result\./);
+      expect(status?.metadata?.continue).toBe("RESTART");
+    }
   });
 
   it("answers bad continue parameters with 400, and leaves other errors alone", () => {

@@ -1,11 +1,14 @@
 /**
  * Storage's read errors (storage/read-errors.ts) as the real server answers them: the one place
  * their wording lives. The text depends on the path a real server's read takes, which storage
- * does not know: types served from the watch cache answer from the cacher
- * (`too old resource version: N (M)`, no fresh continue token), the others (events, wire-facts
- * §4) go to etcd, whose texts name the list or the watch and whose expired continue token comes
- * back with a token for the rest of the list (§9). A too-large version is a 504 for all, with a
- * retry delay from the cacher only.
+ * does not know. A watch of a type served from the watch cache is answered by the cacher
+ * (`too old resource version: N (M)`); the others (events, wire-facts §4) go to etcd, whose texts
+ * name the list or the watch. A list never keeps the cacher's answer: since 1.34 (ListFromCacheSnapshot,
+ * beta and on by default) a list the cache cannot serve at its version, an expired continue token's
+ * included, falls back to etcd (apiserver's cacher delegator: ResourceExpired → storage GetList), so a
+ * version below the compaction gets etcd's list text and an expired token comes back with a token for
+ * the rest of the list (§9), for every type. A too-large version is a 504 for all, with a retry delay
+ * from the cacher only.
  */
 import { failure } from "../../../wire/status.js";
 import { badRequest, details, expired, StatusError } from "../../apimachinery/api-errors.js";
@@ -31,8 +34,9 @@ const CONTINUE_EXPIRED =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
 function tooOld(error: ResourceVersionTooOld, path: ReadPath, kind: ReadKind): StatusError {
+  if (kind !== "watch") return expired("The resourceVersion for the provided list is too old.");
   if (path.watchCache) return expired(`too old resource version: ${error.rv} (${error.oldest})`);
-  return expired(`The resourceVersion for the provided ${kind === "watch" ? "watch" : "list"} is too old.`);
+  return expired("The resourceVersion for the provided watch is too old.");
 }
 
 /**
@@ -63,8 +67,8 @@ function invalidResourceVersion(error: InvalidResourceVersion, path: ReadPath, k
   return new StatusError(failure(500, "", message));
 }
 
-function continueExpired(error: ContinueExpired, path: ReadPath): StatusError {
-  if (path.watchCache) return expired(`too old resource version: ${error.rv}`);
+/** Only lists carry continue tokens: etcd's answer whatever the type (see the head of this file). */
+function continueExpired(error: ContinueExpired): StatusError {
   return expired(CONTINUE_EXPIRED, { continue: error.restart });
 }
 
@@ -76,7 +80,7 @@ export function readError(error: unknown, path: ReadPath, kind: ReadKind): Statu
   if (error instanceof ResourceVersionTooOld) return tooOld(error, path, kind);
   if (error instanceof ResourceVersionTooLarge) return tooLarge(error, path);
   if (error instanceof InvalidResourceVersion) return invalidResourceVersion(error, path, kind);
-  if (error instanceof ContinueExpired) return continueExpired(error, path);
+  if (error instanceof ContinueExpired) return continueExpired(error);
   if (error instanceof InvalidContinue) return badRequest(`invalid continue token: ${error.message}`);
   if (error instanceof ContinueWithResourceVersion) return badRequest("specifying resource version is not allowed when using continue");
   return undefined;
