@@ -122,7 +122,29 @@ const reference = {
 
 const view = (s: FieldSet) => ({ paths: s.paths(), fieldsV1: s.toFieldsV1(), empty: s.isEmpty(), root: s.has([]) });
 
+/** PathElement.Compare as field-set.ts wrote it before its shortcut: rank, then index number, then the body. */
+function compareElementsBefore(a: string, b: string): number {
+  const rank: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+  const ra = rank[a[0] ?? ""] ?? 4;
+  const rb = rank[b[0] ?? ""] ?? 4;
+  if (ra !== rb) return ra - rb;
+  if (a[0] === "i") return Number(a.slice(2)) - Number(b.slice(2));
+  const x = a.slice(2);
+  const y = b.slice(2);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 describe("FieldSet operations on trees", () => {
+  it("orders elements as PathElement.Compare: fields, keys, values, indexes by number, bodies by code unit", () => {
+    const elements = ["f:b", "f:a", "f:", "f:a.b", "f:Z", "f:é", "f:\u{1F98A}", 'k:{"uid":"2"}', 'k:{"uid":"10"}', 'v:"x"', "v:1", "i:10", "i:2", "i:0"];
+    const next = rng(7);
+    for (let round = 0; round < 50; round++) {
+      const shuffled = [...elements].sort(() => next() - 0.5);
+      const set = FieldSet.of(shuffled.map((e) => [e]));
+      expect(set.paths().map((p) => p[0])).toEqual([...elements].sort(compareElementsBefore));
+    }
+  });
+
   it("give the members, paths and FieldsV1 of the path-by-path operations", () => {
     for (let seed = 1; seed <= 1500; seed++) {
       const next = rng(seed);

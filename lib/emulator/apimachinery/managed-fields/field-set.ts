@@ -29,6 +29,12 @@ export function keyElement(keys: readonly string[], item: JsonObject): string {
 const RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 function compareElements(a: string, b: string): number {
+  // The common case: two fields, keys or values ("f:…"), whose order is their bodies' order,
+  // which for equal two-character heads is the whole strings' order (no slices made).
+  const head = a.charCodeAt(0);
+  if (head === b.charCodeAt(0) && head !== 0x69 && a.charCodeAt(1) === 0x3a && b.charCodeAt(1) === 0x3a && RANK[a[0] ?? ""] !== undefined) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
   const ra = RANK[a[0] ?? ""] ?? 4;
   const rb = RANK[b[0] ?? ""] ?? 4;
   if (ra !== rb) return ra - rb;
