@@ -196,7 +196,14 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
         const v = value[key];
         if (v === undefined) continue;
         // encoding/json stores null map values as the zero value.
-        setOwn(out, key, v === null ? (zeroValue(shape.values) ?? null) : decodeValue(v, shape.values, new Ctx(ctx.unknown, ctx, key, false, ctx.structName)));
+        // A string where a string goes (labels, data) is taken as it is, without a position.
+        if (typeof v === "string" && shape.values.kind === "string") setOwn(out, key, v);
+        else
+          setOwn(
+            out,
+            key,
+            v === null ? (zeroValue(shape.values) ?? null) : decodeValue(v, shape.values, new Ctx(ctx.unknown, ctx, key, false, ctx.structName)),
+          );
       }
       return out;
     }
@@ -245,7 +252,10 @@ function decodeFields(input: JsonObject, shape: StructShape, ctx: Ctx): JsonObje
   for (const spec of shape.fields) {
     // A custom resource's schema may name a property `constructor` or `__proto__`: own members only.
     const raw = ownValue(input, spec.name);
-    const value = raw === undefined || raw === null ? undefined : decodeValue(raw, spec.shape, new Ctx(ctx.unknown, ctx, spec.name, true, shape.goName));
+    let value: Json | undefined;
+    if (raw === undefined || raw === null) value = undefined;
+    else if (typeof raw === "string" && spec.shape.kind === "string") value = raw;
+    else value = decodeValue(raw, spec.shape, new Ctx(ctx.unknown, ctx, spec.name, true, shape.goName));
     const emitted = emitValue(value, spec);
     if (emitted !== undefined) setOwn(out, spec.name, emitted);
   }
