@@ -96,6 +96,16 @@ it("answers every kind of create body, stores and streams its objects, with the 
   await post(JSON.stringify(cm("", { metadata: { generateName: "gen-" } })));
   await post(JSON.stringify(cm("no-type-meta", { apiVersion: undefined, kind: undefined })));
   await post(JSON.stringify(cm("pretty")), "?pretty=true");
+  // Answers in the other forms (the stored-text answer is only compact JSON of the object itself).
+  for (const [i, accept] of [
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+    "application/cbor",
+    "application/json;as=Table;v=v1;g=meta.k8s.io",
+    "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io",
+  ].entries()) {
+    out.push(await exchange("POST", CM, JSON.stringify(cm(`accept-${i}`, { data: { tricky: TRICKY } })), JSON_TYPE, {}, accept));
+  }
   await post(`  \n\t${JSON.stringify(cm("whitespace"), null, 2)}\n  `);
   await post(JSON.stringify(cm("manager")), "?fieldManager=bytes-manager");
   await post(JSON.stringify(cm("agent")), "", JSON_TYPE, { "user-agent": "kubectl/v1.35.0 (linux/amd64) kubernetes/abc" });
