@@ -82,7 +82,8 @@ export class ObjectStorage {
   }
 
   encode(object: KubeObject): string {
-    const copy: KubeObject = { ...object, metadata: { ...object.metadata } };
+    // setMeta gives the copy a metadata object of its own.
+    const copy: KubeObject = { ...object };
     setMeta(copy, "resourceVersion", undefined);
     return JSON.stringify(copy);
   }
