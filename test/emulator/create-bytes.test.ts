@@ -178,6 +178,11 @@ it("answers every kind of create body, stores and streams its objects, with the 
     await post(text);
     await post(text, "?fieldValidation=Ignore");
   }
+  // Content-Types, each twice (the second read is the kept one): with parameters, in capitals, not served, CBOR with its gate on.
+  for (const [i, type] of ["application/json; charset=utf-8", "APPLICATION/JSON", "text/plain", "application/json;", "application/cbor"].entries()) {
+    await post(JSON.stringify(cm(`type-${i}`)), "", type);
+    await post(JSON.stringify(cm(`type-${i}-again`)), "", type);
+  }
   await post(JSON.stringify(cm("kind", { kind: "Secret" })));
   await post(JSON.stringify(cm("version", { apiVersion: "v2" })));
   await post(JSON.stringify(cm("kind-number", { kind: 3 })));
