@@ -4,10 +4,12 @@
  *    that parse finds no duplicate and its depth is jsonDepthExceeded's; it declines any body
  *    with a repeated or escaped key;
  *  - the field sets' tree operations (union, difference, intersection, withoutPrefixes,
- *    isEmpty): the members, paths and FieldsV1 of listing every path and building the set again.
+ *    isEmpty): the members, paths and FieldsV1 of listing every path and building the set again;
+ *  - api-time.ts parseApiTime's shortcut for the canonical form: the general parser's reading.
  */
 import { parse as parseAst, type ValueNode } from "@humanwhocodes/momoa";
 import { describe, expect, it } from "vitest";
+import { parseApiTime, parseApiTimeAnyForm } from "../../lib/emulator/apimachinery/api-time.js";
 import { jsonDepthExceeded, jsonDepthIfKeysPlain } from "../../lib/emulator/apimachinery/json.js";
 import { FieldSet, type Path } from "../../lib/emulator/apimachinery/managed-fields/field-set.js";
 import { parseJsonStrict } from "../../lib/wire/json-strict.js";
@@ -169,5 +171,44 @@ describe("FieldSet operations on trees", () => {
     const s = FieldSet.of([["f:a"], ["f:b", "f:c"]]);
     expect(s.withoutPrefixes([[]]).paths()).toEqual([]);
     expect(s.withoutPrefixes([]).paths()).toEqual([["f:a"], ["f:b", "f:c"]]);
+  });
+});
+
+describe("parseApiTime", () => {
+  it("reads every time as the general parser does: canonical forms in and out of range, the zero time, other forms", () => {
+    const next = rng(11);
+    const two = (max: number) => String(Math.floor(next() * max)).padStart(2, "0");
+    const cases = [
+      "0001-01-01T00:00:00Z",
+      "0001-01-01T00:00:00.000000Z",
+      "0001-01-01T00:00:00.000001Z",
+      "0000-02-29T00:00:00Z",
+      "1900-02-29T00:00:00Z",
+      "2000-02-29T23:59:59Z",
+      "2024-02-30T00:00:00Z",
+      "2026-13-01T00:00:00Z",
+      "2026-00-10T00:00:00Z",
+      "2026-01-00T00:00:00Z",
+      "2026-01-02T24:00:00Z",
+      "2026-01-02T03:60:00Z",
+      "2026-01-02T03:04:60Z",
+      "2026-01-02T03:04:05.123Z",
+      "2026-01-02T03:04:05,123456Z",
+      "2026-01-02T03:04:05+01:00",
+      "2026-01-02T03:04:05.123456+01:00",
+      "2026-01-02 03:04:05Z",
+      "2026-01-02T03:04:05z",
+      "2026-01-02T03:04:05Zx",
+      "9999-12-31T23:59:59.999999Z",
+      "",
+    ];
+    for (let i = 0; i < 2000; i++) {
+      const base = `${String(Math.floor(next() * 10000)).padStart(4, "0")}-${two(14)}-${two(33)}T${two(26)}:${two(62)}:${two(62)}`;
+      cases.push(`${base}Z`, `${base}.${String(Math.floor(next() * 1e6)).padStart(6, "0")}Z`);
+    }
+    for (const text of cases) {
+      for (const micro of [false, true])
+        expect({ text, micro, parsed: parseApiTime(text, micro) }).toEqual({ text, micro, parsed: parseApiTimeAnyForm(text, micro) });
+    }
   });
 });
