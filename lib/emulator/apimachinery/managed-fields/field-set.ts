@@ -210,19 +210,24 @@ export class FieldSet {
 
   /** The FieldsV1 object, keys in element order, `.` for members that also have children. */
   toFieldsV1(): JsonObject {
-    const emit = (node: Node): JsonObject => {
-      const out: JsonObject = {};
-      const keys = [...node.children.keys()].sort(compareElements);
-      if (node.member && keys.some((k) => hasContent(node.children.get(k)))) out["."] = {};
-      for (const key of keys) {
-        const child = node.children.get(key);
-        if (!child || !hasContent(child)) continue;
-        out[key] = emit(child);
-      }
-      return out;
-    };
-    return emit(this.root);
+    return emitFieldsV1(this.root);
   }
+}
+
+/** A node's FieldsV1: children with content in element order, after "." when the node is also a member. */
+function emitFieldsV1(node: Node): JsonObject {
+  const out: JsonObject = {};
+  if (node.children.size === 0) return out;
+  const keys = [...node.children.keys()];
+  if (keys.length > 1) keys.sort(compareElements);
+  const emitted: Array<[string, JsonObject]> = [];
+  for (const key of keys) {
+    const child = node.children.get(key);
+    if (child && hasContent(child)) emitted.push([key, emitFieldsV1(child)]);
+  }
+  if (node.member && emitted.length > 0) out["."] = {};
+  for (const [key, value] of emitted) out[key] = value;
+  return out;
 }
 
 function parsesAsJson(text: string): boolean {
