@@ -1,9 +1,9 @@
 /**
  * Answers made from what is kept per stored entry must be the bytes made from scratch, and a
  * write must never leave an older one behind:
- *  - a GET of one object in compact JSON is answered from the stored text (respond.ts
- *    writeStoredObject): the bytes of the decode-and-encode path, which a create's answer still
- *    takes (writeObject), escapes included;
+ *  - a GET or a create of one object in compact JSON is answered from the stored text
+ *    (respond.ts writeStoredObject): the bytes of the decode-and-encode path (writeObject, which
+ *    an update's answer takes), escapes included;
  *  - a JSON list's items are made straight from the stored texts (respond.ts
  *    compactListPieces): the bytes of one Go-style encoding of the whole list;
  *  - a protobuf list reuses each entry's item bytes from an earlier list (protobuf-list.ts
@@ -13,6 +13,7 @@
 
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compactJson } from "../../lib/emulator/apimachinery/json.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { encodeObject } from "../../lib/wire/protobuf/index.js";
 
@@ -65,18 +66,22 @@ describe("GET of one object from its stored text", () => {
     expect(got.headers["cache-control"]).toBe("no-cache, private");
     expect(got.headers["content-length"]).toBe(String(got.bytes.length));
     const object = JSON.parse(text);
+    // The decode-and-encode form of the same object.
+    expect(text).toBe(compactJson(object));
     expect(object.metadata.resourceVersion).toBe(JSON.parse(created.bytes.toString("utf8")).metadata.resourceVersion);
     expect(Object.keys(object.metadata).slice(0, 5)).toEqual(["name", "namespace", "uid", "resourceVersion", "creationTimestamp"]);
     // Asked again: the same bytes.
     expect((await raw("GET", `${CM}/stored-bytes`)).bytes.equals(got.bytes)).toBe(true);
   });
 
-  it("answers the new state after a write, never a kept older answer", async () => {
+  it("answers the new state after a write, never a kept older answer, in the bytes of an update's decode-and-encode answer", async () => {
     const first = JSON.parse((await raw("GET", `${CM}/stored-bytes`)).bytes.toString("utf8"));
     const updated = await raw("PUT", `${CM}/stored-bytes`, { ...first, data: { plain: "changed" } });
     expect(updated.status).toBe(200);
     const got = await raw("GET", `${CM}/stored-bytes`);
     expect(got.bytes.equals(updated.bytes)).toBe(true);
+    // The annotation kept from the create: Go's escapes in both answers.
+    expect(got.bytes.toString("utf8")).toContain("a\\u003cb\\u003e\\u0026c \\u2028 \\u2029");
     const object = JSON.parse(got.bytes.toString("utf8"));
     expect(object.data).toEqual({ plain: "changed" });
     expect(Number(object.metadata.resourceVersion)).toBeGreaterThan(Number(first.metadata.resourceVersion));

@@ -33,8 +33,26 @@ interface Fields {
   offsetSeconds: number;
 }
 
+/** The canonical forms, which read back as themselves when their fields are in range. */
+const CANONICAL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+const CANONICAL_MICRO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
+
 /** Parses `text` like Go's time.Parse with one of the two layouts; null text means the zero value. */
 export function parseApiTime(text: string, micro: boolean): ParsedTime {
+  // The form the server writes (every stored time, most sent ones): the text is its own reading.
+  const m = (micro ? CANONICAL_MICRO_TIME : CANONICAL_TIME).exec(text);
+  if (m) {
+    const month = Number(m[2]);
+    const day = Number(m[3]);
+    const inRange =
+      month >= 1 && month <= 12 && Number(m[4]) <= 23 && Number(m[5]) <= 59 && Number(m[6]) <= 59 && day >= 1 && day <= daysIn(month, Number(m[1]));
+    if (inRange) return { ok: true, text: text === (micro ? "0001-01-01T00:00:00.000000Z" : "0001-01-01T00:00:00Z") ? null : text };
+  }
+  return parseApiTimeAnyForm(text, micro);
+}
+
+/** parseApiTime for every form Go's parser takes (fractions, offsets, commas) and its errors; exported for tests. */
+export function parseApiTimeAnyForm(text: string, micro: boolean): ParsedTime {
   const layout = micro ? MICRO_TIME_LAYOUT : TIME_LAYOUT;
   const fail = (valueElem: string, layoutElem: string): ParsedTime => ({
     ok: false,

@@ -89,7 +89,7 @@ const FRAMES_PER_LEVEL = 9.5;
  * 30 ms with a large one, a tenth of the emulator's start (issue #18), so it runs only for the
  * first body nested deeper than this.
  */
-const PROBE_FREE_DEPTH = 500;
+export const PROBE_FREE_DEPTH = 500;
 
 let probedDepth: number | undefined;
 
@@ -170,6 +170,63 @@ export function jsonDepthExceeded(text: string, max = MAX_JSON_DEPTH): string | 
     }
   }
   return undefined;
+}
+
+/**
+ * One pass over JSON text for the common request body: the deepest nesting, counted as
+ * jsonDepthExceeded counts it, when no object in it repeats a key or writes a key with an escape;
+ * undefined otherwise (then a duplicate is possible and the full strict parse must look). Keys are
+ * compared as written, so two spellings of one name ("a", "\u0061") count as a possible
+ * duplicate through the escape. On text that is not JSON the answer means nothing: callers
+ * parse it too.
+ */
+export function jsonDepthIfKeysPlain(text: string): number | undefined {
+  let depth = 0;
+  let maxDepth = 0;
+  // One entry per open container: null for an array; for an object false (no key yet), its one
+  // key, or the set of its keys from the second on.
+  const keys: Array<Set<string> | string | false | null> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i + 1;
+      let escaped = false;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) {
+          escaped = true;
+          i++;
+        } else if (d === 0x22) break;
+      }
+      if (!expectKey) continue;
+      expectKey = false;
+      if (escaped) return undefined;
+      const key = text.slice(start, i);
+      const top = keys.length - 1;
+      const seen = keys[top];
+      if (seen === undefined || seen === null) continue;
+      if (seen === false) keys[top] = key;
+      else if (typeof seen === "string") {
+        if (seen === key) return undefined;
+        keys[top] = new Set([seen, key]);
+      } else {
+        if (seen.has(key)) return undefined;
+        seen.add(key);
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) maxDepth = depth;
+      keys.push(c === 0x7b ? false : null);
+      expectKey = c === 0x7b;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      keys.pop();
+      expectKey = false;
+    } else if (c === 0x2c) {
+      expectKey = keys.length > 0 && keys[keys.length - 1] !== null;
+    }
+  }
+  return maxDepth;
 }
 
 /** Parses text that is known to be JSON written by this process (stored values). */

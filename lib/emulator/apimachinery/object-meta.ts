@@ -53,12 +53,11 @@ const META_ORDER = OBJECT_META.fields.map((f) => f.name);
 
 /** Sets one metadata field (or removes it with undefined) keeping the canonical key order. */
 export function setMeta(o: KubeObject, key: string, value: Json | undefined): void {
-  const current: JsonObject = { ...o.metadata };
-  if (value === undefined) delete current[key];
-  else current[key] = value;
+  // One new object in canonical order: a key it does not know is dropped, as before.
+  const current = o.metadata;
   const ordered: JsonObject = {};
   for (const k of META_ORDER) {
-    const v = current[k];
+    const v = k === key ? value : current[k];
     if (v !== undefined) ordered[k] = v;
   }
   o.metadata = ordered;

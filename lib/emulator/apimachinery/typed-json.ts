@@ -79,14 +79,37 @@ export interface Decoded {
   readonly unknownFields: string[];
 }
 
-interface Ctx {
-  /** Innermost Go struct name, as encoding/json names it in errors. */
-  structName: string;
-  /** JSON field names from the root, for Go's error text. */
-  goPath: string[];
+/**
+ * Where the decoder is: a chain of steps from the root, made into texts only for an error or an
+ * unknown field (a decode visits every field; most never need their path).
+ */
+class Ctx {
+  constructor(
+    readonly unknown: string[],
+    readonly parent: Ctx | undefined,
+    /** The struct field's JSON name, or the map key or list index text. */
+    readonly step: string,
+    /** A struct field (joins with "." and counts in Go's error path) or a map key or list index ("[step]"). */
+    readonly isField: boolean,
+    /** Innermost Go struct name, as encoding/json names it in errors. */
+    readonly structName: string,
+  ) {}
+
   /** Full path with indexes and keys, for unknown-field reports. */
-  path: string;
-  unknown: string[];
+  get path(): string {
+    const parent = this.parent;
+    if (parent === undefined) return "";
+    const base = parent.path;
+    if (!this.isField) return `${base}[${this.step}]`;
+    return base ? `${base}.${this.step}` : this.step;
+  }
+
+  /** JSON field names from the root, for Go's error text. */
+  get goPath(): string[] {
+    const names: string[] = [];
+    for (let c: Ctx | undefined = this; c?.parent !== undefined; c = c.parent) if (c.isField) names.push(c.step);
+    return names.reverse();
+  }
 }
 
 function goTypeName(shape: Shape): string {
@@ -120,7 +143,8 @@ export function jsonTypeName(value: Json): string {
 
 function typeError(value: Json, shape: Shape, ctx: Ctx, numberText?: string): DecodeError {
   const what = numberText ?? jsonTypeName(value);
-  const where = ctx.goPath.length ? `Go struct field ${ctx.structName}.${ctx.goPath.join(".")}` : "Go value";
+  const goPath = ctx.goPath;
+  const where = goPath.length ? `Go struct field ${ctx.structName}.${goPath.join(".")}` : "Go value";
   return new DecodeError(`json: cannot unmarshal ${what} into ${where} of type ${goTypeName(shape)}`);
 }
 
@@ -172,7 +196,14 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
         const v = value[key];
         if (v === undefined) continue;
         // encoding/json stores null map values as the zero value.
-        setOwn(out, key, v === null ? (zeroValue(shape.values) ?? null) : decodeValue(v, shape.values, { ...ctx, path: `${ctx.path}[${key}]` }));
+        // A string where a string goes (labels, data) is taken as it is, without a position.
+        if (typeof v === "string" && shape.values.kind === "string") setOwn(out, key, v);
+        else
+          setOwn(
+            out,
+            key,
+            v === null ? (zeroValue(shape.values) ?? null) : decodeValue(v, shape.values, new Ctx(ctx.unknown, ctx, key, false, ctx.structName)),
+          );
       }
       return out;
     }
@@ -181,7 +212,9 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
         if (shape.lenient) return value;
         throw typeError(value, shape, ctx);
       }
-      return value.map((item, i) => (item === null ? (zeroValue(shape.items) ?? null) : decodeValue(item, shape.items, { ...ctx, path: `${ctx.path}[${i}]` })));
+      return value.map((item, i) =>
+        item === null ? (zeroValue(shape.items) ?? null) : decodeValue(item, shape.items, new Ctx(ctx.unknown, ctx, String(i), false, ctx.structName)),
+      );
     }
     case "struct":
       if (!isJsonObject(value)) {
@@ -192,25 +225,37 @@ function decodeValue(value: Json, shape: Shape, ctx: Ctx): Json {
   }
 }
 
+/** Each struct shape's field names, made once (shapes are immutable; a custom resource's is rebuilt with its definition). */
+const knownFields = new WeakMap<StructShape, ReadonlySet<string>>();
+
+function knownFieldsOf(shape: StructShape): ReadonlySet<string> {
+  let known = knownFields.get(shape);
+  if (!known) {
+    known = new Set(shape.fields.map((f) => f.name));
+    knownFields.set(shape, known);
+  }
+  return known;
+}
+
 function decodeFields(input: JsonObject, shape: StructShape, ctx: Ctx): JsonObject {
-  const known = new Set(shape.fields.map((f) => f.name));
+  const known = knownFieldsOf(shape);
   const kept: string[] = [];
   for (const key of Object.keys(input)) {
     if (known.has(key)) continue;
     if (shape.preserveUnknownFields) kept.push(key);
-    else ctx.unknown.push(ctx.path ? `${ctx.path}.${key}` : key);
+    else {
+      const path = ctx.path;
+      ctx.unknown.push(path ? `${path}.${key}` : key);
+    }
   }
   const out: JsonObject = {};
   for (const spec of shape.fields) {
     // A custom resource's schema may name a property `constructor` or `__proto__`: own members only.
     const raw = ownValue(input, spec.name);
-    const inner: Ctx = {
-      ...ctx,
-      structName: shape.goName,
-      goPath: [...ctx.goPath, spec.name],
-      path: ctx.path ? `${ctx.path}.${spec.name}` : spec.name,
-    };
-    const value = raw === undefined || raw === null ? undefined : decodeValue(raw, spec.shape, inner);
+    let value: Json | undefined;
+    if (raw === undefined || raw === null) value = undefined;
+    else if (typeof raw === "string" && spec.shape.kind === "string") value = raw;
+    else value = decodeValue(raw, spec.shape, new Ctx(ctx.unknown, ctx, spec.name, true, shape.goName));
     const emitted = emitValue(value, spec);
     if (emitted !== undefined) setOwn(out, spec.name, emitted);
   }
@@ -277,7 +322,7 @@ export function zeroValue(shape: Shape): Json {
 
 /** Decodes a request object against the shape of its type. */
 export function decodeObject(input: JsonObject, shape: StructShape): Decoded {
-  const ctx: Ctx = { structName: shape.goName, goPath: [], path: "", unknown: [] };
+  const ctx = new Ctx([], undefined, "", true, shape.goName);
   const value = decodeFields(input, shape, ctx);
   return { value, unknownFields: ctx.unknown };
 }

@@ -216,6 +216,9 @@ export function negotiateStatusEncoding(accept: string | undefined, gates: Featu
   return negotiateAccept(accept, gates, false)?.encoding;
 }
 
+/** The encoding each Content-Type header names (undefined for none served), parsed once per header text. */
+const BODY_ENCODINGS = new Map<string, Encoding | undefined>();
+
 /**
  * The encoding of a request body by its Content-Type (NegotiateInputSerializer): absent means
  * JSON; parameters are ignored; anything that is not a served serializer's media type is 415.
@@ -223,8 +226,14 @@ export function negotiateStatusEncoding(accept: string | undefined, gates: Featu
 export function requestBodyEncoding(req: IncomingMessage, gates: FeatureGates): Encoding {
   const header = req.headers["content-type"];
   if (header === undefined || header.trim() === "") return "json";
-  const m = parseMediaType(header);
-  const encoding = m === undefined ? undefined : isJson(m) ? "json" : isYaml(m) ? "yaml" : isProtobuf(m) ? "protobuf" : isCbor(m) ? "cbor" : undefined;
+  let encoding = BODY_ENCODINGS.get(header);
+  if (!BODY_ENCODINGS.has(header)) {
+    const m = parseMediaType(header);
+    encoding = m === undefined ? undefined : isJson(m) ? "json" : isYaml(m) ? "yaml" : isProtobuf(m) ? "protobuf" : isCbor(m) ? "cbor" : undefined;
+    // Bounded: clients send a handful of Content-Types; a flood of made-up ones only clears it.
+    if (BODY_ENCODINGS.size >= 64) BODY_ENCODINGS.clear();
+    BODY_ENCODINGS.set(header, encoding);
+  }
   if (encoding === undefined || !servedEncodings(gates).includes(encoding)) throw unsupportedMediaType(servedMediaTypes(gates));
   return encoding;
 }

@@ -82,7 +82,8 @@ export class ObjectStorage {
   }
 
   encode(object: KubeObject): string {
-    const copy: KubeObject = { ...object, metadata: { ...object.metadata } };
+    // setMeta gives the copy a metadata object of its own.
+    const copy: KubeObject = { ...object };
     setMeta(copy, "resourceVersion", undefined);
     return JSON.stringify(copy);
   }
@@ -131,8 +132,15 @@ export class ObjectStorage {
     const kv = await this.entry(type, this.key(type, namespace, name));
     if (!kv) return undefined;
     this.mustBeReadable(kv);
-    // Decoded when first asked for: a GET answered from the stored text never needs the object.
-    // An own enumerable getter, so a spread copy still carries the object.
+    return this.stored(kv);
+  }
+
+  /**
+   * The entry with its object decoded when first asked for: an answer made from the stored text
+   * (a GET, a create) never needs the object. An own enumerable getter, so a spread copy still
+   * carries the object.
+   */
+  stored(kv: KeyValue): StoredObject {
     let object: KubeObject | undefined;
     const storage = this;
     return {

@@ -80,7 +80,10 @@ const STRIPPED: readonly Path[] = [
   ),
 ];
 
-const strip = (set: FieldSet): FieldSet => set.difference(FieldSet.of(STRIPPED));
+/** Made once: a FieldSet is immutable. */
+const STRIPPED_SET = FieldSet.of(STRIPPED);
+
+const strip = (set: FieldSet): FieldSet => set.difference(STRIPPED_SET);
 
 /** BuildManagerIdentifier: the JSON of the entry without time and fields (apiVersion only for Update). */
 function managerKey(e: Pick<ManagerEntry, "manager" | "operation" | "apiVersion" | "subresource">): string {
@@ -188,12 +191,12 @@ function takeChangedFields(ctx: FieldManagerContext, entries: readonly ManagerEn
   const cmp = compare(live, next, ctx.schema);
   const changed = cmp.added.union(cmp.modified);
   const out = entries.map((e) => withSet(e, e.set.difference(cmp.removed).difference(changed)));
-  return { entries: out, cmp };
+  return { entries: out, changed };
 }
 
 function updateEntries(ctx: FieldManagerContext, entries: ManagerEntry[], live: JsonObject, next: JsonObject, manager: string): ManagerEntry[] {
-  const { entries: rest, cmp } = takeChangedFields(ctx, entries, live, next);
-  const gained = strip(cmp.added.union(cmp.modified)).withoutPrefixes(ctx.ignored);
+  const { entries: rest, changed } = takeChangedFields(ctx, entries, live, next);
+  const gained = strip(changed).withoutPrefixes(ctx.ignored);
   if (gained.isEmpty()) return rest;
   const self: ManagerEntry = { manager, operation: "Update", apiVersion: ctx.apiVersion, set: gained, time: ctx.now, ...subresourceOf(ctx) };
   const key = managerKey(self);

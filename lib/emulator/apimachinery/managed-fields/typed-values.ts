@@ -42,6 +42,11 @@ function itemsByElement(node: SchemaNode & { type: "list" }, list: Json | undefi
   return out;
 }
 
+/** Whether a value can be walked as the node's container kind (absent and null can). */
+function isContainer(v: Json | undefined, n: SchemaNode): boolean {
+  return v === undefined || v === null || (n.type === "list" ? Array.isArray(v) : isJsonObject(v));
+}
+
 const isEmptyContainer = (v: Json | undefined): boolean =>
   v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : isJsonObject(v) && Object.keys(v).length === 0);
 
@@ -97,8 +102,7 @@ export function compare(lhs: Json | undefined, rhs: Json | undefined, node: Sche
   const walk = (l: Json | undefined, r: Json | undefined, n: SchemaNode, path: string[]): void => {
     if (l === undefined && r === undefined) return;
     if (isAtomic(n)) return leaf(l, r, path);
-    const container = (v: Json | undefined): boolean => v === undefined || v === null || (n.type === "list" ? Array.isArray(v) : isJsonObject(v));
-    if (!container(l) || !container(r) || (isEmptyContainer(l) && isEmptyContainer(r))) return leaf(l, r, path);
+    if (!isContainer(l, n) || !isContainer(r, n) || (isEmptyContainer(l) && isEmptyContainer(r))) return leaf(l, r, path);
     const lv = l === null ? undefined : l;
     const rv = r === null ? undefined : r;
     if (path.length) {
@@ -121,7 +125,11 @@ export function compare(lhs: Json | undefined, rhs: Json | undefined, node: Sche
     }
     const lo = (lv ?? {}) as JsonObject;
     const ro = (rv ?? {}) as JsonObject;
-    for (const key of new Set([...Object.keys(lo), ...Object.keys(ro)])) {
+    const lkeys = Object.keys(lo);
+    const rkeys = Object.keys(ro);
+    // One side empty (a create compares with the zero object): its keys are the other's, in order.
+    const keys = lkeys.length === 0 ? rkeys : rkeys.length === 0 ? lkeys : new Set([...lkeys, ...rkeys]);
+    for (const key of keys) {
       walk(ownValue(lo, key), ownValue(ro, key), childOf(n, key), [...path, fieldElement(key)]);
     }
   };

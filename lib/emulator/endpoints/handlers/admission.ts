@@ -29,7 +29,7 @@ import { badRequest, conflict, notFound, OPTIMISTIC_LOCK_MESSAGE, StatusError } 
 import type { JsonObject, KubeObject } from "../../apimachinery/json.js";
 import { nameOf, namespaceOf } from "../../apimachinery/object-meta.js";
 import type { DeleteOptions, WriteOptions } from "../../registry/generic/options.js";
-import { type AdmissionPoint, checkDeletePreconditions } from "../../registry/generic/registry.js";
+import { type AdmissionPoint, type Created, checkDeletePreconditions } from "../../registry/generic/registry.js";
 import { type ObjectSchema, qualifiedResourceOf, type ResourceStrategy, type TypeIdentity } from "../../registry/generic/strategy.js";
 import type { StoredObject } from "../../storage/object-storage.js";
 import { StoreError } from "../../storage/store.js";
@@ -103,6 +103,8 @@ function deleteOptionsJson(d: DeleteOptions): JsonObject {
 export interface AdmittedWrites {
   /** Mutating webhooks, the generic create with validating webhooks before its write. */
   create(strategy: ResourceStrategy, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
+  /** create, resolving with the new entry (no entry after a dry run), for an answer made from its stored text. */
+  createEntry(strategy: ResourceStrategy, object: KubeObject, options: WriteOptions): Promise<Created>;
   /** Mutating webhooks, the generic update with validating webhooks before its write. */
   update(strategy: ResourceStrategy, existing: StoredObject, object: KubeObject, options: WriteOptions): Promise<KubeObject>;
   /** Preconditions and the DELETE webhooks; resolves with the entry to delete (a WriteConflict when it changed meanwhile). */
@@ -145,22 +147,28 @@ export function admittedWrites(ctx: RequestContext, warnings: string[]): Admitte
   const validating = (strategy: TypeIdentity & ObjectSchema, operation: Operation, options: JsonObject, dryRun: boolean) => (point: AdmissionPoint) =>
     admission.validate(attributes(strategy, operation, nameOf(point.object), point.object, point.old, options, dryRun), warnings);
 
+  const createEntry = async (strategy: ResourceStrategy, object: KubeObject, options: WriteOptions): Promise<Created> => {
+    const dryRun = options.dryRun === true;
+    const createOptions = queryOptions("CreateOptions", ctx.url);
+    const mutated = (await admission.mutate(attributes(strategy, "CREATE", nameOf(object), object, undefined, createOptions, dryRun), warnings)) ?? object;
+    // RBAC's escalation check sits in the registry, after mutating admission and before validation.
+    await ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, ctx.route.name ?? "", mutated);
+    if (strategy.namespaced && namespaceOf(mutated) !== ctx.route.namespace) {
+      throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+    try {
+      return await generic.createAdmittedEntry(strategy, mutated, options, validating(strategy, "CREATE", createOptions, dryRun));
+    } catch (e) {
+      throw asConflict(strategy, nameOf(mutated), e);
+    }
+  };
+
   return {
     async create(strategy, object, options) {
-      const dryRun = options.dryRun === true;
-      const createOptions = queryOptions("CreateOptions", ctx.url);
-      const mutated = (await admission.mutate(attributes(strategy, "CREATE", nameOf(object), object, undefined, createOptions, dryRun), warnings)) ?? object;
-      // RBAC's escalation check sits in the registry, after mutating admission and before validation.
-      await ctx.parts.auth?.admitRbacWrite(ctx.user, strategy, ctx.route.namespace, ctx.route.name ?? "", mutated);
-      if (strategy.namespaced && namespaceOf(mutated) !== ctx.route.namespace) {
-        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
-      }
-      try {
-        return await generic.createAdmitted(strategy, mutated, options, validating(strategy, "CREATE", createOptions, dryRun));
-      } catch (e) {
-        throw asConflict(strategy, nameOf(mutated), e);
-      }
+      return (await createEntry(strategy, object, options)).object;
     },
+
+    createEntry,
 
     async update(strategy, existing, object, options) {
       const dryRun = options.dryRun === true;

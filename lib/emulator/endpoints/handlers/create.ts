@@ -17,7 +17,7 @@ import type { RestCreate, TypeIdentity } from "../../registry/generic/strategy.j
 import { admittedWrites } from "./admission.js";
 import type { RequestContext } from "./context.js";
 import { bodyJsonForm, decodeBody, decodeJsonObject, fieldValidationOf } from "./request-body.js";
-import { writeObject } from "./respond.js";
+import { writeObject, writeStoredObject } from "./respond.js";
 import { warningHeaders, writeOptionsOf } from "./write-options.js";
 import { recordWriteOwnership } from "./write-ownership.js";
 
@@ -66,8 +66,10 @@ export async function handleCreate(ctx: RequestContext, body: Buffer): Promise<v
   }
   // A custom resource store that does not prune (failpoints.ts): storage keeps what the schema does not declare.
   if (strategy.unstructured && failpoints.has("crd-no-pruning")) checked = { ...checked, shape: unpruned(strategy.shape) };
-  const created = await admittedWrites(ctx, warnings).create(checked, object, { dryRun });
-  return writeObject(ctx, 201, created, warningHeaders(warnings));
+  const created = await admittedWrites(ctx, warnings).createEntry(checked, object, { dryRun });
+  // A new entry's answer is made from its stored text, as a GET's is (the same bytes).
+  if (created.kv) return writeStoredObject(ctx, 201, created, warningHeaders(warnings));
+  return writeObject(ctx, 201, created.object, warningHeaders(warnings));
 }
 
 /** An override's body: protobuf by its Content-Type (kubectl 1.32+ sends reviews and TokenRequests so), else JSON. */

@@ -28,7 +28,9 @@ import {
   type JsonObject,
   jsonBeyondEmulator,
   jsonDepthExceeded,
+  jsonDepthIfKeysPlain,
   type KubeObject,
+  PROBE_FREE_DEPTH,
   valueBeyondEmulator,
 } from "../../apimachinery/json.js";
 import { asKubeObject } from "../../apimachinery/object-meta.js";
@@ -173,6 +175,11 @@ interface ReadBody {
   readonly text?: string;
   /** Repeated keys of a JSON body as parseJsonStrict reports them. */
   readonly duplicates: readonly string[];
+  /**
+   * A JSON body parseJsonStrict has not read: a scan found no key that could repeat (the
+   * common body), so it runs only if the strict errors need their order (unknown fields).
+   */
+  readonly strictParseDeferred?: boolean;
 }
 
 /**
@@ -189,6 +196,22 @@ function parseBody(
   unrecognized: (detail: string) => Error,
   convertFailed: (detail: string) => Error,
 ): ReadBody {
+  if (encoding === "json" && mode !== "Ignore") {
+    // The common body: shallow, no key written twice or with an escape, well-formed. Then the
+    // depth checks below pass, parseJsonStrict would find no duplicates and JSON.parse's value
+    // is its value; anything else takes the full path.
+    const text = body.toString("utf8");
+    const depth = jsonDepthIfKeysPlain(text);
+    if (depth !== undefined && depth <= PROBE_FREE_DEPTH) {
+      let value: Json | undefined;
+      try {
+        value = JSON.parse(text) as Json;
+      } catch {
+        // Malformed: the full path says how.
+      }
+      if (value !== undefined) return { value, text, duplicates: [], strictParseDeferred: true };
+    }
+  }
   if (encoding === "json") {
     // Go's JSON scanner stops at 10000 levels, while reading apiVersion and kind (wire-facts §11, JSON depth).
     const opener = jsonDepthExceeded(body.toString("utf8"));
@@ -214,6 +237,18 @@ function parseBody(
 
 /** The strict decoding errors of a decoded body, in the server's order (strict-decoding.ts). */
 function strictErrorsOf(encoding: Encoding, read: ReadBody, shape: ObjectSchema["shape"], unknownFields: readonly string[]): string[] {
+  if (read.strictParseDeferred) {
+    // No duplicates: nothing to say without unknown fields; with some, their order needs the
+    // strict parse after all, with the full path's fallback when it cannot read the text.
+    if (unknownFields.length === 0 || read.text === undefined) return [];
+    let duplicates: readonly string[];
+    try {
+      duplicates = parseJsonStrict(read.text).duplicates;
+    } catch {
+      return unknownFields.map(unknownFieldMessage);
+    }
+    return jsonStrictErrors(read.text, shape, duplicates, unknownFields);
+  }
   if (encoding === "json" && read.text !== undefined) return jsonStrictErrors(read.text, shape, read.duplicates, unknownFields);
   if (encoding === "yaml" && read.text !== undefined) return yamlStrictErrors(read.text, read.value, shape, unknownFields);
   // Protobuf bodies cannot carry unknown fields in this form; CBOR keeps the shape's report.

@@ -159,15 +159,15 @@ const STORED_ANSWERS = new WeakMap<KeyValue, Buffer>();
  * object itself in compact JSON (the same bytes: objectJson is JSON.stringify of the decoded
  * object); any other representation or encoding decodes it and goes through writeObject.
  */
-export function writeStoredObject(ctx: RequestContext, code: number, found: StoredObject): Promise<void> {
+export function writeStoredObject(ctx: RequestContext, code: number, found: StoredObject, headers?: Record<string, string | string[]>): Promise<void> {
   const { encoding, representation } = ctx.negotiated;
-  if (encoding !== "json" || representation.as !== "object" || ctx.pretty) return writeObject(ctx, code, found.object);
+  if (encoding !== "json" || representation.as !== "object" || ctx.pretty) return writeObject(ctx, code, found.object, headers);
   let bytes = STORED_ANSWERS.get(found.kv);
   if (!bytes) {
     bytes = Buffer.from(compactJsonOfText(ctx.parts.storage.objectJson(found.kv)), "utf8");
     STORED_ANSWERS.set(found.kv, bytes);
   }
-  return writeBody(ctx.res, code, [bytes], { contentType: answerContentType(ctx, encoding), gzip: ctx.gzip });
+  return writeBody(ctx.res, code, [bytes], { contentType: answerContentType(ctx, encoding), headers, gzip: ctx.gzip });
 }
 
 /** A page of a collection, read lazily: items are decoded (or their JSON text made) as they are written. */

@@ -37,9 +37,24 @@ export function fieldManagerContext(strategy: OwnedType, now: Date, sub?: Subres
   };
 }
 
-/** The type's zero object: what a create (or an apply that creates) starts from. */
+/** Each shape's zero object text by kind and apiVersion (a custom resource's shape is rebuilt with its definition). */
+const zeroTexts = new WeakMap<OwnedType["shape"], Map<string, string>>();
+
+/** The type's zero object: what a create (or an apply that creates) starts from; a new object each call. */
 export function zeroObject(strategy: OwnedType): KubeObject {
-  return asKubeObject(canonicalize({ kind: strategy.kind, apiVersion: groupVersionOf(strategy), metadata: {} }, strategy.shape));
+  const apiVersion = groupVersionOf(strategy);
+  let byType = zeroTexts.get(strategy.shape);
+  if (!byType) {
+    byType = new Map();
+    zeroTexts.set(strategy.shape, byType);
+  }
+  const key = `${apiVersion}/${strategy.kind}`;
+  let text = byType.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(canonicalize({ kind: strategy.kind, apiVersion, metadata: {} }, strategy.shape));
+    byType.set(key, text);
+  }
+  return asKubeObject(JSON.parse(text));
 }
 
 /** managerOrUserAgent: the fieldManager query parameter, or the User-Agent's program name. */

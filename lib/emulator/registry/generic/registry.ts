@@ -39,6 +39,9 @@ export interface AdmissionPoint {
   readonly old: KubeObject | undefined;
 }
 
+/** A created object: its stored entry, or the object alone after a dry run. */
+export type Created = StoredObject | { readonly object: KubeObject; readonly kv?: undefined };
+
 /** Validating admission: resolves to let the write go on, rejects to refuse it. */
 export type ValidatingAdmission = (point: AdmissionPoint) => Promise<void>;
 
@@ -79,16 +82,21 @@ export class GenericRegistry {
   ) {}
 
   /** Stores a new object. `input` is the decoded request body, namespace already reconciled. */
-  create(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
-    return runSteps(this.createSteps(strategy, input, options));
+  async create(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    return (await runSteps(this.createSteps(strategy, input, options))).object;
   }
 
   /** create, with validating admission on the object about to be stored (admission/). */
-  createAdmitted(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions, admit: ValidatingAdmission): Promise<KubeObject> {
+  async createAdmitted(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions, admit: ValidatingAdmission): Promise<KubeObject> {
+    return (await this.createAdmittedEntry(strategy, input, options, admit)).object;
+  }
+
+  /** createAdmitted, resolving with the new entry (its object decoded when asked for), or only the object after a dry run. */
+  createAdmittedEntry(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions, admit: ValidatingAdmission): Promise<Created> {
     return runAdmittedSteps(this.createSteps(strategy, input, options), admit);
   }
 
-  private async *createSteps(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions): WriteSteps<KubeObject> {
+  private async *createSteps(strategy: ResourceStrategy, input: KubeObject, options: WriteOptions): WriteSteps<Created> {
     const o = cloneJson(input);
     setMeta(o, "deletionTimestamp", undefined);
     setMeta(o, "deletionGracePeriodSeconds", undefined);
@@ -117,7 +125,7 @@ export class GenericRegistry {
       yield { object: stored, old: undefined };
       const key = this.storage.key(strategy, str(stored.metadata, "namespace"), nameOf(stored));
       if (options.dryRun) {
-        if (!(await this.storage.entry(strategy, key))) return stored;
+        if (!(await this.storage.entry(strategy, key))) return { object: stored };
         if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
         throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       }
@@ -125,11 +133,11 @@ export class GenericRegistry {
       if (fp.has("deleted-name-stays-taken") && this.deletedKeys.has(key)) throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       try {
         const { kv } = await this.storage.put(strategy, key, this.storage.encode(stored), { expectModRevision: 0, slimRetry: !options.apply });
-        return this.storage.decode(kv);
+        return this.storage.stored(kv);
       } catch (e) {
         if (!(e instanceof StoreError) || e.code !== "KeyExists") throw e;
         // A create that upserts (failpoint duplicate-create-overwrites).
-        if (fp.has("duplicate-create-overwrites")) return this.storage.decode((await this.storage.put(strategy, key, this.storage.encode(stored))).kv);
+        if (fp.has("duplicate-create-overwrites")) return this.storage.stored((await this.storage.put(strategy, key, this.storage.encode(stored))).kv);
         if (generate && attempt < GENERATE_NAME_ATTEMPTS) continue;
         throw alreadyExists(qualifiedResourceOf(strategy), nameOf(stored));
       }

@@ -18,6 +18,7 @@ import { cloneJson, isJsonObject, type KubeObject, obj } from "../../../apimachi
 import { asKubeObject, finalizersOf, isTerminating, labelsOf, nameOf, resourceVersionOf, setMeta, uidOf } from "../../../apimachinery/object-meta.js";
 import { canonicalize } from "../../../apimachinery/typed-json.js";
 import type { StoredObject } from "../../../storage/object-storage.js";
+import type { KeyValue } from "../../../storage/store.js";
 import type { DeleteOptions, DeleteOutcome } from "../../generic/options.js";
 import { managedFieldsAfterWrite } from "../../generic/ownership.js";
 import type { GenericRegistry } from "../../generic/registry.js";
@@ -43,6 +44,21 @@ export interface NamespaceLifecycleOptions {
    * replica served the DELETE; otherwise it always runs and the DELETE schedules it.
    */
   elected?: boolean;
+}
+
+/**
+ * Whether a namespace entry is terminating, read once per entry: an entry never changes (a write
+ * makes a new one), and every create in the namespace asks, which decoded it each time.
+ */
+const TERMINATING = new WeakMap<KeyValue, boolean>();
+
+function terminating(found: StoredObject): boolean {
+  let answer = TERMINATING.get(found.kv);
+  if (answer === undefined) {
+    answer = isTerminating(found.object);
+    TERMINATING.set(found.kv, answer);
+  }
+  return answer;
 }
 
 export class NamespaceLifecycle implements NamespaceDeleter {
@@ -84,7 +100,7 @@ export class NamespaceLifecycle implements NamespaceDeleter {
     if (!strategy.namespaced) return;
     const ns = await this.generic.storage.get(namespaceStrategy, "", namespace);
     if (!ns) throw notFound(NAMESPACES, namespace);
-    if (isTerminating(ns.object)) {
+    if (terminating(ns)) {
       throw forbiddenError(qualifiedResourceOf(strategy), name, `unable to create new content in namespace ${namespace} because it is being terminated`, [
         { reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" },
       ]);
