@@ -6,7 +6,7 @@
  * threads included.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +23,12 @@ function profiled(args: readonly string[]): Promise<{ code: number | null; outpu
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));
     child.once("error", fail);
-    child.once("exit", (code) => done({ code, output, threads: readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).length }));
+    child.once("exit", (code) => {
+      const threads = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).length;
+      // A profile is megabytes: only their number is kept.
+      rmSync(dir, { recursive: true, force: true });
+      done({ code, output, threads });
+    });
   });
 }
 
@@ -65,5 +70,6 @@ describe("the threads tollgate run starts (issue #18)", () => {
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { totals: { leftOut: number } };
     expect(summary.totals.leftOut).toBeGreaterThan(0);
     expect(r.threads, r.output).toBe(2);
+    rmSync(out, { recursive: true, force: true });
   });
 });
