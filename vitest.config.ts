@@ -99,6 +99,20 @@ function writableDir(dir: string): boolean {
   }
 }
 
+/**
+ * The conformance projects' global setup. `tollgate run` from the compiled CLI names its compiled
+ * copy (lib/cli/run.ts): Node then imports it and its graph (the harness, detection, and in an
+ * embedded run the emulator and its daemons) natively, where vite's module runner would fetch,
+ * look up in the module cache and evaluate each of about 50–250 modules again (issue #18: about a
+ * sixth of an embedded run's CPU), and the CLI and its global setup share one copy of lib/.
+ */
+export function globalSetupFile(env: NodeJS.ProcessEnv = process.env): string {
+  return env.TOLLGATE_GLOBAL_SETUP ?? "lib/runner/global-setup.ts";
+}
+const GLOBAL_SETUP = globalSetupFile();
+/** The compiled copy is imported by Node, not inlined by vite (vitest externalizes what this matches). */
+export const COMPILED = new RegExp(`^${import.meta.dirname.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/dist/`);
+
 export default defineConfig({
   test: {
     sequence: { sequencer: LongestFirst },
@@ -130,7 +144,8 @@ export default defineConfig({
           pool: "threads",
           isolate: false,
           exclude: ["suites/exclusive/**"],
-          globalSetup: ["lib/runner/global-setup.ts"],
+          globalSetup: [GLOBAL_SETUP],
+          server: { deps: { external: [COMPILED] } },
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
@@ -145,7 +160,8 @@ export default defineConfig({
           include: ["suites/exclusive/**/*.test.ts"],
           pool: "threads",
           isolate: false,
-          globalSetup: ["lib/runner/global-setup.ts"],
+          globalSetup: [GLOBAL_SETUP],
+          server: { deps: { external: [COMPILED] } },
           sequence: { groupOrder: 1 },
           maxWorkers: 1,
           testTimeout: 60_000,

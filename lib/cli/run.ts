@@ -8,11 +8,11 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Reporter } from "vitest/node";
 import { CHECKER_FAULT_ENV } from "../daemons/checker/fault.js";
 import { ShellSyntaxError, shellWords } from "../daemons/shell-words.js";
-import { faultCommandLines } from "../faults/check.js";
-import { type Fault, faultByName } from "../faults/index.js";
+import type { Fault } from "../faults/index.js";
 import { UnreachableError } from "../harness/client.js";
 import { CredentialError } from "../harness/credentials/errors.js";
 import { probeTarget } from "../harness/probe.js";
@@ -40,6 +40,15 @@ const ROOT = PROJECT_ROOT;
  * two workers more than cores keep them busy (4 on 2 cores: about a quarter less wall than 3).
  */
 export const RUN_POOL = { isolate: false, maxWorkers: availableParallelism() + 2 } as const;
+
+/**
+ * The global setup for vitest.config.ts: from the compiled CLI, its compiled copy beside this
+ * module (dist/lib/runner/), which Node imports with the modules this process already loaded;
+ * from the sources, the config's own (the TypeScript, through vite's module runner).
+ */
+export function compiledGlobalSetup(moduleUrl: string = import.meta.url): string | undefined {
+  return moduleUrl.endsWith(".js") ? fileURLToPath(new URL("../runner/global-setup.js", moduleUrl)) : undefined;
+}
 
 /** A daemon URL flag: http or https, no path beyond "/" (the probes add theirs). */
 function daemonUrl(flag: string, raw: unknown, scheme?: "https:"): string | undefined {
@@ -124,9 +133,11 @@ export function daemonEnvironment(values: RunFlagValues): Record<string, string 
  * A fault of the emulator's state or of its daemons needs the embedded emulator; a wire fault
  * (a proxy) and a checker fault apply to any target.
  */
-export function faultEnvironment(values: RunFlagValues): Record<string, string | undefined> {
+export async function faultEnvironment(values: RunFlagValues): Promise<Record<string, string | undefined>> {
   const names = (values.fault as string[] | undefined) ?? [];
   if (names.length === 0) return { [ENV.faults]: undefined, [CHECKER_FAULT_ENV]: undefined };
+  // The catalog (about 130 ms of loading) only for a self-test.
+  const [{ faultByName }, { faultCommandLines }] = await Promise.all([import("../faults/index.js"), import("../faults/check.js")]);
   const external = values.target !== undefined || values.kubeconfig !== undefined || values["in-cluster"] === true;
   const daemonsGiven = ["controller-manager", "node-agent", "node-agent-healthz", "node-agent-read-only"].some((f) => values[f] !== undefined);
   const faults: Fault[] = [];
@@ -209,7 +220,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     allowPositionals: false,
   });
   const shard = shardOption(values.shard as string | undefined);
-  const faultEnv = faultEnvironment(values);
+  const faultEnv = await faultEnvironment(values);
   // Checked before the target is probed, so that a bad daemon flag is a usage error at once.
   const daemonEnv = daemonEnvironment(values);
   const verdictEnv = verdictEnvironment(values);
@@ -221,6 +232,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     console.log(`tollgate: nothing failed in ${chosen.rerun.from}: nothing to run again`);
     return 0;
   }
+  setEnvironment({ [ENV.globalSetup]: compiledGlobalSetup() });
   if (values.list) {
     setEnvironment({
       ...selectionEnvironment(chosen),
@@ -292,11 +304,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   const tty = process.stdout.isTTY === true;
   let status: () => string | undefined = () => undefined;
   // vitest, its reporters and Allure load only once a run is certain: a mistake in the flags is answered at once.
-  const [{ createVitest }, { default: ProgressReporter }, { default: SummaryReporter }, { default: RuleAwareAllureReporter }] = await Promise.all([
+  // The Allure results only feed index.html (and a shard's merge): without either, Allure is not loaded.
+  const allure = !values["no-html"] || shard !== undefined;
+  const [{ createVitest }, { default: ProgressReporter }, { default: SummaryReporter }, allureModule] = await Promise.all([
     import("vitest/node"),
     import("../report/progress-reporter.js"),
     import("../report/summary-reporter.js"),
-    import("../report/allure-reporter.js"),
+    allure ? import("../report/allure-reporter.js") : undefined,
   ]);
   const progress = new ProgressReporter({ tty, status: () => status() });
   const control = new RunControl({
@@ -314,8 +328,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     progress,
     control.reporter(),
     new SummaryReporter({ outputDir: outDir, shard, onSummary: (s) => (summary = s) }),
-    // The Allure results only feed index.html (and a shard's merge): without either, they are not written.
-    ...(values["no-html"] && !shard ? [] : [new RuleAwareAllureReporter({ resultsDir })]),
+    ...(allureModule ? [new allureModule.default({ resultsDir })] : []),
   ];
   const before = RunControl.listenersNow();
   const vitest = await createVitest("test", {

@@ -4,7 +4,7 @@
  * HTTP; every check of what comes back lives in the suites.
  */
 
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import { toolVersion } from "../tool-version.js";
 import { isStatus } from "../wire/status.js";
 import { CredentialSource } from "./credentials/source.js";
@@ -16,6 +16,7 @@ import type { KubeList, KubeObject } from "./objects.js";
 import { buildQuery, type Query } from "./query.js";
 import { type ResourceType, resourcePath } from "./resources.js";
 import type { Target } from "./target.js";
+import { request } from "./undici.js";
 import { openWatch, type WatchOptions, type WatchStream } from "./watch.js";
 
 // The errors and the query string live beside the client, so watch.ts can use them without importing it.

@@ -38,6 +38,8 @@ export const ENV = {
   collectOnly: "TOLLGATE_COLLECT_ONLY",
   /** Set by `tollgate run`, which handles SIGINT and SIGTERM for the whole run. */
   cli: "TOLLGATE_CLI",
+  /** The global setup file vitest.config.ts names: the compiled copy when `tollgate run` runs from dist/ (lib/cli/run.ts). */
+  globalSetup: "TOLLGATE_GLOBAL_SETUP",
   // The daemons of doc3 (suites/daemons/probes.test.ts): where they serve, how they were started, how to reach them.
   controllerManager: "TOLLGATE_CONTROLLER_MANAGER",
   nodeAgent: "TOLLGATE_NODE_AGENT",

@@ -10,8 +10,9 @@
  * (a suite acting as someone else) keeps it.
  */
 import { createSecureContext } from "node:tls";
-import { Agent, Dispatcher, ProxyAgent } from "undici";
+import type { Dispatcher } from "undici";
 import type { Target } from "../target.js";
+import { Agent, DispatcherClass, ProxyAgent } from "../undici.js";
 import { type ExecAuthenticator, execAuthenticator } from "./exec.js";
 import { type Impersonation, impersonationHeaders } from "./impersonation.js";
 import { oidcToken } from "./oidc.js";
@@ -75,7 +76,7 @@ function withImpersonation(h: Headers, imp: Impersonation): Headers {
  * an exec plugin's connections when its certificate rotates), adds impersonation headers, and
  * reports 401 answers.
  */
-class CredentialDispatcher extends Dispatcher {
+class CredentialDispatcher extends DispatcherClass {
   private readonly pools = new Map<string, Dispatcher>();
   private currentKey: string | undefined;
 
