@@ -7,33 +7,13 @@
  * tree operations, typed-json's lazy paths); the snapshot was made by the emulator before them
  * (commit 097ca36), so each case shows the fast and the full path give the old bytes.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { request } from "undici";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { encodeCbor } from "../../lib/wire/cbor.js";
 import { encodeObject } from "../../lib/wire/protobuf/index.js";
+import { useFrozenEmulator } from "./wire-bytes/frozen.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-let child: ChildProcess;
-let base = "";
-
-beforeAll(async () => {
-  child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "wire-bytes", "frozen-emulator.ts")], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  base = await new Promise<string>((resolve, reject) => {
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`frozen emulator exited with ${code}`)));
-  });
-}, 30_000);
-
-afterAll(() => {
-  child?.kill("SIGTERM");
-});
+const base = useFrozenEmulator();
 
 const JSON_TYPE = "application/json";
 const NS = "creates";
@@ -41,7 +21,7 @@ const CM = `/api/v1/namespaces/${NS}/configmaps`;
 
 function shown(contentType: string, body: Buffer): string {
   const text = /json|yaml/.test(contentType) && !/cbor|protobuf/.test(contentType);
-  return text ? body.toString("utf8").replaceAll(new URL(base).host, "HOST") : body.toString("hex").replace(/(.{128})/g, "$1\n");
+  return text ? body.toString("utf8").replaceAll(new URL(base()).host, "HOST") : body.toString("hex").replace(/(.{128})/g, "$1\n");
 }
 
 async function exchange(
@@ -52,7 +32,7 @@ async function exchange(
   headers: Record<string, string> = {},
   accept = JSON_TYPE,
 ): Promise<string> {
-  const res = await request(base + path, {
+  const res = await request(base() + path, {
     method: method as "GET",
     headers: { accept, ...(body === undefined ? {} : { "content-type": contentType }), ...headers },
     body,

@@ -5,31 +5,11 @@
  * itself, so a refactoring that changes a single byte of a list or a watch shows here; a
  * deliberate change of output is accepted with `vitest -u` and reviewed in the diff.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { request } from "undici";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { useFrozenEmulator } from "./wire-bytes/frozen.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-let child: ChildProcess;
-let base = "";
-
-beforeAll(async () => {
-  child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "wire-bytes", "frozen-emulator.ts")], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  base = await new Promise<string>((resolve, reject) => {
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`frozen emulator exited with ${code}`)));
-  });
-}, 30_000);
-
-afterAll(() => {
-  child?.kill("SIGTERM");
-});
+const base = useFrozenEmulator();
 
 const JSON_TYPE = "application/json";
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
@@ -47,11 +27,11 @@ const WATCH_FORMS: readonly string[] = [JSON_TYPE, `${PROTOBUF};stream=watch`, "
 
 function shown(contentType: string, body: Buffer): string {
   const text = /json|yaml/.test(contentType) && !/cbor|protobuf/.test(contentType);
-  return text ? body.toString("utf8").replaceAll(new URL(base).host, "HOST") : body.toString("hex").replace(/(.{128})/g, "$1\n");
+  return text ? body.toString("utf8").replaceAll(new URL(base()).host, "HOST") : body.toString("hex").replace(/(.{128})/g, "$1\n");
 }
 
 async function exchange(method: string, path: string, accept: string, body?: unknown, contentType = JSON_TYPE): Promise<string> {
-  const res = await request(base + path, {
+  const res = await request(base() + path, {
     method: method as "GET",
     headers: { accept, ...(body === undefined ? {} : { "content-type": contentType }) },
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
