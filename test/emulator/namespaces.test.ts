@@ -7,15 +7,16 @@ let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  // A visible Terminating phase: the controller starts 300 ms after the DELETE.
-  emu = await startEmulator({ port: 0, namespaceCleanupDelayMs: 300 });
+  // A visible Terminating phase: the controller starts 1.5 s after the DELETE (with 300 ms, a
+  // machine at load 12 once let the namespace go before the next request checked its refusal).
+  emu = await startEmulator({ port: 0, namespaceCleanupDelayMs: 1_500 });
   call = client(emu.url);
 });
 afterAll(async () => {
   await emu.close();
 });
 
-async function until(check: () => Promise<boolean>, timeoutMs = 3_000): Promise<void> {
+async function until(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error("condition not reached");
