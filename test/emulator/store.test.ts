@@ -90,4 +90,24 @@ describe("MemoryStore", () => {
     expect(seen).toEqual(["2"]);
     expect(second).toBe(first + 1);
   });
+
+  it("a mirror takes an event's previous value from its own entries when etcd left prev_kv out (a compaction passed it)", () => {
+    const mirror = new MemoryStore();
+    const at = 0;
+    const v1 = { key: "/r/a", value: "one", createRevision: 2, modRevision: 2 };
+    mirror.applyChange({ type: "put", key: "/r/a", revision: 2, kv: v1, at });
+    const seen: ChangeEvent[] = [];
+    mirror.watch("/r/", 2, (e) => seen.push(e));
+    const v2 = { key: "/r/a", value: "two", createRevision: 2, modRevision: 3 };
+    mirror.applyChange({ type: "put", key: "/r/a", revision: 3, kv: v2, at });
+    mirror.applyChange({ type: "delete", key: "/r/a", revision: 4, at });
+    // An update (not a create) and a delete that carry what they replaced, as the mirror held it.
+    expect(seen.map((e) => [e.type, e.revision, e.prevKv])).toEqual([
+      ["put", 3, v1],
+      ["delete", 4, v2],
+    ]);
+    // A create has no previous value, with or without prev_kv.
+    mirror.applyChange({ type: "put", key: "/r/b", revision: 5, kv: { key: "/r/b", value: "b", createRevision: 5, modRevision: 5 }, at });
+    expect(seen[2]?.prevKv).toBeUndefined();
+  });
 });

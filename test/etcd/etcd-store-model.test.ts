@@ -102,8 +102,16 @@ describe.skipIf(skipReason("etcd-store-model"))("EtcdStore behaves as MemoryStor
           }
           for (const w of watches) {
             await waitForEvents(w.etcd, w.memory.length, 3000, w.ended);
-            const want = w.memory.map((e) => change(e, 0));
             const got = w.etcd.map((e) => change(e, -offset));
+            // etcd reads an event's prev_kv when it sends the event: a watch still catching up on
+            // history after a compaction passed revision - 1 gets the event without it (v3rpc
+            // watch.go). That is etcd's behaviour, not EtcdStore's: the mirror over it takes the
+            // previous value from its own entries (MemoryStore.applyChange).
+            const want = w.memory.map((e, i) =>
+              got[i]?.prevKv === undefined && e.prevKv !== undefined && e.revision - 1 < model.compactRevision
+                ? { ...change(e, 0), prevKv: undefined }
+                : change(e, 0),
+            );
             if (w.ended.length === 0) {
               expect(got).toEqual(want);
               continue;

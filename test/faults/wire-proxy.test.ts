@@ -25,6 +25,12 @@ beforeAll(async () => {
   direct = new ApiClient({ url: emulator.url, credentials: {}, source: "direct" });
   through = new ApiClient({ url: proxy.url, credentials: {}, source: "proxy" });
   await direct.create(types.namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: "p" } });
+  // The emulator publishes kube-root-ca.crt into a new namespace a moment later: the lists compared
+  // below must not straddle it.
+  for (let tries = 0; (await direct.raw("GET", resourcePath(types.configmaps, "p", "kube-root-ca.crt"), {})).code !== 200; tries++) {
+    if (tries > 200) throw new Error("kube-root-ca.crt never appeared in namespace p");
+    await new Promise((r) => setTimeout(r, 25));
+  }
   for (let i = 0; i < 4; i++)
     await direct.create(types.configmaps, "p", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `c${i}` }, data: { blob: "x".repeat(40 * 1024) } });
 });

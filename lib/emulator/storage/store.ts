@@ -261,10 +261,18 @@ export class MemoryStore {
     this.compacted = Math.max(this.compacted, revision);
   }
 
-  /** A mirror's apply: a change another store made (etcd's watch), at its own revision, recorded and delivered like a local write. */
+  /**
+   * A mirror's apply: a change another store made (etcd's watch), at its own revision, recorded and
+   * delivered like a local write. The previous value is the mirror's own entry, as kube-apiserver's
+   * watch cache takes it from its store: etcd leaves an event's prev_kv out when a compaction passed
+   * it before the event was sent (a watch catching up on history), and a MODIFIED would then read as
+   * an ADDED and a DELETED would carry no object.
+   */
   applyChange(event: ChangeEvent): void {
     this.rev = Math.max(this.rev, event.revision);
     const had = this.entries.has(event.key);
+    const prevKv = this.entries.get(event.key);
+    if (event.prevKv === undefined && prevKv !== undefined) event = { ...event, prevKv };
     if (event.type === "put" && event.kv) {
       if (!had)
         this.keys.splice(
