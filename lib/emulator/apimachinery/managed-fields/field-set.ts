@@ -252,13 +252,8 @@ function hasMemberBelow(node: Node): boolean {
 
 /** A copy of the tree, kept to the nodes on some member's path (the shape FieldSet.of makes). */
 function copyNode(node: Node): Node {
-  const out = newNode();
-  out.member = node.member;
-  for (const [key, child] of node.children) {
-    if (!child.member && !hasMemberBelow(child)) continue;
-    out.children.set(key, copyNode(child));
-  }
-  return out;
+  // filterNode against no other tree keeps every member, in one pass.
+  return filterNode(node, undefined, false) ?? newNode();
 }
 
 /** Adds every member path of `from` into `into` (in place). */
