@@ -196,38 +196,37 @@ function parseBody(
   unrecognized: (detail: string) => Error,
   convertFailed: (detail: string) => Error,
 ): ReadBody {
-  if (encoding === "json" && mode !== "Ignore") {
-    // The common body: shallow, no key written twice or with an escape, well-formed. Then the
-    // depth checks below pass, parseJsonStrict would find no duplicates and JSON.parse's value
-    // is its value; anything else takes the full path.
-    const text = body.toString("utf8");
-    const depth = jsonDepthIfKeysPlain(text);
-    if (depth !== undefined && depth <= PROBE_FREE_DEPTH) {
-      let value: Json | undefined;
-      try {
-        value = JSON.parse(text) as Json;
-      } catch {
-        // Malformed: the full path says how.
-      }
-      if (value !== undefined) return { value, text, duplicates: [], strictParseDeferred: true };
-    }
-  }
   if (encoding === "json") {
-    // Go's JSON scanner stops at 10000 levels, while reading apiVersion and kind (wire-facts §11, JSON depth).
-    const opener = jsonDepthExceeded(body.toString("utf8"));
-    if (opener !== undefined) throw unrecognized(`invalid character '${opener}' exceeded max depth`);
-    if (jsonBeyondEmulator(body.toString("utf8"))) throw unrecognized(emulatorDepthMessage());
-  }
-  if (encoding === "json" && mode !== "Ignore") {
     const text = body.toString("utf8");
-    try {
-      const { value, duplicates } = parseJsonStrict(text);
-      return { value: value as Json, text, duplicates };
-    } catch {
-      // Either malformed (JSON.parse below says how) or beyond the AST parser (say, nesting it
-      // cannot follow) while JSON.parse reads it: then the body goes on without duplicate
-      // checks, its unknown fields reported in the shape's order.
-      return { value: bodyJsonForm(encoding, body, false, unrecognized), duplicates: [] };
+    if (mode !== "Ignore") {
+      // The common body: shallow, no key written twice or with an escape, well-formed. Then the
+      // depth checks below pass, parseJsonStrict would find no duplicates and JSON.parse's value
+      // is its value; anything else takes the full path.
+      const depth = jsonDepthIfKeysPlain(text);
+      if (depth !== undefined && depth <= PROBE_FREE_DEPTH) {
+        let value: Json | undefined;
+        try {
+          value = JSON.parse(text) as Json;
+        } catch {
+          // Malformed: the full path says how.
+        }
+        if (value !== undefined) return { value, text, duplicates: [], strictParseDeferred: true };
+      }
+    }
+    // Go's JSON scanner stops at 10000 levels, while reading apiVersion and kind (wire-facts §11, JSON depth).
+    const opener = jsonDepthExceeded(text);
+    if (opener !== undefined) throw unrecognized(`invalid character '${opener}' exceeded max depth`);
+    if (jsonBeyondEmulator(text)) throw unrecognized(emulatorDepthMessage());
+    if (mode !== "Ignore") {
+      try {
+        const { value, duplicates } = parseJsonStrict(text);
+        return { value: value as Json, text, duplicates };
+      } catch {
+        // Either malformed (JSON.parse below says how) or beyond the AST parser (say, nesting it
+        // cannot follow) while JSON.parse reads it: then the body goes on without duplicate
+        // checks, its unknown fields reported in the shape's order.
+        return { value: bodyJsonForm(encoding, body, false, unrecognized), duplicates: [] };
+      }
     }
   }
   const value = bodyJsonForm(encoding, body, false, unrecognized, convertFailed);
