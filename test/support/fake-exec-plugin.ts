@@ -1,10 +1,14 @@
 /**
- * A fake exec credential plugin: a `#!/usr/bin/env node` script in a temp directory that
- * appends what it was given (args, KUBERNETES_EXEC_INFO, a chosen env variable, whether stdin
- * was a terminal) to runs.log, then does what response.json says: print a text, write a line
- * on standard error, exit with a code, or hang.
+ * A fake exec credential plugin: a POSIX `#!/bin/sh` script in a temp directory (a shell starts
+ * in about a millisecond; a Node script took 0.11–0.15 s of CPU, and one `npm test` runs the
+ * plugin about 40 times). Each run records what it was given as raw files in its own directory
+ * under runs/ (args NUL-separated, KUBERNETES_EXEC_INFO, the env variables FAKE_ENV,
+ * FAKE_OVERRIDE and HOME, each only when set, and whether stdin was a terminal), named by the
+ * time it started and its pid so the runs sort in the order they started; runs() rebuilds them.
+ * Then it does what response/ says: write a line on standard error, and either hang or print a
+ * text and exit with a code.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -31,39 +35,70 @@ export interface FakePlugin {
   runs(): PluginRun[];
 }
 
-const SCRIPT = `#!/usr/bin/env node
-const fs = require("node:fs");
-const path = require("node:path");
-const dir = __dirname;
-const env = {};
-for (const k of ["FAKE_ENV", "FAKE_OVERRIDE", "HOME"]) env[k] = process.env[k];
-fs.appendFileSync(path.join(dir, "runs.log"), JSON.stringify({ args: process.argv.slice(2), info: process.env.KUBERNETES_EXEC_INFO, env, stdinTTY: Boolean(process.stdin.isTTY) }) + "\\n");
-const r = JSON.parse(fs.readFileSync(path.join(dir, "response.json"), "utf8"));
-if (r.stderr) process.stderr.write(r.stderr + "\\n");
-if (r.hang) setInterval(() => {}, 1000);
-else {
-  if (r.stdout !== undefined) process.stdout.write(typeof r.stdout === "string" ? r.stdout : JSON.stringify(r.stdout));
-  process.exitCode = r.exitCode ?? 0;
-}
+/** The env variables a run records (an unset one is left out of its `env`). */
+const ENV_KEYS = ["FAKE_ENV", "FAKE_OVERRIDE", "HOME"] as const;
+
+// Values are written raw with printf '%s' (no escaping to get wrong in sh). A run's files are
+// written in a dot directory and renamed into place, so runs() never sees a half-written run.
+// response is a symlink swapped atomically by respond(); `cd -P` pins one response for the run.
+// The hang is `exec sleep`: the pid the harness kills is the sleeper, so nothing is left behind.
+const SCRIPT = `#!/bin/sh
+d=\${0%/*}
+t=$(date +%s%N)-$$
+r="$d/runs/.$t"
+mkdir "$r" || exit 97
+if [ $# -gt 0 ]; then printf '%s\\0' "$@"; fi >"$r/args"
+if [ -n "\${KUBERNETES_EXEC_INFO+set}" ]; then printf '%s' "$KUBERNETES_EXEC_INFO" >"$r/info"; fi
+${ENV_KEYS.map((k) => `if [ -n "\${${k}+set}" ]; then printf '%s' "$${k}" >"$r/env.${k}"; fi`).join("\n")}
+if [ -t 0 ]; then : >"$r/tty"; fi
+mv "$r" "$d/runs/$t" || exit 97
+cd -P "$d/response" || exit 97
+if [ -f stderr ]; then cat stderr >&2; fi
+if [ -f hang ]; then exec sleep 100000; fi
+if [ -f stdout ]; then cat stdout; fi
+read -r code <code
+exit "$code"
 `;
 
 export function fakePlugin(name = "fake-plugin", dir = mkdtempSync(join(tmpdir(), "tollgate-exec-"))): FakePlugin {
   const command = join(dir, name);
   writeFileSync(command, SCRIPT);
   chmodSync(command, 0o755);
-  const respond = (r: PluginResponse): void => writeFileSync(join(dir, "response.json"), JSON.stringify(r));
+  mkdirSync(join(dir, "runs"));
+  let responses = 0;
+  const respond = (r: PluginResponse): void => {
+    const name = `response.${++responses}`;
+    const at = join(dir, name);
+    mkdirSync(at);
+    if (r.stdout !== undefined) writeFileSync(join(at, "stdout"), typeof r.stdout === "string" ? r.stdout : JSON.stringify(r.stdout));
+    if (r.stderr) writeFileSync(join(at, "stderr"), `${r.stderr}\n`);
+    if (r.hang) writeFileSync(join(at, "hang"), "");
+    writeFileSync(join(at, "code"), `${r.exitCode ?? 0}\n`);
+    // A run that started keeps the response it read; the next one sees this one whole.
+    symlinkSync(name, join(dir, "response.next"));
+    renameSync(join(dir, "response.next"), join(dir, "response"));
+  };
   respond({ stdout: "" });
   return {
     dir,
     command,
     respond,
     runs: () => {
-      const log = join(dir, "runs.log");
-      if (!existsSync(log)) return [];
-      return readFileSync(log, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as PluginRun);
+      const root = join(dir, "runs");
+      return readdirSync(root)
+        .filter((n) => !n.startsWith("."))
+        .sort()
+        .map((n) => {
+          const file = (f: string): string | undefined => (existsSync(join(root, n, f)) ? readFileSync(join(root, n, f), "utf8") : undefined);
+          // Each argument ends in a NUL: none is an empty file, [""] is "\0".
+          const args = file("args") ?? "";
+          const env: Record<string, string | undefined> = {};
+          for (const k of ENV_KEYS) {
+            const v = file(`env.${k}`);
+            if (v !== undefined) env[k] = v;
+          }
+          return { args: args === "" ? [] : args.slice(0, -1).split("\0"), info: file("info"), env, stdinTTY: existsSync(join(root, n, "tty")) };
+        });
     },
   };
 }
