@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PKI, readPair } from "../../fixtures/daemons/pki.js";
 import { daemonTls } from "../../fixtures/daemons/tls.js";
 import { ApiClient } from "../../lib/harness/client.js";
-import type { ExecConfig } from "../../lib/harness/credentials/exec.js";
+import { type ExecConfig, execAuthenticator } from "../../lib/harness/credentials/exec.js";
 import { asIdentity } from "../../lib/harness/credentials/identity.js";
 import { FileTokenSource, TOKEN_FILE_REREAD_MS } from "../../lib/harness/credentials/token-file.js";
 import type { Target, TargetCredentials } from "../../lib/harness/target.js";
@@ -107,10 +107,15 @@ describe("exec plugin credentials on the wire", () => {
     http.seen.length = 0;
     const c = new ApiClient(target(http.url(), { exec: execConfig(p) }));
     try {
+      // The first run through the authenticator the client shares, before the request: the 401
+      // reruns the plugin at once, and a plugin may read its answer within a millisecond, so
+      // "fresh" must be its answer before the 401 comes (it was set after, and the slow Node
+      // plugin used to read it late enough).
+      expect((await execAuthenticator(execConfig(p)).credentials()).token).toBe("stale");
+      p.respond({ stdout: execCredential(V1, { token: "fresh" }) });
       const first = await c.raw("GET", "/api");
       expect(first.code).toBe(401);
       expect(http.seen.map((s) => s.headers.authorization)).toEqual(["Bearer stale"]);
-      p.respond({ stdout: execCredential(V1, { token: "fresh" }) });
       await waitFor(() => p.runs().length === 2);
       expect(http.seen).toHaveLength(1); // the 401 is the answer: no retry
       const [a, b] = await Promise.all([c.raw("GET", "/api"), c.raw("GET", "/apis")]);
