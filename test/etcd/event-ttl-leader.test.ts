@@ -56,7 +56,7 @@ describe.skipIf(skipReason("event-ttl-leader"))("event TTL on the leader only", 
 
     // Four TTLs later (its timer checks every TTL/4), the event is still there: only the holder sweeps on a timer.
     await new Promise((resolve) => setTimeout(resolve, 4 * TTL_MS));
-    expect((await onFollower("GET", LEASES + "/kube-controller-manager")).json.spec.holderIdentity).toBe(ELSEWHERE);
+    expect((await onFollower("GET", `${LEASES}/kube-controller-manager`)).json.spec.holderIdentity).toBe(ELSEWHERE);
     const kept = await onFollower("GET", `${EVENTS}/ttl-leader`);
     expect([kept.status, kept.json.message]).toEqual([200, "expires after --event-ttl"]);
 

@@ -210,7 +210,7 @@ describe.skipIf(skipReason("faults"))("faults the emulator on etcd survives", ()
     };
     const writers = [writer(), writer(), reader()];
     await new Promise((r) => setTimeout(r, 300));
-    const restartedAt = { end: 0 };
+    const restartedAt = { begin: Date.now(), end: 0 };
     await etcd.restart();
     restartedAt.end = Date.now();
     // Load until a few writes answered after the restart are acknowledged.
@@ -231,8 +231,11 @@ describe.skipIf(skipReason("faults"))("faults the emulator on etcd survives", ()
       expect(o.body?.code).toBe(o.status);
       expect(typeof o.body?.message).toBe("string");
     }
-    const failed = outcomes.filter((o) => o.status !== 201);
-    expect(failed.length).toBeGreaterThan(0);
+    // The restart was under load: writes were sent while etcd was down. Whether one failed depends
+    // on how long etcd took to come back against the emulator's 1.5 s bound (a write may wait it
+    // out and succeed); each failure's shape is checked above.
+    const during = outcomes.filter((o) => o.end - o.ms < restartedAt.end && o.end > restartedAt.begin);
+    expect(during.length, `writes sent or answered during the restart (${restartedAt.end - restartedAt.begin} ms)`).toBeGreaterThan(0);
     // Recovered: a write and a read answer again.
     const again = await call("POST", CM, configMapBody("restart-final", { v: "1" }));
     expect(again.status).toBe(201);
