@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { compiledGlobalSetup, RUN_POOL } from "../../lib/cli/run.js";
-import { COMPILED, globalSetupFile } from "../../vitest.config.js";
+import { COMPILED, COMPILED_LIBRARY, compiledCopy, conformancePlugins, globalSetupFile } from "../../vitest.config.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -30,5 +30,48 @@ describe("tollgate run's global setup from the compiled CLI (issue #18)", () => 
     expect(COMPILED.test(join(ROOT, "lib/runner/global-setup.ts"))).toBe(false);
     expect(COMPILED.test(join(ROOT, "node_modules/vitest/dist/index.js"))).toBe(false);
     expect(COMPILED.test(`/elsewhere${join(ROOT, "dist/lib/x.js")}`)).toBe(false);
+  });
+});
+
+describe("a compiled run's suites import lib/ and fixtures/ from dist/ (issue #18)", () => {
+  it("maps a module of lib/ or fixtures/ to its compiled copy, and nothing else", () => {
+    expect(compiledCopy(join(ROOT, "lib/harness/client.ts"))).toBe(join(ROOT, "dist/lib/harness/client.js"));
+    expect(compiledCopy(join(ROOT, "fixtures/daemons/pki.ts"))).toBe(join(ROOT, "dist/fixtures/daemons/pki.js"));
+    expect(compiledCopy(join(ROOT, "suites/crud.test.ts"))).toBeUndefined();
+    expect(compiledCopy(join(ROOT, "suites/support/conformance.ts"))).toBeUndefined();
+    expect(compiledCopy(join(ROOT, "node_modules/x/lib/y.ts"))).toBeUndefined();
+    expect(compiledCopy(join(ROOT, "lib/project-root.ts?raw"))).toBeUndefined();
+    expect(compiledCopy(`/elsewhere/lib/x.ts`)).toBeUndefined();
+  });
+
+  it("only in a compiled run: a run from the sources (tsx) and npm test's conformance project keep the sources", () => {
+    const names = (env: NodeJS.ProcessEnv) => conformancePlugins(env).map((p) => p.name);
+    expect(names({})).toEqual(["tollgate-module-cache-scope"]);
+    expect(names({ TOLLGATE_GLOBAL_SETUP: join(ROOT, "dist/lib/runner/global-setup.js") })).toEqual([
+      "tollgate-module-cache-scope",
+      "tollgate-compiled-library",
+    ]);
+  });
+
+  it("resolves a relative import as Vite would, then gives the compiled copy; bare and external imports are left alone", async () => {
+    type Resolve = (source: string, importer: string | undefined, options: object) => Promise<{ id: string; external?: boolean } | null>;
+    const asked: string[] = [];
+    const context = (result: { id: string; external?: boolean } | null) => ({
+      resolve: (async (source) => {
+        asked.push(source);
+        return result;
+      }) as Resolve,
+    });
+    const hook = COMPILED_LIBRARY.resolveId as unknown as (this: { resolve: Resolve }, s: string, i: string | undefined, o: object) => Promise<unknown>;
+    const suite = join(ROOT, "suites/crud.test.ts");
+    expect(await hook.call(context({ id: join(ROOT, "lib/harness/client.ts") }), "../lib/harness/client.js", suite, {})).toBe(
+      join(ROOT, "dist/lib/harness/client.js"),
+    );
+    expect(await hook.call(context({ id: join(ROOT, "suites/support/conformance.ts") }), "./support/conformance.js", suite, {})).toBeNull();
+    const external = { id: "node:fs", external: true };
+    expect(await hook.call(context(external), "/x/y.js", suite, {})).toBe(external);
+    expect(await hook.call(context({ id: join(ROOT, "lib/x.ts") }), "vitest", suite, {})).toBeNull();
+    expect(await hook.call(context({ id: join(ROOT, "lib/x.ts") }), "../lib/x.js", undefined, {})).toBeNull();
+    expect(asked).toEqual(["../lib/harness/client.js", "./support/conformance.js", "/x/y.js"]);
   });
 });
