@@ -4,6 +4,7 @@ import { join, relative } from "node:path";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { compiledIsCurrent } from "./scripts/compiled-is-current.js";
 
 /**
  * The longest files (most drive the real CLI, a child vitest per run), longest first as measured
@@ -122,11 +123,11 @@ export function compiledCopy(resolved: string, root: string = ROOT): string | un
 }
 
 /**
- * In a compiled `tollgate run` (the CLI from dist/, which bin/tollgate.js runs only while dist/ is
- * current, names the compiled global setup), the suites import lib/ and fixtures/ from dist/ as
- * well: Node loads them as they are (COMPILED is external), where Vite would transform them again
- * for the run's workers. In a fresh clone, the first runs of npm test each did so at once: about
- * 0.7 s of CPU more per run than with the transforms cached, now none.
+ * The tests take lib/ and fixtures/ from dist/ where that copy is current: Node loads the compiled
+ * modules as they are (COMPILED is external), where Vite would transform each again for each worker.
+ * In a fresh clone, as on CI, nothing is in Vite's module cache yet: npm test's workers and its
+ * runs each transformed the same modules at once (about 0.7 s of CPU more per run than with the
+ * cache warm, and more in each unit worker).
  */
 export const COMPILED_LIBRARY: Plugin = {
   name: "tollgate-compiled-library",
@@ -139,11 +140,17 @@ export const COMPILED_LIBRARY: Plugin = {
   },
 };
 
-/** The conformance projects' plugins: the compiled library only in a compiled run. */
-export function conformancePlugins(env: NodeJS.ProcessEnv = process.env): Plugin[] {
-  return env.TOLLGATE_GLOBAL_SETUP === undefined ? [MODULE_CACHE_SCOPE] : [MODULE_CACHE_SCOPE, COMPILED_LIBRARY];
+/**
+ * A project's plugins. The conformance projects take the compiled library in a compiled `tollgate
+ * run` (its global setup is the compiled copy, TOLLGATE_GLOBAL_SETUP); the unit tests while dist/
+ * is current, as bin/tollgate.js decides (TOLLGATE_FROM_SOURCE=1 keeps the sources, as there).
+ * Only a project that takes it lists it: Vite's module cache keys then differ between the two ways.
+ */
+export function projectPlugins(project: "unit" | "conformance", env: NodeJS.ProcessEnv = process.env, current = () => compiledIsCurrent(ROOT)): Plugin[] {
+  const compiled = project === "unit" ? env.TOLLGATE_FROM_SOURCE !== "1" && current() : env.TOLLGATE_GLOBAL_SETUP !== undefined;
+  return compiled ? [MODULE_CACHE_SCOPE, COMPILED_LIBRARY] : [MODULE_CACHE_SCOPE];
 }
-const CONFORMANCE_PLUGINS = conformancePlugins();
+const CONFORMANCE_PLUGINS = projectPlugins("conformance");
 
 export default defineConfig({
   test: {
@@ -157,9 +164,10 @@ export default defineConfig({
     maxWorkers: availableParallelism() + 2,
     projects: [
       {
-        plugins: [MODULE_CACHE_SCOPE],
+        plugins: projectPlugins("unit"),
         test: {
           name: "unit",
+          server: { deps: { external: [COMPILED] } },
           include: ["test/**/*.test.ts"],
           // A worker evaluates the modules once for all its files instead of once per file: more than
           // half the unit tests' CPU went into re-importing. Unit tests keep no state across files.

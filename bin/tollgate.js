@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point: the CLI compiled to dist/ when that copy is current, else its TypeScript through tsx.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -150,31 +150,15 @@ function listenForPassedSignals() {
 
 /*
  * dist/ holds lib/ and fixtures/ compiled by `npm run build`, which `npm ci` and `npm install`
- * run as the prepare step. It is used only while no source file is newer than its stamp, so an
- * edit is never run stale: then the sources run through tsx. The compiled copy matters: with
- * tsx's loader in the process every import, vitest's and Vite's own included, passes through
- * its hook thread, about a third of the CPU of a `tollgate run`.
+ * run as the prepare step. It is used only while no source file is newer than its stamp
+ * (scripts/compiled-is-current.js), so an edit is never run stale: then the sources run through
+ * tsx. The compiled copy matters: with tsx's loader in the process every import, vitest's and
+ * Vite's own included, passes through its hook thread, about a third of the CPU of a `tollgate run`.
  */
-function compiledIsCurrent() {
-  let built;
-  try {
-    built = statSync(join(ROOT, "dist", ".built")).mtimeMs;
-  } catch {
-    return false;
-  }
-  // A walk of its own: Node 20's readdirSync({ recursive }) took 30-40 ms here, this one 5-8.
-  const newer = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory() ? newer(path) : entry.name.endsWith(".ts") && statSync(path).mtimeMs > built) return true;
-    }
-    return false;
-  };
-  return !newer(join(ROOT, "lib")) && !newer(join(ROOT, "fixtures"));
-}
-
 async function loadCli() {
-  if (process.env.TOLLGATE_FROM_SOURCE !== "1" && compiledIsCurrent()) return import(pathToFileURL(join(ROOT, "dist", "lib", "cli", "main.js")).href);
+  // Imported here, not at the top: `--version` loads nothing beyond this file.
+  const { compiledIsCurrent } = await import("../scripts/compiled-is-current.js");
+  if (process.env.TOLLGATE_FROM_SOURCE !== "1" && compiledIsCurrent(ROOT)) return import(pathToFileURL(join(ROOT, "dist", "lib", "cli", "main.js")).href);
   const { register } = await import("tsx/esm/api");
   register();
   return import("../lib/cli/main.ts");

@@ -13,12 +13,12 @@
  * sources through tsx: the report says which). Bounded: every child has a deadline.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { deadline, percentile, report } from "./bench-support.js";
+import { compiledIsCurrent } from "./compiled-is-current.js";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "15" }, root: { type: "string" } } });
 const RUNS = Number(values.runs);
@@ -32,19 +32,6 @@ const CHILD_TIMEOUT_MS = 30_000;
 const BARE_SERVER = `const s = require("node:http").createServer((q, r) => r.end("{}"));
 s.listen(0, "127.0.0.1", () => console.log("listening on http://127.0.0.1:" + s.address().port));
 process.on("SIGTERM", () => s.close(() => process.exit(0)));`;
-
-/** Whether bin/tollgate.js will run dist/ (as it decides: no .ts under lib/ or fixtures/ newer than the stamp). */
-function compiledIsCurrent(): boolean {
-  const stamp = join(ROOT, "dist", ".built");
-  if (!existsSync(stamp)) return false;
-  const built = statSync(stamp).mtimeMs;
-  for (const dir of ["lib", "fixtures"]) {
-    for (const name of readdirSync(join(ROOT, dir), { recursive: true })) {
-      if (typeof name === "string" && name.endsWith(".ts") && statSync(join(ROOT, dir, name)).mtimeMs > built) return false;
-    }
-  }
-  return true;
-}
 
 const ms = (from: bigint): number => Number(process.hrtime.bigint() - from) / 1e6;
 
@@ -175,7 +162,7 @@ function stats(xs: number[]): { median: number; p90: number; min: number; max: n
 }
 
 async function main(): Promise<void> {
-  const compiled = compiledIsCurrent();
+  const compiled = compiledIsCurrent(ROOT);
   const loadBefore = loadavg().map((l) => round(l, 2));
   const limit = deadline(Math.max(120_000, RUNS * 4 * CHILD_TIMEOUT_MS), "bench-start");
   try {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { compiledGlobalSetup, RUN_POOL } from "../../lib/cli/run.js";
-import { COMPILED, COMPILED_LIBRARY, compiledCopy, conformancePlugins, globalSetupFile } from "../../vitest.config.js";
+import { COMPILED, COMPILED_LIBRARY, compiledCopy, globalSetupFile, projectPlugins } from "../../vitest.config.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -33,7 +33,7 @@ describe("tollgate run's global setup from the compiled CLI (issue #18)", () => 
   });
 });
 
-describe("a compiled run's suites import lib/ and fixtures/ from dist/ (issue #18)", () => {
+describe("the tests import lib/ and fixtures/ from dist/ where it is current (issue #18)", () => {
   it("maps a module of lib/ or fixtures/ to its compiled copy, and nothing else", () => {
     expect(compiledCopy(join(ROOT, "lib/harness/client.ts"))).toBe(join(ROOT, "dist/lib/harness/client.js"));
     expect(compiledCopy(join(ROOT, "fixtures/daemons/pki.ts"))).toBe(join(ROOT, "dist/fixtures/daemons/pki.js"));
@@ -44,13 +44,15 @@ describe("a compiled run's suites import lib/ and fixtures/ from dist/ (issue #1
     expect(compiledCopy(`/elsewhere/lib/x.ts`)).toBeUndefined();
   });
 
-  it("only in a compiled run: a run from the sources (tsx) and npm test's conformance project keep the sources", () => {
-    const names = (env: NodeJS.ProcessEnv) => conformancePlugins(env).map((p) => p.name);
-    expect(names({})).toEqual(["tollgate-module-cache-scope"]);
-    expect(names({ TOLLGATE_GLOBAL_SETUP: join(ROOT, "dist/lib/runner/global-setup.js") })).toEqual([
-      "tollgate-module-cache-scope",
-      "tollgate-compiled-library",
-    ]);
+  it("in a compiled run's suites and in the unit tests while dist/ is current; else (and with TOLLGATE_FROM_SOURCE=1) the sources", () => {
+    const names = (...args: Parameters<typeof projectPlugins>) => projectPlugins(...args).map((p) => p.name);
+    const both = ["tollgate-module-cache-scope", "tollgate-compiled-library"];
+    // A run from the sources (tsx) and npm test's own conformance project keep the sources.
+    expect(names("conformance", {})).toEqual(["tollgate-module-cache-scope"]);
+    expect(names("conformance", { TOLLGATE_GLOBAL_SETUP: join(ROOT, "dist/lib/runner/global-setup.js") })).toEqual(both);
+    expect(names("unit", {}, () => true)).toEqual(both);
+    expect(names("unit", {}, () => false)).toEqual(["tollgate-module-cache-scope"]);
+    expect(names("unit", { TOLLGATE_FROM_SOURCE: "1" }, () => true)).toEqual(["tollgate-module-cache-scope"]);
   });
 
   it("resolves a relative import as Vite would, then gives the compiled copy; bare and external imports are left alone", async () => {
