@@ -100,17 +100,6 @@ function writableDir(dir: string): boolean {
   }
 }
 
-/**
- * The conformance projects' global setup. `tollgate run` from the compiled CLI names its compiled
- * copy (lib/cli/run.ts): Node then imports it and its graph (the harness, detection, and in an
- * embedded run the emulator and its daemons) natively, where vite's module runner would fetch,
- * look up in the module cache and evaluate each of about 50–250 modules again (issue #18: about a
- * sixth of an embedded run's CPU), and the CLI and its global setup share one copy of lib/.
- */
-export function globalSetupFile(env: NodeJS.ProcessEnv = process.env): string {
-  return env.TOLLGATE_GLOBAL_SETUP ?? "lib/runner/global-setup.ts";
-}
-const GLOBAL_SETUP = globalSetupFile();
 /** The compiled copy is imported by Node, not inlined by vite (vitest externalizes what this matches). */
 export const COMPILED = new RegExp(`^${import.meta.dirname.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/dist/`);
 
@@ -123,11 +112,10 @@ export function compiledCopy(resolved: string, root: string = ROOT): string | un
 }
 
 /**
- * The tests take lib/ and fixtures/ from dist/ where that copy is current: Node loads the compiled
- * modules as they are (COMPILED is external), where Vite would transform each again for each worker.
- * In a fresh clone, as on CI, nothing is in Vite's module cache yet: npm test's workers and its
- * runs each transformed the same modules at once (about 0.7 s of CPU more per run than with the
- * cache warm, and more in each unit worker).
+ * A relative import of lib/ or fixtures/ goes to the compiled copy: Node loads it as it is
+ * (COMPILED is external), where Vite would transform it again for each worker. In a fresh clone,
+ * as on CI, nothing is in Vite's module cache yet, and npm test's workers and runs each transformed
+ * the same modules at once (about 0.7 s of CPU more per run than with the cache warm).
  */
 export const COMPILED_LIBRARY: Plugin = {
   name: "tollgate-compiled-library",
@@ -141,16 +129,34 @@ export const COMPILED_LIBRARY: Plugin = {
 };
 
 /**
- * A project's plugins. The conformance projects take the compiled library in a compiled `tollgate
- * run` (its global setup is the compiled copy, TOLLGATE_GLOBAL_SETUP); the unit tests while dist/
- * is current, as bin/tollgate.js decides (TOLLGATE_FROM_SOURCE=1 keeps the sources, as there).
- * Only a project that takes it lists it: Vite's module cache keys then differ between the two ways.
+ * Whether the tests take lib/ and fixtures/ from dist/: in a compiled `tollgate run` (it names its
+ * compiled global setup, TOLLGATE_GLOBAL_SETUP), and in npm test while dist/ is current, as
+ * bin/tollgate.js decides (TOLLGATE_FROM_SOURCE=1 keeps the sources, as there).
  */
-export function projectPlugins(project: "unit" | "conformance", env: NodeJS.ProcessEnv = process.env, current = () => compiledIsCurrent(ROOT)): Plugin[] {
-  const compiled = project === "unit" ? env.TOLLGATE_FROM_SOURCE !== "1" && current() : env.TOLLGATE_GLOBAL_SETUP !== undefined;
+export function usesCompiled(env: NodeJS.ProcessEnv = process.env, current = () => compiledIsCurrent(ROOT)): boolean {
+  if (env.TOLLGATE_GLOBAL_SETUP !== undefined) return true;
+  return env.TOLLGATE_FROM_SOURCE !== "1" && current();
+}
+
+/**
+ * The conformance projects' global setup. Compiled (lib/cli/run.ts names it, or dist/ is
+ * current), Node imports it and its graph (the harness, detection, and in an embedded run the
+ * emulator and its daemons) natively, where vite's module runner would fetch, look up in the module
+ * cache and evaluate each of about 50–250 modules again (issue #18: about a sixth of an embedded
+ * run's CPU), and the CLI and its global setup share one copy of lib/.
+ */
+export function globalSetupFile(env: NodeJS.ProcessEnv = process.env, current = () => compiledIsCurrent(ROOT)): string {
+  if (env.TOLLGATE_GLOBAL_SETUP !== undefined) return env.TOLLGATE_GLOBAL_SETUP;
+  return usesCompiled(env, current) ? join(ROOT, "dist", "lib", "runner", "global-setup.js") : "lib/runner/global-setup.ts";
+}
+
+/** A project's plugins: the compiled library only where it is used, so Vite's module cache keys differ between the two ways. */
+export function projectPlugins(compiled: boolean): Plugin[] {
   return compiled ? [MODULE_CACHE_SCOPE, COMPILED_LIBRARY] : [MODULE_CACHE_SCOPE];
 }
-const CONFORMANCE_PLUGINS = projectPlugins("conformance");
+const COMPILED_NOW = usesCompiled();
+const GLOBAL_SETUP = globalSetupFile(process.env, () => COMPILED_NOW);
+const PLUGINS = projectPlugins(COMPILED_NOW);
 
 export default defineConfig({
   test: {
@@ -164,7 +170,7 @@ export default defineConfig({
     maxWorkers: availableParallelism() + 2,
     projects: [
       {
-        plugins: projectPlugins("unit"),
+        plugins: PLUGINS,
         test: {
           name: "unit",
           server: { deps: { external: [COMPILED] } },
@@ -176,7 +182,7 @@ export default defineConfig({
         },
       },
       {
-        plugins: CONFORMANCE_PLUGINS,
+        plugins: PLUGINS,
         test: {
           name: "conformance",
           include: ["suites/**/*.test.ts"],
@@ -196,7 +202,7 @@ export default defineConfig({
         // The serial phase: tests that change the whole target (compacting its history, moving its
         // clock) run one file at a time after every other suite, so they cannot age anyone's versions.
         // Same global setup: the two projects share one target and one detection (lib/runner/global-setup.ts).
-        plugins: CONFORMANCE_PLUGINS,
+        plugins: PLUGINS,
         test: {
           name: "conformance-exclusive",
           include: ["suites/exclusive/**/*.test.ts"],

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { compiledGlobalSetup, RUN_POOL } from "../../lib/cli/run.js";
-import { COMPILED, COMPILED_LIBRARY, compiledCopy, globalSetupFile, projectPlugins } from "../../vitest.config.js";
+import { COMPILED, COMPILED_LIBRARY, compiledCopy, globalSetupFile, projectPlugins, usesCompiled } from "../../vitest.config.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -22,7 +22,7 @@ describe("tollgate run's global setup from the compiled CLI (issue #18)", () => 
   });
 
   it("is the file vitest.config.ts gives both conformance projects, and Node (not vite) imports it", () => {
-    expect(globalSetupFile({})).toBe("lib/runner/global-setup.ts");
+    expect(globalSetupFile({}, () => false)).toBe("lib/runner/global-setup.ts");
     expect(globalSetupFile({ TOLLGATE_GLOBAL_SETUP: "/x/dist/lib/runner/global-setup.js" })).toBe("/x/dist/lib/runner/global-setup.js");
     // vitest externalizes what server.deps.external matches: the project's dist/ only.
     expect(COMPILED.test(join(ROOT, "dist/lib/runner/global-setup.js"))).toBe(true);
@@ -44,15 +44,18 @@ describe("the tests import lib/ and fixtures/ from dist/ where it is current (is
     expect(compiledCopy(`/elsewhere/lib/x.ts`)).toBeUndefined();
   });
 
-  it("in a compiled run's suites and in the unit tests while dist/ is current; else (and with TOLLGATE_FROM_SOURCE=1) the sources", () => {
-    const names = (...args: Parameters<typeof projectPlugins>) => projectPlugins(...args).map((p) => p.name);
-    const both = ["tollgate-module-cache-scope", "tollgate-compiled-library"];
-    // A run from the sources (tsx) and npm test's own conformance project keep the sources.
-    expect(names("conformance", {})).toEqual(["tollgate-module-cache-scope"]);
-    expect(names("conformance", { TOLLGATE_GLOBAL_SETUP: join(ROOT, "dist/lib/runner/global-setup.js") })).toEqual(both);
-    expect(names("unit", {}, () => true)).toEqual(both);
-    expect(names("unit", {}, () => false)).toEqual(["tollgate-module-cache-scope"]);
-    expect(names("unit", { TOLLGATE_FROM_SOURCE: "1" }, () => true)).toEqual(["tollgate-module-cache-scope"]);
+  it("in a compiled run, and in npm test while dist/ is current; else (and with TOLLGATE_FROM_SOURCE=1) the sources", () => {
+    const run = { TOLLGATE_GLOBAL_SETUP: join(ROOT, "dist/lib/runner/global-setup.js") };
+    expect(usesCompiled(run, () => false)).toBe(true);
+    expect(usesCompiled({}, () => true)).toBe(true);
+    expect(usesCompiled({}, () => false)).toBe(false);
+    expect(usesCompiled({ TOLLGATE_FROM_SOURCE: "1" }, () => true)).toBe(false);
+    // The global setup follows: compiled from dist/, or the sources through Vite.
+    expect(globalSetupFile({}, () => true)).toBe(join(ROOT, "dist/lib/runner/global-setup.js"));
+    expect(globalSetupFile({ TOLLGATE_FROM_SOURCE: "1" }, () => true)).toBe("lib/runner/global-setup.ts");
+    // Only a project that takes the compiled library lists it: Vite's module cache keys hold the plugins' names.
+    expect(projectPlugins(true).map((p) => p.name)).toEqual(["tollgate-module-cache-scope", "tollgate-compiled-library"]);
+    expect(projectPlugins(false).map((p) => p.name)).toEqual(["tollgate-module-cache-scope"]);
   });
 
   it("resolves a relative import as Vite would, then gives the compiled copy; bare and external imports are left alone", async () => {
