@@ -100,10 +100,10 @@ function writableDir(dir: string): boolean {
   }
 }
 
-/** The compiled copy is imported by Node, not inlined by vite (vitest externalizes what this matches). */
-export const COMPILED = new RegExp(`^${import.meta.dirname.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/dist/`);
-
 const ROOT = import.meta.dirname;
+
+/** The compiled copy is imported by Node, not inlined by vite (vitest externalizes what this matches). */
+export const COMPILED = new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/dist/`);
 
 /** The compiled copy of a module of lib/ or fixtures/ (`resolved`: its source's absolute path), else undefined. */
 export function compiledCopy(resolved: string, root: string = ROOT): string | undefined {
@@ -146,8 +146,7 @@ export function usesCompiled(env: NodeJS.ProcessEnv = process.env, current = () 
  * run's CPU), and the CLI and its global setup share one copy of lib/.
  */
 export function globalSetupFile(env: NodeJS.ProcessEnv = process.env, current = () => compiledIsCurrent(ROOT)): string {
-  if (env.TOLLGATE_GLOBAL_SETUP !== undefined) return env.TOLLGATE_GLOBAL_SETUP;
-  return usesCompiled(env, current) ? join(ROOT, "dist", "lib", "runner", "global-setup.js") : "lib/runner/global-setup.ts";
+  return env.TOLLGATE_GLOBAL_SETUP ?? (usesCompiled(env, current) ? join(ROOT, "dist", "lib", "runner", "global-setup.js") : "lib/runner/global-setup.ts");
 }
 
 /** A project's plugins: the compiled library only where it is used, so Vite's module cache keys differ between the two ways. */
