@@ -184,7 +184,8 @@ describe("CBOR behind its gate", () => {
   let off: RunningEmulator;
   const CM = "/api/v1/namespaces/default/configmaps";
   beforeAll(async () => {
-    on = await startEmulator({ port: 0, featureGates: { CBORServingAndStorage: true } });
+    // Streams here hold this file's writes only: no kube-root-ca.crt landing in "default" late.
+    on = await startEmulator({ port: 0, featureGates: { CBORServingAndStorage: true }, namespaceContent: false });
     off = await startEmulator({ port: 0 });
   });
   afterAll(async () => {

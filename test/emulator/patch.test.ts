@@ -35,7 +35,8 @@ const applyConfig = (name: string, data: Record<string, string>, labels?: Record
 });
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0 });
+  // Watches here expect this file's writes only: no namespace content arriving after a create.
+  emu = await startEmulator({ port: 0, namespaceContent: false });
   call = client(emu.url);
   ns = uniq("patch");
   expect((await call("POST", "/api/v1/namespaces", { metadata: { name: ns } })).status).toBe(201);
