@@ -440,7 +440,7 @@ describe("custom resources", () => {
     const w = await openWatch(emu.url, `${base}?watch=true&fieldSelector=metadata.name%3Dw1`);
     await call("POST", base, widget(group, "w2"));
     await call("POST", base, widget(group, "w1"));
-    const ev = await w.next(2000);
+    const ev = await w.next(10_000);
     expect(ev?.type).toBe("ADDED");
     expect(ev?.object.metadata.name).toBe("w1");
     w.close();

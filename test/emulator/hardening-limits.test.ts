@@ -178,7 +178,8 @@ describe("YAML bodies", () => {
     const body = aliasBomb();
     const started = Date.now();
     const r = await call("POST", CONFIGMAPS, undefined, { raw: body, headers: YAML });
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Expanded, the bomb is 9^9 nodes: minutes, not the few seconds a loaded machine may add.
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ reason: "BadRequest", code: 400 });
     const hex = Buffer.from(body).subarray(0, 30).toString("hex");

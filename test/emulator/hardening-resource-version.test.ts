@@ -18,7 +18,8 @@ const events = `/api/v1/namespaces/${ns}/events`;
 const eventsV1 = `/apis/events.k8s.io/v1/namespaces/${ns}/events`;
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0 });
+  // No namespace content: the 504's "current" and the one-object list must see this file's writes only.
+  emu = await startEmulator({ port: 0, namespaceContent: false });
   call = client(emu.url);
   expect((await call("POST", "/api/v1/namespaces", { metadata: { name: ns } })).status).toBe(201);
   expect((await call("POST", cms, configMapBody("one"))).status).toBe(201);

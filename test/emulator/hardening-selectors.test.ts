@@ -79,7 +79,7 @@ describe("a field selector cannot widen a name-restricted grant", () => {
     const w = await openWatch(emu.url, `${base}?watch=true&fieldSelector=${q("metadata.name=allowed")}`, { authorization: `Bearer ${token}` });
     try {
       expect(w.status).toBe(200);
-      const first = await w.next(2000);
+      const first = await w.next(10_000);
       expect([first?.type, first?.object.metadata.name]).toEqual(["ADDED", "allowed"]);
       expect(await w.next(300)).toBeUndefined();
     } finally {

@@ -129,7 +129,8 @@ describe("load manners: the client", () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => client.raw("GET", "/x", { bypassLimits: true })));
     expect(answers.map((a) => a.code)).toEqual(Array(8).fill(429));
     expect(calls).toBe(8);
-    expect(performance.now() - started).toBeLessThan(900);
+    // Held to qps 1 the eight would take 7 s; the bound leaves room for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(3_000);
   });
 
   it("at most maxInflight requests are in flight at once", async () => {
