@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEmulatorCommand } from "../../lib/cli/emulator.js";
 import { UsageError } from "../../lib/cli/usage.js";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
-import { client, configMapBody, openWatch, sleep, uniq } from "./support.js";
+import { client, configMapBody, openWatch, sleep, uniq, until } from "./support.js";
 
 const DESCRIPTION =
   "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.";
@@ -38,16 +38,6 @@ afterAll(async () => {
   await emu.close();
   await authed.close();
 });
-
-async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await sleep(20);
-  }
-}
 
 describe("namespace deletion", () => {
   it("is observable as Terminating by GET and watch, answers writes 403, then the content goes and the namespace after it", async () => {
@@ -98,7 +88,7 @@ describe("namespace deletion", () => {
     await authedCall("POST", "/api/v1/namespaces", { metadata: { name: ns } });
     await authedCall("POST", `/api/v1/namespaces/${ns}/configmaps`, { ...configMapBody("held"), metadata: { name: "held", finalizers: ["example.com/hold"] } });
     await authedCall("DELETE", `/api/v1/namespaces/${ns}`);
-    const conditions = await until(async () => {
+    const conditions = await until("NamespaceContentRemaining True", async () => {
       const c = (await authedCall("GET", `/api/v1/namespaces/${ns}`)).json.status.conditions as Record<string, string>[] | undefined;
       return c?.find((x) => x["type"] === "NamespaceContentRemaining")?.["status"] === "True" ? c : undefined;
     });
@@ -119,14 +109,14 @@ describe("namespace deletion", () => {
         headers: { "content-type": "application/merge-patch+json" },
       },
     );
-    await until(async () => (await authedCall("GET", `/api/v1/namespaces/${ns}`)).status === 404);
+    await until("namespace gone", async () => (await authedCall("GET", `/api/v1/namespaces/${ns}`)).status === 404);
   });
 });
 
 describe("namespace content", () => {
   it("kube-root-ca.crt and the default ServiceAccount are in every namespace of a fresh cluster", async () => {
     for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"]) {
-      const cm = await until(async () => {
+      const cm = await until("kube-root-ca.crt in each system namespace", async () => {
         const r = await authedCall("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`);
         return r.status === 200 ? r.json : undefined;
       });
@@ -145,8 +135,8 @@ describe("namespace content", () => {
   it("appear a moment after a new namespace, and come back when deleted or changed", async () => {
     const ns = uniq("ctrl-new");
     await authedCall("POST", "/api/v1/namespaces", { metadata: { name: ns } });
-    await until(async () => (await authedCall("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
-    const first = await until(async () => {
+    await until("default ServiceAccount", async () => (await authedCall("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
+    const first = await until("kube-root-ca.crt", async () => {
       const r = await authedCall("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`);
       return r.status === 200 ? r.json : undefined;
     });
@@ -154,14 +144,14 @@ describe("namespace content", () => {
     expect(listed).toEqual(["kube-root-ca.crt"]);
 
     expect((await authedCall("DELETE", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status).toBe(200);
-    const sa = await until(async () => {
+    const sa = await until("default ServiceAccount recreated", async () => {
       const r = await authedCall("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`);
       return r.status === 200 ? r.json : undefined;
     });
     expect(sa.metadata.name).toBe("default");
 
     expect((await authedCall("DELETE", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status).toBe(200);
-    const again = await until(async () => {
+    const again = await until("kube-root-ca.crt recreated", async () => {
       const r = await authedCall("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`);
       return r.status === 200 ? r.json : undefined;
     });
@@ -177,7 +167,7 @@ describe("namespace content", () => {
         headers: { "content-type": "application/merge-patch+json" },
       },
     );
-    const repaired = await until(async () => {
+    const repaired = await until("kube-root-ca.crt repaired", async () => {
       const r = (await authedCall("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).json;
       return r.data["ca.crt"] === first.data["ca.crt"] ? r : undefined;
     });
@@ -198,8 +188,8 @@ describe("namespace content", () => {
   it("without auth too: kube-root-ca.crt and the default ServiceAccount come", async () => {
     const ns = uniq("ctrl-noauth");
     await call("POST", "/api/v1/namespaces", { metadata: { name: ns } });
-    await until(async () => (await call("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status === 200);
-    await until(async () => (await call("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
+    await until("kube-root-ca.crt", async () => (await call("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status === 200);
+    await until("default ServiceAccount", async () => (await call("GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
-import { client, openWatch, type Reply, uniq } from "./support.js";
+import { client, openWatch, type Reply, uniq, until } from "./support.js";
 
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
@@ -521,8 +521,7 @@ describe("a definition for a built-in resource's path", () => {
     const events = () => call("GET", "/apis/events.k8s.io/v1").then((r) => r.json.resources.find((x: { name: string }) => x.name === "events"));
     expect(await events()).toMatchObject({ shortNames: ["ev"], storageVersionHash: "r2yiGXH7wu8=" });
     expect((await call("DELETE", `${CRDS}/events.events.k8s.io`)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 50));
-    expect((await call("GET", `${CRDS}/events.events.k8s.io`)).status).toBe(404);
+    await until("the definition gone", async () => (await call("GET", `${CRDS}/events.events.k8s.io`)).status === 404);
     expect(await events()).toMatchObject({ shortNames: ["ev"], storageVersionHash: "r2yiGXH7wu8=" });
     expect((await call("GET", "/apis/events.k8s.io/v1/namespaces/default/events")).status).toBe(200);
   });
@@ -542,20 +541,19 @@ describe("deleting a CustomResourceDefinition", () => {
       reason: "InstanceDeletionInProgress",
     });
     // x2 is held by its own finalizer, so the definition waits; x1 is gone; no new instances.
-    await new Promise((r) => setTimeout(r, 50));
-    expect((await call("GET", `${base}/x1`)).status).toBe(404);
-    const held = await call("GET", `${base}/x2`);
-    expect(held.json.metadata.deletionTimestamp).toBeDefined();
+    await until("x1 deleted by the cleanup", async () => (await call("GET", `${base}/x1`)).status === 404);
+    await until("x2 marked for deletion", async () => (await call("GET", `${base}/x2`)).json.metadata.deletionTimestamp !== undefined);
     const refused = await call("POST", base, widget(group, "x3"));
     expect(refused.status).toBe(405);
     expect(refused.json.message).toBe("create not allowed while custom resource definition is terminating");
     expect((await call("GET", `${CRDS}/${name}`)).status).toBe(200);
 
     await call("PATCH", `${base}/x2`, { metadata: { finalizers: null } }, { headers: { "content-type": "application/merge-patch+json" } });
-    await new Promise((r) => setTimeout(r, 50));
-    expect((await call("GET", `${CRDS}/${name}`)).status).toBe(404);
-    const gone = await call("GET", base);
-    expect(gone.status).toBe(404);
+    await until("the definition gone", async () => (await call("GET", `${CRDS}/${name}`)).status === 404);
+    const gone = await until("the type no longer served", async () => {
+      const r = await call("GET", base);
+      return r.status === 404 ? r : undefined;
+    });
     expect(gone.json.message).toBe("the server could not find the requested resource");
     const groups = await call("GET", "/apis");
     expect(groups.json.groups.map((g: { name: string }) => g.name)).not.toContain(group);

@@ -1,7 +1,7 @@
 /** Namespace deletion: Terminating first, content removed by the controller, then the namespace. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
-import { client, configMapBody, eventBody, openWatch, sleep, uniq } from "./support.js";
+import { client, configMapBody, eventBody, openWatch, uniq, until } from "./support.js";
 
 let emu: RunningEmulator;
 let call: ReturnType<typeof client>;
@@ -16,14 +16,6 @@ afterAll(async () => {
   await emu.close();
 });
 
-async function until(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await sleep(25);
-  }
-}
-
 describe("namespaces", () => {
   it("start with the namespaces of a fresh cluster", async () => {
     const r = await call("GET", "/api/v1/namespaces");
@@ -35,7 +27,7 @@ describe("namespaces", () => {
     const ns = uniq("doomed");
     await call("POST", "/api/v1/namespaces", { metadata: { name: ns } });
     // The root CA publisher's ConfigMap first, so that the watches below start after it.
-    await until(async () => (await call("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status === 200);
+    await until("kube-root-ca.crt", async () => (await call("GET", `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status === 200);
     await call("POST", `/api/v1/namespaces/${ns}/configmaps`, configMapBody("cm"));
     await call("POST", `/apis/events.k8s.io/v1/namespaces/${ns}/events`, eventBody(ns, "ev"));
     const rv = (await call("GET", "/api/v1/namespaces")).json.metadata.resourceVersion;
@@ -60,7 +52,7 @@ describe("namespaces", () => {
       `Operation cannot be fulfilled on namespaces "${ns}": The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.`,
     );
 
-    await until(async () => (await call("GET", `/api/v1/namespaces/${ns}`)).status === 404);
+    await until("namespace gone", async () => (await call("GET", `/api/v1/namespaces/${ns}`)).status === 404);
     expect((await call("GET", `/api/v1/namespaces/${ns}/configmaps/cm`)).status).toBe(404);
     expect((await call("GET", `/apis/events.k8s.io/v1/namespaces/${ns}/events/ev`)).status).toBe(404);
 

@@ -177,6 +177,20 @@ export async function openWatch(base: string, path: string, headers: Record<stri
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Polls until `check` gives a truthy value and returns it; throws naming `what` after the bound.
+ * For the emulator's controllers, which act after the write: a fixed sleep depends on the load.
+ */
+export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
 let counter = 0;
 /** A name unique within the test run. */
 export function uniq(prefix: string): string {
