@@ -38,15 +38,20 @@ export interface TestDeclaration {
 /** A request unanswered this long when a test failed is the target's silence, not the test's doing. */
 const STALLED_MS = 5_000;
 
-/** How long the look at a failed test's target may take. */
-const PROBE_MS = 2_000;
+/**
+ * How long the look at a failed test's target may take (at most the request timeout). A slow
+ * answer still proves the target there, and the failure stands: with 2 s, a loaded machine's
+ * target answered late and a real failure turned "target unavailable". A target that stays
+ * silent is what --unavailable-after stops the whole run for.
+ */
+const PROBE_MS = 10_000;
 
 /**
  * Why a test that failed may owe it to the target rather than to a wrong answer: a request of the
  * test met no answer, or else the target does not answer now (a watch that went quiet because
  * the target stalled throws nothing of its own). Undefined when the target is fine.
  */
-async function targetTrouble(since: number, target: Target, requestTimeoutMs: number): Promise<string | undefined> {
+export async function targetTrouble(since: number, target: Target, requestTimeoutMs: number): Promise<string | undefined> {
   const seen = targetTroubleSince(since, STALLED_MS);
   if (seen !== undefined) return seen;
   try {
