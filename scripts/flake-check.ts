@@ -3,15 +3,20 @@
  * emulator, all green, while other processes keep every core busy. A correct server must never
  * fail a run, however loaded the machine.
  *
- *   npx tsx scripts/flake-check.ts [--runs 20] [--busy N] [--output DIR]
+ *   npx tsx scripts/flake-check.ts [--runs 20] [--busy N] [--output DIR] [--tests [FILTER...]]
  *
  * --busy N starts N busy-looping processes (default: one per core) for the whole check; each
  * also stops by itself after a bound, so nothing outlives the script. Each run gets a fresh
  * seed (printed). Writes DIR/flake.json (default reports/flake-<time>) and ends with the line
  * "N passed, M failed".
+ *
+ * --tests checks the project's own tests instead: N times `vitest run` (npm test without lint
+ * and type check), Vite's module cache emptied before each as in CI's fresh clone, naming each
+ * failed test; FILTERs (vitest's file filters) repeat only some files. Its own runs load the
+ * cores: --busy defaults to 0 there.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -19,12 +24,13 @@ import { parseArgs } from "node:util";
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin", "tollgate.js");
 
-const { values } = parseArgs({
-  options: { runs: { type: "string", default: "20" }, busy: { type: "string" }, output: { type: "string" } },
-  allowPositionals: false,
+const { values, positionals } = parseArgs({
+  options: { runs: { type: "string", default: "20" }, busy: { type: "string" }, output: { type: "string" }, tests: { type: "boolean", default: false } },
+  allowPositionals: true,
 });
+if (positionals.length > 0 && !values.tests) throw new Error(`unexpected ${positionals[0]}: file filters go with --tests`);
 const runs = Number(values.runs);
-const busy = values.busy === undefined ? availableParallelism() : Number(values.busy);
+const busy = values.busy === undefined ? (values.tests ? 0 : availableParallelism()) : Number(values.busy);
 if (!Number.isInteger(runs) || runs < 1 || runs > 200) throw new Error(`--runs ${values.runs}: expected 1 to 200`);
 if (!Number.isInteger(busy) || busy < 0 || busy > 64) throw new Error(`--busy ${values.busy}: expected 0 to 64`);
 const out = resolve(values.output ?? join(ROOT, "reports", `flake-${new Date().toISOString().replace(/[:.]/g, "-")}`));
@@ -80,6 +86,56 @@ function oneRun(i: number): Promise<RunResult> {
   });
 }
 
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  testResults: { name: string; message?: string; assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[];
+}
+
+/** One `vitest run` of the project's tests with an empty module cache; failures named by file and test. */
+function oneTestRun(i: number): Promise<RunResult> {
+  const dir = join(out, `tests-${String(i).padStart(2, "0")}`);
+  mkdirSync(dir, { recursive: true });
+  for (const cache of [".vite", ".vite-temp"]) rmSync(join(ROOT, "node_modules", cache), { recursive: true, force: true });
+  const report = join(dir, "vitest.json");
+  const started = Date.now();
+  return new Promise((done) => {
+    const vitest = join(ROOT, "node_modules", "vitest", "vitest.mjs");
+    const child = spawn(process.execPath, [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...positionals], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let log = "";
+    child.stdout.on("data", (d: Buffer) => (log += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (log += d.toString()));
+    child.once("exit", (exit) => {
+      writeFileSync(join(dir, "output.log"), log);
+      const result: RunResult = {
+        run: i,
+        exit,
+        seconds: Math.round((Date.now() - started) / 100) / 10,
+        failures: [],
+        loadAverage: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+      };
+      try {
+        const r = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
+        result.tests = { passed: r.numPassedTests, failed: r.numFailedTests, "not-applicable": r.numPendingTests };
+        for (const file of r.testResults) {
+          const name = file.name.startsWith(ROOT) ? file.name.slice(ROOT.length + 1) : file.name;
+          const failed = file.assertionResults.filter((a) => a.status === "failed");
+          for (const a of failed) result.failures.push(`${name} > ${a.fullName}: ${(a.failureMessages[0] ?? "").split("\n")[0]}`);
+          // A file that failed outside its tests (a hook, an import) has no failed test to name.
+          if (failed.length === 0 && file.message) result.failures.push(`${name}: ${file.message.split("\n")[0]}`);
+        }
+      } catch (e) {
+        result.failures = [`no vitest report: ${(e as Error).message}`];
+      }
+      done(result);
+    });
+  });
+}
+
 const burners: ChildProcess[] = [];
 const stopBurners = (): void => {
   for (const b of burners) b.kill("SIGKILL");
@@ -87,15 +143,17 @@ const stopBurners = (): void => {
 process.on("exit", stopBurners);
 process.on("SIGINT", () => process.exit(130));
 
-console.log(`flake check: ${runs} runs of tollgate run, ${busy} busy process(es) on ${cpus().length} core(s); results in ${out}`);
+console.log(
+  `flake check: ${runs} runs of ${values.tests ? "vitest run" : "tollgate run"}, ${busy} busy process(es) on ${cpus().length} core(s); results in ${out}`,
+);
 for (let i = 0; i < busy; i++) burners.push(burner(runs * 6 + 10));
 const results: RunResult[] = [];
 for (let i = 1; i <= runs; i++) {
-  const r = await oneRun(i);
+  const r = values.tests ? await oneTestRun(i) : await oneRun(i);
   results.push(r);
   const t = r.tests;
   console.log(
-    `run ${String(i).padStart(2)}: exit ${r.exit} in ${r.seconds} s (load ${r.loadAverage}) seed ${r.seed ?? "?"}${t ? `, tests ${t.passed} passed, ${t.failed} failed, ${t["not-applicable"]} not applicable` : ""}${r.failures.length ? `\n  ${r.failures.join("\n  ")}` : ""}`,
+    `run ${String(i).padStart(2)}: exit ${r.exit} in ${r.seconds} s (load ${r.loadAverage})${values.tests ? "" : ` seed ${r.seed ?? "?"}`}${t ? `, tests ${t.passed} passed, ${t.failed} failed, ${t["not-applicable"]} ${values.tests ? "skipped" : "not applicable"}` : ""}${r.failures.length ? `\n  ${r.failures.join("\n  ")}` : ""}`,
   );
 }
 stopBurners();
@@ -103,6 +161,7 @@ const passed = results.filter((r) => r.exit === 0).length;
 const seconds = results.map((r) => r.seconds).sort((a, b) => a - b);
 const summary = {
   machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? "?", node: process.version },
+  what: values.tests ? "vitest run" : "tollgate run",
   busy,
   runs,
   passed,
