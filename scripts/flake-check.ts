@@ -24,15 +24,27 @@ import { parseArgs } from "node:util";
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = join(ROOT, "bin", "tollgate.js");
 
-const { values, positionals } = parseArgs({
-  options: { runs: { type: "string", default: "20" }, busy: { type: "string" }, output: { type: "string" }, tests: { type: "boolean", default: false } },
-  allowPositionals: true,
-});
-if (positionals.length > 0 && !values.tests) throw new Error(`unexpected ${positionals[0]}: file filters go with --tests`);
+/** Bad usage: one line, exit 2. */
+function usage(message: string): never {
+  console.error(`flake-check: ${message}`);
+  process.exit(2);
+}
+
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({
+      options: { runs: { type: "string", default: "20" }, busy: { type: "string" }, output: { type: "string" }, tests: { type: "boolean", default: false } },
+      allowPositionals: true,
+    });
+  } catch (e) {
+    return usage((e as Error).message);
+  }
+})();
+if (positionals.length > 0 && !values.tests) usage(`unexpected ${positionals[0]}: file filters go with --tests`);
 const runs = Number(values.runs);
 const busy = values.busy === undefined ? (values.tests ? 0 : availableParallelism()) : Number(values.busy);
-if (!Number.isInteger(runs) || runs < 1 || runs > 200) throw new Error(`--runs ${values.runs}: expected 1 to 200`);
-if (!Number.isInteger(busy) || busy < 0 || busy > 64) throw new Error(`--busy ${values.busy}: expected 0 to 64`);
+if (!Number.isInteger(runs) || runs < 1 || runs > 200) usage(`--runs ${values.runs}: expected 1 to 200`);
+if (!Number.isInteger(busy) || busy < 0 || busy > 64) usage(`--busy ${values.busy}: expected 0 to 64`);
 const out = resolve(values.output ?? join(ROOT, "reports", `flake-${new Date().toISOString().replace(/[:.]/g, "-")}`));
 mkdirSync(out, { recursive: true });
 
@@ -52,11 +64,15 @@ interface RunResult {
   loadAverage: number;
 }
 
-function oneRun(i: number): Promise<RunResult> {
-  const dir = join(out, `run-${String(i).padStart(2, "0")}`);
+/**
+ * Runs `args` under Node in `dir`'s name, keeps its output there as output.log, and completes the
+ * result with `read` (which fills in the tests and failures from the child's report).
+ */
+function spawnRun(i: number, dir: string, args: string[], read: (result: RunResult) => void): Promise<RunResult> {
+  mkdirSync(dir, { recursive: true });
   const started = Date.now();
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, "run", "--no-html", "--output", dir], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let log = "";
     child.stdout.on("data", (d: Buffer) => (log += d.toString()));
     child.stderr.on("data", (d: Buffer) => (log += d.toString()));
@@ -70,19 +86,27 @@ function oneRun(i: number): Promise<RunResult> {
         loadAverage: Math.round((loadavg()[0] ?? 0) * 10) / 10,
       };
       try {
-        const s = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
-          seed?: number;
-          totals: { tests: { passed: number; failed: number; "not-applicable": number } };
-          tests: { name: string; state: string; errors: string[] }[];
-        };
-        result.seed = s.seed;
-        result.tests = { passed: s.totals.tests.passed, failed: s.totals.tests.failed, "not-applicable": s.totals.tests["not-applicable"] };
-        result.failures = s.tests.filter((t) => t.state === "failed").map((t) => `${t.name}: ${t.errors[0] ?? ""}`);
+        read(result);
       } catch (e) {
-        result.failures = [`no summary.json: ${(e as Error).message}`];
+        result.failures = [`no report: ${(e as Error).message}`];
       }
       done(result);
     });
+  });
+}
+
+/** One `tollgate run` against the embedded emulator; failures from its summary.json. */
+function oneRun(i: number): Promise<RunResult> {
+  const dir = join(out, `run-${String(i).padStart(2, "0")}`);
+  return spawnRun(i, dir, [BIN, "run", "--no-html", "--output", dir], (result) => {
+    const s = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as {
+      seed?: number;
+      totals: { tests: { passed: number; failed: number; "not-applicable": number } };
+      tests: { name: string; state: string; errors: string[] }[];
+    };
+    result.seed = s.seed;
+    result.tests = { passed: s.totals.tests.passed, failed: s.totals.tests.failed, "not-applicable": s.totals.tests["not-applicable"] };
+    result.failures = s.tests.filter((t) => t.state === "failed").map((t) => `${t.name}: ${t.errors[0] ?? ""}`);
   });
 }
 
@@ -96,43 +120,19 @@ interface VitestReport {
 /** One `vitest run` of the project's tests with an empty module cache; failures named by file and test. */
 function oneTestRun(i: number): Promise<RunResult> {
   const dir = join(out, `tests-${String(i).padStart(2, "0")}`);
-  mkdirSync(dir, { recursive: true });
   for (const cache of [".vite", ".vite-temp"]) rmSync(join(ROOT, "node_modules", cache), { recursive: true, force: true });
   const report = join(dir, "vitest.json");
-  const started = Date.now();
-  return new Promise((done) => {
-    const vitest = join(ROOT, "node_modules", "vitest", "vitest.mjs");
-    const child = spawn(process.execPath, [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...positionals], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let log = "";
-    child.stdout.on("data", (d: Buffer) => (log += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (log += d.toString()));
-    child.once("exit", (exit) => {
-      writeFileSync(join(dir, "output.log"), log);
-      const result: RunResult = {
-        run: i,
-        exit,
-        seconds: Math.round((Date.now() - started) / 100) / 10,
-        failures: [],
-        loadAverage: Math.round((loadavg()[0] ?? 0) * 10) / 10,
-      };
-      try {
-        const r = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
-        result.tests = { passed: r.numPassedTests, failed: r.numFailedTests, "not-applicable": r.numPendingTests };
-        for (const file of r.testResults) {
-          const name = file.name.startsWith(ROOT) ? file.name.slice(ROOT.length + 1) : file.name;
-          const failed = file.assertionResults.filter((a) => a.status === "failed");
-          for (const a of failed) result.failures.push(`${name} > ${a.fullName}: ${(a.failureMessages[0] ?? "").split("\n")[0]}`);
-          // A file that failed outside its tests (a hook, an import) has no failed test to name.
-          if (failed.length === 0 && file.message) result.failures.push(`${name}: ${file.message.split("\n")[0]}`);
-        }
-      } catch (e) {
-        result.failures = [`no vitest report: ${(e as Error).message}`];
-      }
-      done(result);
-    });
+  const vitest = join(ROOT, "node_modules", "vitest", "vitest.mjs");
+  return spawnRun(i, dir, [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...positionals], (result) => {
+    const r = JSON.parse(readFileSync(report, "utf8")) as VitestReport;
+    result.tests = { passed: r.numPassedTests, failed: r.numFailedTests, "not-applicable": r.numPendingTests };
+    for (const file of r.testResults) {
+      const name = file.name.startsWith(ROOT) ? file.name.slice(ROOT.length + 1) : file.name;
+      const failed = file.assertionResults.filter((a) => a.status === "failed");
+      for (const a of failed) result.failures.push(`${name} > ${a.fullName}: ${(a.failureMessages[0] ?? "").split("\n")[0]}`);
+      // A file that failed outside its tests (a hook, an import) has no failed test to name.
+      if (failed.length === 0 && file.message) result.failures.push(`${name}: ${file.message.split("\n")[0]}`);
+    }
   });
 }
 
