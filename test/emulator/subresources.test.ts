@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../lib/emulator/index.js";
 import { decodeObject, encodeObject } from "../../lib/wire/protobuf/index.js";
 import { fromYaml, toYaml } from "../../lib/wire/yaml.js";
-import { client, sleep, uniq } from "./support.js";
+import { client, sleep, uniq, until } from "./support.js";
 
 const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 const POM = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
@@ -41,14 +41,6 @@ async function newNamespace(prefix: string): Promise<any> {
   const r = await call("POST", "/api/v1/namespaces", { metadata: { name } });
   expect(r.status).toBe(201);
   return r.json;
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await sleep(20);
-  }
 }
 
 const merge = { headers: { "content-type": "application/merge-patch+json" } };
@@ -329,7 +321,7 @@ describe("finalize", () => {
     expect(held.status).toBe(200);
     expect((await call("DELETE", `/api/v1/namespaces/${name}`)).status).toBe(200);
     // The controller removes only its own finalizer; the namespace waits for the other one.
-    await until(async () => {
+    await until("only the other finalizer left", async () => {
       const r = await call("GET", `/api/v1/namespaces/${name}`);
       return JSON.stringify(r.json.spec) === JSON.stringify({ finalizers: ["example.com/hold"] });
     });
@@ -355,7 +347,7 @@ describe("finalize", () => {
     await call("PUT", `/api/v1/namespaces/${name}/finalize`, { ...withMeta.json, spec: { finalizers: ["example.com/spec"] } });
     await call("DELETE", `/api/v1/namespaces/${name}`);
     // The controller's pass has written its conditions: no write of its own can race the PUT below.
-    await until(async () => (await call("GET", `/api/v1/namespaces/${name}`)).json.status?.conditions?.length > 0);
+    await until("the namespace's conditions", async () => (await call("GET", `/api/v1/namespaces/${name}`)).json.status?.conditions?.length > 0);
 
     const current = (await call("GET", `/api/v1/namespaces/${name}`)).json;
     expect(current.spec.finalizers).toEqual(["example.com/spec"]);
