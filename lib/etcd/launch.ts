@@ -4,7 +4,7 @@
  * bound) and removed. Used by the tests, the benchmark and CI; facts in docs toolchain §6.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -76,7 +76,7 @@ export async function startEtcd(options: EtcdLaunchOptions = {}): Promise<EtcdSe
   if (!binary) throw new Error("no etcd binary found: set TOLLGATE_ETCD or put etcd on PATH (Debian: apt-get install etcd-server)");
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "tollgate-etcd-"));
-  const [clientPort, peerPort] = await freePorts(2);
+  const [clientPort, peerPort] = await stablePorts(2);
   const url = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
   const args = [
@@ -145,7 +145,16 @@ export async function startEtcd(options: EtcdLaunchOptions = {}): Promise<EtcdSe
     kill: () => stop("SIGKILL"),
     restart: async () => {
       await stop("SIGTERM");
-      await launch();
+      // The ports are the member's own; one taken meanwhile by a passing socket is let go soon.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await launch();
+          return;
+        } catch (e) {
+          if (attempt >= 5 || !/address already in use/.test((e as Error).message)) throw e;
+          await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        }
+      }
     },
     dispose: async () => {
       await stop("SIGTERM");
@@ -185,6 +194,45 @@ async function waitHealthy(url: string, timeoutMs: number): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return false;
+}
+
+/** Linux's range of local ports for outgoing connections and listen(0), from /proc (its default elsewhere). */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    if (low && high && low <= high) return [low, high];
+  } catch {
+    // Not Linux: its default range is as good a guess as any.
+  }
+  return [32768, 60999];
+}
+
+/**
+ * Free ports outside the ephemeral range, for an etcd that restarts on its ports: inside it, a
+ * stopped etcd's port can be taken meanwhile by any outgoing connection, even by a client
+ * retrying that very address (Linux then connects the socket to itself). Falls back to
+ * freePorts when no range is left over or nothing there is free.
+ */
+export async function stablePorts(n: number): Promise<number[]> {
+  const [low, high] = ephemeralRange();
+  const [from, to] = low - 10_000 >= 1024 ? [10_000, low - 1] : high < 55_000 ? [high + 1, 65_535] : [0, -1];
+  for (let attempt = 0; to - from > n * 100 && attempt < 20; attempt++) {
+    const ports = new Set<number>();
+    while (ports.size < n) ports.add(from + Math.floor(Math.random() * (to - from + 1)));
+    const held = await Promise.all([...ports].map(holdPort));
+    await Promise.all(held.map((server) => server && new Promise((resolve) => server.close(resolve))));
+    if (held.every((server) => server !== undefined)) return [...ports];
+  }
+  return freePorts(n);
+}
+
+/** Listens on the port, or undefined when something else has it. */
+function holdPort(port: number): Promise<ReturnType<typeof createServer> | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(undefined));
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
 }
 
 /** Ports the kernel hands out as free now (held together, so they differ); the scripts take their emulators' ports here too. */

@@ -1,13 +1,15 @@
 /**
  * The etcd launcher: where it finds the binary, what a failed start says, and a member killed
- * (SIGKILL, as a crash) restarting on its data with what was written; dispose removes the directory.
+ * (SIGKILL, as a crash) restarting on its data with what was written; dispose removes the directory;
+ * its ports lie outside the range outgoing connections take theirs from.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EtcdStore } from "../../lib/emulator/storage/etcd/etcd-store.js";
-import { findEtcd, startEtcd } from "../../lib/etcd/launch.js";
+import { findEtcd, stablePorts, startEtcd } from "../../lib/etcd/launch.js";
 import { ETCD_BINARY, skipReason } from "./support.js";
 
 describe("findEtcd", () => {
@@ -32,6 +34,26 @@ describe("findEtcd", () => {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
       rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("stablePorts", () => {
+  it("gives distinct free ports outside the range of outgoing connections' local ports", async () => {
+    const range = existsSync("/proc/sys/net/ipv4/ip_local_port_range")
+      ? readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number)
+      : [32768, 60999];
+    const [low, high] = range as [number, number];
+    for (let i = 0; i < 5; i++) {
+      const ports = await stablePorts(2);
+      expect(new Set(ports).size).toBe(2);
+      for (const port of ports) {
+        expect(port < low || port > high, `${port} against ${low}-${high}`).toBe(true);
+        // Free: listening on it works.
+        const server = createServer();
+        await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", resolve));
+        await new Promise((resolve) => server.close(resolve));
+      }
     }
   });
 });
