@@ -212,7 +212,10 @@ function objects(): Array<[string, Record<string, unknown>, string, string]> {
 /** The text without what differs between two emulators (uid, times, resourceVersion), key order kept. */
 function normalized(text: string): string {
   return text
-    .replace(/"(uid|creationTimestamp|resourceVersion|time|eventTime|lastObservedTime|acquireTime|renewTime|clusterIP|lastTransitionTime)":"[^"]*"/g, '"$1":"-"')
+    .replace(
+      /"(uid|creationTimestamp|resourceVersion|time|eventTime|lastObservedTime|acquireTime|renewTime|clusterIP|lastTransitionTime)":"[^"]*"/g,
+      '"$1":"-"',
+    )
     .replace(/"clusterIPs":\["[^"]*"\]/g, '"clusterIPs":["-"]');
 }
 
