@@ -215,8 +215,9 @@ function ephemeralRange(): [number, number] {
  */
 export async function stablePorts(n: number): Promise<number[]> {
   const [low, high] = ephemeralRange();
-  const [from, to] = low - 10_000 >= 1024 ? [10_000, low - 1] : high < 55_000 ? [high + 1, 65_535] : [0, -1];
-  for (let attempt = 0; to - from > n * 100 && attempt < 20; attempt++) {
+  // Below the range where there is room (Linux's default), else above it.
+  const [from, to] = low >= 11_024 ? [10_000, low - 1] : [high + 1, 65_535];
+  for (let attempt = 0; to - from >= n * 100 && attempt < 20; attempt++) {
     const ports = new Set<number>();
     while (ports.size < n) ports.add(from + Math.floor(Math.random() * (to - from + 1)));
     const held = await Promise.all([...ports].map(holdPort));

@@ -43,7 +43,8 @@ describe("a failed test's target", () => {
     expect(await targetTrouble(started, await target(Number.POSITIVE_INFINITY), 1_000)).toMatch(
       /^cannot reach http:\/\/127\.0\.0\.1:\d+: no answer within 1 s/,
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Bounded by the 1 s request timeout, not the 10 s look (a margin for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(8_000);
   });
 
   it("is blamed without a look when a request of the test met no answer", async () => {
